@@ -1,0 +1,416 @@
+//===- GNNOps.cpp - gnn dialect operations --------------------------------===//
+
+#include "gnn/IR/GNNOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+#define GET_OP_CLASSES
+#include "gnn/IR/GNNOps.cpp.inc"
+
+/// Shapes are equal, dimension by dimension (`?` only equals `?`).
+static bool sameShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  return a == b;
+}
+
+/// A row that element-wise ops broadcast: `tensor<f32>` or `tensor<1xf32>`.
+static bool isScalarRow(RankedTensorType type) {
+  return type.getRank() == 0 ||
+         (type.getRank() == 1 && type.getDimSize(0) == 1);
+}
+
+//===----------------------------------------------------------------------===//
+// InputOp
+//===----------------------------------------------------------------------===//
+
+bool InputOp::isVertexInputName(StringRef name) {
+  return name == "features" || name == "labels" || name == "train_mask" ||
+         name == "val_mask" || name == "test_mask";
+}
+
+LogicalResult InputOp::verify() {
+  StringRef name = getName();
+  Type type = getResult().getType();
+  if (name.empty())
+    return emitOpError() << "input name must not be empty";
+  if (!isVertexInputName(name)) {
+    auto edgeType = dyn_cast<EdgeTensorType>(type);
+    if (!edgeType)
+      return emitOpError() << "input '" << name
+                           << "' is not a vertex input (features, labels, "
+                              "train_mask, val_mask, test_mask) so it is edge "
+                              "data and needs an edge tensor type, but got "
+                           << type;
+    if (!llvm::all_of(name, [](char c) {
+          return llvm::isAlnum(c) || c == '_';
+        }))
+      return emitOpError() << "edge data name '" << name
+                           << "' must contain only letters, digits and '_'";
+    Type elt = edgeType.getElementType();
+    if (!elt.isF32() && !elt.isInteger(32))
+      return emitOpError() << "edge data '" << name
+                           << "' must have f32 or i32 elements but got " << elt;
+    return success();
+  }
+  auto vertexType = dyn_cast<VertexTensorType>(type);
+  if (!vertexType)
+    return emitOpError() << "input '" << name
+                         << "' needs a vertex tensor type but got " << type;
+  if (name == "features") {
+    if (!vertexType.getElementType().isF32() || vertexType.getRowRank() != 1)
+      return emitOpError() << "input 'features' must be "
+                              "'!gnn.vtensor<Fxf32>' but got "
+                           << type;
+    return success();
+  }
+  Type expected = name == "labels"
+                      ? IntegerType::get(getContext(), 64)
+                      : IntegerType::get(getContext(), 1);
+  if (vertexType.getElementType() != expected || vertexType.getRowRank() != 0)
+    return emitOpError() << "input '" << name << "' must be '!gnn.vtensor<"
+                         << expected << ">' but got " << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DegreeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DegreeOp::verify() {
+  auto type = getResult().getType();
+  if (!type.getElementType().isF32() ||
+      type.getRowShape() != ArrayRef<int64_t>{1})
+    return emitOpError() << "result must be '!gnn.vtensor<1xf32>' but got "
+                         << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterOp / GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  if (in.getRowType() != out.getRowType())
+    return emitOpError() << "result rows " << out.getRowType()
+                         << " must equal the input rows " << in.getRowType();
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  if (in.getRowType() != out.getRowType())
+    return emitOpError() << "result rows " << out.getRowType()
+                         << " must equal the input rows " << in.getRowType();
+  if (!in.getElementType().isF32())
+    return emitOpError() << "'" << stringifyAccumulator(getAcc())
+                         << "' gathers f32 rows but the input has "
+                         << in.getElementType() << " elements";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ApplyEdgeOp / ApplyVertexOp
+//===----------------------------------------------------------------------===//
+
+/// Creates the body block: one argument per input row, then per parameter.
+static void buildStage(OpBuilder &builder, OperationState &state,
+                       TypeRange resultTypes, Value graph, ValueRange inputs,
+                       ValueRange params) {
+  state.addOperands(graph);
+  state.addOperands(inputs);
+  state.addOperands(params);
+  state.addTypes(resultTypes);
+  state.getOrAddProperties<ApplyEdgeOp::Properties>();
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value input : inputs) {
+    Type type = input.getType();
+    if (auto v = dyn_cast<VertexTensorType>(type))
+      block->addArgument(v.getRowType(), input.getLoc());
+    else if (auto e = dyn_cast<EdgeTensorType>(type))
+      block->addArgument(e.getRowType(), input.getLoc());
+    else
+      block->addArgument(type, input.getLoc());
+  }
+  for (Value param : params)
+    block->addArgument(param.getType(), param.getLoc());
+}
+
+void ApplyEdgeOp::build(OpBuilder &builder, OperationState &state,
+                        TypeRange resultTypes, Value graph, ValueRange inputs,
+                        ValueRange params) {
+  buildStage(builder, state, resultTypes, graph, inputs, params);
+  state.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, static_cast<int32_t>(inputs.size()),
+      static_cast<int32_t>(params.size())};
+}
+
+void ApplyVertexOp::build(OpBuilder &builder, OperationState &state,
+                          TypeRange resultTypes, Value graph,
+                          ValueRange inputs, ValueRange params) {
+  buildStage(builder, state, resultTypes, graph, inputs, params);
+  state.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, static_cast<int32_t>(inputs.size()),
+      static_cast<int32_t>(params.size())};
+}
+
+/// Row type of a vertex or edge tensor type.
+static RankedTensorType rowTypeOf(Type type) {
+  if (auto v = dyn_cast<VertexTensorType>(type))
+    return v.getRowType();
+  return cast<EdgeTensorType>(type).getRowType();
+}
+
+/// Checks the region of a stage against its operands and results.
+static LogicalResult verifyStage(Operation *op, ValueRange inputs,
+                                 ValueRange params, Region &body) {
+  if (op->getNumResults() == 0)
+    return op->emitOpError() << "must produce at least one result";
+  Block &block = body.front();
+  unsigned expected = inputs.size() + params.size();
+  if (block.getNumArguments() != expected)
+    return op->emitOpError()
+           << "body must have " << expected << " arguments (" << inputs.size()
+           << " rows + " << params.size() << " parameters) but has "
+           << block.getNumArguments();
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    RankedTensorType row = rowTypeOf(input.getType());
+    Type argType = block.getArgument(i).getType();
+    if (argType != row)
+      return op->emitOpError()
+             << "body argument #" << i << " must be the row type " << row
+             << " of input #" << i << " (" << input.getType() << ") but is "
+             << argType;
+  }
+  for (auto [i, param] : llvm::enumerate(params)) {
+    unsigned argNo = inputs.size() + i;
+    Type argType = block.getArgument(argNo).getType();
+    if (argType != param.getType())
+      return op->emitOpError()
+             << "body argument #" << argNo << " must have the type "
+             << param.getType() << " of parameter #" << i << " but is "
+             << argType;
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError() << "body must end with 'gnn.yield'";
+  if (yield.getValues().size() != op->getNumResults())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " values but the "
+           << op->getName() << " has " << op->getNumResults() << " results";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getValues(), op->getResults()))) {
+    auto [value, result] = pair;
+    RankedTensorType row = rowTypeOf(result.getType());
+    if (value.getType() != row)
+      return yield.emitOpError()
+             << "operand #" << i << " has type " << value.getType()
+             << " but result #" << i << " (" << result.getType()
+             << ") has rows of type " << row;
+  }
+  return success();
+}
+
+LogicalResult ApplyEdgeOp::verifyRegions() {
+  return verifyStage(*this, getInputs(), getParams(), getBody());
+}
+
+LogicalResult ApplyVertexOp::verifyRegions() {
+  return verifyStage(*this, getInputs(), getParams(), getBody());
+}
+
+//===----------------------------------------------------------------------===//
+// Row-level ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  auto in = getInput().getType();
+  auto weight = getWeight().getType();
+  auto out = getResult().getType();
+  if (weight.getRank() <= in.getRank())
+    return emitOpError() << "weight " << weight << " must have more than the "
+                         << in.getRank() << " dimensions of the input row "
+                         << in;
+  ArrayRef<int64_t> lead = weight.getShape().take_front(in.getRank());
+  ArrayRef<int64_t> tail = weight.getShape().drop_front(in.getRank());
+  if (!sameShape(lead, in.getShape()))
+    return emitOpError() << "weight " << weight
+                         << " must start with the input row shape of " << in;
+  if (!sameShape(tail, out.getShape()))
+    return emitOpError() << "result " << out << " must have the shape of the "
+                         << "trailing weight dimensions of " << weight;
+  return success();
+}
+
+LogicalResult TypedLinearOp::verify() {
+  auto in = getInput().getType();
+  auto weight = getWeight().getType();
+  auto out = getResult().getType();
+  if (weight.getRank() <= in.getRank() + 1)
+    return emitOpError() << "weight " << weight
+                         << " must be [types, row shape..., result shape...]"
+                         << " for the input row " << in;
+  ArrayRef<int64_t> lead =
+      weight.getShape().drop_front().take_front(in.getRank());
+  ArrayRef<int64_t> tail = weight.getShape().drop_front(in.getRank() + 1);
+  if (!sameShape(lead, in.getShape()))
+    return emitOpError() << "weight " << weight
+                         << " must continue its type dimension with the input "
+                            "row shape of "
+                         << in;
+  if (!sameShape(tail, out.getShape()))
+    return emitOpError() << "result " << out << " must have the shape of the "
+                         << "trailing weight dimensions of " << weight;
+  return success();
+}
+
+/// Element-wise binary ops: same shapes, or a scalar row broadcast.
+static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
+                                     RankedTensorType rhs,
+                                     RankedTensorType out) {
+  RankedTensorType expected;
+  if (lhs == rhs)
+    expected = lhs;
+  else if (isScalarRow(rhs))
+    expected = lhs;
+  else if (isScalarRow(lhs))
+    expected = rhs;
+  else
+    return op->emitOpError()
+           << "operands " << lhs << " and " << rhs
+           << " must have the same shape or one must be a scalar row "
+              "(tensor<f32> or tensor<1xf32>)";
+  if (out != expected)
+    return op->emitOpError() << "result must be " << expected << " but is "
+                             << out;
+  return success();
+}
+
+LogicalResult AddOp::verify() {
+  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
+                         getResult().getType());
+}
+LogicalResult SubOp::verify() {
+  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
+                         getResult().getType());
+}
+LogicalResult MulOp::verify() {
+  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
+                         getResult().getType());
+}
+LogicalResult DivOp::verify() {
+  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
+                         getResult().getType());
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor adaptor) { return getValue(); }
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one operand";
+  auto first = cast<RankedTensorType>(getInputs().front().getType());
+  if (first.getRank() == 0)
+    return emitOpError() << "cannot concatenate scalar rows";
+  int64_t total = 0;
+  for (auto [i, value] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() != first.getRank() ||
+        !sameShape(type.getShape().drop_back(), first.getShape().drop_back()))
+      return emitOpError() << "operand #" << i << " " << type
+                           << " must match operand #0 " << first
+                           << " in every dimension but the last";
+    int64_t last = type.getShape().back();
+    if (ShapedType::isDynamic(last) || ShapedType::isDynamic(total))
+      total = ShapedType::kDynamic;
+    else
+      total += last;
+  }
+  SmallVector<int64_t> shape(first.getShape().drop_back());
+  shape.push_back(total);
+  auto expected = RankedTensorType::get(shape, first.getElementType());
+  if (getResult().getType() != expected)
+    return emitOpError() << "result must be " << expected << " but is "
+                         << getResult().getType();
+  return success();
+}
+
+LogicalResult RowDotOp::verify() {
+  auto lhs = getLhs().getType();
+  if (lhs.getRank() != 1 && lhs.getRank() != 2)
+    return emitOpError() << "operands must be vector or heads x F rows but are "
+                         << lhs;
+  SmallVector<int64_t> shape = lhs.getRank() == 1
+                                   ? SmallVector<int64_t>{1}
+                                   : SmallVector<int64_t>{lhs.getDimSize(0)};
+  auto expected = RankedTensorType::get(shape, lhs.getElementType());
+  if (getResult().getType() != expected)
+    return emitOpError() << "result must be " << expected << " but is "
+                         << getResult().getType();
+  return success();
+}
+
+LogicalResult BroadcastHeadsOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  if (in.getRank() != 1)
+    return emitOpError() << "input must be per-head scalars tensor<Hxf32> but "
+                            "is "
+                         << in;
+  if (out.getRank() != 2 || out.getDimSize(0) != in.getDimSize(0))
+    return emitOpError() << "result must be tensor<" << in.getDimSize(0)
+                         << "xFxf32> but is " << out;
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double rate = getRate().convertToDouble();
+  if (!(rate >= 0.0 && rate < 1.0))
+    return emitOpError() << "rate must be in [0, 1) but is " << rate;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Training ops
+//===----------------------------------------------------------------------===//
+
+/// Logits f32 vectors, labels i64 scalars, mask i1 scalars.
+static LogicalResult verifyLossOperands(Operation *op, VertexTensorType logits,
+                                        VertexTensorType labels,
+                                        VertexTensorType mask) {
+  if (!logits.getElementType().isF32() || logits.getRowRank() != 1)
+    return op->emitOpError() << "logits must be '!gnn.vtensor<Cxf32>' but are "
+                             << logits;
+  if (!labels.getElementType().isInteger(64) || labels.getRowRank() != 0)
+    return op->emitOpError() << "labels must be '!gnn.vtensor<i64>' but are "
+                             << labels;
+  if (!mask.getElementType().isInteger(1) || mask.getRowRank() != 0)
+    return op->emitOpError() << "mask must be '!gnn.vtensor<i1>' but is "
+                             << mask;
+  return success();
+}
+
+LogicalResult SoftmaxCrossEntropyOp::verify() {
+  return verifyLossOperands(*this, getLogits().getType(),
+                            getLabels().getType(), getMask().getType());
+}
+
+LogicalResult AccuracyOp::verify() {
+  return verifyLossOperands(*this, getLogits().getType(),
+                            getLabels().getType(), getMask().getType());
+}
+
+LogicalResult OptimizerUpdateOp::verify() {
+  if (getName().empty())
+    return emitOpError() << "parameter name must not be empty";
+  return success();
+}

@@ -1,0 +1,512 @@
+//===- GNNOps.td - gnn dialect operations ------------------*- tablegen -*-===//
+//
+// Semantics: ../shared/DESIGN.md ("The gnn dialect") and docs/Dialect.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_OPS
+#define GNN_OPS
+
+include "gnn/IR/GNNDialect.td"
+include "gnn/IR/GNNTypes.td"
+include "gnn/IR/GNNAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Data access
+//===----------------------------------------------------------------------===//
+
+def GNN_GraphOp : GNN_Op<"graph", [Pure]> {
+  let summary = "the graph the program runs on";
+  let description = [{
+    Produces the program's graph, bound at run time from the dataset
+    (`--data DIR`). A model reads it once.
+
+    Example:
+    ```mlir
+    %g = gnn.graph : !gnn.graph
+    ```
+  }];
+  let results = (outs GNN_GraphType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def GNN_InputOp : GNN_Op<"input", [Pure]> {
+  let summary = "a named per-vertex or per-edge input of the dataset";
+  let description = [{
+    Reads named data of the dataset bound to `graph`. Vertex inputs and the
+    row type each requires:
+    - `features`: `!gnn.vtensor<Fxf32>` (F static or `?`, bound from the data);
+    - `labels`: `!gnn.vtensor<i64>` (−1 where unlabelled);
+    - `train_mask`, `val_mask`, `test_mask`: `!gnn.vtensor<i1>`.
+
+    Any other name is per-edge data `edge_<name>.npy` of the dataset and must
+    have an edge tensor type: `!gnn.etensor<kxf32>` (or `!gnn.etensor<f32>`)
+    for weights and features, `!gnn.etensor<i32>` for edge types.
+
+    Example:
+    ```mlir
+    %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+    %t = gnn.input %g "type" : !gnn.etensor<i32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, StrAttr:$name);
+  let results = (outs GNN_AnyRowTensor:$result);
+  let assemblyFormat = "$graph $name attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for the vertex inputs of the program contract.
+    static bool isVertexInputName(::llvm::StringRef name);
+  }];
+}
+
+def GNN_DegreeOp : GNN_Op<"degree", [Pure]> {
+  let summary = "per-vertex in- or out-degree";
+  let description = [{
+    The number of in-edges (`in`, edges whose destination is the vertex) or
+    out-edges (`out`) of every vertex, as an f32 row of width 1. Programs
+    compute normalisations from it (GCN's 1/sqrt(d_u d_v)), so any dataset
+    works.
+
+    Example:
+    ```mlir
+    %d = gnn.degree %g in : !gnn.vtensor<1xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_DirectionAttr:$direction);
+  let results = (outs GNN_VertexTensorType:$result);
+  let assemblyFormat = "$graph $direction attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// SAGA stages
+//===----------------------------------------------------------------------===//
+
+def GNN_ScatterOp : GNN_Op<"scatter", [Pure]> {
+  let summary = "copy vertex rows onto edges (Scatter)";
+  let description = [{
+    For every edge u -> v, row e of the result is row u (`from src`) or row v
+    (`from dst`) of `input`. The row type is unchanged. Scatter has no user
+    region (NeuGraph: it is a system operator).
+
+    Example:
+    ```mlir
+    %e = gnn.scatter %g, %h from src : !gnn.vtensor<128xf32> -> !gnn.etensor<128xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input,
+                       GNN_SideAttr:$side);
+  let results = (outs GNN_EdgeTensorType:$result);
+  let assemblyFormat = [{
+    $graph `,` $input `from` $side attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_GatherOp : GNN_Op<"gather", [Pure]> {
+  let summary = "reduce edge rows into vertex rows (Gather)";
+  let description = [{
+    For every vertex v, row v of the result reduces, element by element, the
+    rows of the edges whose destination (`to dst`) or source (`to src`) is v,
+    with `sum`, `mean`, `max` or `min`. A vertex with no such edge gets 0.
+    For `max`/`min`, ties go to the edge with the lowest CSC position (the
+    edge that comes first in the dataset's `indices` order); gradients are
+    routed to that edge. `mean` divides by the vertex's in-degree (`to dst`)
+    or out-degree (`to src`). Gather has no user region.
+
+    Example:
+    ```mlir
+    %a = gnn.gather sum %g, %m to dst : !gnn.etensor<128xf32> -> !gnn.vtensor<128xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_EdgeTensorType:$input,
+                       GNN_AccumulatorAttr:$acc, GNN_SideAttr:$side);
+  let results = (outs GNN_VertexTensorType:$result);
+  let assemblyFormat = [{
+    $acc $graph `,` $input `to` $side attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+/// ApplyEdge and ApplyVertex: a region run once per row, isolated from
+/// above; block arguments are the rows of `inputs`, then the `params`.
+class GNN_StageOp<string mnemonic, Type rowTensor>
+    : GNN_Op<mnemonic, [IsolatedFromAbove, AttrSizedOperandSegments,
+                        SingleBlock, RecursiveMemoryEffects]> {
+  let arguments = (ins GNN_GraphType:$graph, Variadic<rowTensor>:$inputs,
+                       Variadic<AnyRankedTensor>:$params);
+  let results = (outs Variadic<rowTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $graph `(` $inputs `)` (`params` `(` $params^ `)`)? attr-dict `:`
+    `(` type($inputs) `)` (`params` `(` type($params)^ `)`)? `->` type($results)
+    $body
+  }];
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$graph,
+                   "::mlir::ValueRange":$inputs, "::mlir::ValueRange":$params)>
+  ];
+  let extraClassDeclaration = [{
+    /// Block arguments bound to the rows of `inputs`.
+    ::mlir::Block::BlockArgListType getInputArgs() {
+      return getBody().front().getArguments().take_front(getInputs().size());
+    }
+    /// Block arguments bound to `params`.
+    ::mlir::Block::BlockArgListType getParamArgs() {
+      return getBody().front().getArguments().drop_front(getInputs().size());
+    }
+    /// The terminator of the body.
+    YieldOp getYield();
+  }];
+  let extraClassDefinition = [{
+    YieldOp $cppClass::getYield() {
+      return ::llvm::cast<YieldOp>(getBody().front().getTerminator());
+    }
+  }];
+}
+
+def GNN_ApplyEdgeOp : GNN_StageOp<"apply_edge", GNN_EdgeTensorType> {
+  let summary = "run a region once per edge (ApplyEdge)";
+  let description = [{
+    Runs `body` on every edge. Its block arguments are, in order, the edge's
+    row of each input edge tensor (typically scatters of the source and
+    destination vertex rows, and edge data) and then the parameters; the
+    `gnn.yield`ed rows form the result edge tensors. The region is isolated
+    from above: it can read nothing else.
+
+    Example (GCN: weight the source row by a per-edge scalar):
+    ```mlir
+    %m = gnn.apply_edge %g (%s, %n) : (!gnn.etensor<16xf32>, !gnn.etensor<1xf32>)
+           -> !gnn.etensor<16xf32> {
+    ^bb0(%src: tensor<16xf32>, %w: tensor<1xf32>):
+      %r = gnn.mul %src, %w : (tensor<16xf32>, tensor<1xf32>) -> tensor<16xf32>
+      gnn.yield %r : tensor<16xf32>
+    }
+    ```
+  }];
+}
+
+def GNN_ApplyVertexOp
+    : GNN_StageOp<"apply_vertex", GNN_VertexTensorType> {
+  let summary = "run a region once per vertex (ApplyVertex)";
+  let description = [{
+    Runs `body` on every vertex. Its block arguments are, in order, the
+    vertex's row of each input vertex tensor (its previous data, its
+    accumulation, ...) and then the parameters; the `gnn.yield`ed rows form
+    the result vertex tensors. A `gnn.linear` in this region applied to all
+    vertices is one GEMM over the whole vertex tensor.
+
+    Example:
+    ```mlir
+    %o = gnn.apply_vertex %g (%a) params(%w) : (!gnn.vtensor<16xf32>)
+           params(tensor<16x8xf32>) -> !gnn.vtensor<8xf32> {
+    ^bb0(%acc: tensor<16xf32>, %wv: tensor<16x8xf32>):
+      %t = gnn.linear %acc, %wv : (tensor<16xf32>, tensor<16x8xf32>) -> tensor<8xf32>
+      %r = gnn.relu %t : tensor<8xf32>
+      gnn.yield %r : tensor<8xf32>
+    }
+    ```
+  }];
+}
+
+def GNN_YieldOp : GNN_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["ApplyEdgeOp", "ApplyVertexOp"]>]> {
+  let summary = "the rows a stage region produces";
+  let description = [{
+    Terminates a stage region; operand i is the row of result i.
+
+    Example: `gnn.yield %r : tensor<16xf32>`
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+}
+
+//===----------------------------------------------------------------------===//
+// Row-level ops (inside stage regions)
+//===----------------------------------------------------------------------===//
+
+def GNN_F32Row : RankedTensorOf<[F32]>;
+
+class GNN_RowOp<string mnemonic, list<Trait> traits = []>
+    : GNN_Op<mnemonic, !listconcat(traits,
+          [ParentOneOf<["ApplyEdgeOp", "ApplyVertexOp"]>])>;
+
+def GNN_LinearOp : GNN_RowOp<"linear", [Pure]> {
+  let summary = "contract a row with a weight tensor";
+  let description = [{
+    `result[n...] = Σ_k... input[k...] · weight[k..., n...]`: every dimension
+    of the row is contracted with the leading dimensions of `weight`, so the
+    weight's shape is the row shape followed by the result shape. Over all
+    rows of a stage this is one GEMM of the tensor viewed as
+    |rows| × prod(row shape) with the weight viewed as a matrix.
+    `(tensor<Kxf32>, tensor<KxNxf32>) -> tensor<Nxf32>` is the usual case;
+    `(tensor<Kxf32>, tensor<KxHxNxf32>) -> tensor<HxNxf32>` projects to H
+    heads, `(tensor<HxNxf32>, tensor<HxNxCxf32>) -> tensor<Cxf32>` merges them.
+
+    Example:
+    ```mlir
+    %y = gnn.linear %x, %w : (tensor<128xf32>, tensor<128x64xf32>) -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input, GNN_F32Row:$weight);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input `,` $weight attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def GNN_TypedLinearOp : GNN_RowOp<"typed_linear", [Pure]> {
+  let summary = "a linear whose weight is chosen per edge by its type";
+  let description = [{
+    `weight` stacks T weights, `weight[t]` being the weight of a
+    `gnn.linear` for rows of type t; `type` (an i32 row, e.g. the edge's type
+    from `gnn.input`) selects one. A type outside [0, T) is a run-time error.
+    Over all edges this is a grouped GEMM (GG-NN).
+
+    Example:
+    ```mlir
+    %y = gnn.typed_linear %x, %t, %w : (tensor<64xf32>, tensor<i32>, tensor<3x64x64xf32>) -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input, 0DTensorOf<[I32]>:$type,
+                       GNN_F32Row:$weight);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = [{
+    $input `,` $type `,` $weight attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class GNN_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : GNN_RowOp<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+  let summary = "element-wise " # formula;
+  let description = "Applies `" # formula # "` to every element of the row."
+      # "\n\nExample: `%y = gnn." # mnemonic # " %x : tensor<16xf32>`";
+  let arguments = (ins GNN_F32Row:$input);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+}
+
+def GNN_ReluOp : GNN_UnaryOp<"relu", "max(x, 0)", [Pure]>;
+def GNN_SigmoidOp : GNN_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", [Pure]>;
+def GNN_TanhOp : GNN_UnaryOp<"tanh", "tanh(x)", [Pure]>;
+def GNN_ExpOp : GNN_UnaryOp<"exp", "exp(x)", [Pure]>;
+def GNN_LogOp : GNN_UnaryOp<"log", "log(x)", [Pure]>;
+def GNN_NegOp : GNN_UnaryOp<"neg", "-x", [Pure]>;
+def GNN_SqrtOp : GNN_UnaryOp<"sqrt", "sqrt(x)", [Pure]>;
+def GNN_RsqrtOp : GNN_UnaryOp<"rsqrt", "1 / sqrt(x)", [Pure]>;
+def GNN_EluOp : GNN_UnaryOp<"elu", "x > 0 ? x : exp(x) - 1", [Pure]>;
+
+def GNN_LeakyReluOp : GNN_RowOp<"leaky_relu",
+                                [Pure, SameOperandsAndResultType]> {
+  let summary = "element-wise x > 0 ? x : alpha * x";
+  let description = [{
+    `alpha` is the slope for negative inputs (GAT uses 0.2).
+
+    Example: `%y = gnn.leaky_relu %x {alpha = 2.000000e-01 : f64} : tensor<4xf32>`
+  }];
+  let arguments = (ins GNN_F32Row:$input,
+                       DefaultValuedAttr<F64Attr, "0.01">:$alpha);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+}
+
+class GNN_BinaryOp<string mnemonic, string formula>
+    : GNN_RowOp<mnemonic, [Pure]> {
+  let summary = "element-wise " # formula # " with scalar broadcast";
+  let description = "Computes `" # formula # "` element by element. Both "
+      # "operands have the result's shape, or one of them is a scalar "
+      # "(`tensor<f32>` or `tensor<1xf32>`, e.g. a per-edge weight or a "
+      # "learnable scalar) broadcast over the other.\n\n"
+      # "Example: `%y = gnn." # mnemonic # " %a, %w : (tensor<16xf32>, "
+      # "tensor<1xf32>) -> tensor<16xf32>`";
+  let arguments = (ins GNN_F32Row:$lhs, GNN_F32Row:$rhs);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def GNN_AddOp : GNN_BinaryOp<"add", "lhs + rhs">;
+def GNN_SubOp : GNN_BinaryOp<"sub", "lhs - rhs">;
+def GNN_MulOp : GNN_BinaryOp<"mul", "lhs * rhs">;
+def GNN_DivOp : GNN_BinaryOp<"div", "lhs / rhs">;
+
+def GNN_ConstantOp : GNN_RowOp<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a constant row";
+  let description = [{
+    A constant f32 row (e.g. the 1 of GIN's `1 + ε` or of a GRU's `1 - z`).
+    Learnable scalars are not constants: they are rank-0 parameters
+    (`tensor<f32>`) broadcast by the element-wise ops.
+
+    Example:
+    ```mlir
+    %one = gnn.constant dense<1.0> : tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins FloatElementsAttr<32>:$value);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+def GNN_ConcatOp : GNN_RowOp<"concat", [Pure]> {
+  let summary = "concatenate rows along their last dimension";
+  let description = [{
+    All operands have the same rank and agree on every dimension but the
+    last; the result's last dimension is the sum of theirs.
+
+    Example:
+    ```mlir
+    %c = gnn.concat %a, %b : (tensor<64xf32>, tensor<32xf32>) -> tensor<96xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<GNN_F32Row>:$inputs);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def GNN_RowDotOp : GNN_RowOp<"row_dot", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "dot product over the last dimension";
+  let description = [{
+    `result[h] = Σ_f lhs[h, f] · rhs[h, f]` for `heads x F` rows (result
+    `tensor<Hxf32>`), or `result[0] = Σ_f lhs[f] · rhs[f]` for vector rows
+    (result `tensor<1xf32>`). Both operands have the same type. GAT's
+    per-head attention logits use it.
+
+    Example:
+    ```mlir
+    %s = gnn.row_dot %h, %a : tensor<4x64xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$lhs, GNN_F32Row:$rhs);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def GNN_BroadcastHeadsOp : GNN_RowOp<"broadcast_heads", [Pure]> {
+  let summary = "broadcast one scalar per head over that head's features";
+  let description = [{
+    `result[h, f] = input[h]`: turns per-head scalars (attention
+    coefficients, `tensor<Hxf32>`) into a `heads x F` row that multiplies a
+    per-head feature row.
+
+    Example:
+    ```mlir
+    %b = gnn.broadcast_heads %alpha : tensor<4xf32> -> tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def GNN_DropoutOp : GNN_RowOp<"dropout",
+    [SameOperandsAndResultType,
+     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "inverted dropout during training";
+  let description = [{
+    In `@train_step`, zeroes each element with probability `rate` and scales
+    the others by 1 / (1 − rate), drawing from a counter-based RNG seeded by
+    the run's `--seed`, the epoch and the op; the backward pass reuses the
+    same mask. In `@eval` it is the identity. `rate` is the model's default;
+    the executable's `--dropout` overrides it. The op reads and writes the
+    RNG state, so two dropouts are never merged.
+
+    Example:
+    ```mlir
+    %y = gnn.dropout %x {rate = 5.000000e-01 : f64} : tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input, F64Attr:$rate);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Training ops (whole-graph)
+//===----------------------------------------------------------------------===//
+
+def GNN_SoftmaxCrossEntropyOp : GNN_Op<"softmax_cross_entropy", [Pure]> {
+  let summary = "masked mean softmax cross-entropy of logits against labels";
+  let description = [{
+    `loss = (1 / |M|) Σ_{v ∈ M} −log softmax(logits[v])[labels[v]]` over the
+    vertices M where `mask` is true and the label is not −1; 0 when M is
+    empty. Computed fused (log-sum-exp with the row maximum subtracted).
+
+    Example:
+    ```mlir
+    %l = gnn.softmax_cross_entropy %logits, %labels, %mask
+           : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+    ```
+  }];
+  let arguments = (ins GNN_VertexTensorType:$logits,
+                       GNN_VertexTensorType:$labels,
+                       GNN_VertexTensorType:$mask);
+  let results = (outs F32:$loss);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $mask attr-dict `:` qualified(type($logits)) `,` qualified(type($labels))
+    `,` qualified(type($mask)) `->` type($loss)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_AccuracyOp : GNN_Op<"accuracy", [Pure]> {
+  let summary = "fraction of masked vertices whose arg-max logit is the label";
+  let description = [{
+    Over the vertices where `mask` is true and the label is not −1: the
+    fraction whose largest logit (first index on ties) is the label; 0 when
+    there are none.
+
+    Example:
+    ```mlir
+    %a = gnn.accuracy %logits, %labels, %mask
+           : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+    ```
+  }];
+  let arguments = (ins GNN_VertexTensorType:$logits,
+                       GNN_VertexTensorType:$labels,
+                       GNN_VertexTensorType:$mask);
+  let results = (outs F32:$accuracy);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $mask attr-dict `:` qualified(type($logits)) `,` qualified(type($labels))
+    `,` qualified(type($mask)) `->` type($accuracy)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_OptimizerUpdateOp : GNN_Op<"optimizer_update",
+    [AllTypesMatch<["param", "grad", "result"]>,
+     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "one optimizer step on a parameter";
+  let description = [{
+    Returns the parameter after one step of the run's optimizer, configured at
+    run time (`--optimizer sgd|adam`, `--lr`, `--weight-decay`, momentum and
+    betas): SGD with momentum, or Adam with `torch.optim.Adam` semantics
+    (L2 weight decay added to the gradient, bias-corrected moments). The
+    optimizer state (moments, step count) is kept by the runtime per
+    parameter `name`, which is why the op reads and writes memory.
+
+    Example:
+    ```mlir
+    %w1 = gnn.optimizer_update "conv1.weight" %w, %dw : tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, GNN_F32Row:$param, GNN_F32Row:$grad);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$name $param `,` $grad attr-dict `:` type($param)";
+  let hasVerifier = 1;
+}
+
+#endif // GNN_OPS

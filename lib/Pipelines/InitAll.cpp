@@ -1,0 +1,21 @@
+//===- InitAll.cpp - register gnn dialects, passes and pipelines ----------===//
+
+#include "gnn/InitAll.h"
+#include "gnn/IR/GNNDialect.h"
+#include "gnn/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/Passes.h"
+
+void mlir::gnn::registerAllGNNDialects(DialectRegistry &registry) {
+  registry.insert<GNNDialect, func::FuncDialect, arith::ArithDialect>();
+}
+
+void mlir::gnn::registerAllGNNPasses() {
+  registerCanonicalizerPass();
+  registerCSEPass();
+  registerInlinerPass();
+  registerSymbolDCEPass();
+  registerGNNPipelines();
+}

@@ -1,0 +1,37 @@
+# -*- Python -*-
+# lit configuration of the gnn test suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "GNN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gnn_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "Unit"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%gnn_src_root", config.gnn_src_root))
+config.substitutions.append(("%examples", os.path.join(config.gnn_src_root, "examples")))
+config.substitutions.append(("%PYTHON", config.gnn_python))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# The build's tools come first on PATH, then LLVM's (FileCheck, not, count).
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", os.path.join(config.gnn_obj_root, "bin"),
+                             append_path=False)
+llvm_config.with_environment("PYTHONPATH",
+                             os.path.join(config.gnn_src_root, "python"),
+                             append_path=True)
+llvm_config.add_tool_substitutions(
+    ["gnn-opt", "gnn-compile"], [os.path.join(config.gnn_obj_root, "bin")])
+
+if config.gnn_enable_cuda:
+    config.available_features.add("cuda")
