@@ -26,7 +26,7 @@ llvm_config.use_default_substitutions()
 # The build's tools come first on PATH, then LLVM's (FileCheck, not, count).
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", os.path.join(config.gnn_obj_root, "bin"),
-                             append_path=False)
+                             append_path=True)
 llvm_config.with_environment("PYTHONPATH",
                              os.path.join(config.gnn_src_root, "python"),
                              append_path=True)

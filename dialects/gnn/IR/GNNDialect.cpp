@@ -40,10 +40,10 @@ LogicalResult GNNDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
+  // Only functions carry gnn argument attributes (the program contract).
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn || regionIndex != 0)
-    return op->emitError() << "'" << attr.getName().getValue()
-                           << "' is only valid on function arguments";
+    return success();
   Type argType = fn.getArgumentTypes()[argIndex];
   StringRef name = attr.getName().getValue();
 
@@ -67,9 +67,9 @@ LogicalResult GNNDialect::verifyRegionArgAttribute(Operation *op,
 
   if (name == kInitAttrName) {
     if (!isa<InitAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' of argument #" << argIndex
-                             << " must be a #gnn.init attribute but got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << name << "' of argument #" << argIndex
+             << " must be a #gnn.init attribute but got " << attr.getValue();
     return success();
   }
 
@@ -124,7 +124,8 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "'" << kModelAttrName
                            << "' is only valid on a function";
   if (!isa<UnitAttr>(attr.getValue()))
-    return op->emitError() << "'" << kModelAttrName << "' must be a unit attribute";
+    return op->emitError() << "'" << kModelAttrName
+                           << "' must be a unit attribute";
   if (fn.isExternal())
     return op->emitError() << "model function must have a body";
 
@@ -156,8 +157,8 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "parameter '" << name.getValue()
                              << "' must carry '" << kInitAttrName << "'";
     if (!names.insert(name.getValue()).second)
-      return op->emitError() << "parameter name '" << name.getValue()
-                             << "' is used twice";
+      return op->emitError()
+             << "parameter name '" << name.getValue() << "' is used twice";
     auto tensor = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
     if (!tensor.hasStaticShape() && !fn.getArgAttr(i, kDimsAttrName))
       return op->emitError() << "parameter '" << name.getValue() << "' of type "

@@ -3,10 +3,10 @@
 #include "gnn/IR/GNNOps.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/StringExtras.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::gnn;
@@ -47,9 +47,8 @@ LogicalResult InputOp::verify() {
                               "train_mask, val_mask, test_mask) so it is edge "
                               "data and needs an edge tensor type, but got "
                            << type;
-    if (!llvm::all_of(name, [](char c) {
-          return llvm::isAlnum(c) || c == '_';
-        }))
+    if (!llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; }))
       return emitOpError() << "edge data name '" << name
                            << "' must contain only letters, digits and '_'";
     Type elt = edgeType.getElementType();
@@ -69,12 +68,12 @@ LogicalResult InputOp::verify() {
                            << type;
     return success();
   }
-  Type expected = name == "labels"
-                      ? IntegerType::get(getContext(), 64)
-                      : IntegerType::get(getContext(), 1);
-  if (vertexType.getElementType() != expected || vertexType.getRowRank() != 0)
-    return emitOpError() << "input '" << name << "' must be '!gnn.vtensor<"
-                         << expected << ">' but got " << type;
+  Type expected = name == "labels" ? IntegerType::get(getContext(), 64)
+                                   : IntegerType::get(getContext(), 1);
+  auto expectedType = VertexTensorType::get({}, expected);
+  if (vertexType != expectedType)
+    return emitOpError() << "input '" << name << "' must be " << expectedType
+                         << " but got " << type;
   return success();
 }
 
@@ -129,7 +128,6 @@ static void buildStage(OpBuilder &builder, OperationState &state,
   state.addOperands(inputs);
   state.addOperands(params);
   state.addTypes(resultTypes);
-  state.getOrAddProperties<ApplyEdgeOp::Properties>();
   Region *body = state.addRegion();
   Block *block = new Block();
   body->push_back(block);
@@ -156,8 +154,8 @@ void ApplyEdgeOp::build(OpBuilder &builder, OperationState &state,
 }
 
 void ApplyVertexOp::build(OpBuilder &builder, OperationState &state,
-                          TypeRange resultTypes, Value graph,
-                          ValueRange inputs, ValueRange params) {
+                          TypeRange resultTypes, Value graph, ValueRange inputs,
+                          ValueRange params) {
   buildStage(builder, state, resultTypes, graph, inputs, params);
   state.getOrAddProperties<Properties>().operandSegmentSizes = {
       1, static_cast<int32_t>(inputs.size()),
@@ -201,7 +199,7 @@ static LogicalResult verifyStage(Operation *op, ValueRange inputs,
              << param.getType() << " of parameter #" << i << " but is "
              << argType;
   }
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
   if (!yield)
     return op->emitOpError() << "body must end with 'gnn.yield'";
   if (yield.getValues().size() != op->getNumResults())
@@ -291,8 +289,8 @@ static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
            << " must have the same shape or one must be a scalar row "
               "(tensor<f32> or tensor<1xf32>)";
   if (out != expected)
-    return op->emitOpError() << "result must be " << expected << " but is "
-                             << out;
+    return op->emitOpError()
+           << "result must be " << expected << " but is " << out;
   return success();
 }
 
@@ -388,25 +386,25 @@ static LogicalResult verifyLossOperands(Operation *op, VertexTensorType logits,
                                         VertexTensorType labels,
                                         VertexTensorType mask) {
   if (!logits.getElementType().isF32() || logits.getRowRank() != 1)
-    return op->emitOpError() << "logits must be '!gnn.vtensor<Cxf32>' but are "
-                             << logits;
+    return op->emitOpError()
+           << "logits must be '!gnn.vtensor<Cxf32>' but are " << logits;
   if (!labels.getElementType().isInteger(64) || labels.getRowRank() != 0)
-    return op->emitOpError() << "labels must be '!gnn.vtensor<i64>' but are "
-                             << labels;
+    return op->emitOpError()
+           << "labels must be '!gnn.vtensor<i64>' but are " << labels;
   if (!mask.getElementType().isInteger(1) || mask.getRowRank() != 0)
-    return op->emitOpError() << "mask must be '!gnn.vtensor<i1>' but is "
-                             << mask;
+    return op->emitOpError()
+           << "mask must be '!gnn.vtensor<i1>' but is " << mask;
   return success();
 }
 
 LogicalResult SoftmaxCrossEntropyOp::verify() {
-  return verifyLossOperands(*this, getLogits().getType(),
-                            getLabels().getType(), getMask().getType());
+  return verifyLossOperands(*this, getLogits().getType(), getLabels().getType(),
+                            getMask().getType());
 }
 
 LogicalResult AccuracyOp::verify() {
-  return verifyLossOperands(*this, getLogits().getType(),
-                            getLabels().getType(), getMask().getType());
+  return verifyLossOperands(*this, getLogits().getType(), getLabels().getType(),
+                            getMask().getType());
 }
 
 LogicalResult OptimizerUpdateOp::verify() {
