@@ -299,6 +299,9 @@ def linear(x, weight) -> Row:
     x = _as_row(x, "linear")
     w = _as_row(weight, "linear")
     _check_f32(x, "linear")
+    if w._value.batched:
+        fail("linear: the weight must be a parameter (or computed from parameters "
+             "only), not a per-row value")
     k = len(x.shape)
     if len(w.shape) <= k or not _shape_eq(w.shape[:k], x.shape):
         wname = weight.name if isinstance(weight, Param) else "weight"
@@ -316,6 +319,8 @@ def typed_linear(x, etype, weight) -> Row:
     if t.dtype != "i32" or t.shape != ():
         fail(f"typed_linear: the type must be an i32 scalar row but is a "
              f"{t.dtype} row of shape {shape_str(t.shape)}")
+    if w._value.batched:
+        fail("typed_linear: the weight must be a parameter, not a per-row value")
     k = len(x.shape)
     if len(w.shape) <= k + 1 or not _shape_eq(w.shape[1:k + 1], x.shape):
         fail(f"typed_linear: a row of shape {shape_str(x.shape)} does not match a "

@@ -1,0 +1,286 @@
+"""The dataset directory format of DESIGN.md: reading, writing, validating.
+
+| file | dtype, shape |
+|---|---|
+| meta.json | format_version 1, name, num_vertices, num_edges, num_features, num_classes, directed, self_loops, source, edge_data |
+| indptr.npy | int64 [V+1]: in-edges by destination (CSC) |
+| indices.npy | int32 [E]: source of each edge, grouped by destination, ascending within a group |
+| features.npy | float32 [V, F] |
+| labels.npy | int64 [V], -1 where unlabelled |
+| train_mask.npy, val_mask.npy, test_mask.npy | bool [V] |
+| edge_<name>.npy | float32 [E] or [E, k]; int32 [E] for edge types |
+
+`validate(dir)` raises `DatasetError` with a one-line message naming the file
+and the problem; `load(dir)` validates and returns a `Dataset`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import struct
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+
+FORMAT_VERSION = 1
+META_KEYS = ("format_version", "name", "num_vertices", "num_edges", "num_features",
+             "num_classes", "directed", "self_loops", "source", "edge_data")
+SPLITS = ("train", "val", "test")
+
+
+class DatasetError(Exception):
+    """A dataset that does not follow the format: `<file>: <problem>`."""
+
+
+@dataclass
+class Dataset:
+    name: str
+    indptr: np.ndarray            # int64 [V+1]
+    indices: np.ndarray           # int32 [E]
+    features: np.ndarray          # float32 [V, F]
+    labels: np.ndarray            # int64 [V]
+    masks: Dict[str, np.ndarray]  # split -> bool [V]
+    num_classes: int
+    edge_data: Dict[str, np.ndarray] = field(default_factory=dict)
+    directed: bool = True
+    self_loops: bool = False
+    source: str = ""
+
+    @property
+    def num_vertices(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.indices.shape[0])
+
+    @property
+    def num_features(self) -> int:
+        return int(self.features.shape[1])
+
+    def dst(self) -> np.ndarray:
+        """Destination of every edge (CSC order)."""
+        return np.repeat(np.arange(self.num_vertices, dtype=np.int64),
+                         np.diff(self.indptr))
+
+    def src(self) -> np.ndarray:
+        return self.indices.astype(np.int64)
+
+    def in_degree(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    def out_degree(self) -> np.ndarray:
+        return np.bincount(self.indices, minlength=self.num_vertices)
+
+    def meta(self) -> dict:
+        return {
+            "format_version": FORMAT_VERSION,
+            "name": self.name,
+            "num_vertices": self.num_vertices,
+            "num_edges": self.num_edges,
+            "num_features": self.num_features,
+            "num_classes": int(self.num_classes),
+            "directed": bool(self.directed),
+            "self_loops": bool(self.self_loops),
+            "source": self.source,
+            "edge_data": sorted(self.edge_data),
+        }
+
+
+# --- .npy reading with checks before allocation ---------------------------------
+
+_DTYPES = {"<i8": np.int64, "<i4": np.int32, "<f4": np.float32, "|b1": np.bool_,
+           "<f8": np.float64, "|u1": np.uint8, "<i2": np.int16}
+
+
+def read_npy_header(path: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
+    """Parses an .npy header: (dtype, shape, fortran_order, data offset).
+    Checks the file is long enough for the data it announces."""
+    name = os.path.basename(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(10)
+            if len(head) < 10 or head[:6] != b"\x93NUMPY":
+                raise DatasetError(f"{name}: not an .npy file (bad magic)")
+            major = head[6]
+            if major == 1:
+                (hlen,) = struct.unpack("<H", head[8:10])
+                offset = 10
+            elif major in (2, 3):
+                rest = f.read(2)
+                if len(rest) < 2:
+                    raise DatasetError(f"{name}: truncated .npy header")
+                (hlen,) = struct.unpack("<I", head[8:10] + rest)
+                offset = 12
+            else:
+                raise DatasetError(f"{name}: unsupported .npy version {major}")
+            text = f.read(hlen)
+            if len(text) < hlen:
+                raise DatasetError(f"{name}: truncated .npy header")
+    except OSError as e:
+        raise DatasetError(f"{name}: {e.strerror}") from None
+    try:
+        header = ast.literal_eval(text.decode("latin1"))
+        descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
+    except Exception:
+        raise DatasetError(f"{name}: corrupt .npy header") from None
+    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise DatasetError(f"{name}: corrupt .npy header (shape {shape!r})")
+    if descr not in _DTYPES:
+        raise DatasetError(f"{name}: unsupported dtype {descr!r}")
+    dtype = np.dtype(_DTYPES[descr])
+    need = offset + hlen + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    size = os.path.getsize(path)
+    if size < need:
+        raise DatasetError(f"{name}: truncated: header announces {need} bytes, file has {size}")
+    return dtype, shape, bool(fortran), offset + hlen
+
+
+def read_npy(path: str, dtype, ndim: Optional[int] = None, what: str = "") -> np.ndarray:
+    """Reads an .npy file after checking its header's dtype and rank."""
+    name = os.path.basename(path)
+    if not os.path.exists(path):
+        raise DatasetError(f"{name}: missing file")
+    actual, shape, fortran, _ = read_npy_header(path)
+    if actual != np.dtype(dtype):
+        raise DatasetError(f"{name}: dtype {actual.name} but {what or 'the format'} needs "
+                           f"{np.dtype(dtype).name}")
+    if ndim is not None and len(shape) != ndim:
+        raise DatasetError(f"{name}: rank {len(shape)} (shape {shape}) but {ndim} expected")
+    try:
+        return np.load(path, allow_pickle=False)
+    except Exception as e:  # noqa: BLE001 - numpy raises many kinds
+        raise DatasetError(f"{name}: unreadable: {e}") from None
+
+
+def _check_len(name: str, arr: np.ndarray, n: int, what: str) -> None:
+    if arr.shape[0] != n:
+        raise DatasetError(f"{name}: length {arr.shape[0]} but {what} is {n}")
+
+
+def load(directory: str) -> Dataset:
+    """Reads and validates a dataset directory."""
+    if not os.path.isdir(directory):
+        raise DatasetError(f"{directory}: not a directory")
+    j = lambda f: os.path.join(directory, f)  # noqa: E731
+    try:
+        with open(j("meta.json")) as f:
+            meta = json.load(f)
+    except FileNotFoundError:
+        raise DatasetError("meta.json: missing file") from None
+    except (OSError, ValueError) as e:
+        raise DatasetError(f"meta.json: not valid JSON ({e})") from None
+    if not isinstance(meta, dict):
+        raise DatasetError("meta.json: expected a JSON object")
+    for key in META_KEYS:
+        if key not in meta:
+            raise DatasetError(f"meta.json: missing key '{key}'")
+    if meta["format_version"] != FORMAT_VERSION:
+        raise DatasetError(f"meta.json: format_version {meta['format_version']!r} "
+                           f"(this reader knows {FORMAT_VERSION})")
+    for key in ("num_vertices", "num_edges", "num_features", "num_classes"):
+        v = meta[key]
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise DatasetError(f"meta.json: '{key}' must be a non-negative integer")
+    if meta["num_classes"] < 1:
+        raise DatasetError("meta.json: 'num_classes' must be at least 1")
+    if not isinstance(meta["edge_data"], list) or not all(isinstance(n, str) for n in meta["edge_data"]):
+        raise DatasetError("meta.json: 'edge_data' must be a list of names")
+
+    indptr = read_npy(j("indptr.npy"), np.int64, 1)
+    indices = read_npy(j("indices.npy"), np.int32, 1)
+    V = indptr.shape[0] - 1
+    if V < 0:
+        raise DatasetError("indptr.npy: empty (needs V+1 entries)")
+    E = indices.shape[0]
+    if indptr[0] != 0:
+        raise DatasetError(f"indptr.npy: indptr[0] is {indptr[0]}, not 0")
+    if V > 0 and np.any(np.diff(indptr) < 0):
+        v = int(np.argmax(np.diff(indptr) < 0))
+        raise DatasetError(f"indptr.npy: not monotone (indptr[{v + 1}] < indptr[{v}])")
+    if indptr[-1] != E:
+        raise DatasetError(f"indptr.npy: indptr[-1] = {indptr[-1]} but indices.npy has {E} edges")
+    if E and (indices.min() < 0 or indices.max() >= V):
+        bad = int(indices.min()) if indices.min() < 0 else int(indices.max())
+        raise DatasetError(f"indices.npy: vertex id {bad} out of range [0, {V})")
+    if E:
+        # Ascending sources within each destination's group.
+        d = np.diff(indices.astype(np.int64))
+        starts = np.zeros(E, dtype=bool)
+        starts[indptr[1:-1][indptr[1:-1] < E]] = True
+        bad = (d < 0) & ~starts[1:]
+        if np.any(bad):
+            e = int(np.argmax(bad)) + 1
+            raise DatasetError(f"indices.npy: sources not ascending within a destination "
+                               f"(edge {e})")
+
+    features = read_npy(j("features.npy"), np.float32, 2)
+    _check_len("features.npy", features, V, "the number of vertices (indptr.npy)")
+    if not np.all(np.isfinite(features)):
+        r = int(np.argmax(~np.all(np.isfinite(features), axis=1)))
+        raise DatasetError(f"features.npy: NaN or Inf (row {r})")
+    labels = read_npy(j("labels.npy"), np.int64, 1)
+    _check_len("labels.npy", labels, V, "the number of vertices (indptr.npy)")
+    C = meta["num_classes"]
+    if V and (labels.min() < -1 or labels.max() >= C):
+        bad = int(labels.min()) if labels.min() < -1 else int(labels.max())
+        raise DatasetError(f"labels.npy: label {bad} outside [-1, num_classes={C})")
+    masks = {}
+    for split in SPLITS:
+        m = read_npy(j(f"{split}_mask.npy"), np.bool_, 1)
+        _check_len(f"{split}_mask.npy", m, V, "the number of vertices (indptr.npy)")
+        masks[split] = m
+
+    edge_data = {}
+    for name in meta["edge_data"]:
+        path = j(f"edge_{name}.npy")
+        fname = os.path.basename(path)
+        if not os.path.exists(path):
+            raise DatasetError(f"{fname}: missing file (listed in meta.json edge_data)")
+        dtype, shape, _, _ = read_npy_header(path)
+        if dtype == np.int32:
+            arr = read_npy(path, np.int32, 1)
+        elif dtype == np.float32:
+            arr = read_npy(path, np.float32)
+            if arr.ndim not in (1, 2):
+                raise DatasetError(f"{fname}: rank {arr.ndim} but [E] or [E, k] expected")
+            if not np.all(np.isfinite(arr)):
+                raise DatasetError(f"{fname}: NaN or Inf")
+        else:
+            raise DatasetError(f"{fname}: dtype {dtype.name} but float32 or int32 expected")
+        _check_len(fname, arr, E, "the number of edges (indices.npy)")
+        edge_data[name] = arr
+
+    expected = {"num_vertices": V, "num_edges": E, "num_features": features.shape[1]}
+    for key, actual in expected.items():
+        if meta[key] != actual:
+            raise DatasetError(f"meta.json: {key} is {meta[key]} but the arrays have {actual}")
+    return Dataset(name=str(meta["name"]), indptr=indptr, indices=indices,
+                   features=features, labels=labels, masks=masks, num_classes=C,
+                   edge_data=edge_data, directed=bool(meta["directed"]),
+                   self_loops=bool(meta["self_loops"]), source=str(meta["source"]))
+
+
+def validate(directory: str) -> Dataset:
+    return load(directory)
+
+
+def save(ds: Dataset, directory: str) -> None:
+    """Writes `ds` in the format (creating `directory`)."""
+    os.makedirs(directory, exist_ok=True)
+    j = lambda f: os.path.join(directory, f)  # noqa: E731
+    np.save(j("indptr.npy"), np.ascontiguousarray(ds.indptr, dtype=np.int64))
+    np.save(j("indices.npy"), np.ascontiguousarray(ds.indices, dtype=np.int32))
+    np.save(j("features.npy"), np.ascontiguousarray(ds.features, dtype=np.float32))
+    np.save(j("labels.npy"), np.ascontiguousarray(ds.labels, dtype=np.int64))
+    for split in SPLITS:
+        np.save(j(f"{split}_mask.npy"), np.ascontiguousarray(ds.masks[split], dtype=np.bool_))
+    for name, arr in ds.edge_data.items():
+        dtype = np.int32 if np.issubdtype(arr.dtype, np.integer) else np.float32
+        np.save(j(f"edge_{name}.npy"), np.ascontiguousarray(arr, dtype=dtype))
+    with open(j("meta.json"), "w") as f:
+        json.dump(ds.meta(), f, indent=2)
+        f.write("\n")
