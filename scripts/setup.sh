@@ -59,6 +59,19 @@ if ! "$venv/bin/python" -c "import numpy, pytest" >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$root/scripts/requirements.txt"
 fi
 
+# --- graph-tool's network collection (data only, for the dataset tools) -----
+gtdir=$root/.cache/graph-tool/collection
+if [ ! -f "$gtdir/polblogs.gt.gz" ]; then
+  log "fetching graph-tool's network collection (Debian python3-graph-tool, data only)"
+  tmp=$(mktemp -d)
+  ( cd "$tmp" && apt-get download -qq python3-graph-tool >/dev/null 2>&1 ) || {
+    $sudo apt-get update -qq && ( cd "$tmp" && apt-get download -qq python3-graph-tool >/dev/null 2>&1 ); }
+  dpkg -x "$tmp"/python3-graph-tool_*.deb "$tmp/x"
+  mkdir -p "$gtdir"
+  cp "$tmp"/x/usr/lib/python3/dist-packages/graph_tool/collection/*.gt.gz "$gtdir/"
+  rm -rf "$tmp"
+fi
+
 # --- Configure and build ----------------------------------------------------
 if [ ! -f "$build/build.ninja" ]; then
   log "configuring $build ($build_type)"

@@ -1,0 +1,215 @@
+"""Command line of the dataset tools.
+
+    python -m gnnc.data validate DIR
+    python -m gnnc.data info DIR
+    python -m gnnc.data convert edgelist FILE -o DIR [--labels L.npy] [--features X.npy]
+    python -m gnnc.data convert numpy EDGES.npy -o DIR      (int array [2, E] or [E, 2])
+    python -m gnnc.data convert scipy ADJ.npz -o DIR        (scipy.sparse.save_npz)
+    python -m gnnc.data convert gt FILE.gt.gz -o DIR [--label PROP] [--features PROP]
+    python -m gnnc.data generate rmat --vertices N --draws M -o DIR
+    python -m gnnc.data generate sbm --vertices N --blocks K --p-in P --p-out Q -o DIR
+
+Common options: --symmetrize, --self-loops, --split TRAIN,VAL,TEST, --seed S,
+--name NAME, --standardize (z-score the features).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from . import convert, generate
+from .format import Dataset, DatasetError, load, save
+
+
+def _common(p: argparse.ArgumentParser, graph_options: bool = True) -> None:
+    p.add_argument("-o", "--output", required=True, help="dataset directory to write")
+    p.add_argument("--name", help="dataset name (meta.json)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the splits (and generators)")
+    p.add_argument("--split", default="0.6,0.2,0.2",
+                   help="train,val,test fractions of the labelled vertices (default 0.6,0.2,0.2)")
+    p.add_argument("--standardize", action="store_true",
+                   help="z-score every feature column")
+    p.add_argument("--source", help="provenance text for meta.json (appended)")
+    if graph_options:
+        p.add_argument("--symmetrize", action="store_true", help="add every reverse edge")
+        p.add_argument("--self-loops", action="store_true", help="add v -> v for every vertex")
+
+
+def _splits(text: str):
+    try:
+        parts = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise DatasetError(f"--split: expected three numbers like 0.6,0.2,0.2 but got '{text}'") from None
+    if len(parts) != 3 or any(x < 0 for x in parts) or sum(parts) > 1 + 1e-9:
+        raise DatasetError(f"--split: three non-negative fractions summing to at most 1 expected, got '{text}'")
+    return parts
+
+
+def _kwargs(args) -> dict:
+    kw = {"seed": args.seed, "splits": _splits(args.split)}
+    if getattr(args, "symmetrize", False):
+        kw["symmetrize"] = True
+    if getattr(args, "self_loops", False):
+        kw["self_loops"] = True
+    if args.name:
+        kw["name"] = args.name
+    return kw
+
+
+def _load_array(path: str, what: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise DatasetError(f"{os.path.basename(path)}: cannot read {what}: {e}") from None
+
+
+def _finish(ds: Dataset, args) -> int:
+    if args.standardize:
+        f = ds.features.astype(np.float64)
+        std = f.std(axis=0)
+        ds.features = ((f - f.mean(axis=0)) / np.where(std > 0, std, 1.0)).astype(np.float32)
+        ds.source += "; features standardised"
+    if args.source:
+        ds.source += f"; {args.source}"
+    save(ds, args.output)
+    load(args.output)  # what was written validates
+    print(f"{args.output}: {ds.num_vertices} vertices, {ds.num_edges} edges, "
+          f"{ds.num_features} features, {ds.num_classes} classes")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gnnc.data",
+                                     description="gnnc dataset tools (DESIGN.md's format)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("validate", help="check a dataset directory; one line per problem")
+    p.add_argument("directory")
+    p = sub.add_parser("info", help="summarise a dataset directory")
+    p.add_argument("directory")
+
+    conv = sub.add_parser("convert", help="convert a graph to a dataset directory")
+    csub = conv.add_subparsers(dest="format", required=True)
+    p = csub.add_parser("edgelist", help="SNAP-style text edge list")
+    p.add_argument("file")
+    p.add_argument("--labels", help=".npy int array of labels per vertex (-1 = none)")
+    p.add_argument("--features", help=".npy float array [V, F]")
+    _common(p)
+    p = csub.add_parser("numpy", help=".npy int array of edges, [2, E] or [E, 2]")
+    p.add_argument("file")
+    p.add_argument("--num-vertices", type=int, help="default: largest id + 1")
+    p.add_argument("--labels")
+    p.add_argument("--features")
+    _common(p)
+    p = csub.add_parser("scipy", help="scipy.sparse .npz adjacency (i, j) = edge i -> j")
+    p.add_argument("file")
+    p.add_argument("--labels")
+    p.add_argument("--features")
+    _common(p)
+    p = csub.add_parser("gt", help="graph-tool .gt / .gt.gz file")
+    p.add_argument("file")
+    p.add_argument("--label", help="vertex property holding the class")
+    p.add_argument("--features", help="vertex property holding features (e.g. pos)")
+    _common(p)
+
+    gen = sub.add_parser("generate", help="generate a synthetic dataset")
+    gsub = gen.add_subparsers(dest="kind", required=True)
+    p = gsub.add_parser("rmat", help="RMAT graph (Graph500 a=.57 b=c=.19)")
+    p.add_argument("--vertices", type=int, required=True)
+    p.add_argument("--draws", type=int, required=True)
+    p.add_argument("--features", type=int, default=16)
+    p.add_argument("--classes", type=int, default=2)
+    p.add_argument("--directed", action="store_true", help="do not symmetrise")
+    p.add_argument("--no-self-loops", action="store_true")
+    _common(p, graph_options=False)
+    p = gsub.add_parser("sbm", help="stochastic block model (labels = blocks)")
+    p.add_argument("--vertices", type=int, required=True)
+    p.add_argument("--blocks", type=int, required=True)
+    p.add_argument("--p-in", type=float, required=True)
+    p.add_argument("--p-out", type=float, required=True)
+    p.add_argument("--features", type=int, default=16)
+    p.add_argument("--noise", type=float, default=1.0)
+    p.add_argument("--edge-types", type=int, default=0)
+    p.add_argument("--directed", action="store_true")
+    p.add_argument("--no-self-loops", action="store_true")
+    _common(p, graph_options=False)
+
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "validate":
+            ds = load(args.directory)
+            print(f"{args.directory}: ok ({ds.num_vertices} vertices, {ds.num_edges} edges)")
+            return 0
+        if args.command == "info":
+            ds = load(args.directory)
+            meta = ds.meta()
+            for k in meta:
+                print(f"{k}: {meta[k]}")
+            deg = ds.in_degree()
+            print(f"in-degree: mean {deg.mean():.2f}, max {deg.max() if deg.size else 0}")
+            for s in ("train", "val", "test"):
+                print(f"{s}: {int(ds.masks[s].sum())} vertices")
+            return 0
+        if args.command == "convert":
+            kw = _kwargs(args)
+            if args.format in ("edgelist", "numpy", "scipy"):
+                if args.labels:
+                    kw["labels"] = _load_array(args.labels, "labels")
+                if args.features:
+                    kw["features"] = _load_array(args.features, "features")
+                kw.setdefault("name", os.path.basename(args.file).split(".")[0])
+                kw["source"] = f"{args.format} {os.path.basename(args.file)}"
+            if args.format == "edgelist":
+                s, d, n = convert.read_edge_list(args.file)
+                ds = convert.from_edges(s, d, n, **kw)
+            elif args.format == "numpy":
+                e = _load_array(args.file, "edges")
+                if e.ndim != 2 or 2 not in e.shape or not np.issubdtype(e.dtype, np.integer):
+                    raise DatasetError(f"{os.path.basename(args.file)}: expected an integer "
+                                       f"array [2, E] or [E, 2] but got {e.dtype} {e.shape}")
+                if e.shape[0] != 2:
+                    e = e.T
+                n = args.num_vertices if args.num_vertices is not None else (int(e.max()) + 1 if e.size else 0)
+                ds = convert.from_edges(e[0], e[1], n, **kw)
+            elif args.format == "scipy":
+                try:
+                    import scipy.sparse as sp
+                except ImportError:
+                    raise DatasetError("convert scipy: SciPy is not installed") from None
+                try:
+                    adj = sp.load_npz(args.file)
+                except (OSError, ValueError) as e:
+                    raise DatasetError(f"{os.path.basename(args.file)}: {e}") from None
+                ds = convert.from_scipy(adj, **kw)
+            else:
+                from .gt import from_gt
+                ds, _ = from_gt(args.file, label=args.label, features=args.features, **kw)
+            return _finish(ds, args)
+        if args.command == "generate":
+            common = dict(seed=args.seed, name=args.name)
+            if args.kind == "rmat":
+                ds = generate.rmat(args.vertices, args.draws, num_features=args.features,
+                                   num_classes=args.classes, symmetrize=not args.directed,
+                                   self_loops=not args.no_self_loops, **common)
+            else:
+                ds = generate.sbm(args.vertices, args.blocks, args.p_in, args.p_out,
+                                  num_features=args.features, noise=args.noise,
+                                  symmetrize=not args.directed,
+                                  self_loops=not args.no_self_loops,
+                                  edge_types=args.edge_types, **common)
+            ds.masks = convert.random_splits(ds.num_vertices, ds.labels, _splits(args.split), args.seed)
+            return _finish(ds, args)
+    except DatasetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
