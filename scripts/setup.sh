@@ -54,7 +54,7 @@ if [ ! -x "$venv/bin/python" ]; then
   log "creating $venv"
   /usr/bin/python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, pytest" >/dev/null 2>&1; then
+if ! "$venv/bin/python" -c "import numpy, pytest, scipy, networkx" >/dev/null 2>&1; then
   log "installing Python packages"
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$root/scripts/requirements.txt"
 fi
