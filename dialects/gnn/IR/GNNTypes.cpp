@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
 using namespace mlir::gnn;
@@ -166,7 +167,7 @@ LogicalResult InitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << "' needs a positive scale but got " << value;
     return success();
   }
-  return emitError() << "unknown initialiser kind";
+  llvm_unreachable("covered switch over InitKind");
 }
 
 //===----------------------------------------------------------------------===//
