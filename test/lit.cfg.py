@@ -19,6 +19,7 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%gnn_src_root", config.gnn_src_root))
 config.substitutions.append(("%examples", os.path.join(config.gnn_src_root, "examples")))
 config.substitutions.append(("%PYTHON", config.gnn_python))
+config.substitutions.append(("%gnn_bin", os.path.join(config.gnn_obj_root, "bin")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -1,0 +1,473 @@
+//===- gnnrt_main.cpp - the driver linked into every compiled model -------===//
+//
+// A compiled model provides three symbols:
+//   extern "C" const char gnnrt_model_info[];          (see Context.h)
+//   extern "C" float gnn_train_step(gnnrtContext *);   forward, backward,
+//   update extern "C" float gnn_eval(gnnrtContext *);         forward without
+//   dropout
+// Both functions record the logits with gnnrtSetOutput and return the loss.
+// This driver parses the flags, loads the dataset, initialises or loads the
+// parameters, runs the epochs and writes the results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../lib/Context.h"
+#include "../lib/Npy.h"
+#include "gnnrt/GNNRuntime.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+extern "C" const char gnnrt_model_info[];
+extern "C" float gnn_train_step(gnnrtContext *ctx);
+extern "C" float gnn_eval(gnnrtContext *ctx);
+
+using namespace gnnrt;
+
+namespace {
+
+struct Options {
+  std::string data, json, saveParams, loadParams, predict, dump;
+  int64_t epochs = 200, evalEvery = 1, threads = 0;
+  uint64_t seed = 0;
+  double dropout = -1.0;
+  bool quiet = false;
+  OptimizerConfig opt;
+};
+
+const char *kUsage =
+    "usage: %s [options]\n"
+    "Trains the compiled model full-graph on a dataset (DESIGN.md's "
+    "format).\n\n"
+    "  --data DIR           dataset directory (default: the shipped polblogs)\n"
+    "  --epochs N           training epochs (default 200)\n"
+    "  --lr X               learning rate (default 0.01)\n"
+    "  --optimizer adam|sgd optimizer (default adam, torch.optim semantics)\n"
+    "  --momentum X         SGD momentum (default 0.9)\n"
+    "  --weight-decay X     L2 weight decay added to the gradient (default 0)\n"
+    "  --dropout X          dropout rate for every dropout op (default: the "
+    "model's)\n"
+    "  --seed N             seed of the initialisation and dropout (default "
+    "0)\n"
+    "  --threads N          OpenMP threads (default: OMP_NUM_THREADS or all)\n"
+    "  --eval-every N       evaluate every N epochs (default 1)\n"
+    "  --json FILE          write a JSON summary\n"
+    "  --save-params DIR    write <param>.npy after training\n"
+    "  --load-params DIR    start from <param>.npy instead of initialising\n"
+    "  --predict FILE       write the predicted class per vertex (.npy, "
+    "int64)\n"
+    "  --dump DIR           run one training step with dropout off and write\n"
+    "                       params/, grads/, loss.npy, logits.npy; no "
+    "training\n"
+    "  --quiet              no per-epoch lines\n"
+    "  --help               this text\n";
+
+[[noreturn]] void usageError(const std::string &message) {
+  std::fprintf(stderr, "error: %s (see --help)\n", message.c_str());
+  std::exit(2);
+}
+
+bool parseInt(const char *s, int64_t &out) {
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s, &end, 10);
+  if (errno || !end || *end || end == s)
+    return false;
+  out = v;
+  return true;
+}
+
+bool parseDouble(const char *s, double &out) {
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(s, &end);
+  if (errno || !end || *end || end == s || !std::isfinite(v))
+    return false;
+  out = v;
+  return true;
+}
+
+bool isDir(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/// The shipped dataset: next to the executable's install tree, or in the
+/// source tree the runtime was built from.
+std::string defaultData(const char *argv0) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  std::vector<std::string> candidates;
+  if (n > 0) {
+    exe[n] = '\0';
+    std::string dir(exe);
+    dir = dir.substr(0, dir.find_last_of('/'));
+    candidates.push_back(dir + "/../share/gnnc/datasets/polblogs");
+  }
+#ifdef GNNRT_SOURCE_DATASET
+  candidates.push_back(GNNRT_SOURCE_DATASET);
+#endif
+  for (const std::string &c : candidates)
+    if (isDir(c))
+      return c;
+  (void)argv0;
+  return candidates.empty() ? "" : candidates.back();
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string value;
+    bool hasInline = false;
+    size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+      hasInline = true;
+    }
+    auto next = [&]() -> const char * {
+      if (hasInline)
+        return value.c_str();
+      if (i + 1 >= argc)
+        usageError("option " + a + " needs a value");
+      return argv[++i];
+    };
+    auto integer = [&](int64_t lo) {
+      const char *s = next();
+      int64_t v;
+      if (!parseInt(s, v) || v < lo)
+        usageError("option " + a + ": expected an integer >= " +
+                   std::to_string(lo) + " but got '" + s + "'");
+      return v;
+    };
+    auto real = [&](double lo, double hi, bool loOpen) {
+      const char *s = next();
+      double v;
+      if (!parseDouble(s, v) || v < lo || v > hi || (loOpen && v == lo))
+        usageError("option " + a + ": '" + s + "' is out of range");
+      return v;
+    };
+    if (a == "--help" || a == "-h") {
+      std::printf(kUsage, argv[0]);
+      std::exit(0);
+    } else if (a == "--data") {
+      o.data = next();
+    } else if (a == "--epochs") {
+      o.epochs = integer(0);
+    } else if (a == "--lr") {
+      o.opt.lr = real(0.0, 1e6, true);
+    } else if (a == "--optimizer") {
+      std::string k = next();
+      if (k == "adam")
+        o.opt.kind = OptimizerConfig::Adam;
+      else if (k == "sgd")
+        o.opt.kind = OptimizerConfig::SGD;
+      else
+        usageError("option --optimizer: unknown optimizer '" + k +
+                   "' (expected adam or sgd)");
+    } else if (a == "--momentum") {
+      o.opt.momentum = real(0.0, 1.0, false);
+    } else if (a == "--weight-decay") {
+      o.opt.weightDecay = real(0.0, 1e6, false);
+    } else if (a == "--dropout") {
+      o.dropout = real(0.0, 0.999999, false);
+    } else if (a == "--seed") {
+      o.seed = static_cast<uint64_t>(integer(0));
+    } else if (a == "--threads") {
+      o.threads = integer(1);
+    } else if (a == "--eval-every") {
+      o.evalEvery = integer(1);
+    } else if (a == "--json") {
+      o.json = next();
+    } else if (a == "--save-params") {
+      o.saveParams = next();
+    } else if (a == "--load-params") {
+      o.loadParams = next();
+    } else if (a == "--predict") {
+      o.predict = next();
+    } else if (a == "--dump") {
+      o.dump = next();
+    } else if (a == "--quiet") {
+      o.quiet = true;
+    } else {
+      usageError("unknown option '" + a + "'");
+    }
+  }
+  if (o.data.empty())
+    o.data = defaultData(argv[0]);
+  return o;
+}
+
+bool makeDir(const std::string &dir, std::string &error) {
+  if (isDir(dir))
+    return true;
+  std::string path;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      path = dir.substr(0, i);
+      if (!path.empty() && !isDir(path) && mkdir(path.c_str(), 0755) != 0) {
+        error = path + ": " + std::strerror(errno);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool saveParams(gnnrtContext *ctx, const std::string &dir, bool grads,
+                std::string &error) {
+  if (!makeDir(dir, error))
+    return false;
+  for (size_t i = 0; i < ctx->model.params.size(); ++i) {
+    const ParamInfo &p = ctx->model.params[i];
+    const Buffer &b = grads ? *ctx->grads[i] : *ctx->params[i];
+    if (!writeNpy(dir + "/" + p.name + ".npy", DType::F32, p.shape, b.data,
+                  error))
+      return false;
+  }
+  return true;
+}
+
+bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error) {
+  for (size_t i = 0; i < ctx->model.params.size(); ++i) {
+    const ParamInfo &p = ctx->model.params[i];
+    std::string file = p.name + ".npy";
+    NpyHeader h;
+    std::vector<char> raw;
+    if (!readNpy(dir + "/" + file, file, DType::F32, -1, h, raw, error))
+      return false;
+    if (h.shape != p.shape) {
+      std::string got, want;
+      for (int64_t d : h.shape)
+        got += (got.empty() ? "" : ", ") + std::to_string(d);
+      for (int64_t d : p.shape)
+        want += (want.empty() ? "" : ", ") + std::to_string(d);
+      error = file + ": shape (" + got + ") but the model needs (" + want + ")";
+      return false;
+    }
+    std::memcpy(ctx->params[i]->data, raw.data(), raw.size());
+  }
+  return true;
+}
+
+void zeroGrads(gnnrtContext *ctx) {
+  for (auto &g : ctx->grads)
+    std::memset(g->data, 0, static_cast<size_t>(g->size) * sizeof(float));
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+struct EpochRecord {
+  int64_t epoch;
+  double loss, train, val, test, ms;
+  bool evaluated;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o = parseArgs(argc, argv);
+  if (o.threads > 0)
+    omp_set_num_threads(static_cast<int>(o.threads));
+
+  auto *ctx = new gnnrtContext();
+  std::string error;
+  if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
+    fatal("corrupt model description: " + error);
+  if (o.data.empty() || !isDir(o.data))
+    fatal("--data: dataset directory '" + o.data + "' not found");
+  if (!loadDataset(o.data, ctx->ds, error))
+    fatal(o.data + "/" + error);
+  if (!bindDataset(ctx, error))
+    fatal(o.data + ": " + error);
+  ctx->optConfig = o.opt;
+  ctx->seed = o.seed;
+  ctx->dropoutOverride = o.dropout;
+  initParams(ctx, o.seed);
+  if (!o.loadParams.empty() && !loadParams(ctx, o.loadParams, error))
+    fatal("--load-params: " + o.loadParams + "/" + error);
+
+  const int threads = omp_get_max_threads();
+  if (!o.quiet)
+    std::printf(
+        "gnnc: model %s on %s (%lld vertices, %lld edges, %lld features, "
+        "%lld classes), %d threads\n",
+        ctx->model.name.c_str(), ctx->ds.name.c_str(),
+        static_cast<long long>(ctx->ds.numVertices),
+        static_cast<long long>(ctx->ds.numEdges),
+        static_cast<long long>(ctx->ds.numFeatures),
+        static_cast<long long>(ctx->ds.numClasses), threads);
+
+  if (!o.dump.empty()) {
+    if (!saveParams(ctx, o.dump + "/params", false, error))
+      fatal("--dump: " + error);
+    // One step with dropout off, without the update: the optimizer runs on a
+    // copy of the parameters that is thrown away.
+    std::vector<std::vector<float>> saved;
+    for (auto &p : ctx->params)
+      saved.emplace_back(p->data, p->data + p->size);
+    ctx->training = true;
+    ctx->dropoutOverride = 0.0;
+    ctx->step = 0;
+    zeroGrads(ctx);
+    float loss = gnn_train_step(ctx);
+    std::vector<float> logits(
+        ctx->logits, ctx->logits + ctx->ds.numVertices * ctx->ds.numClasses);
+    for (size_t i = 0; i < saved.size(); ++i)
+      std::memcpy(ctx->params[i]->data, saved[i].data(),
+                  saved[i].size() * sizeof(float));
+    if (!saveParams(ctx, o.dump + "/grads", true, error) ||
+        !writeNpy(o.dump + "/loss.npy", DType::F32, {}, &loss, error) ||
+        !writeNpy(o.dump + "/logits.npy", DType::F32,
+                  {ctx->ds.numVertices, ctx->ds.numClasses}, logits.data(),
+                  error))
+      fatal("--dump: " + error);
+    if (!o.quiet)
+      std::printf("dumped one step to %s (loss %.6f)\n", o.dump.c_str(), loss);
+    return 0;
+  }
+
+  std::vector<EpochRecord> history;
+  auto t0 = std::chrono::steady_clock::now();
+  auto lastProgress = t0;
+  for (int64_t epoch = 1; epoch <= o.epochs; ++epoch) {
+    ctx->training = true;
+    ctx->step = epoch;
+    zeroGrads(ctx);
+    auto start = std::chrono::steady_clock::now();
+    float loss = gnn_train_step(ctx);
+    auto end = std::chrono::steady_clock::now();
+    EpochRecord r{
+        epoch, loss,
+        0,     0,
+        0,     std::chrono::duration<double, std::milli>(end - start).count(),
+        false};
+    if (!std::isfinite(loss))
+      fatal("the loss became " + std::to_string(loss) + " at epoch " +
+            std::to_string(epoch) + " (try a smaller --lr)");
+    if (epoch % o.evalEvery == 0 || epoch == o.epochs) {
+      ctx->training = false;
+      gnn_eval(ctx);
+      r.train = accuracy(ctx, 0);
+      r.val = accuracy(ctx, 1);
+      r.test = accuracy(ctx, 2);
+      r.evaluated = true;
+      if (!o.quiet)
+        std::printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  "
+                    "%.2f ms\n",
+                    static_cast<long long>(epoch), loss, r.train, r.val, r.test,
+                    r.ms);
+    }
+    history.push_back(r);
+    auto now = std::chrono::steady_clock::now();
+    if (o.quiet &&
+        std::chrono::duration<double>(now - lastProgress).count() > 10.0) {
+      std::fprintf(stderr, "gnnc: epoch %lld/%lld\n",
+                   static_cast<long long>(epoch),
+                   static_cast<long long>(o.epochs));
+      lastProgress = now;
+    }
+  }
+  if (o.epochs == 0) {
+    ctx->training = false;
+    gnn_eval(ctx);
+  }
+
+  std::vector<double> times;
+  for (const EpochRecord &r : history)
+    times.push_back(r.ms);
+  std::sort(times.begin(), times.end());
+  double median = times.empty() ? 0.0 : times[times.size() / 2];
+  EpochRecord last = history.empty() ? EpochRecord{0,
+                                                   ctx->loss,
+                                                   accuracy(ctx, 0),
+                                                   accuracy(ctx, 1),
+                                                   accuracy(ctx, 2),
+                                                   0,
+                                                   true}
+                                     : history.back();
+  std::printf("final: loss %.4f  train %.4f  val %.4f  test %.4f  median epoch "
+              "%.2f ms\n",
+              last.loss, last.train, last.val, last.test, median);
+
+  if (!o.saveParams.empty() && !saveParams(ctx, o.saveParams, false, error))
+    fatal("--save-params: " + error);
+  if (!o.predict.empty()) {
+    ctx->training = false;
+    gnn_eval(ctx);
+    std::vector<int64_t> pred(ctx->ds.numVertices);
+    const int64_t C = ctx->ds.numClasses;
+    for (int64_t v = 0; v < ctx->ds.numVertices; ++v) {
+      const float *row = ctx->logits + v * C;
+      pred[v] = std::max_element(row, row + C) - row;
+    }
+    if (!writeNpy(o.predict, DType::I64, {ctx->ds.numVertices}, pred.data(),
+                  error))
+      fatal("--predict: " + error);
+  }
+  if (!o.json.empty()) {
+    FILE *f = std::fopen(o.json.c_str(), "w");
+    if (!f)
+      fatal("--json: " + o.json + ": " + std::strerror(errno));
+    std::fprintf(
+        f, "{\n  \"model\": %s,\n  \"dataset\": %s,\n  \"threads\": %d,\n",
+        jsonString(ctx->model.name).c_str(), jsonString(ctx->ds.name).c_str(),
+        threads);
+    std::fprintf(f,
+                 "  \"epochs\": %lld,\n  \"seed\": %llu,\n  \"lr\": %.17g,\n",
+                 static_cast<long long>(o.epochs),
+                 static_cast<unsigned long long>(o.seed), o.opt.lr);
+    std::fprintf(f, "  \"optimizer\": \"%s\",\n  \"weight_decay\": %.17g,\n",
+                 o.opt.kind == OptimizerConfig::Adam ? "adam" : "sgd",
+                 o.opt.weightDecay);
+    std::fprintf(
+        f,
+        "  \"final\": {\"loss\": %.9g, \"train_acc\": %.9g, \"val_acc\": %.9g, "
+        "\"test_acc\": %.9g},\n",
+        last.loss, last.train, last.val, last.test);
+    std::fprintf(f,
+                 "  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n  "
+                 "\"history\": [",
+                 median, static_cast<long long>(ctx->bytesAllocated));
+    bool first = true;
+    for (const EpochRecord &r : history) {
+      std::fprintf(f, "%s\n    {\"epoch\": %lld, \"loss\": %.9g, \"ms\": %.6g",
+                   first ? "" : ",", static_cast<long long>(r.epoch), r.loss,
+                   r.ms);
+      if (r.evaluated)
+        std::fprintf(
+            f, ", \"train_acc\": %.9g, \"val_acc\": %.9g, \"test_acc\": %.9g",
+            r.train, r.val, r.test);
+      std::fprintf(f, "}");
+      first = false;
+    }
+    std::fprintf(f, "\n  ]\n}\n");
+    std::fclose(f);
+  }
+  return 0;
+}

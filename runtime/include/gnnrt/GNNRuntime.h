@@ -1,0 +1,167 @@
+//===- GNNRuntime.h - the gnnrt C ABI ---------------------------*- C++ -*-===//
+//
+// What compiled gnn programs call. One `extern "C"` block; opaque context
+// handle; memref arguments as pointers to MLIR's descriptors (functions named
+// `_mlir_ciface_*`, declared on the compiler side with
+// `llvm.emit_c_interface`). Every tensor crosses the ABI as a flat f32 (or
+// i32) memref; its logical shape travels as integer arguments.
+//
+// Entry points that take a `side` use 0 = src, 1 = dst (the order of
+// `mlir::gnn::Side`); `acc` uses 0 sum, 1 mean, 2 max, 3 min (the order of
+// `mlir::gnn::Accumulator`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_GNNRUNTIME_H
+#define GNNRT_GNNRUNTIME_H
+
+#include <stdint.h>
+
+#define GNNRT_EXPORT __attribute__((visibility("default")))
+
+/// Version of this ABI; bumped on any change of an entry point.
+#define GNNRT_API_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// MLIR's descriptor of a rank-1 memref (StridedMemRefType<T, 1>).
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} gnnrtMemRefF32;
+
+typedef struct {
+  int32_t *allocated;
+  int32_t *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} gnnrtMemRefI32;
+
+/// Opaque run-time context: the dataset, the graph's CSC and CSR, the
+/// parameters, gradients, optimizer state, buffers and configuration.
+typedef struct gnnrtContext gnnrtContext;
+
+GNNRT_EXPORT uint64_t gnnrtGetAPIVersion(void);
+
+/// Sizes the program is bound to: 0 = |V|, 1 = |E|, 2 = features F,
+/// 3 = classes C.
+GNNRT_EXPORT int64_t gnnrtDim(gnnrtContext *ctx, int64_t which);
+
+/// A buffer of `numElements` floats owned by the context and identified by
+/// `slot`: allocated on the first call, the same memory on every later call
+/// (so nothing is allocated per epoch). Contents are unspecified.
+GNNRT_EXPORT void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result,
+                                           gnnrtContext *ctx, int64_t slot,
+                                           int64_t numElements);
+
+/// Parameter `index` (declaration order) and its gradient buffer.
+GNNRT_EXPORT void _mlir_ciface_gnnrtParam(gnnrtMemRefF32 *result,
+                                          gnnrtContext *ctx, int64_t index);
+GNNRT_EXPORT void _mlir_ciface_gnnrtGrad(gnnrtMemRefF32 *result,
+                                         gnnrtContext *ctx, int64_t index);
+
+/// The features [V, F]; per-vertex in- (0) or out- (1) degree as floats;
+/// edge data by index into the model's edge inputs.
+GNNRT_EXPORT void _mlir_ciface_gnnrtFeatures(gnnrtMemRefF32 *result,
+                                             gnnrtContext *ctx);
+GNNRT_EXPORT void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result,
+                                           gnnrtContext *ctx, int64_t dir);
+GNNRT_EXPORT void _mlir_ciface_gnnrtEdgeDataF32(gnnrtMemRefF32 *result,
+                                                gnnrtContext *ctx,
+                                                int64_t index);
+GNNRT_EXPORT void _mlir_ciface_gnnrtEdgeDataI32(gnnrtMemRefI32 *result,
+                                                gnnrtContext *ctx,
+                                                int64_t index);
+
+/// out[e, :] = in[src(e) or dst(e), :] for rows of `width` floats.
+GNNRT_EXPORT void _mlir_ciface_gnnrtScatter(gnnrtContext *ctx, int64_t side,
+                                            gnnrtMemRefF32 *in,
+                                            gnnrtMemRefF32 *out, int64_t width);
+
+/// out[v, :] = reduce over edges e with dst(e) = v (side 1) or src(e) = v
+/// (side 0) of in[e, :]. Vertices without edges get 0. For max/min, `arg`
+/// (size V * width) receives the chosen edge per element: the lowest CSC
+/// position among ties; -1 where there is none.
+GNNRT_EXPORT void _mlir_ciface_gnnrtGather(gnnrtContext *ctx, int64_t acc,
+                                           int64_t side, gnnrtMemRefF32 *in,
+                                           gnnrtMemRefF32 *out,
+                                           gnnrtMemRefI32 *arg, int64_t width);
+
+/// Backward of a max/min gather: gradEdges[e, i] = gradOut[v, i] where
+/// arg[v, i] = e, 0 elsewhere.
+GNNRT_EXPORT void _mlir_ciface_gnnrtGatherArgBackward(
+    gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *gradOut,
+    gnnrtMemRefI32 *arg, gnnrtMemRefF32 *gradEdges, int64_t width);
+
+/// Weighted aggregation without an edge tensor:
+/// out[v, :] = sum over edges e into v (side 1; out of v for side 0) of
+/// w[e] * in[other end of e, :]; `w` may have size 0 (all weights 1).
+GNNRT_EXPORT void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
+                                         gnnrtMemRefF32 *weights,
+                                         gnnrtMemRefF32 *in,
+                                         gnnrtMemRefF32 *out, int64_t width);
+
+/// C[M, N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when
+/// the flag is set (OpenBLAS sgemm).
+GNNRT_EXPORT void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB,
+                                         int64_t m, int64_t n, int64_t k,
+                                         float alpha, gnnrtMemRefF32 *a,
+                                         gnnrtMemRefF32 *b, float beta,
+                                         gnnrtMemRefF32 *c);
+
+/// Typed linear (GG-NN): out[r, :] = x[r, :] @ w[types[r]] with w of shape
+/// [T, K, N]; a grouped GEMM. Types outside [0, T) stop the run with an error.
+GNNRT_EXPORT void
+_mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
+                            int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
+                            gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+                            gnnrtMemRefF32 *out);
+
+/// Backward of the typed linear: gx = g @ w[t]^T (written), gw[t] += x^T g
+/// over the rows of type t.
+GNNRT_EXPORT void _mlir_ciface_gnnrtTypedGemmBackward(
+    gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n, int64_t numTypes,
+    gnnrtMemRefF32 *x, gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+    gnnrtMemRefF32 *g, gnnrtMemRefF32 *gx, gnnrtMemRefF32 *gw);
+
+/// Masked mean softmax cross-entropy of logits [V, C] over the vertices of
+/// split `split` (0 train, 1 val, 2 test) with a label; writes d loss /
+/// d logits into `grad` unless it has size 0. Returns the loss.
+GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
+                                                         gnnrtMemRefF32 *logits,
+                                                         gnnrtMemRefF32 *grad,
+                                                         int64_t classes,
+                                                         int64_t split);
+
+/// Inverted dropout with a counter-based mask of (seed, step, op, element):
+/// out = in * mask / (1 - rate) when training, out = in otherwise. The
+/// backward call recomputes the same mask. `rate` < 0 means "the op's
+/// default" is overridden by the run's --dropout when given.
+GNNRT_EXPORT void _mlir_ciface_gnnrtDropout(gnnrtContext *ctx, int64_t op,
+                                            double rate, gnnrtMemRefF32 *in,
+                                            gnnrtMemRefF32 *out);
+GNNRT_EXPORT void _mlir_ciface_gnnrtDropoutBackward(gnnrtContext *ctx,
+                                                    int64_t op, double rate,
+                                                    gnnrtMemRefF32 *gradOut,
+                                                    gnnrtMemRefF32 *gradIn);
+
+/// One step of the run's optimizer on parameter `index` with its gradient.
+GNNRT_EXPORT void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index);
+
+/// Records where the program left the logits [V, C] (for accuracy,
+/// predictions and dumps) and the loss.
+GNNRT_EXPORT void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx,
+                                              gnnrtMemRefF32 *logits,
+                                              float loss);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // GNNRT_GNNRUNTIME_H

@@ -1,0 +1,116 @@
+//===- Context.h - the run-time context behind gnnrtContext -----*- C++ -*-===//
+
+#ifndef GNNRT_CONTEXT_H
+#define GNNRT_CONTEXT_H
+
+#include "Dataset.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// A parameter as the compiled model declares it (docs/ProgramContract.md).
+struct ParamInfo {
+  std::string name;
+  std::string init = "glorot";
+  double value = 0.0;
+  std::vector<int64_t> dims;  // > 0 static; -1 = features, -2 = classes
+  std::vector<int64_t> shape; // resolved against the dataset
+  int64_t size() const;
+};
+
+/// Edge data the model reads (`gnn.input` of an edge tensor).
+struct EdgeInputInfo {
+  std::string name;
+  bool isInt = false;
+  int64_t width = 1; // row width the model expects (f32)
+};
+
+/// What gnn-compile records about a model (the `gnnrt_model_info` text).
+struct ModelInfo {
+  std::string name;
+  std::vector<ParamInfo> params;
+  std::vector<EdgeInputInfo> edgeInputs;
+  int64_t featureWidth = -1; // static width the model reads, or -1
+  int64_t classWidth = -1;   // static number of logits, or -1
+};
+
+/// Parses the text written by gnn-compile: one record per line
+///   model <name>
+///   param <name> <init> <value> <rank> <dim>...   (dims: n, -1 F, -2 C)
+///   edge <name> f32|i32 <width>
+///   features <width|-1>
+///   classes <width|-1>
+bool parseModelInfo(const std::string &text, ModelInfo &info,
+                    std::string &error);
+
+struct OptimizerConfig {
+  enum Kind { Adam, SGD } kind = Adam;
+  double lr = 0.01, weightDecay = 0.0, momentum = 0.9;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+
+/// A 64-byte aligned float buffer.
+struct Buffer {
+  float *data = nullptr;
+  int64_t size = 0;
+  Buffer() = default;
+  explicit Buffer(int64_t n);
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+};
+
+struct OptState {
+  std::unique_ptr<Buffer> m, v;
+  int64_t t = 0;
+};
+
+} // namespace gnnrt
+
+struct gnnrtContext {
+  gnnrt::Dataset ds;
+  std::vector<int32_t> dst;     // destination of each edge (CSC order)
+  std::vector<int64_t> csrPtr;  // out-edges by source
+  std::vector<int32_t> csrEdge; // edge ids, ascending within a source
+  std::vector<float> inDeg, outDeg;
+  gnnrt::ModelInfo model;
+  std::vector<std::unique_ptr<gnnrt::Buffer>> params, grads;
+  std::vector<gnnrt::OptState> opt;
+  gnnrt::OptimizerConfig optConfig;
+  std::vector<std::unique_ptr<gnnrt::Buffer>> buffers; // by slot
+  std::vector<std::vector<float>> edgeF32;             // per edge input
+  std::vector<std::vector<int32_t>> edgeI32;
+  uint64_t seed = 0;
+  int64_t step = 0;
+  bool training = false;
+  double dropoutOverride = -1.0;
+  const float *logits = nullptr;
+  float loss = 0.0f;
+  int64_t bytesAllocated = 0;
+};
+
+namespace gnnrt {
+
+/// Builds the CSR, degrees and edge inputs for `ctx->ds` and checks the
+/// dataset against the model (widths, edge data). False with a message.
+bool bindDataset(gnnrtContext *ctx, std::string &error);
+
+/// Allocates the parameters (initialised from `seed`) and gradients.
+void initParams(gnnrtContext *ctx, uint64_t seed);
+
+/// Stops the run with "error: <message>" (the runtime has no exceptions).
+[[noreturn]] void fatal(const std::string &message);
+
+/// A counter-based uniform draw in [0, 1).
+double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+
+/// Accuracy of the recorded logits on split 0/1/2.
+double accuracy(const gnnrtContext *ctx, int split);
+
+} // namespace gnnrt
+
+#endif // GNNRT_CONTEXT_H

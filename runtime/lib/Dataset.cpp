@@ -1,0 +1,264 @@
+//===- Dataset.cpp - loading and validating datasets ----------------------===//
+//
+// Mirrors python/gnnc/data/format.py: both reject test/datasets/bad/ with the
+// messages in its expected.txt files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dataset.h"
+#include "Json.h"
+#include "Npy.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace gnnrt {
+
+static std::string join(const std::string &dir, const std::string &file) {
+  return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
+}
+
+template <typename T>
+static void copyOut(const std::vector<char> &raw, std::vector<T> &out) {
+  out.resize(raw.size() / sizeof(T));
+  if (!raw.empty())
+    std::memcpy(out.data(), raw.data(), raw.size());
+}
+
+static bool checkLength(const std::string &file, int64_t actual, int64_t want,
+                        const char *what, std::string &error) {
+  if (actual == want)
+    return true;
+  error = file + ": length " + std::to_string(actual) + " but " + what +
+          " is " + std::to_string(want);
+  return false;
+}
+
+bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = dir + ": not a directory";
+    return false;
+  }
+  // meta.json
+  std::ifstream in(join(dir, "meta.json"));
+  if (!in) {
+    error = "meta.json: missing file";
+    return false;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  JsonValue meta;
+  std::string jerr;
+  if (!parseJson(buf.str(), meta, jerr)) {
+    error = "meta.json: not valid JSON (" + jerr + ")";
+    return false;
+  }
+  if (meta.kind != JsonValue::Object) {
+    error = "meta.json: expected a JSON object";
+    return false;
+  }
+  static const char *keys[] = {
+      "format_version", "name",     "num_vertices", "num_edges", "num_features",
+      "num_classes",    "directed", "self_loops",   "source",    "edge_data"};
+  for (const char *k : keys)
+    if (!meta.get(k)) {
+      error = std::string("meta.json: missing key '") + k + "'";
+      return false;
+    }
+  const JsonValue *version = meta.get("format_version");
+  if (version->kind != JsonValue::Int || version->i != 1) {
+    error = "meta.json: format_version " + version->text() +
+            " (this reader knows 1)";
+    return false;
+  }
+  int64_t metaCounts[4];
+  const char *countKeys[] = {"num_vertices", "num_edges", "num_features",
+                             "num_classes"};
+  for (int i = 0; i < 4; ++i) {
+    const JsonValue *v = meta.get(countKeys[i]);
+    if (v->kind != JsonValue::Int || v->i < 0) {
+      error = std::string("meta.json: '") + countKeys[i] +
+              "' must be a non-negative integer";
+      return false;
+    }
+    metaCounts[i] = v->i;
+  }
+  if (metaCounts[3] < 1) {
+    error = "meta.json: 'num_classes' must be at least 1";
+    return false;
+  }
+  const JsonValue *edgeNames = meta.get("edge_data");
+  if (edgeNames->kind != JsonValue::Array) {
+    error = "meta.json: 'edge_data' must be a list of names";
+    return false;
+  }
+  for (const JsonValue &n : edgeNames->items)
+    if (n.kind != JsonValue::String) {
+      error = "meta.json: 'edge_data' must be a list of names";
+      return false;
+    }
+  ds.name = meta.get("name")->text();
+  ds.source = meta.get("source")->text();
+  ds.directed = meta.get("directed")->truthy();
+  ds.selfLoops = meta.get("self_loops")->truthy();
+  ds.numClasses = metaCounts[3];
+
+  NpyHeader h;
+  std::vector<char> raw;
+  // Graph.
+  if (!readNpy(join(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h, raw,
+               error))
+    return false;
+  copyOut(raw, ds.indptr);
+  if (!readNpy(join(dir, "indices.npy"), "indices.npy", DType::I32, 1, h, raw,
+               error))
+    return false;
+  copyOut(raw, ds.indices);
+  if (ds.indptr.empty()) {
+    error = "indptr.npy: empty (needs V+1 entries)";
+    return false;
+  }
+  int64_t V = static_cast<int64_t>(ds.indptr.size()) - 1;
+  int64_t E = static_cast<int64_t>(ds.indices.size());
+  ds.numVertices = V;
+  ds.numEdges = E;
+  if (ds.indptr[0] != 0) {
+    error =
+        "indptr.npy: indptr[0] is " + std::to_string(ds.indptr[0]) + ", not 0";
+    return false;
+  }
+  for (int64_t v = 0; v < V; ++v)
+    if (ds.indptr[v + 1] < ds.indptr[v]) {
+      error = "indptr.npy: not monotone (indptr[" + std::to_string(v + 1) +
+              "] < indptr[" + std::to_string(v) + "])";
+      return false;
+    }
+  if (ds.indptr[V] != E) {
+    error = "indptr.npy: indptr[-1] = " + std::to_string(ds.indptr[V]) +
+            " but indices.npy has " + std::to_string(E) + " edges";
+    return false;
+  }
+  int64_t lo = 0, hi = 0;
+  for (int64_t e = 0; e < E; ++e) {
+    lo = std::min<int64_t>(lo, ds.indices[e]);
+    hi = std::max<int64_t>(hi, ds.indices[e]);
+  }
+  if (E && (lo < 0 || hi >= V)) {
+    error = "indices.npy: vertex id " + std::to_string(lo < 0 ? lo : hi) +
+            " out of range [0, " + std::to_string(V) + ")";
+    return false;
+  }
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t e = ds.indptr[v] + 1; e < ds.indptr[v + 1]; ++e)
+      if (ds.indices[e] < ds.indices[e - 1]) {
+        error =
+            "indices.npy: sources not ascending within a destination (edge " +
+            std::to_string(e) + ")";
+        return false;
+      }
+
+  // Vertex data.
+  if (!readNpy(join(dir, "features.npy"), "features.npy", DType::F32, 2, h, raw,
+               error))
+    return false;
+  if (!checkLength("features.npy", h.shape[0], V,
+                   "the number of vertices (indptr.npy)", error))
+    return false;
+  ds.numFeatures = h.shape[1];
+  copyOut(raw, ds.features);
+  for (int64_t i = 0, n = static_cast<int64_t>(ds.features.size()); i < n; ++i)
+    if (!std::isfinite(ds.features[i])) {
+      error = "features.npy: NaN or Inf (row " +
+              std::to_string(i / std::max<int64_t>(ds.numFeatures, 1)) + ")";
+      return false;
+    }
+  if (!readNpy(join(dir, "labels.npy"), "labels.npy", DType::I64, 1, h, raw,
+               error))
+    return false;
+  if (!checkLength("labels.npy", h.shape[0], V,
+                   "the number of vertices (indptr.npy)", error))
+    return false;
+  copyOut(raw, ds.labels);
+  for (int64_t v = 0; v < V; ++v)
+    if (ds.labels[v] < -1 || ds.labels[v] >= ds.numClasses) {
+      // Report like the Python validator: the smallest bad one below -1, else
+      // the largest.
+      int64_t mn = ds.labels[0], mx = ds.labels[0];
+      for (int64_t u = 0; u < V; ++u) {
+        mn = std::min(mn, ds.labels[u]);
+        mx = std::max(mx, ds.labels[u]);
+      }
+      error = "labels.npy: label " + std::to_string(mn < -1 ? mn : mx) +
+              " outside [-1, num_classes=" + std::to_string(ds.numClasses) +
+              ")";
+      return false;
+    }
+  const char *splits[] = {"train", "val", "test"};
+  for (int s = 0; s < 3; ++s) {
+    std::string file = std::string(splits[s]) + "_mask.npy";
+    if (!readNpy(join(dir, file), file, DType::Bool, 1, h, raw, error))
+      return false;
+    if (!checkLength(file, h.shape[0], V, "the number of vertices (indptr.npy)",
+                     error))
+      return false;
+    copyOut(raw, ds.masks[s]);
+  }
+
+  // Edge data.
+  for (const JsonValue &n : edgeNames->items) {
+    std::string file = "edge_" + n.s + ".npy";
+    std::string path = join(dir, file);
+    if (stat(path.c_str(), &st) != 0) {
+      error = file + ": missing file (listed in meta.json edge_data)";
+      return false;
+    }
+    if (!readNpyHeader(path, file, h, error))
+      return false;
+    EdgeData ed;
+    if (h.dtype == DType::I32) {
+      if (!readNpy(path, file, DType::I32, 1, h, raw, error))
+        return false;
+      ed.isInt = true;
+      copyOut(raw, ed.i32);
+    } else if (h.dtype == DType::F32) {
+      if (!readNpy(path, file, DType::F32, -1, h, raw, error))
+        return false;
+      if (h.shape.size() != 1 && h.shape.size() != 2) {
+        error = file + ": rank " + std::to_string(h.shape.size()) +
+                " but [E] or [E, k] expected";
+        return false;
+      }
+      ed.width = h.shape.size() == 2 ? h.shape[1] : 1;
+      copyOut(raw, ed.f32);
+      for (float x : ed.f32)
+        if (!std::isfinite(x)) {
+          error = file + ": NaN or Inf";
+          return false;
+        }
+    } else {
+      error = file + ": dtype " + dtypeName(h.dtype) +
+              " but float32 or int32 expected";
+      return false;
+    }
+    if (!checkLength(file, h.shape[0], E, "the number of edges (indices.npy)",
+                     error))
+      return false;
+    ds.edgeData[n.s] = std::move(ed);
+  }
+
+  const int64_t actual[3] = {V, E, ds.numFeatures};
+  for (int i = 0; i < 3; ++i)
+    if (metaCounts[i] != actual[i]) {
+      error = std::string("meta.json: ") + countKeys[i] + " is " +
+              std::to_string(metaCounts[i]) + " but the arrays have " +
+              std::to_string(actual[i]);
+      return false;
+    }
+  return true;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,40 @@
+//===- Dataset.h - the dataset directory format (DESIGN.md) -----*- C++ -*-===//
+
+#ifndef GNNRT_DATASET_H
+#define GNNRT_DATASET_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Per-edge data: float32 [E] / [E, k] or int32 [E].
+struct EdgeData {
+  bool isInt = false;
+  int64_t width = 1; // k for [E, k]; 1 for [E]
+  std::vector<float> f32;
+  std::vector<int32_t> i32;
+};
+
+/// A loaded and validated dataset.
+struct Dataset {
+  std::string name, source;
+  int64_t numVertices = 0, numEdges = 0, numFeatures = 0, numClasses = 0;
+  bool directed = true, selfLoops = false;
+  std::vector<int64_t> indptr;   // [V+1] in-edges by destination (CSC)
+  std::vector<int32_t> indices;  // [E] source of each edge
+  std::vector<float> features;   // [V, F]
+  std::vector<int64_t> labels;   // [V]
+  std::vector<uint8_t> masks[3]; // train, val, test: [V]
+  std::map<std::string, EdgeData> edgeData;
+};
+
+/// Loads `dir`, checking everything DESIGN.md lists. On failure returns false
+/// with a one-line "<file>: <problem>" in `error`.
+bool loadDataset(const std::string &dir, Dataset &ds, std::string &error);
+
+} // namespace gnnrt
+
+#endif // GNNRT_DATASET_H

@@ -1,0 +1,39 @@
+//===- Json.h - a minimal JSON reader for meta.json -------------*- C++ -*-===//
+//
+// Objects, arrays, strings (with escapes), integers, floats, booleans, null.
+// Enough for meta.json; no exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_JSON_H
+#define GNNRT_JSON_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gnnrt {
+
+struct JsonValue {
+  enum Kind { Null, Bool, Int, Float, String, Array, Object } kind = Null;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::vector<JsonValue> items;
+  std::vector<std::pair<std::string, JsonValue>> members;
+
+  const JsonValue *get(const std::string &key) const;
+  bool truthy() const {
+    return kind == Bool ? b : kind == Int ? i != 0 : false;
+  }
+  /// The value as text (strings unquoted), for messages.
+  std::string text() const;
+};
+
+bool parseJson(const std::string &text, JsonValue &out, std::string &error);
+
+} // namespace gnnrt
+
+#endif // GNNRT_JSON_H

@@ -1,0 +1,373 @@
+//===- Kernels.cpp - CPU kernels: gather, scatter, SpMM, GEMM, loss -------===//
+//
+// Forward gathers run over destination rows of the CSC (backward ones over
+// source rows of the CSR), one thread per block of rows: every output row has
+// one writer, so there are no atomics and results do not depend on the
+// schedule (the reduction order within a row is the CSC order).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "gnnrt/GNNRuntime.h"
+
+#include <cblas.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace gnnrt;
+
+namespace {
+
+inline float *ptr(gnnrtMemRefF32 *m) { return m->aligned + m->offset; }
+inline int32_t *ptr(gnnrtMemRefI32 *m) { return m->aligned + m->offset; }
+
+void need(int64_t have, int64_t want, const char *what) {
+  if (have < want)
+    fatal(std::string(what) + ": buffer of " + std::to_string(have) +
+          " elements, " + std::to_string(want) + " needed");
+}
+
+/// The edges reducing into vertex v, in CSC position order.
+struct Segments {
+  const int64_t *offsets;
+  const int32_t *edges; // null: edges are offsets[v] .. offsets[v+1]
+  int64_t edge(int64_t i) const { return edges ? edges[i] : i; }
+};
+
+Segments segmentsOf(gnnrtContext *ctx, int64_t side) {
+  if (side == 1)
+    return {ctx->ds.indptr.data(), nullptr};
+  return {ctx->csrPtr.data(), ctx->csrEdge.data()};
+}
+
+} // namespace
+
+extern "C" {
+
+void _mlir_ciface_gnnrtScatter(gnnrtContext *ctx, int64_t side,
+                               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                               int64_t width) {
+  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  need(in->sizes[0], V * width, "gnnrtScatter input");
+  need(out->sizes[0], E * width, "gnnrtScatter output");
+  const float *x = ptr(in);
+  float *y = ptr(out);
+  if (side == 1) {
+    const int64_t *indptr = ctx->ds.indptr.data();
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t v = 0; v < V; ++v) {
+      const float *row = x + v * width;
+      for (int64_t e = indptr[v]; e < indptr[v + 1]; ++e) {
+        float *dst = y + e * width;
+#pragma omp simd
+        for (int64_t i = 0; i < width; ++i)
+          dst[i] = row[i];
+      }
+    }
+    return;
+  }
+  const int32_t *src = ctx->ds.indices.data();
+#pragma omp parallel for schedule(static, 1024)
+  for (int64_t e = 0; e < E; ++e) {
+    const float *row = x + static_cast<int64_t>(src[e]) * width;
+    float *dst = y + e * width;
+#pragma omp simd
+    for (int64_t i = 0; i < width; ++i)
+      dst[i] = row[i];
+  }
+}
+
+void _mlir_ciface_gnnrtGather(gnnrtContext *ctx, int64_t acc, int64_t side,
+                              gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                              gnnrtMemRefI32 *arg, int64_t width) {
+  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  need(in->sizes[0], E * width, "gnnrtGather input");
+  need(out->sizes[0], V * width, "gnnrtGather output");
+  const bool extremum = acc == 2 || acc == 3;
+  if (extremum && arg->sizes[0] > 0)
+    need(arg->sizes[0], V * width, "gnnrtGather arg");
+  const float *x = ptr(in);
+  float *y = ptr(out);
+  int32_t *a = extremum && arg->sizes[0] > 0 ? ptr(arg) : nullptr;
+  const Segments seg = segmentsOf(ctx, side);
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t v = 0; v < V; ++v) {
+    float *o = y + v * width;
+    const int64_t begin = seg.offsets[v], end = seg.offsets[v + 1];
+    if (begin == end) {
+      for (int64_t i = 0; i < width; ++i)
+        o[i] = 0.0f;
+      if (a)
+        for (int64_t i = 0; i < width; ++i)
+          a[v * width + i] = -1;
+      continue;
+    }
+    if (!extremum) {
+      for (int64_t i = 0; i < width; ++i)
+        o[i] = 0.0f;
+      for (int64_t j = begin; j < end; ++j) {
+        const float *row = x + seg.edge(j) * width;
+#pragma omp simd
+        for (int64_t i = 0; i < width; ++i)
+          o[i] += row[i];
+      }
+      if (acc == 1) {
+        const float inv = 1.0f / static_cast<float>(end - begin);
+        for (int64_t i = 0; i < width; ++i)
+          o[i] *= inv;
+      }
+      continue;
+    }
+    const int64_t first = seg.edge(begin);
+    for (int64_t i = 0; i < width; ++i)
+      o[i] = x[first * width + i];
+    if (a)
+      for (int64_t i = 0; i < width; ++i)
+        a[v * width + i] = static_cast<int32_t>(first);
+    for (int64_t j = begin + 1; j < end; ++j) {
+      const int64_t e = seg.edge(j);
+      const float *row = x + e * width;
+      for (int64_t i = 0; i < width; ++i) {
+        // Strict comparison: ties keep the earlier (lower CSC position) edge.
+        const bool better = acc == 2 ? row[i] > o[i] : row[i] < o[i];
+        if (better) {
+          o[i] = row[i];
+          if (a)
+            a[v * width + i] = static_cast<int32_t>(e);
+        }
+      }
+    }
+  }
+}
+
+void _mlir_ciface_gnnrtGatherArgBackward(gnnrtContext *ctx, int64_t side,
+                                         gnnrtMemRefF32 *gradOut,
+                                         gnnrtMemRefI32 *arg,
+                                         gnnrtMemRefF32 *gradEdges,
+                                         int64_t width) {
+  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  need(gradOut->sizes[0], V * width, "gnnrtGatherArgBackward gradient");
+  need(arg->sizes[0], V * width, "gnnrtGatherArgBackward arg");
+  need(gradEdges->sizes[0], E * width, "gnnrtGatherArgBackward output");
+  const float *g = ptr(gradOut);
+  const int32_t *a = ptr(arg);
+  float *ge = ptr(gradEdges);
+  const Segments seg = segmentsOf(ctx, side);
+  // Each edge belongs to one segment, so writing per segment is race-free.
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t v = 0; v < V; ++v) {
+    for (int64_t j = seg.offsets[v]; j < seg.offsets[v + 1]; ++j) {
+      const int64_t e = seg.edge(j);
+      for (int64_t i = 0; i < width; ++i)
+        ge[e * width + i] = a[v * width + i] == e ? g[v * width + i] : 0.0f;
+    }
+  }
+}
+
+void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
+                            gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                            gnnrtMemRefF32 *out, int64_t width) {
+  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  need(in->sizes[0], V * width, "gnnrtSpmm input");
+  need(out->sizes[0], V * width, "gnnrtSpmm output");
+  const bool weighted = weights->sizes[0] > 0;
+  if (weighted)
+    need(weights->sizes[0], E, "gnnrtSpmm weights");
+  const float *w = weighted ? ptr(weights) : nullptr;
+  const float *x = ptr(in);
+  float *y = ptr(out);
+  const Segments seg = segmentsOf(ctx, side);
+  const int32_t *other = side == 1 ? ctx->ds.indices.data() : ctx->dst.data();
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t v = 0; v < V; ++v) {
+    float *o = y + v * width;
+    for (int64_t i = 0; i < width; ++i)
+      o[i] = 0.0f;
+    for (int64_t j = seg.offsets[v]; j < seg.offsets[v + 1]; ++j) {
+      const int64_t e = seg.edge(j);
+      const float c = w ? w[e] : 1.0f;
+      const float *row = x + static_cast<int64_t>(other[e]) * width;
+#pragma omp simd
+      for (int64_t i = 0; i < width; ++i)
+        o[i] += c * row[i];
+    }
+  }
+}
+
+void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB, int64_t m,
+                            int64_t n, int64_t k, float alpha,
+                            gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
+                            gnnrtMemRefF32 *c) {
+  need(a->sizes[0], m * k, "gnnrtGemm A");
+  need(b->sizes[0], k * n, "gnnrtGemm B");
+  need(c->sizes[0], m * n, "gnnrtGemm C");
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    float *cp = ptr(c);
+    for (int64_t i = 0; i < m * n; ++i)
+      cp[i] = beta == 0.0f ? 0.0f : beta * cp[i];
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, ptr(a),
+              transA ? m : k, ptr(b), transB ? k : n, beta, ptr(c), n);
+}
+
+void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
+                                 int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
+                                 gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+                                 gnnrtMemRefF32 *out) {
+  (void)ctx;
+  need(x->sizes[0], rows * k, "gnnrtTypedGemm x");
+  need(types->sizes[0], rows, "gnnrtTypedGemm types");
+  need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemm w");
+  need(out->sizes[0], rows * n, "gnnrtTypedGemm out");
+  const float *xp = ptr(x);
+  const int32_t *t = ptr(types);
+  const float *wp = ptr(w);
+  float *o = ptr(out);
+  for (int64_t r = 0; r < rows; ++r)
+    if (t[r] < 0 || t[r] >= numTypes)
+      fatal("edge type " + std::to_string(t[r]) + " of edge " +
+            std::to_string(r) + " outside [0, " + std::to_string(numTypes) +
+            ") of the typed linear's weight");
+#pragma omp parallel for schedule(static, 256)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = xp + r * k;
+    const float *wt = wp + static_cast<int64_t>(t[r]) * k * n;
+    float *orow = o + r * n;
+    for (int64_t j = 0; j < n; ++j)
+      orow[j] = 0.0f;
+    for (int64_t q = 0; q < k; ++q) {
+      const float xv = xr[q];
+      const float *wrow = wt + q * n;
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j)
+        orow[j] += xv * wrow[j];
+    }
+  }
+}
+
+void _mlir_ciface_gnnrtTypedGemmBackward(
+    gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n, int64_t numTypes,
+    gnnrtMemRefF32 *x, gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+    gnnrtMemRefF32 *g, gnnrtMemRefF32 *gx, gnnrtMemRefF32 *gw) {
+  (void)ctx;
+  need(g->sizes[0], rows * n, "gnnrtTypedGemmBackward g");
+  need(gx->sizes[0], rows * k, "gnnrtTypedGemmBackward gx");
+  need(gw->sizes[0], numTypes * k * n, "gnnrtTypedGemmBackward gw");
+  const float *xp = ptr(x), *wp = ptr(w), *gp = ptr(g);
+  const int32_t *t = ptr(types);
+  float *gxp = ptr(gx), *gwp = ptr(gw);
+#pragma omp parallel for schedule(static, 256)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *wt = wp + static_cast<int64_t>(t[r]) * k * n;
+    const float *gr = gp + r * n;
+    for (int64_t q = 0; q < k; ++q) {
+      float s = 0.0f;
+      for (int64_t j = 0; j < n; ++j)
+        s += wt[q * n + j] * gr[j];
+      gxp[r * k + q] = s;
+    }
+  }
+  // Weight gradient per type; types are few, rows many: one pass per type
+  // block keeps every output element single-writer.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t tq = 0; tq < numTypes * k; ++tq) {
+    const int64_t tau = tq / k, q = tq % k;
+    float *gwrow = gwp + (tau * k + q) * n;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (t[r] != tau)
+        continue;
+      const float xv = xp[r * k + q];
+      const float *gr = gp + r * n;
+      for (int64_t j = 0; j < n; ++j)
+        gwrow[j] += xv * gr[j];
+    }
+  }
+}
+
+float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
+                                            gnnrtMemRefF32 *logits,
+                                            gnnrtMemRefF32 *grad,
+                                            int64_t classes, int64_t split) {
+  const Dataset &ds = ctx->ds;
+  const int64_t V = ds.numVertices;
+  need(logits->sizes[0], V * classes, "gnnrtSoftmaxCrossEntropy logits");
+  const bool wantGrad = grad->sizes[0] > 0;
+  if (wantGrad)
+    need(grad->sizes[0], V * classes, "gnnrtSoftmaxCrossEntropy gradient");
+  if (split < 0 || split > 2)
+    fatal("gnnrtSoftmaxCrossEntropy: unknown split");
+  const float *z = ptr(logits);
+  float *gz = wantGrad ? ptr(grad) : nullptr;
+  const uint8_t *mask = ds.masks[split].data();
+  int64_t count = 0;
+  for (int64_t v = 0; v < V; ++v)
+    count += mask[v] && ds.labels[v] >= 0;
+  const double inv = count ? 1.0 / static_cast<double>(count) : 0.0;
+  double total = 0.0;
+#pragma omp parallel for schedule(static, 256) reduction(+ : total)
+  for (int64_t v = 0; v < V; ++v) {
+    const float *row = z + v * classes;
+    float *grow = gz ? gz + v * classes : nullptr;
+    const int64_t y = ds.labels[v];
+    if (!mask[v] || y < 0) {
+      if (grow)
+        for (int64_t c = 0; c < classes; ++c)
+          grow[c] = 0.0f;
+      continue;
+    }
+    if (y >= classes)
+      fatal("label " + std::to_string(y) + " >= number of logits " +
+            std::to_string(classes));
+    double mx = row[0];
+    for (int64_t c = 1; c < classes; ++c)
+      mx = std::max<double>(mx, row[c]);
+    double sum = 0.0;
+    for (int64_t c = 0; c < classes; ++c)
+      sum += std::exp(static_cast<double>(row[c]) - mx);
+    const double lse = mx + std::log(sum);
+    total += lse - row[y];
+    if (grow)
+      for (int64_t c = 0; c < classes; ++c)
+        grow[c] = static_cast<float>(
+            (std::exp(row[c] - lse) - (c == y ? 1.0 : 0.0)) * inv);
+  }
+  return static_cast<float>(total * inv);
+}
+
+void _mlir_ciface_gnnrtDropout(gnnrtContext *ctx, int64_t op, double rate,
+                               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) {
+  const int64_t n = in->sizes[0];
+  need(out->sizes[0], n, "gnnrtDropout output");
+  if (ctx->dropoutOverride >= 0.0)
+    rate = ctx->dropoutOverride;
+  const float *x = ptr(in);
+  float *y = ptr(out);
+  if (!ctx->training || rate <= 0.0) {
+    if (x != y)
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = x[i];
+    return;
+  }
+  const float scale = static_cast<float>(1.0 / (1.0 - rate));
+  const uint64_t seed = ctx->seed, step = static_cast<uint64_t>(ctx->step);
+#pragma omp parallel for schedule(static, 4096)
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = uniform01(seed, step, static_cast<uint64_t>(op),
+                     static_cast<uint64_t>(i)) >= rate
+               ? x[i] * scale
+               : 0.0f;
+}
+
+void _mlir_ciface_gnnrtDropoutBackward(gnnrtContext *ctx, int64_t op,
+                                       double rate, gnnrtMemRefF32 *gradOut,
+                                       gnnrtMemRefF32 *gradIn) {
+  // The same mask as the forward: the draw depends only on (seed, step, op, i).
+  _mlir_ciface_gnnrtDropout(ctx, op, rate, gradOut, gradIn);
+}
+
+} // extern "C"

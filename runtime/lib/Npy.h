@@ -1,0 +1,49 @@
+//===- Npy.h - checked .npy reading and writing -----------------*- C++ -*-===//
+//
+// The runtime is built without exceptions: every reader returns false and
+// fills `error` with "<file>: <problem>". Sizes are checked against the file
+// size before anything is allocated.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_NPY_H
+#define GNNRT_NPY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+enum class DType { F32, F64, I32, I64, Bool, U8, I16, Unknown };
+
+const char *dtypeName(DType t);
+size_t dtypeSize(DType t);
+
+/// A parsed .npy header.
+struct NpyHeader {
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> shape;
+  bool fortranOrder = false;
+  size_t dataOffset = 0;
+  int64_t numElements() const;
+};
+
+/// Reads and checks the header of `path` (magic, version, dictionary, that the
+/// file holds the announced data). `name` is the file name used in messages.
+bool readNpyHeader(const std::string &path, const std::string &name,
+                   NpyHeader &header, std::string &error);
+
+/// Reads a whole array of the expected dtype and rank (rank -1: any).
+bool readNpy(const std::string &path, const std::string &name, DType expected,
+             int rank, NpyHeader &header, std::vector<char> &data,
+             std::string &error);
+
+/// Writes a C-order array.
+bool writeNpy(const std::string &path, DType dtype,
+              const std::vector<int64_t> &shape, const void *data,
+              std::string &error);
+
+} // namespace gnnrt
+
+#endif // GNNRT_NPY_H

@@ -1,0 +1,380 @@
+//===- Runtime.cpp - context, data access, parameters, optimizers ---------===//
+
+#include "Context.h"
+#include "gnnrt/GNNRuntime.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+using namespace gnnrt;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace gnnrt {
+
+[[noreturn]] void fatal(const std::string &message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+Buffer::Buffer(int64_t n) : size(n) {
+  size_t bytes = static_cast<size_t>(n > 0 ? n : 1) * sizeof(float);
+  bytes = (bytes + 63) / 64 * 64;
+  void *p = nullptr;
+  if (posix_memalign(&p, 64, bytes) != 0 || !p)
+    fatal("out of memory allocating " + std::to_string(bytes) + " bytes");
+  data = static_cast<float *>(p);
+  std::memset(data, 0, bytes);
+}
+
+Buffer::~Buffer() { std::free(data); }
+
+int64_t ParamInfo::size() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t h =
+      mix(mix(mix(seed ^ mix(a)) ^ mix(b + 0x632be59bd9b4e019ULL)) ^ c);
+  return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint64_t hashName(const std::string &s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s)
+    h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+bool parseModelInfo(const std::string &text, ModelInfo &info,
+                    std::string &error) {
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    std::istringstream ls(line);
+    std::string kind;
+    if (!(ls >> kind))
+      continue;
+    auto bad = [&](const char *what) {
+      error = "model info line " + std::to_string(lineno) + ": " + what;
+      return false;
+    };
+    if (kind == "model") {
+      ls >> info.name;
+    } else if (kind == "param") {
+      ParamInfo p;
+      int64_t rank;
+      if (!(ls >> p.name >> p.init >> p.value >> rank) || rank < 0 || rank > 8)
+        return bad("malformed param record");
+      for (int64_t i = 0; i < rank; ++i) {
+        int64_t d;
+        if (!(ls >> d) || d == 0 || d < -2)
+          return bad("malformed param dimension");
+        p.dims.push_back(d);
+      }
+      info.params.push_back(std::move(p));
+    } else if (kind == "edge") {
+      EdgeInputInfo e;
+      std::string type;
+      if (!(ls >> e.name >> type >> e.width) ||
+          (type != "f32" && type != "i32"))
+        return bad("malformed edge record");
+      e.isInt = type == "i32";
+      info.edgeInputs.push_back(e);
+    } else if (kind == "features") {
+      if (!(ls >> info.featureWidth))
+        return bad("malformed features record");
+    } else if (kind == "classes") {
+      if (!(ls >> info.classWidth))
+        return bad("malformed classes record");
+    } else {
+      return bad("unknown record");
+    }
+  }
+  return true;
+}
+
+bool bindDataset(gnnrtContext *ctx, std::string &error) {
+  Dataset &ds = ctx->ds;
+  ModelInfo &m = ctx->model;
+  if (m.featureWidth >= 0 && m.featureWidth != ds.numFeatures) {
+    error = "the model reads " + std::to_string(m.featureWidth) +
+            " features per vertex but features.npy has " +
+            std::to_string(ds.numFeatures);
+    return false;
+  }
+  if (m.classWidth >= 0 && m.classWidth != ds.numClasses) {
+    error = "the model has " + std::to_string(m.classWidth) +
+            " logits but the dataset has " + std::to_string(ds.numClasses) +
+            " classes (meta.json num_classes)";
+    return false;
+  }
+  for (ParamInfo &p : m.params) {
+    p.shape.clear();
+    for (int64_t d : p.dims)
+      p.shape.push_back(d == -1 ? ds.numFeatures : d == -2 ? ds.numClasses : d);
+  }
+  const int64_t V = ds.numVertices, E = ds.numEdges;
+  ctx->dst.resize(E);
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t e = ds.indptr[v]; e < ds.indptr[v + 1]; ++e)
+      ctx->dst[e] = static_cast<int32_t>(v);
+  ctx->csrPtr.assign(V + 1, 0);
+  for (int64_t e = 0; e < E; ++e)
+    ++ctx->csrPtr[ds.indices[e] + 1];
+  for (int64_t v = 0; v < V; ++v)
+    ctx->csrPtr[v + 1] += ctx->csrPtr[v];
+  ctx->csrEdge.resize(E);
+  std::vector<int64_t> fill(ctx->csrPtr.begin(), ctx->csrPtr.end() - 1);
+  for (int64_t e = 0; e < E; ++e) // ascending e: CSC order within a source
+    ctx->csrEdge[fill[ds.indices[e]]++] = static_cast<int32_t>(e);
+  ctx->inDeg.resize(V);
+  ctx->outDeg.resize(V);
+  for (int64_t v = 0; v < V; ++v) {
+    ctx->inDeg[v] = static_cast<float>(ds.indptr[v + 1] - ds.indptr[v]);
+    ctx->outDeg[v] = static_cast<float>(ctx->csrPtr[v + 1] - ctx->csrPtr[v]);
+  }
+  for (const EdgeInputInfo &in : m.edgeInputs) {
+    auto it = ds.edgeData.find(in.name);
+    if (it == ds.edgeData.end()) {
+      error = "the model reads edge data '" + in.name +
+              "' but the dataset has no edge_" + in.name + ".npy";
+      return false;
+    }
+    const EdgeData &ed = it->second;
+    if (in.isInt != ed.isInt) {
+      error = "edge_" + in.name + ".npy: the model reads " +
+              (in.isInt ? "int32" : "float32") + " edge data";
+      return false;
+    }
+    if (!in.isInt && ed.width != in.width) {
+      error = "edge_" + in.name + ".npy: rows of width " +
+              std::to_string(ed.width) + " but the model reads " +
+              std::to_string(in.width);
+      return false;
+    }
+    ctx->edgeF32.push_back(ed.f32);
+    ctx->edgeI32.push_back(ed.i32);
+  }
+  return true;
+}
+
+void initParams(gnnrtContext *ctx, uint64_t seed) {
+  ctx->params.clear();
+  ctx->grads.clear();
+  ctx->opt.clear();
+  for (const ParamInfo &p : ctx->model.params) {
+    int64_t n = p.size();
+    auto buf = std::make_unique<Buffer>(n);
+    uint64_t key = hashName(p.name);
+    double limit = 0.0;
+    if (p.init == "glorot") {
+      int64_t fanOut = p.shape.empty() ? 1 : p.shape.back();
+      int64_t fanIn =
+          p.shape.size() >= 2 ? n / std::max<int64_t>(fanOut, 1) : n;
+      if (p.shape.size() < 2)
+        fanOut = n;
+      limit = std::sqrt(6.0 / static_cast<double>(fanIn + fanOut));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      double u = uniform01(seed, key, 0x1417, static_cast<uint64_t>(i));
+      double x = 0.0;
+      if (p.init == "glorot")
+        x = (2.0 * u - 1.0) * limit;
+      else if (p.init == "ones")
+        x = 1.0;
+      else if (p.init == "constant")
+        x = p.value;
+      else if (p.init == "uniform")
+        x = (2.0 * u - 1.0) * p.value;
+      else if (p.init == "normal") {
+        double u2 = uniform01(seed, key, 0x2417, static_cast<uint64_t>(i));
+        x = p.value * std::sqrt(-2.0 * std::log(1.0 - u)) *
+            std::cos(6.283185307179586 * u2);
+      }
+      buf->data[i] = static_cast<float>(x);
+    }
+    ctx->params.push_back(std::move(buf));
+    ctx->grads.push_back(std::make_unique<Buffer>(n));
+    ctx->opt.emplace_back();
+  }
+}
+
+double accuracy(const gnnrtContext *ctx, int split) {
+  const Dataset &ds = ctx->ds;
+  if (!ctx->logits)
+    return 0.0;
+  int64_t C = ds.numClasses, hit = 0, total = 0;
+  for (int64_t v = 0; v < ds.numVertices; ++v) {
+    if (!ds.masks[split][v] || ds.labels[v] < 0)
+      continue;
+    const float *row = ctx->logits + v * C;
+    int64_t best = 0;
+    for (int64_t c = 1; c < C; ++c)
+      if (row[c] > row[best])
+        best = c;
+    hit += best == ds.labels[v];
+    ++total;
+  }
+  return total ? static_cast<double>(hit) / static_cast<double>(total) : 0.0;
+}
+
+} // namespace gnnrt
+
+//===----------------------------------------------------------------------===//
+// C ABI: data access
+//===----------------------------------------------------------------------===//
+
+template <typename T, typename M>
+static void view(M *result, T *data, int64_t n) {
+  result->allocated = data;
+  result->aligned = data;
+  result->offset = 0;
+  result->sizes[0] = n;
+  result->strides[0] = 1;
+}
+
+extern "C" {
+
+uint64_t gnnrtGetAPIVersion(void) { return GNNRT_API_VERSION; }
+
+int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
+  switch (which) {
+  case 0:
+    return ctx->ds.numVertices;
+  case 1:
+    return ctx->ds.numEdges;
+  case 2:
+    return ctx->ds.numFeatures;
+  case 3:
+    return ctx->ds.numClasses;
+  default:
+    fatal("gnnrtDim: unknown dimension " + std::to_string(which));
+  }
+}
+
+void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                              int64_t slot, int64_t numElements) {
+  if (slot < 0)
+    fatal("gnnrtBuffer: negative slot");
+  if (static_cast<size_t>(slot) >= ctx->buffers.size())
+    ctx->buffers.resize(slot + 1);
+  auto &buf = ctx->buffers[slot];
+  if (!buf || buf->size < numElements) {
+    buf = std::make_unique<Buffer>(numElements);
+    ctx->bytesAllocated += numElements * 4;
+  }
+  view(result, buf->data, numElements);
+}
+
+void _mlir_ciface_gnnrtParam(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                             int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->params.size())
+    fatal("gnnrtParam: no parameter #" + std::to_string(index));
+  view(result, ctx->params[index]->data, ctx->params[index]->size);
+}
+
+void _mlir_ciface_gnnrtGrad(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                            int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->grads.size())
+    fatal("gnnrtGrad: no parameter #" + std::to_string(index));
+  view(result, ctx->grads[index]->data, ctx->grads[index]->size);
+}
+
+void _mlir_ciface_gnnrtFeatures(gnnrtMemRefF32 *result, gnnrtContext *ctx) {
+  view(result, ctx->ds.features.data(),
+       static_cast<int64_t>(ctx->ds.features.size()));
+}
+
+void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                              int64_t dir) {
+  std::vector<float> &d = dir == 0 ? ctx->inDeg : ctx->outDeg;
+  view(result, d.data(), static_cast<int64_t>(d.size()));
+}
+
+void _mlir_ciface_gnnrtEdgeDataF32(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                   int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->edgeF32.size())
+    fatal("gnnrtEdgeDataF32: no edge input #" + std::to_string(index));
+  auto &d = ctx->edgeF32[index];
+  view(result, d.data(), static_cast<int64_t>(d.size()));
+}
+
+void _mlir_ciface_gnnrtEdgeDataI32(gnnrtMemRefI32 *result, gnnrtContext *ctx,
+                                   int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->edgeI32.size())
+    fatal("gnnrtEdgeDataI32: no edge input #" + std::to_string(index));
+  auto &d = ctx->edgeI32[index];
+  view(result, d.data(), static_cast<int64_t>(d.size()));
+}
+
+void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
+                                 float loss) {
+  ctx->logits = logits->aligned + logits->offset;
+  ctx->loss = loss;
+}
+
+//===----------------------------------------------------------------------===//
+// C ABI: optimizer
+//===----------------------------------------------------------------------===//
+
+void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->params.size())
+    fatal("gnnrtOptimizerUpdate: no parameter #" + std::to_string(index));
+  Buffer &p = *ctx->params[index];
+  Buffer &g = *ctx->grads[index];
+  OptState &st = ctx->opt[index];
+  const OptimizerConfig &c = ctx->optConfig;
+  const int64_t n = p.size;
+  ++st.t;
+  if (c.kind == OptimizerConfig::SGD) {
+    if (c.momentum != 0.0 && !st.m)
+      st.m = std::make_unique<Buffer>(n);
+    const bool first = st.t == 1;
+    for (int64_t i = 0; i < n; ++i) {
+      double gi = g.data[i] + c.weightDecay * p.data[i];
+      if (c.momentum != 0.0) {
+        double b = first ? gi : c.momentum * st.m->data[i] + gi;
+        st.m->data[i] = static_cast<float>(b);
+        gi = b;
+      }
+      p.data[i] = static_cast<float>(p.data[i] - c.lr * gi);
+    }
+    return;
+  }
+  if (!st.m) {
+    st.m = std::make_unique<Buffer>(n);
+    st.v = std::make_unique<Buffer>(n);
+  }
+  const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(st.t));
+  const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(st.t));
+  for (int64_t i = 0; i < n; ++i) {
+    double gi = g.data[i] + c.weightDecay * p.data[i];
+    double m = c.beta1 * st.m->data[i] + (1.0 - c.beta1) * gi;
+    double v = c.beta2 * st.v->data[i] + (1.0 - c.beta2) * gi * gi;
+    st.m->data[i] = static_cast<float>(m);
+    st.v->data[i] = static_cast<float>(v);
+    double denom = std::sqrt(v) / std::sqrt(bc2) + c.eps;
+    p.data[i] = static_cast<float>(p.data[i] - (c.lr / bc1) * m / denom);
+  }
+}
+
+} // extern "C"
