@@ -1,0 +1,187 @@
+"""Numerical checks of a training executable against the NumPy executor.
+
+    python -m gnnc.check dump EXE --model gcn [--seed S] [--graphs N]
+        On fresh random graphs and parameters: `EXE --dump` (one training
+        step, dropout off) must match the NumPy executor's loss, logits and
+        every gradient under DESIGN.md's rule
+        ||a - b|| / max(||a||, ||b||, 1e-12) < 1e-4.
+    python -m gnnc.check determinism EXE [--data DIR]
+        Two runs with the same thread count save bitwise identical
+        parameters; 1 and 2 threads agree within the rule above.
+
+The model is a name from `gnnc.zoo` (with its default widths), the program
+the executable was compiled from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Dict, List
+
+import numpy as np
+
+from . import zoo
+from .data import from_edges, save
+from .executor import Executor, init_params
+from .train import load_params, save_params
+
+TOLERANCE = 1e-4
+
+
+def rel_error(a: np.ndarray, b: np.ndarray) -> float:
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(a), np.linalg.norm(b), 1e-12))
+
+
+def random_dataset(rng: np.random.Generator, V: int = 120, E: int = 900, F: int = 7,
+                   C: int = 4, edge_types: int = 3):
+    """A random directed graph with self-loops (every vertex has an in-edge,
+    so GCN's normalisation is finite), random features, labels, edge types."""
+    src = rng.integers(0, V, E)
+    dst = rng.integers(0, V, E)
+    return from_edges(src, dst, V, features=rng.standard_normal((V, F)),
+                      labels=rng.integers(-1, C, V), num_classes=C,
+                      edge_data={"type": rng.integers(0, edge_types, E).astype(np.int32)},
+                      self_loops=True, seed=int(rng.integers(1 << 30)),
+                      splits=(0.5, 0.25, 0.25), name="random",
+                      source="gnnc.check random graph")
+
+
+def run(cmd: List[str]) -> subprocess.CompletedProcess:
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stderr}")
+    return p
+
+
+def check_dump(exe: str, model: str, seed: int, graphs: int = 2, log=print) -> List[str]:
+    """Returns the list of failures (empty when everything matches)."""
+    failures = []
+    rng = np.random.default_rng(seed)
+    program = zoo.ZOO[model]()
+    for g in range(graphs):
+        ds = random_dataset(rng)
+        ex = Executor(program, ds)
+        params = init_params(program, ex, int(rng.integers(1 << 30)))
+        params = {k: (v + 0.3 * rng.standard_normal(v.shape)).astype(np.float32)
+                  for k, v in params.items()}
+        with tempfile.TemporaryDirectory() as tmp:
+            data_dir = os.path.join(tmp, "data")
+            save(ds, data_dir)
+            save_params(params, os.path.join(tmp, "params"))
+            out = os.path.join(tmp, "dump")
+            run([exe, "--data", data_dir, "--load-params", os.path.join(tmp, "params"),
+                 "--dump", out, "--quiet"])
+            shapes = ex.param_shapes()
+            ref = ex.run({k: v.astype(np.float64) for k, v in params.items()})
+            got_params = load_params(program, os.path.join(out, "params"), shapes)
+            got_grads = load_params(program, os.path.join(out, "grads"), shapes)
+            checks = [("loss", np.load(os.path.join(out, "loss.npy")), ref.loss),
+                      ("logits", np.load(os.path.join(out, "logits.npy")), ref.logits)]
+            checks += [(f"params/{k}", got_params[k], params[k]) for k in params]
+            checks += [(f"grads/{k}", got_grads[k], ref.grads[k]) for k in ref.grads]
+            for name, got, want in checks:
+                err = rel_error(got, want)
+                status = "ok" if err < TOLERANCE else "FAIL"
+                log(f"graph {g} {name:32s} rel error {err:.2e} {status}")
+                if err >= TOLERANCE:
+                    failures.append(f"graph {g}: {name}: relative error {err:.3e}")
+    return failures
+
+
+def check_determinism(exe: str, data: str, epochs: int = 20, log=print) -> List[str]:
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = {}
+        for tag, threads in (("a", 2), ("b", 2), ("c", 1)):
+            d = os.path.join(tmp, tag)
+            run([exe, "--data", data, "--epochs", str(epochs), "--threads", str(threads),
+                 "--save-params", d, "--quiet", "--seed", "3"])
+            outs[tag] = {f: np.load(os.path.join(d, f)) for f in sorted(os.listdir(d))}
+        for f in outs["a"]:
+            same = np.array_equal(outs["a"][f], outs["b"][f])
+            err = rel_error(outs["a"][f], outs["c"][f])
+            log(f"{f:32s} 2 vs 2 threads {'identical' if same else 'DIFFER'}; "
+                f"1 vs 2 threads rel error {err:.2e}")
+            if not same:
+                failures.append(f"{f}: runs with 2 threads differ")
+            if err >= TOLERANCE:
+                failures.append(f"{f}: 1 vs 2 threads relative error {err:.3e}")
+    return failures
+
+
+def check_accuracy(exe: str, model: str, data: str, seeds: int = 5, epochs: int = 200,
+                   lr: float = 0.01, weight_decay: float = 5e-4, log=print) -> List[str]:
+    """Final test accuracy of the executable and of the NumPy training loop,
+    mean over `seeds` seeds each; they must agree within max(1 point, 2 sigma)
+    (DESIGN.md), sigma the larger of the two standard deviations of the mean."""
+    import json
+    from .data import load
+    from .train import OptimizerConfig, train
+    ds = load(data)
+    ours, ref = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for s in range(seeds):
+            out = os.path.join(tmp, f"{s}.json")
+            run([exe, "--data", data, "--epochs", str(epochs), "--lr", str(lr),
+                 "--weight-decay", str(weight_decay), "--seed", str(s), "--json", out, "--quiet"])
+            with open(out) as f:
+                ours.append(json.load(f)["final"]["test_acc"])
+            r = train(zoo.ZOO[model](), ds, epochs=epochs, seed=s, eval_every=epochs,
+                      optimizer=OptimizerConfig("adam", lr=lr, weight_decay=weight_decay))
+            ref.append(r.final.test_acc)
+    ours_a, ref_a = np.array(ours), np.array(ref)
+    sigma = max(ours_a.std(ddof=1), ref_a.std(ddof=1)) / np.sqrt(seeds) if seeds > 1 else 0.0
+    tol = max(0.01, 2 * sigma)
+    diff = abs(ours_a.mean() - ref_a.mean())
+    log(f"test accuracy over {seeds} seeds: executable {ours_a.mean():.4f} ± {ours_a.std():.4f}, "
+        f"NumPy {ref_a.mean():.4f} ± {ref_a.std():.4f}; |diff| {diff:.4f} vs tolerance {tol:.4f}")
+    return [] if diff <= tol else [f"mean test accuracy differs by {diff:.4f} > {tol:.4f}"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gnnc.check", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("dump", help="--dump against the NumPy executor on random graphs")
+    p.add_argument("exe")
+    p.add_argument("--model", required=True, choices=sorted(zoo.ZOO))
+    p.add_argument("--seed", type=int, default=None, help="default: fresh")
+    p.add_argument("--graphs", type=int, default=2)
+    p = sub.add_parser("accuracy", help="training accuracy against the NumPy loop, over seeds")
+    p.add_argument("exe")
+    p.add_argument("--model", required=True, choices=sorted(zoo.ZOO))
+    p.add_argument("--data", default=None)
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--epochs", type=int, default=200)
+    p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--weight-decay", type=float, default=5e-4)
+    p = sub.add_parser("determinism", help="bitwise repeatability and 1 vs 2 threads")
+    p.add_argument("exe")
+    p.add_argument("--data", default=None)
+    p.add_argument("--epochs", type=int, default=20)
+    args = parser.parse_args(argv)
+    if args.command == "dump":
+        seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+        print(f"seed {seed}")
+        failures = check_dump(args.exe, args.model, seed, args.graphs)
+    else:
+        data = args.data or os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "examples", "datasets", "polblogs")
+        if args.command == "accuracy":
+            failures = check_accuracy(args.exe, args.model, data, args.seeds, args.epochs,
+                                      args.lr, args.weight_decay)
+        else:
+            failures = check_determinism(args.exe, data, args.epochs)
+    for f in failures:
+        print(f"FAIL {f}", file=sys.stderr)
+    print("all checks passed" if not failures else f"{len(failures)} checks failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
