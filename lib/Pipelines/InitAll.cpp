@@ -3,6 +3,7 @@
 #include "gnn/InitAll.h"
 #include "gnn/IR/GNNDialect.h"
 #include "gnn/Pipelines/Pipelines.h"
+#include "gnn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,5 +18,6 @@ void mlir::gnn::registerAllGNNPasses() {
   registerCSEPass();
   registerInlinerPass();
   registerSymbolDCEPass();
+  registerGNNPasses();
   registerGNNPipelines();
 }

@@ -412,3 +412,68 @@ LogicalResult OptimizerUpdateOp::verify() {
     return emitOpError() << "parameter name must not be empty";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearTransposeOp::verify() {
+  auto in = getInput().getType();
+  auto weight = getWeight().getType();
+  auto out = getResult().getType();
+  if (weight.getRank() <= in.getRank())
+    return emitOpError() << "weight " << weight << " must have more than the "
+                         << in.getRank() << " dimensions of the input row "
+                         << in;
+  int64_t lead = weight.getRank() - in.getRank();
+  if (!sameShape(weight.getShape().drop_front(lead), in.getShape()))
+    return emitOpError() << "weight " << weight
+                         << " must end with the input row shape of " << in;
+  if (!sameShape(weight.getShape().take_front(lead), out.getShape()))
+    return emitOpError() << "result " << out << " must have the shape of the "
+                         << "leading weight dimensions of " << weight;
+  return success();
+}
+
+LogicalResult ReduceSumOp::verify() {
+  if (!isScalarRow(getResult().getType()))
+    return emitOpError()
+           << "result must be tensor<f32> or tensor<1xf32> but is "
+           << getResult().getType();
+  return success();
+}
+
+LogicalResult SumRowsOp::verify() {
+  RankedTensorType row = rowTypeOf(getInput().getType());
+  if (!row.getElementType().isF32() || row != getResult().getType())
+    return emitOpError() << "result must be the row type " << row
+                         << " of the input but is " << getResult().getType();
+  return success();
+}
+
+LogicalResult OuterSumOp::verify() {
+  Type x = getInput().getType(), g = getGrad().getType();
+  if (isa<VertexTensorType>(x) != isa<VertexTensorType>(g))
+    return emitOpError() << "operands must both be vertex or both edge tensors "
+                            "but are "
+                         << x << " and " << g;
+  RankedTensorType xr = rowTypeOf(x), gr = rowTypeOf(g);
+  SmallVector<int64_t> shape(xr.getShape());
+  llvm::append_range(shape, gr.getShape());
+  auto expected = RankedTensorType::get(shape, xr.getElementType());
+  if (getResult().getType() != expected)
+    return emitOpError() << "result must be " << expected << " but is "
+                         << getResult().getType();
+  return success();
+}
+
+LogicalResult SoftmaxCrossEntropyGradOp::verify() {
+  if (failed(verifyLossOperands(*this, getLogits().getType(),
+                                getLabels().getType(), getMask().getType())))
+    return failure();
+  if (getResult().getType() != getLogits().getType())
+    return emitOpError() << "result must have the logits' type "
+                         << getLogits().getType() << " but is "
+                         << getResult().getType();
+  return success();
+}

@@ -20,6 +20,8 @@ namespace mlir::gnn {
 class YieldOp;
 } // namespace mlir::gnn
 
+#include "gnn/IR/GNNInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "gnn/IR/GNNOps.h.inc"
 

@@ -10,6 +10,7 @@
 include "gnn/IR/GNNDialect.td"
 include "gnn/IR/GNNTypes.td"
 include "gnn/IR/GNNAttrs.td"
+include "gnn/IR/GNNInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -239,7 +240,8 @@ class GNN_RowOp<string mnemonic, list<Trait> traits = []>
     : GNN_Op<mnemonic, !listconcat(traits,
           [ParentOneOf<["ApplyEdgeOp", "ApplyVertexOp"]>])>;
 
-def GNN_LinearOp : GNN_RowOp<"linear", [Pure]> {
+def GNN_LinearOp : GNN_RowOp<"linear", [Pure,
+    DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "contract a row with a weight tensor";
   let description = [{
     `result[n...] = Σ_k... input[k...] · weight[k..., n...]`: every dimension
@@ -285,7 +287,8 @@ def GNN_TypedLinearOp : GNN_RowOp<"typed_linear", [Pure]> {
 }
 
 class GNN_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : GNN_RowOp<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+    : GNN_RowOp<mnemonic, !listconcat(traits, [SameOperandsAndResultType,
+          DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>])> {
   let summary = "element-wise " # formula;
   let description = "Applies `" # formula # "` to every element of the row."
       # "\n\nExample: `%y = gnn." # mnemonic # " %x : tensor<16xf32>`";
@@ -302,10 +305,12 @@ def GNN_LogOp : GNN_UnaryOp<"log", "log(x)", [Pure]>;
 def GNN_NegOp : GNN_UnaryOp<"neg", "-x", [Pure]>;
 def GNN_SqrtOp : GNN_UnaryOp<"sqrt", "sqrt(x)", [Pure]>;
 def GNN_RsqrtOp : GNN_UnaryOp<"rsqrt", "1 / sqrt(x)", [Pure]>;
+def GNN_StepOp : GNN_UnaryOp<"step", "x > 0 ? 1 : 0", [Pure]>;
 def GNN_EluOp : GNN_UnaryOp<"elu", "x > 0 ? x : exp(x) - 1", [Pure]>;
 
 def GNN_LeakyReluOp : GNN_RowOp<"leaky_relu",
-                                [Pure, SameOperandsAndResultType]> {
+    [Pure, SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "element-wise x > 0 ? x : alpha * x";
   let description = [{
     `alpha` is the slope for negative inputs (GAT uses 0.2).
@@ -319,7 +324,8 @@ def GNN_LeakyReluOp : GNN_RowOp<"leaky_relu",
 }
 
 class GNN_BinaryOp<string mnemonic, string formula>
-    : GNN_RowOp<mnemonic, [Pure]> {
+    : GNN_RowOp<mnemonic, [Pure,
+          DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "element-wise " # formula # " with scalar broadcast";
   let description = "Computes `" # formula # "` element by element. Both "
       # "operands have the result's shape, or one of them is a scalar "
@@ -339,7 +345,8 @@ def GNN_MulOp : GNN_BinaryOp<"mul", "lhs * rhs">;
 def GNN_DivOp : GNN_BinaryOp<"div", "lhs / rhs">;
 
 def GNN_ConstantOp : GNN_RowOp<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>,
+     DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "a constant row";
   let description = [{
     A constant f32 row (e.g. the 1 of GIN's `1 + ε` or of a GRU's `1 - z`).
@@ -413,13 +420,16 @@ def GNN_BroadcastHeadsOp : GNN_RowOp<"broadcast_heads", [Pure]> {
 
 def GNN_DropoutOp : GNN_RowOp<"dropout",
     [SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>,
      MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "inverted dropout during training";
   let description = [{
     In `@train_step`, zeroes each element with probability `rate` and scales
     the others by 1 / (1 − rate), drawing from a counter-based RNG seeded by
-    the run's `--seed`, the epoch and the op; the backward pass reuses the
-    same mask. In `@eval` it is the identity. `rate` is the model's default;
+    the run's `--seed`, the epoch and `mask_id`; dropouts with the same
+    `mask_id` draw the same mask, which is how the backward pass (and a
+    recomputation of the forward) reuses it. `--gnn-autodiff` numbers the
+    model's dropouts. In `@eval` it is the identity. `rate` is the model's default;
     the executable's `--dropout` overrides it. The op reads and writes the
     RNG state, so two dropouts are never merged.
 
@@ -428,10 +438,99 @@ def GNN_DropoutOp : GNN_RowOp<"dropout",
     %y = gnn.dropout %x {rate = 5.000000e-01 : f64} : tensor<128xf32>
     ```
   }];
-  let arguments = (ins GNN_F32Row:$input, F64Attr:$rate);
+  let arguments = (ins GNN_F32Row:$input, F64Attr:$rate,
+                       OptionalAttr<I64Attr>:$mask_id);
   let results = (outs GNN_F32Row:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
   let hasVerifier = 1;
+}
+
+def GNN_LinearTransposeOp : GNN_RowOp<"linear_transpose", [Pure]> {
+  let summary = "contract a row with a weight's trailing dimensions";
+  let description = [{
+    `result[k...] = Σ_n... input[n...] · weight[k..., n...]`: the transpose
+    of `gnn.linear` (its input gradient). Over all rows, one GEMM with the
+    weight transposed.
+
+    Example:
+    ```mlir
+    %dx = gnn.linear_transpose %g, %w : (tensor<64xf32>, tensor<128x64xf32>) -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input, GNN_F32Row:$weight);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input `,` $weight attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def GNN_ReduceSumOp : GNN_RowOp<"reduce_sum", [Pure]> {
+  let summary = "sum of all elements of a row";
+  let description = [{
+    The sum of every element of the row, as a scalar row (`tensor<f32>` or
+    `tensor<1xf32>`): the gradient of an operand that an element-wise op
+    broadcast.
+
+    Example: `%s = gnn.reduce_sum %x : tensor<16xf32> -> tensor<1xf32>`
+  }];
+  let arguments = (ins GNN_F32Row:$input);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Whole-graph ops of backward programs
+//===----------------------------------------------------------------------===//
+
+def GNN_SumRowsOp : GNN_Op<"sum_rows", [Pure]> {
+  let summary = "sum a vertex or edge tensor over its rows";
+  let description = [{
+    `result = Σ_r input[r]`: reduces per-row gradient contributions of a
+    parameter (a bias, a learnable scalar) to the parameter's gradient.
+
+    Example:
+    ```mlir
+    %db = gnn.sum_rows %g : !gnn.vtensor<16xf32> -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_AnyRowTensor:$input);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def GNN_OuterSumOp : GNN_Op<"outer_sum", [Pure]> {
+  let summary = "sum over rows of the outer product of two row tensors";
+  let description = [{
+    `result[k..., n...] = Σ_r input[r, k...] · grad[r, n...]`: the gradient
+    of the weight of a `gnn.linear` applied over all rows, computed as one
+    GEMM (Xᵀ G). Both operands are vertex tensors or both edge tensors.
+
+    Example:
+    ```mlir
+    %dw = gnn.outer_sum %x, %g : !gnn.vtensor<128xf32>, !gnn.vtensor<64xf32> -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins GNN_AnyRowTensor:$input, GNN_AnyRowTensor:$grad);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = [{
+    $input `,` $grad attr-dict `:` qualified(type($input)) `,` qualified(type($grad))
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_TensorAddOp : GNN_Op<"tensor_add", [Pure, SameOperandsAndResultType]> {
+  let summary = "add two parameter-shaped tensors";
+  let description = [{
+    Element-wise sum of two tensors outside stage regions (accumulating a
+    parameter's gradient contributions).
+
+    Example: `%s = gnn.tensor_add %a, %b : tensor<16x16xf32>`
+  }];
+  let arguments = (ins GNN_F32Row:$lhs, GNN_F32Row:$rhs);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
 //===----------------------------------------------------------------------===//
@@ -458,6 +557,31 @@ def GNN_SoftmaxCrossEntropyOp : GNN_Op<"softmax_cross_entropy", [Pure]> {
   let assemblyFormat = [{
     $logits `,` $labels `,` $mask attr-dict `:` qualified(type($logits)) `,` qualified(type($labels))
     `,` qualified(type($mask)) `->` type($loss)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_SoftmaxCrossEntropyGradOp : GNN_Op<"softmax_cross_entropy_grad", [Pure]> {
+  let summary = "gradient of the masked softmax cross-entropy";
+  let description = [{
+    `d loss / d logits` of `gnn.softmax_cross_entropy` with the same
+    operands: (softmax(logits[v]) − onehot(labels[v])) / |M| on the masked,
+    labelled vertices and 0 elsewhere. Lowered together with the loss (one
+    fused kernel).
+
+    Example:
+    ```mlir
+    %d = gnn.softmax_cross_entropy_grad %logits, %labels, %mask
+           : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> !gnn.vtensor<?xf32>
+    ```
+  }];
+  let arguments = (ins GNN_VertexTensorType:$logits,
+                       GNN_VertexTensorType:$labels,
+                       GNN_VertexTensorType:$mask);
+  let results = (outs GNN_VertexTensorType:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $mask attr-dict `:` qualified(type($logits)) `,` qualified(type($labels))
+    `,` qualified(type($mask)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

@@ -568,3 +568,95 @@ func.func @optimizer_types(%p: tensor<4xf32>, %d: tensor<8xf32>) -> tensor<4xf32
   %0 = "gnn.optimizer_update"(%p, %d) {name = "w"} : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Ops of backward programs
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @linear_transpose_rank(%g: !gnn.graph, %v: !gnn.vtensor<4xf32>, %w: tensor<4xf32>) {
+  %0 = gnn.apply_vertex %g (%v) params(%w) : (!gnn.vtensor<4xf32>) params(tensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    // expected-error @+1 {{'gnn.linear_transpose' op weight 'tensor<4xf32>' must have more than the 1 dimensions of the input row 'tensor<4xf32>'}}
+    %r = gnn.linear_transpose %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    gnn.yield %r : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @linear_transpose_tail(%g: !gnn.graph, %v: !gnn.vtensor<4xf32>, %w: tensor<8x2xf32>) {
+  %0 = gnn.apply_vertex %g (%v) params(%w) : (!gnn.vtensor<4xf32>) params(tensor<8x2xf32>) -> !gnn.vtensor<8xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<8x2xf32>):
+    // expected-error @+1 {{'gnn.linear_transpose' op weight 'tensor<8x2xf32>' must end with the input row shape of 'tensor<4xf32>'}}
+    %r = gnn.linear_transpose %a, %b : (tensor<4xf32>, tensor<8x2xf32>) -> tensor<8xf32>
+    gnn.yield %r : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @linear_transpose_result(%g: !gnn.graph, %v: !gnn.vtensor<2xf32>, %w: tensor<8x2xf32>) {
+  %0 = gnn.apply_vertex %g (%v) params(%w) : (!gnn.vtensor<2xf32>) params(tensor<8x2xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%a: tensor<2xf32>, %b: tensor<8x2xf32>):
+    // expected-error @+1 {{'gnn.linear_transpose' op result 'tensor<4xf32>' must have the shape of the leading weight dimensions of 'tensor<8x2xf32>'}}
+    %r = gnn.linear_transpose %a, %b : (tensor<2xf32>, tensor<8x2xf32>) -> tensor<4xf32>
+    gnn.yield %r : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_sum_result(%g: !gnn.graph, %v: !gnn.vtensor<4xf32>) {
+  %0 = gnn.apply_vertex %g (%v) : (!gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{'gnn.reduce_sum' op result must be tensor<f32> or tensor<1xf32> but is 'tensor<2xf32>'}}
+    %r = gnn.reduce_sum %a : tensor<4xf32> -> tensor<2xf32>
+    gnn.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @sum_rows_result(%v: !gnn.vtensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'gnn.sum_rows' op result must be the row type 'tensor<4xf32>' of the input but is 'tensor<8xf32>'}}
+  %0 = gnn.sum_rows %v : !gnn.vtensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @outer_sum_kinds(%v: !gnn.vtensor<4xf32>, %e: !gnn.etensor<2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'gnn.outer_sum' op operands must both be vertex or both edge tensors but are '!gnn.vtensor<4xf32>' and '!gnn.etensor<2xf32>'}}
+  %0 = gnn.outer_sum %v, %e : !gnn.vtensor<4xf32>, !gnn.etensor<2xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @outer_sum_result(%v: !gnn.vtensor<4xf32>, %w: !gnn.vtensor<2xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'gnn.outer_sum' op result must be 'tensor<4x2xf32>' but is 'tensor<2x4xf32>'}}
+  %0 = gnn.outer_sum %v, %w : !gnn.vtensor<4xf32>, !gnn.vtensor<2xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @loss_grad_result(%x: !gnn.vtensor<4xf32>, %l: !gnn.vtensor<i64>, %m: !gnn.vtensor<i1>) -> !gnn.vtensor<?xf32> {
+  // expected-error @+1 {{'gnn.softmax_cross_entropy_grad' op result must have the logits' type '!gnn.vtensor<4xf32>' but is '!gnn.vtensor<?xf32>'}}
+  %0 = gnn.softmax_cross_entropy_grad %x, %l, %m : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> !gnn.vtensor<?xf32>
+  return %0 : !gnn.vtensor<?xf32>
+}
+
+// -----
+
+func.func @loss_grad_labels(%x: !gnn.vtensor<4xf32>, %l: !gnn.vtensor<i1>, %m: !gnn.vtensor<i1>) -> !gnn.vtensor<4xf32> {
+  // expected-error @+1 {{'gnn.softmax_cross_entropy_grad' op labels must be '!gnn.vtensor<i64>' but are '!gnn.vtensor<i1>'}}
+  %0 = gnn.softmax_cross_entropy_grad %x, %l, %m : !gnn.vtensor<4xf32>, !gnn.vtensor<i1>, !gnn.vtensor<i1> -> !gnn.vtensor<4xf32>
+  return %0 : !gnn.vtensor<4xf32>
+}

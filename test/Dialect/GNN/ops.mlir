@@ -154,3 +154,29 @@ func.func @training(%logits: !gnn.vtensor<?xf32>, %labels: !gnn.vtensor<i64>, %m
   %n = gnn.optimizer_update "conv1.weight" %p, %dp : tensor<4x4xf32>
   return %l, %a, %n : f32, f32, tensor<4x4xf32>
 }
+
+// CHECK-LABEL: func.func @backward_ops
+func.func @backward_ops(%g: !gnn.graph, %x: !gnn.vtensor<4xf32>, %d: !gnn.vtensor<2xf32>, %w: tensor<4x2xf32>,
+                        %logits: !gnn.vtensor<?xf32>, %labels: !gnn.vtensor<i64>, %mask: !gnn.vtensor<i1>) {
+  %o = gnn.apply_vertex %g (%d) params(%w) : (!gnn.vtensor<2xf32>) params(tensor<4x2xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%a: tensor<2xf32>, %wv: tensor<4x2xf32>):
+    // CHECK: gnn.linear_transpose %{{.*}}, %{{.*}} : (tensor<2xf32>, tensor<4x2xf32>) -> tensor<4xf32>
+    %t = gnn.linear_transpose %a, %wv : (tensor<2xf32>, tensor<4x2xf32>) -> tensor<4xf32>
+    // CHECK: gnn.step %{{.*}} : tensor<4xf32>
+    %s = gnn.step %t : tensor<4xf32>
+    // CHECK: gnn.reduce_sum %{{.*}} : tensor<4xf32> -> tensor<1xf32>
+    %r = gnn.reduce_sum %s : tensor<4xf32> -> tensor<1xf32>
+    %m = gnn.mul %s, %r : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    gnn.yield %m : tensor<4xf32>
+  }
+  // CHECK: gnn.sum_rows %{{.*}} : !gnn.vtensor<4xf32> -> tensor<4xf32>
+  %sr = gnn.sum_rows %o : !gnn.vtensor<4xf32> -> tensor<4xf32>
+  // CHECK: gnn.outer_sum %{{.*}}, %{{.*}} : !gnn.vtensor<4xf32>, !gnn.vtensor<2xf32> -> tensor<4x2xf32>
+  %os = gnn.outer_sum %x, %d : !gnn.vtensor<4xf32>, !gnn.vtensor<2xf32> -> tensor<4x2xf32>
+  // CHECK: gnn.tensor_add %{{.*}}, %{{.*}} : tensor<4x2xf32>
+  %ta = gnn.tensor_add %os, %w : tensor<4x2xf32>
+  // CHECK: gnn.softmax_cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> !gnn.vtensor<?xf32>
+  %dl = gnn.softmax_cross_entropy_grad %logits, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> !gnn.vtensor<?xf32>
+  "test.use"(%sr, %ta, %dl) : (tensor<4xf32>, tensor<4x2xf32>, !gnn.vtensor<?xf32>) -> ()
+  return
+}
