@@ -1,6 +1,7 @@
 //===- InitAll.cpp - register gnn dialects, passes and pipelines ----------===//
 
 #include "gnn/InitAll.h"
+#include "gnn/Conversion/Passes.h"
 #include "gnn/IR/GNNDialect.h"
 #include "gnn/Pipelines/Pipelines.h"
 #include "gnn/Transforms/Passes.h"
@@ -10,7 +11,9 @@
 #include "mlir/Transforms/Passes.h"
 
 void mlir::gnn::registerAllGNNDialects(DialectRegistry &registry) {
-  registry.insert<GNNDialect, func::FuncDialect, arith::ArithDialect>();
+  registry.insert<GNNDialect, func::FuncDialect, arith::ArithDialect,
+                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                  LLVM::LLVMDialect>();
 }
 
 void mlir::gnn::registerAllGNNPasses() {
@@ -19,5 +22,6 @@ void mlir::gnn::registerAllGNNPasses() {
   registerInlinerPass();
   registerSymbolDCEPass();
   registerGNNPasses();
+  registerGNNConversionPasses();
   registerGNNPipelines();
 }

@@ -2,6 +2,15 @@
 
 #include "gnn/Pipelines/Pipelines.h"
 
+#include "gnn/Conversion/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -15,7 +24,26 @@ void mlir::gnn::buildGNNOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
+                                       const GNNToLLVMOptions &options) {
+  (void)options;
+  pm.addPass(createConvertGNNToRuntime());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::gnn::registerGNNPipelines() {
+  PassPipelineRegistration<GNNToLLVMOptions>(
+      "gnn-to-llvm-pipeline",
+      "Lower a differentiated gnn program to the LLVM dialect and gnnrt calls",
+      buildGNNToLLVMPipeline);
   PassPipelineRegistration<GNNOptimizeOptions>(
       "gnn-optimize-pipeline",
       "Optimise a gnn program at the gnn level (canonicalise, CSE; the SAGA "

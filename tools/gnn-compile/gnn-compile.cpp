@@ -1,13 +1,16 @@
 //===- gnn-compile.cpp - gnn ahead-of-time compiler driver ----------------===//
 //
-// Parses and verifies a gnn program, runs the gnn pipeline and emits the
-// requested stage. Today only `-emit=mlir` exists; `llvm`, `obj` and `exe`
-// arrive with the lowering to the runtime.
+// model.mlir --(gnn-optimize-pipeline, --gnn-autodiff)--> gnn IR (-emit=mlir)
+//   --(gnn-to-llvm-pipeline)--> LLVM dialect (-emit=mlir-llvm)
+//   --(translation, O3 for the host)--> LLVM IR (-emit=llvm)
+//   --> object file (-emit=obj) --(c++ with gnnrt_main, gnnrt)--> executable
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnn/InitAll.h"
 #include "gnn/Pipelines/Pipelines.h"
+#include "gnn/Target/Object.h"
+#include "gnn/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -16,14 +19,17 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 
 namespace {
-enum class EmitKind { MLIR, LLVM, Obj, Exe };
+enum class EmitKind { MLIR, MLIRLLVM, LLVM, Obj, Exe };
 } // namespace
 
 static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
@@ -31,23 +37,71 @@ static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                                 llvm::cl::init("-"));
 
 static llvm::cl::opt<std::string>
-    outputFilename("o", llvm::cl::desc("Output file (default: stdout)"),
-                   llvm::cl::value_desc("file"), llvm::cl::init("-"));
+    outputFilename("o",
+                   llvm::cl::desc("Output file (default: stdout; for -emit=exe "
+                                  "and obj: a.out / model.o)"),
+                   llvm::cl::value_desc("file"), llvm::cl::init(""));
 
 static llvm::cl::opt<EmitKind> emitKind(
-    "emit", llvm::cl::desc("What to produce"), llvm::cl::init(EmitKind::MLIR),
+    "emit", llvm::cl::desc("What to produce"), llvm::cl::init(EmitKind::Exe),
     llvm::cl::values(
-        clEnumValN(EmitKind::MLIR, "mlir", "the optimised gnn IR"),
-        clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR (not available yet)"),
-        clEnumValN(EmitKind::Obj, "obj", "an object file (not available yet)"),
+        clEnumValN(EmitKind::MLIR, "mlir",
+                   "the gnn IR after optimisation and autodiff"),
+        clEnumValN(EmitKind::MLIRLLVM, "mlir-llvm", "the LLVM dialect"),
+        clEnumValN(EmitKind::LLVM, "llvm", "optimised LLVM IR"),
+        clEnumValN(EmitKind::Obj, "obj", "an object file"),
         clEnumValN(EmitKind::Exe, "exe",
-                   "a training executable (not available yet)")));
+                   "a training executable (default)")));
 
 static llvm::cl::opt<bool>
     noOptimize("no-optimize",
-               llvm::cl::desc("Skip gnn-optimize-pipeline (parse and verify "
-                              "only)"),
+               llvm::cl::desc("Skip gnn-optimize-pipeline"),
                llvm::cl::init(false));
+
+static llvm::cl::opt<bool>
+    keepTemps("keep-temps",
+              llvm::cl::desc("Keep the intermediate object file of -emit=exe"),
+              llvm::cl::init(false));
+
+static int fail(const std::string &message) {
+  llvm::errs() << "gnn-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// libgnnrt.a and libgnnrt_main.a: bin/../lib next to this executable.
+static std::string runtimeDir(const char *argv0) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&runtimeDir));
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(dir, "..", "lib");
+  return std::string(dir);
+}
+
+static int link(const char *argv0, StringRef object, StringRef output) {
+  std::string lib = runtimeDir(argv0);
+  std::string rt = lib + "/libgnnrt.a", rtMain = lib + "/libgnnrt_main.a";
+  for (const std::string &a : {rt, rtMain})
+    if (!llvm::sys::fs::exists(a))
+      return fail("runtime library " + a + " not found (is gnnc installed "
+                  "completely?)");
+  llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName("c++");
+  if (!cxx)
+    return fail("no C++ compiler driver 'c++' on PATH to link the executable");
+  std::vector<std::string> args = {*cxx, object.str(), rtMain, rt};
+  llvm::SmallVector<StringRef> flags;
+  StringRef(GNNRT_LINK_FLAGS).split(flags, ' ', -1, false);
+  for (StringRef f : flags)
+    args.push_back(f.str());
+  args.push_back("-o");
+  args.push_back(output.str());
+  std::vector<StringRef> refs(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0)
+    return fail("linking failed (" + std::to_string(rc) + ")" +
+                (message.empty() ? "" : ": " + message));
+  return 0;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
@@ -56,20 +110,18 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
-      "gnnc compiler: gnn program -> training executable\n\n"
-      "  gnn-compile model.mlir -emit=mlir   print the optimised program\n");
+      "gnnc compiler: gnn model -> training executable\n\n"
+      "  gnn-compile model.mlir -o model    compile; ./model --help for the flags\n"
+      "  gnn-compile model.mlir -emit=mlir  the program after autodiff\n");
 
   DialectRegistry registry;
   gnn::registerAllGNNDialects(registry);
   MLIRContext context(registry);
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "gnn-compile: error: " << error << "\n";
-    return 1;
-  }
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
+  if (!input)
+    return fail(error);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
@@ -80,34 +132,55 @@ int main(int argc, char **argv) {
   if (failed(verify(*module)))
     return 1;
 
-  if (emitKind != EmitKind::MLIR) {
-    llvm::errs() << "gnn-compile: error: -emit="
-                 << (emitKind == EmitKind::LLVM  ? "llvm"
-                     : emitKind == EmitKind::Obj ? "obj"
-                                                 : "exe")
-                 << " is not available yet: the lowering to the runtime has "
-                    "not landed (use -emit=mlir)\n";
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
     return 1;
-  }
-
-  if (!noOptimize) {
-    PassManager pm(&context);
-    if (failed(applyPassManagerCLOptions(pm)))
-      return 1;
-    pm.enableVerifier();
+  pm.enableVerifier();
+  if (!noOptimize)
     gnn::buildGNNOptimizePipeline(pm, gnn::GNNOptimizeOptions());
-    if (failed(pm.run(*module)))
-      return 1;
+  pm.addPass(gnn::createGNNAutodiff());
+  if (emitKind != EmitKind::MLIR)
+    gnn::buildGNNToLLVMPipeline(pm, gnn::GNNToLLVMOptions());
+  if (failed(pm.run(*module)))
+    return 1;
+
+  auto writeText = [&](llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+    std::string out = outputFilename.empty() ? "-" : outputFilename.getValue();
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(out, &error);
+    if (!file)
+      return fail(error);
+    fn(file->os());
+    file->keep();
+    return 0;
+  };
+  if (emitKind == EmitKind::MLIR || emitKind == EmitKind::MLIRLLVM)
+    return writeText([&](llvm::raw_ostream &os) { module->print(os); os << "\n"; });
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      gnn::translateAndOptimize(*module, llvmContext, error);
+  if (!llvmModule)
+    return fail(error);
+  if (emitKind == EmitKind::LLVM)
+    return writeText([&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+
+  if (emitKind == EmitKind::Obj) {
+    std::string out = outputFilename.empty() ? "model.o" : outputFilename.getValue();
+    return gnn::emitObjectFile(*llvmModule, out, error) ? 0 : fail(error);
   }
 
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &error);
-  if (!output) {
-    llvm::errs() << "gnn-compile: error: " << error << "\n";
-    return 1;
+  std::string out = outputFilename.empty() ? "a.out" : outputFilename.getValue();
+  llvm::SmallString<128> object;
+  if (keepTemps) {
+    object = out + ".o";
+  } else if (std::error_code ec =
+                 llvm::sys::fs::createTemporaryFile("gnnc", "o", object)) {
+    return fail("cannot create a temporary file: " + ec.message());
   }
-  module->print(output->os());
-  output->os() << "\n";
-  output->keep();
-  return 0;
+  if (!gnn::emitObjectFile(*llvmModule, object, error))
+    return fail(error);
+  int rc = link(argv[0], object, out);
+  if (!keepTemps)
+    llvm::sys::fs::remove(object);
+  return rc;
 }

@@ -22,6 +22,14 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {};
 void buildGNNOptimizePipeline(OpPassManager &pm,
                               const GNNOptimizeOptions &options);
 
+/// Options of `gnn-to-llvm-pipeline`.
+struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {};
+
+/// Lowers a module that went through --gnn-autodiff to the LLVM dialect:
+/// --convert-gnn-to-runtime, then the upstream conversions of scf, math,
+/// arith, memref, cf and func.
+void buildGNNToLLVMPipeline(OpPassManager &pm, const GNNToLLVMOptions &options);
+
 /// Registers the named pipelines with the global registry.
 void registerGNNPipelines();
 

@@ -1,0 +1,28 @@
+//===- Object.h - LLVM IR and object files from the LLVM dialect -*- C++ -*-===//
+
+#ifndef GNN_TARGET_OBJECT_H
+#define GNN_TARGET_OBJECT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::gnn {
+
+/// Translates an LLVM-dialect module to LLVM IR for the host CPU and runs the
+/// O3 pipeline with the host's TargetMachine (vectorisers on). Null on
+/// failure, with the reason in `error`.
+std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
+                                                   llvm::LLVMContext &context,
+                                                   std::string &error);
+
+/// Writes `module` as a position-independent object file.
+bool emitObjectFile(llvm::Module &module, llvm::StringRef path,
+                    std::string &error);
+
+} // namespace mlir::gnn
+
+#endif // GNN_TARGET_OBJECT_H

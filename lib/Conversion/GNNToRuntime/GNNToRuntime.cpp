@@ -1,0 +1,737 @@
+//===- GNNToRuntime.cpp - --convert-gnn-to-runtime ------------------------===//
+//
+// Lowers the functions --gnn-autodiff produced to loops over flat memrefs and
+// calls into gnnrt (runtime/include/gnnrt/GNNRuntime.h). The pass builds the
+// new functions op by op, keeping for every gnn value where its rows live
+// (`Tensor`), then erases the gnn functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Conversion/Passes.h"
+#include "gnn/IR/GNNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+namespace mlir::gnn {
+#define GEN_PASS_DEF_CONVERTGNNTORUNTIME
+#include "gnn/Conversion/Passes.h.inc"
+} // namespace mlir::gnn
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+namespace {
+
+constexpr llvm::StringLiteral kTrainStep = "gnn_train_step";
+constexpr llvm::StringLiteral kEval = "gnn_eval";
+constexpr llvm::StringLiteral kModelInfo = "gnnrt_model_info";
+
+/// Where a gnn value lives after lowering: `rows` rows of `rowSize` elements
+/// in a flat buffer. Unbatched values (parameters, constants, what only
+/// depends on them) have one row.
+struct Tensor {
+  Value buf;
+  Value rows;
+  bool batched = true;
+  SmallVector<Value> dims; // row dimensions (index)
+  Value rowSize;           // product of dims (index)
+};
+
+class FunctionLowering {
+public:
+  FunctionLowering(ModuleOp module, func::FuncOp source, int64_t &nextSlot,
+                   ArrayRef<std::string> edgeInputs)
+      : module(module), source(source), nextSlot(nextSlot),
+        edgeInputs(edgeInputs), b(module.getContext()) {}
+
+  LogicalResult run(bool training);
+
+private:
+  // --- helpers -------------------------------------------------------------
+  Value cIndex(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value cI64(int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, v, b.getI64Type());
+  }
+  Value cF32(double v) {
+    return b.create<arith::ConstantFloatOp>(loc, APFloat(static_cast<float>(v)),
+                                            b.getF32Type());
+  }
+  Value toI64(Value index) {
+    return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
+  }
+  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+
+  MemRefType memF32() {
+    return MemRefType::get({ShapedType::kDynamic}, b.getF32Type());
+  }
+  MemRefType memI32() {
+    return MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
+  }
+
+  func::FuncOp runtimeFunc(StringRef name, TypeRange args, TypeRange results,
+                           bool cInterface);
+  Value call(StringRef name, TypeRange results, ValueRange args,
+             bool cInterface = true);
+  Value buffer(Value numElements);
+  Value product(ArrayRef<Value> dims);
+  Value emptyI32();
+  Value emptyF32();
+
+  /// Row dimensions of a tensor type whose dynamic dims are bound by `dims`
+  /// (a gnn.dims array) or come from `like`.
+  SmallVector<Value> staticDims(RankedTensorType row);
+  Tensor make(Value buf, Value rows, bool batched, SmallVector<Value> dims) {
+    Tensor t{buf, rows, batched, dims, product(dims)};
+    return t;
+  }
+  Tensor alloc(Value rows, bool batched, SmallVector<Value> dims) {
+    Value size = product(dims);
+    return Tensor{buffer(mul(rows, size)), rows, batched, dims, size};
+  }
+
+  /// out[r, j] = fn(in_k[r or 0, j or 0]...) over `rows` x `out.rowSize`.
+  void elementwise(const Tensor &out, ArrayRef<const Tensor *> ins,
+                   function_ref<Value(OpBuilder &, Location, ValueRange)> fn);
+  Value load(OpBuilder &nb, const Tensor &t, Value r, Value j, bool broadcast);
+
+  // --- ops -------------------------------------------------------------------
+  LogicalResult lowerTop(Operation *op);
+  LogicalResult lowerStage(Operation *op, Region &body, ValueRange inputs,
+                           ArrayRef<Value> params, bool edges);
+  LogicalResult lowerRow(Operation *op, Value rows);
+  Tensor broadcastRows(const Tensor &t, Value rows);
+  int64_t splitOf(Value mask);
+
+  ModuleOp module;
+  func::FuncOp source;
+  int64_t &nextSlot;
+  ArrayRef<std::string> edgeInputs;
+  OpBuilder b;
+  Location loc = UnknownLoc::get(module.getContext());
+  Value ctx, numV, numE, numF, numC;
+  DenseMap<Value, Tensor> values;
+  Value loss;
+};
+
+func::FuncOp FunctionLowering::runtimeFunc(StringRef name, TypeRange args,
+                                           TypeRange results, bool cInterface) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  auto fn = mb.create<func::FuncOp>(loc, name,
+                                    FunctionType::get(b.getContext(), args, results));
+  fn.setPrivate();
+  if (cInterface)
+    fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), mb.getUnitAttr());
+  return fn;
+}
+
+Value FunctionLowering::call(StringRef name, TypeRange results, ValueRange args,
+                             bool cInterface) {
+  func::FuncOp fn = runtimeFunc(name, args.getTypes(), results, cInterface);
+  auto op = b.create<func::CallOp>(loc, fn, args);
+  return op.getNumResults() ? op.getResult(0) : Value();
+}
+
+Value FunctionLowering::buffer(Value numElements) {
+  return call("gnnrtBuffer", memF32(), {ctx, cI64(nextSlot++), toI64(numElements)});
+}
+
+Value FunctionLowering::product(ArrayRef<Value> dims) {
+  Value p = cIndex(1);
+  for (Value d : dims)
+    p = mul(p, d);
+  return p;
+}
+
+Value FunctionLowering::emptyI32() {
+  Value m = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getI32Type()));
+  return b.create<memref::CastOp>(loc, memI32(), m);
+}
+
+Value FunctionLowering::emptyF32() {
+  Value m = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
+  return b.create<memref::CastOp>(loc, memF32(), m);
+}
+
+SmallVector<Value> FunctionLowering::staticDims(RankedTensorType row) {
+  SmallVector<Value> dims;
+  for (int64_t d : row.getShape())
+    dims.push_back(ShapedType::isDynamic(d) ? Value() : cIndex(d));
+  return dims;
+}
+
+Value FunctionLowering::load(OpBuilder &nb, const Tensor &t, Value r, Value j,
+                             bool broadcast) {
+  Location l = loc;
+  Value base = t.batched ? nb.create<arith::MulIOp>(l, r, t.rowSize).getResult()
+                         : nb.create<arith::ConstantIndexOp>(l, 0).getResult();
+  Value index = broadcast ? base : nb.create<arith::AddIOp>(l, base, j).getResult();
+  return nb.create<memref::LoadOp>(l, t.buf, index);
+}
+
+void FunctionLowering::elementwise(
+    const Tensor &out, ArrayRef<const Tensor *> ins,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  // An operand whose row has one element while the result's has more is a
+  // broadcast scalar.
+  SmallVector<bool> scalar;
+  for (const Tensor *t : ins) {
+    bool one = true;
+    for (Value d : t->dims) {
+      auto c = d.getDefiningOp<arith::ConstantIndexOp>();
+      one &= c && c.value() == 1;
+    }
+    scalar.push_back(one);
+  }
+  bool outOne = true;
+  for (Value d : out.dims) {
+    auto c = d.getDefiningOp<arith::ConstantIndexOp>();
+    outOne &= c && c.value() == 1;
+  }
+  Value zero = cIndex(0), one = cIndex(1);
+  b.create<scf::ForOp>(
+      loc, zero, out.rows, one, ValueRange{},
+      [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+        ob.create<scf::ForOp>(
+            l, zero, out.rowSize, one, ValueRange{},
+            [&](OpBuilder &ib, Location il, Value j, ValueRange) {
+              SmallVector<Value> elems;
+              for (auto [t, s] : llvm::zip(ins, scalar))
+                elems.push_back(load(ib, *t, r, j, s && !outOne));
+              Value v = fn(ib, il, elems);
+              Value base = ib.create<arith::MulIOp>(il, r, out.rowSize);
+              Value idx = ib.create<arith::AddIOp>(il, base, j);
+              ib.create<memref::StoreOp>(il, v, out.buf, idx);
+              ib.create<scf::YieldOp>(il);
+            });
+        ob.create<scf::YieldOp>(l);
+      });
+}
+
+Tensor FunctionLowering::broadcastRows(const Tensor &t, Value rows) {
+  Tensor out = alloc(rows, true, t.dims);
+  elementwise(out, {&t}, [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+  return out;
+}
+
+int64_t FunctionLowering::splitOf(Value mask) {
+  auto input = mask.getDefiningOp<InputOp>();
+  if (!input)
+    return -1;
+  StringRef name = input.getName();
+  if (name == "train_mask")
+    return 0;
+  if (name == "val_mask")
+    return 1;
+  if (name == "test_mask")
+    return 2;
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Row ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
+  auto rowType = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  auto get = [&](Value v) -> const Tensor & { return values[v]; };
+  bool batched = llvm::any_of(op->getOperands(),
+                              [&](Value v) { return values[v].batched; });
+  Value outRows = batched ? rows : cIndex(1);
+  auto outFrom = [&](SmallVector<Value> dims) {
+    return alloc(outRows, batched, std::move(dims));
+  };
+
+  if (auto c = dyn_cast<ConstantOp>(op)) {
+    RankedTensorType t = c.getType();
+    Tensor out = alloc(cIndex(1), false, staticDims(t));
+    int64_t i = 0;
+    for (APFloat v : c.getValue().getValues<APFloat>())
+      b.create<memref::StoreOp>(loc, cF32(v.convertToDouble()), out.buf,
+                                ValueRange{cIndex(i++)});
+    values[c.getResult()] = out;
+    return success();
+  }
+
+  // Element-wise unary ops.
+  using Fn = std::function<Value(OpBuilder &, Location, Value)>;
+  std::optional<Fn> unary;
+  Type f32 = b.getF32Type();
+  auto fconst = [f32](OpBuilder &ob, Location l, double v) {
+    return ob.create<arith::ConstantFloatOp>(l, APFloat(static_cast<float>(v)),
+                                             cast<FloatType>(f32))
+        .getResult();
+  };
+  if (isa<ReluOp>(op))
+    unary = [&](OpBuilder &ob, Location l, Value x) {
+      return ob.create<arith::MaximumFOp>(l, x, fconst(ob, l, 0.0)).getResult();
+    };
+  else if (isa<StepOp>(op))
+    unary = [&](OpBuilder &ob, Location l, Value x) {
+      Value gt = ob.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
+                                          fconst(ob, l, 0.0));
+      return ob.create<arith::SelectOp>(l, gt, fconst(ob, l, 1.0), fconst(ob, l, 0.0))
+          .getResult();
+    };
+  else if (isa<NegOp>(op))
+    unary = [](OpBuilder &ob, Location l, Value x) {
+      return ob.create<arith::NegFOp>(l, x).getResult();
+    };
+  else if (isa<ExpOp>(op))
+    unary = [](OpBuilder &ob, Location l, Value x) {
+      return ob.create<math::ExpOp>(l, x).getResult();
+    };
+  else if (isa<LogOp>(op))
+    unary = [](OpBuilder &ob, Location l, Value x) {
+      return ob.create<math::LogOp>(l, x).getResult();
+    };
+  else if (isa<SqrtOp>(op))
+    unary = [](OpBuilder &ob, Location l, Value x) {
+      return ob.create<math::SqrtOp>(l, x).getResult();
+    };
+  else if (isa<RsqrtOp>(op))
+    unary = [&](OpBuilder &ob, Location l, Value x) {
+      Value s = ob.create<math::SqrtOp>(l, x);
+      return ob.create<arith::DivFOp>(l, fconst(ob, l, 1.0), s).getResult();
+    };
+  else if (isa<SigmoidOp>(op))
+    unary = [&](OpBuilder &ob, Location l, Value x) {
+      Value e = ob.create<math::ExpOp>(l, ob.create<arith::NegFOp>(l, x));
+      Value d = ob.create<arith::AddFOp>(l, fconst(ob, l, 1.0), e);
+      return ob.create<arith::DivFOp>(l, fconst(ob, l, 1.0), d).getResult();
+    };
+  else if (isa<TanhOp>(op))
+    unary = [&](OpBuilder &ob, Location l, Value x) {
+      // tanh x = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
+      Value e = ob.create<math::ExpOp>(l, ob.create<arith::AddFOp>(l, x, x));
+      Value d = ob.create<arith::AddFOp>(l, e, fconst(ob, l, 1.0));
+      Value q = ob.create<arith::DivFOp>(l, fconst(ob, l, 2.0), d);
+      return ob.create<arith::SubFOp>(l, fconst(ob, l, 1.0), q).getResult();
+    };
+  else if (isa<EluOp>(op))
+    unary = [&](OpBuilder &ob, Location l, Value x) {
+      Value gt = ob.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
+                                          fconst(ob, l, 0.0));
+      Value neg = ob.create<arith::MinimumFOp>(l, x, fconst(ob, l, 0.0));
+      Value em1 = ob.create<math::ExpM1Op>(l, neg);
+      return ob.create<arith::SelectOp>(l, gt, x, em1).getResult();
+    };
+  else if (auto lr = dyn_cast<LeakyReluOp>(op)) {
+    double alpha = lr.getAlpha().convertToDouble();
+    unary = [&, alpha](OpBuilder &ob, Location l, Value x) {
+      Value gt = ob.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
+                                          fconst(ob, l, 0.0));
+      Value ax = ob.create<arith::MulFOp>(l, x, fconst(ob, l, alpha));
+      return ob.create<arith::SelectOp>(l, gt, x, ax).getResult();
+    };
+  }
+  if (unary) {
+    Value in = op->getOperand(0);
+    Tensor out = outFrom(get(in).dims);
+    Fn f = *unary;
+    elementwise(out, {&get(in)},
+                [&](OpBuilder &ob, Location l, ValueRange v) { return f(ob, l, v[0]); });
+    values[op->getResult(0)] = out;
+    return success();
+  }
+  (void)rowType;
+
+  // Element-wise binary ops with scalar broadcast.
+  if (isa<AddOp, SubOp, MulOp, DivOp>(op)) {
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    const Tensor &a = get(lhs), &c = get(rhs);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    const Tensor &shapeOf =
+        resultType == rowType(lhs) ? a : c; // the non-broadcast operand
+    Tensor out = outFrom(shapeOf.dims);
+    elementwise(out, {&a, &c}, [&](OpBuilder &ob, Location l, ValueRange v) -> Value {
+      if (isa<AddOp>(op))
+        return ob.create<arith::AddFOp>(l, v[0], v[1]);
+      if (isa<SubOp>(op))
+        return ob.create<arith::SubFOp>(l, v[0], v[1]);
+      if (isa<MulOp>(op))
+        return ob.create<arith::MulFOp>(l, v[0], v[1]);
+      return ob.create<arith::DivFOp>(l, v[0], v[1]);
+    });
+    values[op->getResult(0)] = out;
+    return success();
+  }
+
+  if (auto linear = dyn_cast<LinearOp>(op)) {
+    const Tensor &x = get(linear.getInput());
+    const Tensor &w = get(linear.getWeight());
+    unsigned k = rowType(linear.getInput()).getRank();
+    SmallVector<Value> outDims(w.dims.begin() + k, w.dims.end());
+    Tensor out = alloc(x.rows, x.batched, outDims);
+    call("gnnrtGemm", {},
+         {cI64(0), cI64(0), toI64(x.rows), toI64(out.rowSize), toI64(x.rowSize),
+          cF32(1.0), x.buf, w.buf, cF32(0.0), out.buf});
+    values[linear.getResult()] = out;
+    return success();
+  }
+  if (auto lt = dyn_cast<LinearTransposeOp>(op)) {
+    const Tensor &g = get(lt.getInput());
+    const Tensor &w = get(lt.getWeight());
+    unsigned k = rowType(lt.getInput()).getRank();
+    SmallVector<Value> outDims(w.dims.begin(), w.dims.end() - k);
+    Tensor out = alloc(g.rows, g.batched, outDims);
+    call("gnnrtGemm", {},
+         {cI64(0), cI64(1), toI64(g.rows), toI64(out.rowSize), toI64(g.rowSize),
+          cF32(1.0), g.buf, w.buf, cF32(0.0), out.buf});
+    values[lt.getResult()] = out;
+    return success();
+  }
+  if (auto rs = dyn_cast<ReduceSumOp>(op)) {
+    const Tensor &x = get(rs.getInput());
+    Tensor out = alloc(x.rows, x.batched, staticDims(rs.getType()));
+    Value zero = cIndex(0), one = cIndex(1);
+    b.create<scf::ForOp>(loc, zero, x.rows, one, ValueRange{},
+                         [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+                           Value init = ob.create<arith::ConstantFloatOp>(
+                               l, APFloat(0.0f), ob.getF32Type());
+                           auto inner = ob.create<scf::ForOp>(
+                               l, zero, x.rowSize, one, ValueRange{init},
+                               [&](OpBuilder &ib, Location il, Value j, ValueRange acc) {
+                                 Value v = load(ib, x, r, j, false);
+                                 Value s = ib.create<arith::AddFOp>(il, acc[0], v);
+                                 ib.create<scf::YieldOp>(il, s);
+                               });
+                           ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, r);
+                           ob.create<scf::YieldOp>(l);
+                         });
+    values[rs.getResult()] = out;
+    return success();
+  }
+  if (auto d = dyn_cast<DropoutOp>(op)) {
+    const Tensor &x = get(d.getInput());
+    Tensor out = alloc(x.rows, x.batched, x.dims);
+    int64_t id = d.getMaskId() ? static_cast<int64_t>(*d.getMaskId()) : 1000000 + nextSlot;
+    Value rate = b.create<arith::ConstantFloatOp>(loc, d.getRate(), b.getF64Type());
+    call("gnnrtDropout", {}, {ctx, cI64(id), rate, x.buf, out.buf});
+    values[d.getResult()] = out;
+    return success();
+  }
+  return op->emitOpError()
+         << "is not lowered to the runtime yet (convert-gnn-to-runtime handles "
+            "the ops of GCN and GraphSAGE-mean)";
+}
+
+//===----------------------------------------------------------------------===//
+// Stages and whole-graph ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
+                                           ValueRange inputs,
+                                           ArrayRef<Value> params, bool edges) {
+  Value rows = edges ? numE : numV;
+  Block &block = body.front();
+  for (auto [arg, in] : llvm::zip(block.getArguments().take_front(inputs.size()), inputs))
+    values[arg] = values[in];
+  for (auto [arg, p] : llvm::zip(block.getArguments().drop_front(inputs.size()), params))
+    values[arg] = values[p];
+  for (Operation &inner : block.without_terminator())
+    if (failed(lowerRow(&inner, rows)))
+      return failure();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  for (auto [y, r] : llvm::zip(yield.getValues(), op->getResults())) {
+    Tensor t = values[y];
+    values[r] = t.batched ? t : broadcastRows(t, rows);
+  }
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerTop(Operation *op) {
+  if (isa<GraphOp>(op))
+    return success();
+  if (auto in = dyn_cast<InputOp>(op)) {
+    StringRef name = in.getName();
+    if (name == "features") {
+      Value buf = call("gnnrtFeatures", memF32(), {ctx});
+      values[in.getResult()] = make(buf, numV, true, {numF});
+      return success();
+    }
+    if (InputOp::isVertexInputName(name))
+      return success(); // labels and masks are read by the runtime's loss
+    auto type = cast<EdgeTensorType>(in.getType());
+    auto it = llvm::find(edgeInputs, name.str());
+    int64_t index = it - edgeInputs.begin();
+    if (type.getElementType().isInteger(32)) {
+      Value buf = call("gnnrtEdgeDataI32", memI32(), {ctx, cI64(index)});
+      values[in.getResult()] = make(buf, numE, true, {});
+    } else {
+      Value buf = call("gnnrtEdgeDataF32", memF32(), {ctx, cI64(index)});
+      values[in.getResult()] = make(buf, numE, true, staticDims(type.getRowType()));
+    }
+    return success();
+  }
+  if (auto d = dyn_cast<DegreeOp>(op)) {
+    Value buf = call("gnnrtDegree", memF32(),
+                     {ctx, cI64(d.getDirection() == Direction::In ? 0 : 1)});
+    values[d.getResult()] = make(buf, numV, true, {cIndex(1)});
+    return success();
+  }
+  if (auto s = dyn_cast<ScatterOp>(op)) {
+    const Tensor &x = values[s.getInput()];
+    Tensor out = alloc(numE, true, x.dims);
+    call("gnnrtScatter", {},
+         {ctx, cI64(s.getSide() == Side::Src ? 0 : 1), x.buf, out.buf, toI64(x.rowSize)});
+    values[s.getResult()] = out;
+    return success();
+  }
+  if (auto g = dyn_cast<GatherOp>(op)) {
+    const Tensor &x = values[g.getInput()];
+    Tensor out = alloc(numV, true, x.dims);
+    call("gnnrtGather", {},
+         {ctx, cI64(static_cast<int64_t>(g.getAcc())),
+          cI64(g.getSide() == Side::Src ? 0 : 1), x.buf, out.buf, emptyI32(),
+          toI64(x.rowSize)});
+    values[g.getResult()] = out;
+    return success();
+  }
+  if (auto s = dyn_cast<ApplyVertexOp>(op))
+    return lowerStage(op, s.getBody(), s.getInputs(),
+                      SmallVector<Value>(s.getParams()), false);
+  if (auto s = dyn_cast<ApplyEdgeOp>(op))
+    return lowerStage(op, s.getBody(), s.getInputs(),
+                      SmallVector<Value>(s.getParams()), true);
+  if (auto sr = dyn_cast<SumRowsOp>(op)) {
+    const Tensor &x = values[sr.getInput()];
+    Tensor out = alloc(cIndex(1), false, x.dims);
+    Value zero = cIndex(0), one = cIndex(1);
+    b.create<scf::ForOp>(loc, zero, x.rowSize, one, ValueRange{},
+                         [&](OpBuilder &ob, Location l, Value j, ValueRange) {
+                           Value init = ob.create<arith::ConstantFloatOp>(
+                               l, APFloat(0.0f), ob.getF32Type());
+                           auto inner = ob.create<scf::ForOp>(
+                               l, zero, x.rows, one, ValueRange{init},
+                               [&](OpBuilder &ib, Location il, Value r, ValueRange acc) {
+                                 Value v = load(ib, x, r, j, false);
+                                 ib.create<scf::YieldOp>(
+                                     il, ib.create<arith::AddFOp>(il, acc[0], v).getResult());
+                               });
+                           ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, j);
+                           ob.create<scf::YieldOp>(l);
+                         });
+    values[sr.getResult()] = out;
+    return success();
+  }
+  if (auto os = dyn_cast<OuterSumOp>(op)) {
+    const Tensor &x = values[os.getInput()];
+    const Tensor &g = values[os.getGrad()];
+    SmallVector<Value> dims(x.dims);
+    llvm::append_range(dims, g.dims);
+    Tensor out = alloc(cIndex(1), false, dims);
+    call("gnnrtGemm", {},
+         {cI64(1), cI64(0), toI64(x.rowSize), toI64(g.rowSize), toI64(x.rows),
+          cF32(1.0), x.buf, g.buf, cF32(0.0), out.buf});
+    values[os.getResult()] = out;
+    return success();
+  }
+  if (auto ta = dyn_cast<TensorAddOp>(op)) {
+    const Tensor &x = values[ta.getLhs()], &y = values[ta.getRhs()];
+    Tensor out = alloc(cIndex(1), false, x.dims);
+    elementwise(out, {&x, &y}, [](OpBuilder &ob, Location l, ValueRange v) {
+      return ob.create<arith::AddFOp>(l, v[0], v[1]).getResult();
+    });
+    values[ta.getResult()] = out;
+    return success();
+  }
+  if (auto ce = dyn_cast<SoftmaxCrossEntropyOp>(op)) {
+    const Tensor &logits = values[ce.getLogits()];
+    int64_t split = splitOf(ce.getMask());
+    if (split < 0 || !ce.getLabels().getDefiningOp<InputOp>())
+      return op->emitOpError() << "needs the dataset's labels and a split mask "
+                                  "(train_mask, val_mask, test_mask) as operands";
+    loss = call("gnnrtSoftmaxCrossEntropy", b.getF32Type(),
+                {ctx, logits.buf, emptyF32(), toI64(logits.rowSize), cI64(split)});
+    return success();
+  }
+  if (auto ceg = dyn_cast<SoftmaxCrossEntropyGradOp>(op)) {
+    const Tensor &logits = values[ceg.getLogits()];
+    int64_t split = splitOf(ceg.getMask());
+    if (split < 0)
+      return op->emitOpError() << "needs a split mask (train_mask, val_mask, "
+                                  "test_mask) as operand";
+    Tensor out = alloc(numV, true, logits.dims);
+    call("gnnrtSoftmaxCrossEntropy", b.getF32Type(),
+         {ctx, logits.buf, out.buf, toI64(logits.rowSize), cI64(split)});
+    values[ceg.getResult()] = out;
+    return success();
+  }
+  if (auto up = dyn_cast<OptimizerUpdateOp>(op)) {
+    auto arg = dyn_cast<BlockArgument>(up.getParam());
+    if (!arg || arg.getOwner() != &source.getBody().front())
+      return op->emitOpError() << "updates a value that is not a parameter argument";
+    const Tensor &g = values[up.getGrad()];
+    Value gradBuf = call("gnnrtGrad", memF32(), {ctx, cI64(arg.getArgNumber())});
+    Tensor target = make(gradBuf, cIndex(1), false, g.dims);
+    elementwise(target, {&g}, [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+    call("gnnrtOptimizerUpdate", {}, {ctx, cI64(arg.getArgNumber())}, false);
+    values[up.getResult()] = values[up.getParam()];
+    return success();
+  }
+  return op->emitOpError() << "is not lowered to the runtime yet";
+}
+
+LogicalResult FunctionLowering::run(bool training) {
+  MLIRContext *mctx = module.getContext();
+  loc = source.getLoc();
+  Type ptr = LLVM::LLVMPointerType::get(mctx);
+  OpBuilder mb(mctx);
+  mb.setInsertionPointAfter(source);
+  StringRef name = training ? kTrainStep : kEval;
+  auto fn = mb.create<func::FuncOp>(loc, (name + "_lowered").str(),
+                                    FunctionType::get(mctx, {ptr}, {b.getF32Type()}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  ctx = entry->getArgument(0);
+  auto dim = [&](int64_t which) {
+    Value v = call("gnnrtDim", b.getI64Type(), {ctx, cI64(which)}, false);
+    return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v).getResult();
+  };
+  numV = dim(0);
+  numE = dim(1);
+  numF = dim(2);
+  numC = dim(3);
+
+  // Parameters.
+  for (unsigned i = 0; i < source.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(source.getArgumentTypes()[i]);
+    auto binding = source.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
+    SmallVector<Value> dims;
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        dims.push_back(cIndex(type.getDimSize(d)));
+        continue;
+      }
+      StringRef bind = binding ? cast<StringAttr>(binding[d]).getValue() : "";
+      dims.push_back(bind == kDimClasses ? numC : numF);
+    }
+    Value buf = call("gnnrtParam", memF32(), {ctx, cI64(i)});
+    values[source.getArgument(i)] = make(buf, cIndex(1), false, dims);
+  }
+
+  Block &body = source.getBody().front();
+  for (Operation &op : body.without_terminator())
+    if (failed(lowerTop(&op)))
+      return failure();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (!loss)
+    return source.emitOpError() << "computes no loss";
+  const Tensor &logits = values[ret.getOperand(1)];
+  call("gnnrtSetOutput", {}, {ctx, logits.buf, loss});
+  b.create<func::ReturnOp>(loc, loss);
+  return success();
+}
+
+/// The `gnnrt_model_info` text (runtime/lib/Context.h).
+std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "model " << fn.getSymName() << "\n";
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+    auto name = fn.getArgAttrOfType<StringAttr>(i, GNNDialect::kParamAttrName);
+    auto init = fn.getArgAttrOfType<InitAttr>(i, GNNDialect::kInitAttrName);
+    auto dims = fn.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
+    os << "param " << (name ? name.getValue() : StringRef("p" + std::to_string(i)))
+       << " " << (init ? stringifyInitKind(init.getKind()) : StringRef("glorot")) << " "
+       << llvm::format("%.17g", init ? init.getValue().convertToDouble() : 0.0) << " "
+       << type.getRank();
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        os << " " << type.getDimSize(d);
+        continue;
+      }
+      StringRef bind = dims ? cast<StringAttr>(dims[d]).getValue() : "";
+      os << " " << (bind == kDimClasses ? -2 : -1);
+    }
+    os << "\n";
+  }
+  fn.walk([&](InputOp in) {
+    if (in.getName() == "features") {
+      auto t = cast<VertexTensorType>(in.getType());
+      os << "features "
+         << (t.hasDynamicRow() ? -1 : t.getRowShape()[0]) << "\n";
+    }
+  });
+  for (const std::string &e : edgeInputs) {
+    fn.walk([&](InputOp in) {
+      if (in.getName() != e)
+        return WalkResult::advance();
+      auto t = cast<EdgeTensorType>(in.getType());
+      bool isInt = t.getElementType().isInteger(32);
+      int64_t width = 1;
+      for (int64_t d : t.getRowShape())
+        width *= d;
+      os << "edge " << e << " " << (isInt ? "i32" : "f32") << " " << width << "\n";
+      return WalkResult::interrupt();
+    });
+  }
+  auto logits = cast<VertexTensorType>(fn.getResultTypes()[1]);
+  os << "classes " << (logits.hasDynamicRow() ? -1 : logits.getRowShape()[0]) << "\n";
+  return os.str();
+}
+
+struct ConvertGNNToRuntime
+    : public mlir::gnn::impl::ConvertGNNToRuntimeBase<ConvertGNNToRuntime> {
+  using ConvertGNNToRuntimeBase::ConvertGNNToRuntimeBase;
+
+  void runOnOperation() final {
+    ModuleOp module = getOperation();
+    auto train = module.lookupSymbol<func::FuncOp>(kTrainStep);
+    auto eval = module.lookupSymbol<func::FuncOp>(kEval);
+    if (!train || !eval) {
+      module.emitError() << "expects @" << kTrainStep << " and @" << kEval
+                         << "; run --gnn-autodiff first";
+      return signalPassFailure();
+    }
+    // Edge inputs in order of first appearance in the training step.
+    SmallVector<std::string> edgeInputs;
+    train.walk([&](InputOp in) {
+      if (isa<EdgeTensorType>(in.getType()) &&
+          !llvm::is_contained(edgeInputs, in.getName().str()))
+        edgeInputs.push_back(in.getName().str());
+    });
+    std::string info = modelInfo(train, edgeInputs);
+    // The model's name, not the derived function's.
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f->hasAttr(GNNDialect::kModelAttrName)) {
+        info = "model " + f.getSymName().str() + info.substr(info.find('\n'));
+        break;
+      }
+
+    int64_t nextSlot = 0;
+    for (auto [fn, training] : {std::pair{train, true}, std::pair{eval, false}}) {
+      FunctionLowering lowering(module, fn, nextSlot, edgeInputs);
+      if (failed(lowering.run(training)))
+        return signalPassFailure();
+    }
+    // Drop every gnn function; the lowered ones take their names.
+    for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (!f.isExternal() && !f.getSymName().ends_with("_lowered"))
+        f.erase();
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.getSymName().ends_with("_lowered"))
+        f.setSymName(f.getSymName().drop_back(strlen("_lowered")));
+
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    info.push_back('\0');
+    auto arrayType = LLVM::LLVMArrayType::get(mb.getI8Type(), info.size());
+    mb.create<LLVM::GlobalOp>(module.getLoc(), arrayType, /*isConstant=*/true,
+                              LLVM::Linkage::External, kModelInfo,
+                              mb.getStringAttr(info));
+  }
+};
+
+} // namespace

@@ -1,0 +1,104 @@
+//===- Object.cpp - LLVM IR and object files from the LLVM dialect --------===//
+//
+// TOOLCHAIN.md "End-to-end": translateModuleToLLVMIR, the host TargetMachine
+// (CPU and features, PIC), the new pass manager at O3, legacy codegen.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Target/Object.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+using namespace mlir;
+
+static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::SubtargetFeatures features;
+  for (auto &f : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(f.first(), f.second);
+  llvm::TargetOptions options;
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(), options,
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+std::unique_ptr<llvm::Module>
+mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
+                                std::string &error) {
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> m =
+      translateModuleToLLVMIR(module, context, "gnn_model");
+  if (!m) {
+    error = "translation to LLVM IR failed";
+    return nullptr;
+  }
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
+  if (!tm)
+    return nullptr;
+  m->setTargetTriple(tm->getTargetTriple().str());
+  m->setDataLayout(tm->createDataLayout());
+  std::string verifyMessages;
+  llvm::raw_string_ostream vs(verifyMessages);
+  if (llvm::verifyModule(*m, &vs)) {
+    error = "invalid LLVM IR: " + vs.str();
+    return nullptr;
+  }
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  llvm::PassBuilder pb(tm.get(), pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*m, mam);
+  return m;
+}
+
+bool mlir::gnn::emitObjectFile(llvm::Module &module, llvm::StringRef path,
+                               std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
+  if (!tm)
+    return false;
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = path.str() + ": " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, out, nullptr,
+                              llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  codegen.run(module);
+  out.flush();
+  return !out.has_error();
+}
