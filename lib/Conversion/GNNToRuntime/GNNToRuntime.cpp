@@ -244,9 +244,10 @@ int64_t FunctionLowering::splitOf(Value mask) {
 
 LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
   auto rowType = [](Value v) { return cast<RankedTensorType>(v.getType()); };
-  auto get = [&](Value v) -> const Tensor & { return values[v]; };
+  // Copies: inserting into `values` may move its entries.
+  auto get = [&](Value v) { return values.lookup(v); };
   bool batched = llvm::any_of(op->getOperands(),
-                              [&](Value v) { return values[v].batched; });
+                              [&](Value v) { return values.lookup(v).batched; });
   Value outRows = batched ? rows : cIndex(1);
   auto outFrom = [&](SmallVector<Value> dims) {
     return alloc(outRows, batched, std::move(dims));
@@ -336,10 +337,10 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     };
   }
   if (unary) {
-    Value in = op->getOperand(0);
-    Tensor out = outFrom(get(in).dims);
+    Tensor in = get(op->getOperand(0));
+    Tensor out = outFrom(in.dims);
     Fn f = *unary;
-    elementwise(out, {&get(in)},
+    elementwise(out, {&in},
                 [&](OpBuilder &ob, Location l, ValueRange v) { return f(ob, l, v[0]); });
     values[op->getResult(0)] = out;
     return success();
@@ -349,7 +350,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
   // Element-wise binary ops with scalar broadcast.
   if (isa<AddOp, SubOp, MulOp, DivOp>(op)) {
     Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-    const Tensor &a = get(lhs), &c = get(rhs);
+    Tensor a = get(lhs), c = get(rhs);
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     const Tensor &shapeOf =
         resultType == rowType(lhs) ? a : c; // the non-broadcast operand
@@ -368,8 +369,8 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
   }
 
   if (auto linear = dyn_cast<LinearOp>(op)) {
-    const Tensor &x = get(linear.getInput());
-    const Tensor &w = get(linear.getWeight());
+    Tensor x = get(linear.getInput());
+    Tensor w = get(linear.getWeight());
     unsigned k = rowType(linear.getInput()).getRank();
     SmallVector<Value> outDims(w.dims.begin() + k, w.dims.end());
     Tensor out = alloc(x.rows, x.batched, outDims);
@@ -380,8 +381,8 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     return success();
   }
   if (auto lt = dyn_cast<LinearTransposeOp>(op)) {
-    const Tensor &g = get(lt.getInput());
-    const Tensor &w = get(lt.getWeight());
+    Tensor g = get(lt.getInput());
+    Tensor w = get(lt.getWeight());
     unsigned k = rowType(lt.getInput()).getRank();
     SmallVector<Value> outDims(w.dims.begin(), w.dims.end() - k);
     Tensor out = alloc(g.rows, g.batched, outDims);
@@ -392,7 +393,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     return success();
   }
   if (auto rs = dyn_cast<ReduceSumOp>(op)) {
-    const Tensor &x = get(rs.getInput());
+    Tensor x = get(rs.getInput());
     Tensor out = alloc(x.rows, x.batched, staticDims(rs.getType()));
     Value zero = cIndex(0), one = cIndex(1);
     b.create<scf::ForOp>(loc, zero, x.rows, one, ValueRange{},
@@ -413,7 +414,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     return success();
   }
   if (auto d = dyn_cast<DropoutOp>(op)) {
-    const Tensor &x = get(d.getInput());
+    Tensor x = get(d.getInput());
     Tensor out = alloc(x.rows, x.batched, x.dims);
     int64_t id = d.getMaskId() ? static_cast<int64_t>(*d.getMaskId()) : 1000000 + nextSlot;
     Value rate = b.create<arith::ConstantFloatOp>(loc, d.getRate(), b.getF64Type());
@@ -435,17 +436,22 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
                                            ArrayRef<Value> params, bool edges) {
   Value rows = edges ? numE : numV;
   Block &block = body.front();
-  for (auto [arg, in] : llvm::zip(block.getArguments().take_front(inputs.size()), inputs))
-    values[arg] = values[in];
-  for (auto [arg, p] : llvm::zip(block.getArguments().drop_front(inputs.size()), params))
-    values[arg] = values[p];
+  for (auto [arg, in] : llvm::zip(block.getArguments().take_front(inputs.size()), inputs)) {
+    Tensor t = values.lookup(in);
+    values[arg] = t;
+  }
+  for (auto [arg, p] : llvm::zip(block.getArguments().drop_front(inputs.size()), params)) {
+    Tensor t = values.lookup(p);
+    values[arg] = t;
+  }
   for (Operation &inner : block.without_terminator())
     if (failed(lowerRow(&inner, rows)))
       return failure();
   auto yield = cast<YieldOp>(block.getTerminator());
   for (auto [y, r] : llvm::zip(yield.getValues(), op->getResults())) {
-    Tensor t = values[y];
-    values[r] = t.batched ? t : broadcastRows(t, rows);
+    Tensor t = values.lookup(y);
+    Tensor result = t.batched ? t : broadcastRows(t, rows);
+    values[r] = result;
   }
   return success();
 }
@@ -481,7 +487,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return success();
   }
   if (auto s = dyn_cast<ScatterOp>(op)) {
-    const Tensor &x = values[s.getInput()];
+    Tensor x = values.lookup(s.getInput());
     Tensor out = alloc(numE, true, x.dims);
     call("gnnrtScatter", {},
          {ctx, cI64(s.getSide() == Side::Src ? 0 : 1), x.buf, out.buf, toI64(x.rowSize)});
@@ -489,7 +495,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return success();
   }
   if (auto g = dyn_cast<GatherOp>(op)) {
-    const Tensor &x = values[g.getInput()];
+    Tensor x = values.lookup(g.getInput());
     Tensor out = alloc(numV, true, x.dims);
     call("gnnrtGather", {},
          {ctx, cI64(static_cast<int64_t>(g.getAcc())),
@@ -505,7 +511,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return lowerStage(op, s.getBody(), s.getInputs(),
                       SmallVector<Value>(s.getParams()), true);
   if (auto sr = dyn_cast<SumRowsOp>(op)) {
-    const Tensor &x = values[sr.getInput()];
+    Tensor x = values.lookup(sr.getInput());
     Tensor out = alloc(cIndex(1), false, x.dims);
     Value zero = cIndex(0), one = cIndex(1);
     b.create<scf::ForOp>(loc, zero, x.rowSize, one, ValueRange{},
@@ -526,8 +532,8 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return success();
   }
   if (auto os = dyn_cast<OuterSumOp>(op)) {
-    const Tensor &x = values[os.getInput()];
-    const Tensor &g = values[os.getGrad()];
+    Tensor x = values.lookup(os.getInput());
+    Tensor g = values.lookup(os.getGrad());
     SmallVector<Value> dims(x.dims);
     llvm::append_range(dims, g.dims);
     Tensor out = alloc(cIndex(1), false, dims);
@@ -538,7 +544,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return success();
   }
   if (auto ta = dyn_cast<TensorAddOp>(op)) {
-    const Tensor &x = values[ta.getLhs()], &y = values[ta.getRhs()];
+    Tensor x = values.lookup(ta.getLhs()), y = values.lookup(ta.getRhs());
     Tensor out = alloc(cIndex(1), false, x.dims);
     elementwise(out, {&x, &y}, [](OpBuilder &ob, Location l, ValueRange v) {
       return ob.create<arith::AddFOp>(l, v[0], v[1]).getResult();
@@ -547,7 +553,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return success();
   }
   if (auto ce = dyn_cast<SoftmaxCrossEntropyOp>(op)) {
-    const Tensor &logits = values[ce.getLogits()];
+    Tensor logits = values.lookup(ce.getLogits());
     int64_t split = splitOf(ce.getMask());
     if (split < 0 || !ce.getLabels().getDefiningOp<InputOp>())
       return op->emitOpError() << "needs the dataset's labels and a split mask "
@@ -557,7 +563,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return success();
   }
   if (auto ceg = dyn_cast<SoftmaxCrossEntropyGradOp>(op)) {
-    const Tensor &logits = values[ceg.getLogits()];
+    Tensor logits = values.lookup(ceg.getLogits());
     int64_t split = splitOf(ceg.getMask());
     if (split < 0)
       return op->emitOpError() << "needs a split mask (train_mask, val_mask, "
@@ -572,12 +578,13 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     auto arg = dyn_cast<BlockArgument>(up.getParam());
     if (!arg || arg.getOwner() != &source.getBody().front())
       return op->emitOpError() << "updates a value that is not a parameter argument";
-    const Tensor &g = values[up.getGrad()];
+    Tensor g = values.lookup(up.getGrad());
     Value gradBuf = call("gnnrtGrad", memF32(), {ctx, cI64(arg.getArgNumber())});
     Tensor target = make(gradBuf, cIndex(1), false, g.dims);
     elementwise(target, {&g}, [](OpBuilder &, Location, ValueRange v) { return v[0]; });
     call("gnnrtOptimizerUpdate", {}, {ctx, cI64(arg.getArgNumber())}, false);
-    values[up.getResult()] = values[up.getParam()];
+    Tensor param = values.lookup(up.getParam());
+    values[up.getResult()] = param;
     return success();
   }
   return op->emitOpError() << "is not lowered to the runtime yet";
@@ -628,7 +635,7 @@ LogicalResult FunctionLowering::run(bool training) {
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   if (!loss)
     return source.emitOpError() << "computes no loss";
-  const Tensor &logits = values[ret.getOperand(1)];
+  Tensor logits = values.lookup(ret.getOperand(1));
   call("gnnrtSetOutput", {}, {ctx, logits.buf, loss});
   b.create<func::ReturnOp>(loc, loss);
   return success();
