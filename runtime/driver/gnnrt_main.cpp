@@ -15,6 +15,7 @@
 #include "../lib/Npy.h"
 #include "gnnrt/GNNRuntime.h"
 
+#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -288,9 +289,28 @@ struct EpochRecord {
   bool evaluated;
 };
 
+/// OpenBLAS 0.3.21 (Debian 12) does not know recent Intel cores and falls
+/// back to its Prescott (SSE3) kernels, several times slower. When that
+/// happens on a CPU with AVX-512 (or AVX2), run again with
+/// OPENBLAS_CORETYPE naming the matching kernels (read when OpenBLAS loads).
+void selectBlasKernels(char **argv) {
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    return;
+  if (std::strcmp(openblas_get_corename(), "Prescott") != 0)
+    return;
+  const char *core = __builtin_cpu_supports("avx512f") ? "SkylakeX"
+                     : __builtin_cpu_supports("avx2")  ? "Haswell"
+                                                       : nullptr;
+  if (!core)
+    return;
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  execv("/proc/self/exe", argv); // returns only on failure: keep going
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  selectBlasKernels(argv);
   Options o = parseArgs(argc, argv);
   if (o.threads > 0)
     omp_set_num_threads(static_cast<int>(o.threads));

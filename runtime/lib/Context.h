@@ -108,6 +108,23 @@ void initParams(gnnrtContext *ctx, uint64_t seed);
 /// A counter-based uniform draw in [0, 1).
 double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 
+/// splitmix64's finaliser.
+inline uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// Dropout masks: one key per (seed, step, mask id), one mix per element;
+/// the draw is 24 uniform bits.
+inline uint64_t dropoutKey(uint64_t seed, uint64_t step, uint64_t op) {
+  return mix64(mix64(seed ^ mix64(step)) ^ mix64(op + 0x632be59bd9b4e019ULL));
+}
+inline uint32_t dropoutDraw(uint64_t key, uint64_t i) {
+  return static_cast<uint32_t>(mix64(key ^ (i * 0xd1b54a32d192ed03ULL)) >> 40);
+}
+
 /// Accuracy of the recorded logits on split 0/1/2.
 double accuracy(const gnnrtContext *ctx, int split);
 

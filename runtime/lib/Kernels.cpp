@@ -165,7 +165,7 @@ void _mlir_ciface_gnnrtGatherArgBackward(gnnrtContext *ctx, int64_t side,
   }
 }
 
-void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
+void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
                             gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                             gnnrtMemRefF32 *out, int64_t width) {
   const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
@@ -191,6 +191,12 @@ void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
 #pragma omp simd
       for (int64_t i = 0; i < width; ++i)
         o[i] += c * row[i];
+    }
+    const int64_t count = seg.offsets[v + 1] - seg.offsets[v];
+    if (mean && count > 0) {
+      const float inv = 1.0f / static_cast<float>(count);
+      for (int64_t i = 0; i < width; ++i)
+        o[i] *= inv;
     }
   }
 }
@@ -354,11 +360,13 @@ void _mlir_ciface_gnnrtDropout(gnnrtContext *ctx, int64_t op, double rate,
     return;
   }
   const float scale = static_cast<float>(1.0 / (1.0 - rate));
-  const uint64_t seed = ctx->seed, step = static_cast<uint64_t>(ctx->step);
+  const uint64_t key = dropoutKey(ctx->seed, static_cast<uint64_t>(ctx->step),
+                                  static_cast<uint64_t>(op));
+  // Keep an element when its 24-bit draw is at least rate * 2^24.
+  const uint32_t threshold = static_cast<uint32_t>(rate * 16777216.0);
 #pragma omp parallel for schedule(static, 4096)
   for (int64_t i = 0; i < n; ++i)
-    y[i] = uniform01(seed, step, static_cast<uint64_t>(op),
-                     static_cast<uint64_t>(i)) >= rate
+    y[i] = dropoutDraw(key, static_cast<uint64_t>(i)) >= threshold
                ? x[i] * scale
                : 0.0f;
 }

@@ -110,6 +110,17 @@ private:
   LogicalResult lowerRow(Operation *op, Value rows);
   Tensor broadcastRows(const Tensor &t, Value rows);
   int64_t splitOf(Value mask);
+  void planAggregations(Block &body);
+
+  /// A gather of a scatter (optionally scaled per edge by an apply_edge that
+  /// multiplies the scattered row by a scalar edge row): one gnnrtSpmm call,
+  /// no edge tensor.
+  struct Aggregation {
+    Value vertexInput;
+    Value weights; // a scalar-row edge tensor, or null
+  };
+  DenseMap<Operation *, Aggregation> aggregations;
+  llvm::DenseSet<Operation *> skipped;
 
   ModuleOp module;
   func::FuncOp source;
@@ -127,8 +138,8 @@ func::FuncOp FunctionLowering::runtimeFunc(StringRef name, TypeRange args,
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-  auto fn = mb.create<func::FuncOp>(loc, name,
-                                    FunctionType::get(b.getContext(), args, results));
+  auto fn = mb.create<func::FuncOp>(
+      loc, name, FunctionType::get(b.getContext(), args, results));
   fn.setPrivate();
   if (cInterface)
     fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), mb.getUnitAttr());
@@ -143,7 +154,8 @@ Value FunctionLowering::call(StringRef name, TypeRange results, ValueRange args,
 }
 
 Value FunctionLowering::buffer(Value numElements) {
-  return call("gnnrtBuffer", memF32(), {ctx, cI64(nextSlot++), toI64(numElements)});
+  return call("gnnrtBuffer", memF32(),
+              {ctx, cI64(nextSlot++), toI64(numElements)});
 }
 
 Value FunctionLowering::product(ArrayRef<Value> dims) {
@@ -154,12 +166,14 @@ Value FunctionLowering::product(ArrayRef<Value> dims) {
 }
 
 Value FunctionLowering::emptyI32() {
-  Value m = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getI32Type()));
+  Value m =
+      b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getI32Type()));
   return b.create<memref::CastOp>(loc, memI32(), m);
 }
 
 Value FunctionLowering::emptyF32() {
-  Value m = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
+  Value m =
+      b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
   return b.create<memref::CastOp>(loc, memF32(), m);
 }
 
@@ -175,7 +189,8 @@ Value FunctionLowering::load(OpBuilder &nb, const Tensor &t, Value r, Value j,
   Location l = loc;
   Value base = t.batched ? nb.create<arith::MulIOp>(l, r, t.rowSize).getResult()
                          : nb.create<arith::ConstantIndexOp>(l, 0).getResult();
-  Value index = broadcast ? base : nb.create<arith::AddIOp>(l, base, j).getResult();
+  Value index =
+      broadcast ? base : nb.create<arith::AddIOp>(l, base, j).getResult();
   return nb.create<memref::LoadOp>(l, t.buf, index);
 }
 
@@ -220,7 +235,8 @@ void FunctionLowering::elementwise(
 
 Tensor FunctionLowering::broadcastRows(const Tensor &t, Value rows) {
   Tensor out = alloc(rows, true, t.dims);
-  elementwise(out, {&t}, [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+  elementwise(out, {&t},
+              [](OpBuilder &, Location, ValueRange v) { return v[0]; });
   return out;
 }
 
@@ -246,8 +262,8 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
   auto rowType = [](Value v) { return cast<RankedTensorType>(v.getType()); };
   // Copies: inserting into `values` may move its entries.
   auto get = [&](Value v) { return values.lookup(v); };
-  bool batched = llvm::any_of(op->getOperands(),
-                              [&](Value v) { return values.lookup(v).batched; });
+  bool batched = llvm::any_of(
+      op->getOperands(), [&](Value v) { return values.lookup(v).batched; });
   Value outRows = batched ? rows : cIndex(1);
   auto outFrom = [&](SmallVector<Value> dims) {
     return alloc(outRows, batched, std::move(dims));
@@ -269,8 +285,9 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
   std::optional<Fn> unary;
   Type f32 = b.getF32Type();
   auto fconst = [f32](OpBuilder &ob, Location l, double v) {
-    return ob.create<arith::ConstantFloatOp>(l, APFloat(static_cast<float>(v)),
-                                             cast<FloatType>(f32))
+    return ob
+        .create<arith::ConstantFloatOp>(l, APFloat(static_cast<float>(v)),
+                                        cast<FloatType>(f32))
         .getResult();
   };
   if (isa<ReluOp>(op))
@@ -281,7 +298,9 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     unary = [&](OpBuilder &ob, Location l, Value x) {
       Value gt = ob.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
                                           fconst(ob, l, 0.0));
-      return ob.create<arith::SelectOp>(l, gt, fconst(ob, l, 1.0), fconst(ob, l, 0.0))
+      return ob
+          .create<arith::SelectOp>(l, gt, fconst(ob, l, 1.0),
+                                   fconst(ob, l, 0.0))
           .getResult();
     };
   else if (isa<NegOp>(op))
@@ -340,8 +359,9 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     Tensor in = get(op->getOperand(0));
     Tensor out = outFrom(in.dims);
     Fn f = *unary;
-    elementwise(out, {&in},
-                [&](OpBuilder &ob, Location l, ValueRange v) { return f(ob, l, v[0]); });
+    elementwise(out, {&in}, [&](OpBuilder &ob, Location l, ValueRange v) {
+      return f(ob, l, v[0]);
+    });
     values[op->getResult(0)] = out;
     return success();
   }
@@ -355,15 +375,16 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     const Tensor &shapeOf =
         resultType == rowType(lhs) ? a : c; // the non-broadcast operand
     Tensor out = outFrom(shapeOf.dims);
-    elementwise(out, {&a, &c}, [&](OpBuilder &ob, Location l, ValueRange v) -> Value {
-      if (isa<AddOp>(op))
-        return ob.create<arith::AddFOp>(l, v[0], v[1]);
-      if (isa<SubOp>(op))
-        return ob.create<arith::SubFOp>(l, v[0], v[1]);
-      if (isa<MulOp>(op))
-        return ob.create<arith::MulFOp>(l, v[0], v[1]);
-      return ob.create<arith::DivFOp>(l, v[0], v[1]);
-    });
+    elementwise(out, {&a, &c},
+                [&](OpBuilder &ob, Location l, ValueRange v) -> Value {
+                  if (isa<AddOp>(op))
+                    return ob.create<arith::AddFOp>(l, v[0], v[1]);
+                  if (isa<SubOp>(op))
+                    return ob.create<arith::SubFOp>(l, v[0], v[1]);
+                  if (isa<MulOp>(op))
+                    return ob.create<arith::MulFOp>(l, v[0], v[1]);
+                  return ob.create<arith::DivFOp>(l, v[0], v[1]);
+                });
     values[op->getResult(0)] = out;
     return success();
   }
@@ -396,28 +417,31 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     Tensor x = get(rs.getInput());
     Tensor out = alloc(x.rows, x.batched, staticDims(rs.getType()));
     Value zero = cIndex(0), one = cIndex(1);
-    b.create<scf::ForOp>(loc, zero, x.rows, one, ValueRange{},
-                         [&](OpBuilder &ob, Location l, Value r, ValueRange) {
-                           Value init = ob.create<arith::ConstantFloatOp>(
-                               l, APFloat(0.0f), ob.getF32Type());
-                           auto inner = ob.create<scf::ForOp>(
-                               l, zero, x.rowSize, one, ValueRange{init},
-                               [&](OpBuilder &ib, Location il, Value j, ValueRange acc) {
-                                 Value v = load(ib, x, r, j, false);
-                                 Value s = ib.create<arith::AddFOp>(il, acc[0], v);
-                                 ib.create<scf::YieldOp>(il, s);
-                               });
-                           ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, r);
-                           ob.create<scf::YieldOp>(l);
-                         });
+    b.create<scf::ForOp>(
+        loc, zero, x.rows, one, ValueRange{},
+        [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+          Value init = ob.create<arith::ConstantFloatOp>(l, APFloat(0.0f),
+                                                         ob.getF32Type());
+          auto inner = ob.create<scf::ForOp>(
+              l, zero, x.rowSize, one, ValueRange{init},
+              [&](OpBuilder &ib, Location il, Value j, ValueRange acc) {
+                Value v = load(ib, x, r, j, false);
+                Value s = ib.create<arith::AddFOp>(il, acc[0], v);
+                ib.create<scf::YieldOp>(il, s);
+              });
+          ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, r);
+          ob.create<scf::YieldOp>(l);
+        });
     values[rs.getResult()] = out;
     return success();
   }
   if (auto d = dyn_cast<DropoutOp>(op)) {
     Tensor x = get(d.getInput());
     Tensor out = alloc(x.rows, x.batched, x.dims);
-    int64_t id = d.getMaskId() ? static_cast<int64_t>(*d.getMaskId()) : 1000000 + nextSlot;
-    Value rate = b.create<arith::ConstantFloatOp>(loc, d.getRate(), b.getF64Type());
+    int64_t id = d.getMaskId() ? static_cast<int64_t>(*d.getMaskId())
+                               : 1000000 + nextSlot;
+    Value rate =
+        b.create<arith::ConstantFloatOp>(loc, d.getRate(), b.getF64Type());
     call("gnnrtDropout", {}, {ctx, cI64(id), rate, x.buf, out.buf});
     values[d.getResult()] = out;
     return success();
@@ -436,11 +460,13 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
                                            ArrayRef<Value> params, bool edges) {
   Value rows = edges ? numE : numV;
   Block &block = body.front();
-  for (auto [arg, in] : llvm::zip(block.getArguments().take_front(inputs.size()), inputs)) {
+  for (auto [arg, in] :
+       llvm::zip(block.getArguments().take_front(inputs.size()), inputs)) {
     Tensor t = values.lookup(in);
     values[arg] = t;
   }
-  for (auto [arg, p] : llvm::zip(block.getArguments().drop_front(inputs.size()), params)) {
+  for (auto [arg, p] :
+       llvm::zip(block.getArguments().drop_front(inputs.size()), params)) {
     Tensor t = values.lookup(p);
     values[arg] = t;
   }
@@ -456,9 +482,93 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
   return success();
 }
 
+void FunctionLowering::planAggregations(Block &body) {
+  auto isScalarEdgeRow = [](Value v) {
+    auto t = dyn_cast<EdgeTensorType>(v.getType());
+    if (!t || !t.getElementType().isF32())
+      return false;
+    ArrayRef<int64_t> shape = t.getRowShape();
+    return shape.empty() || (shape.size() == 1 && shape[0] == 1);
+  };
+  body.walk([&](GatherOp g) {
+    if (g.getAcc() != Accumulator::Sum && g.getAcc() != Accumulator::Mean)
+      return;
+    Side want = g.getSide() == Side::Dst ? Side::Src : Side::Dst;
+    auto scatterOf = [&](Value v) -> ScatterOp {
+      auto sc = v.getDefiningOp<ScatterOp>();
+      return sc && sc.getSide() == want ? sc : ScatterOp();
+    };
+    Value in = g.getInput();
+    if (ScatterOp sc = scatterOf(in)) {
+      aggregations[g] = {sc.getInput(), Value()};
+      return;
+    }
+    auto ae = in.getDefiningOp<ApplyEdgeOp>();
+    if (!ae || ae.getNumResults() != 1 || !in.hasOneUse() ||
+        !ae.getParams().empty())
+      return;
+    Block &b = ae.getBody().front();
+    auto yield = cast<YieldOp>(b.getTerminator());
+    Value y = yield.getValues()[0];
+    auto inputOf = [&](Value v) -> Value {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (!arg || arg.getOwner() != &b)
+        return Value();
+      return ae.getInputs()[arg.getArgNumber()];
+    };
+    if (&b.front() == yield.getOperation()) { // pass-through
+      if (ScatterOp sc = scatterOf(inputOf(y))) {
+        aggregations[g] = {sc.getInput(), Value()};
+        skipped.insert(ae);
+      }
+      return;
+    }
+    auto mul = y.getDefiningOp<MulOp>();
+    if (!mul || &b.front() != mul.getOperation() ||
+        mul->getNextNode() != yield.getOperation())
+      return;
+    for (auto [row, scale] : {std::pair{mul.getLhs(), mul.getRhs()},
+                              std::pair{mul.getRhs(), mul.getLhs()}}) {
+      ScatterOp sc = scatterOf(inputOf(row));
+      Value weights = inputOf(scale);
+      if (sc && weights && isScalarEdgeRow(weights) &&
+          cast<RankedTensorType>(row.getType()) == mul.getType()) {
+        aggregations[g] = {sc.getInput(), weights};
+        skipped.insert(ae);
+        return;
+      }
+    }
+  });
+  // A scatter whose every use is folded into an aggregation is not needed.
+  body.walk([&](ScatterOp sc) {
+    bool allFolded = llvm::all_of(sc->getUsers(), [&](Operation *user) {
+      if (skipped.contains(user))
+        return true;
+      auto it = aggregations.find(user);
+      return it != aggregations.end() && !it->second.weights &&
+             user->getOperand(1) == sc.getResult();
+    });
+    if (allFolded && !sc->use_empty())
+      skipped.insert(sc);
+  });
+}
+
 LogicalResult FunctionLowering::lowerTop(Operation *op) {
-  if (isa<GraphOp>(op))
+  if (isa<GraphOp>(op) || skipped.contains(op))
     return success();
+  if (auto it = aggregations.find(op); it != aggregations.end()) {
+    auto g = cast<GatherOp>(op);
+    Tensor x = values.lookup(it->second.vertexInput);
+    Value weights =
+        it->second.weights ? values.lookup(it->second.weights).buf : emptyF32();
+    Tensor out = alloc(numV, true, x.dims);
+    call("gnnrtSpmm", {},
+         {ctx, cI64(g.getSide() == Side::Src ? 0 : 1),
+          cI64(g.getAcc() == Accumulator::Mean ? 1 : 0), weights, x.buf,
+          out.buf, toI64(x.rowSize)});
+    values[g.getResult()] = out;
+    return success();
+  }
   if (auto in = dyn_cast<InputOp>(op)) {
     StringRef name = in.getName();
     if (name == "features") {
@@ -476,7 +586,8 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       values[in.getResult()] = make(buf, numE, true, {});
     } else {
       Value buf = call("gnnrtEdgeDataF32", memF32(), {ctx, cI64(index)});
-      values[in.getResult()] = make(buf, numE, true, staticDims(type.getRowType()));
+      values[in.getResult()] =
+          make(buf, numE, true, staticDims(type.getRowType()));
     }
     return success();
   }
@@ -490,7 +601,8 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     Tensor x = values.lookup(s.getInput());
     Tensor out = alloc(numE, true, x.dims);
     call("gnnrtScatter", {},
-         {ctx, cI64(s.getSide() == Side::Src ? 0 : 1), x.buf, out.buf, toI64(x.rowSize)});
+         {ctx, cI64(s.getSide() == Side::Src ? 0 : 1), x.buf, out.buf,
+          toI64(x.rowSize)});
     values[s.getResult()] = out;
     return success();
   }
@@ -514,20 +626,21 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     Tensor x = values.lookup(sr.getInput());
     Tensor out = alloc(cIndex(1), false, x.dims);
     Value zero = cIndex(0), one = cIndex(1);
-    b.create<scf::ForOp>(loc, zero, x.rowSize, one, ValueRange{},
-                         [&](OpBuilder &ob, Location l, Value j, ValueRange) {
-                           Value init = ob.create<arith::ConstantFloatOp>(
-                               l, APFloat(0.0f), ob.getF32Type());
-                           auto inner = ob.create<scf::ForOp>(
-                               l, zero, x.rows, one, ValueRange{init},
-                               [&](OpBuilder &ib, Location il, Value r, ValueRange acc) {
-                                 Value v = load(ib, x, r, j, false);
-                                 ib.create<scf::YieldOp>(
-                                     il, ib.create<arith::AddFOp>(il, acc[0], v).getResult());
-                               });
-                           ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, j);
-                           ob.create<scf::YieldOp>(l);
-                         });
+    b.create<scf::ForOp>(
+        loc, zero, x.rowSize, one, ValueRange{},
+        [&](OpBuilder &ob, Location l, Value j, ValueRange) {
+          Value init = ob.create<arith::ConstantFloatOp>(l, APFloat(0.0f),
+                                                         ob.getF32Type());
+          auto inner = ob.create<scf::ForOp>(
+              l, zero, x.rows, one, ValueRange{init},
+              [&](OpBuilder &ib, Location il, Value r, ValueRange acc) {
+                Value v = load(ib, x, r, j, false);
+                ib.create<scf::YieldOp>(
+                    il, ib.create<arith::AddFOp>(il, acc[0], v).getResult());
+              });
+          ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, j);
+          ob.create<scf::YieldOp>(l);
+        });
     values[sr.getResult()] = out;
     return success();
   }
@@ -556,10 +669,12 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     Tensor logits = values.lookup(ce.getLogits());
     int64_t split = splitOf(ce.getMask());
     if (split < 0 || !ce.getLabels().getDefiningOp<InputOp>())
-      return op->emitOpError() << "needs the dataset's labels and a split mask "
-                                  "(train_mask, val_mask, test_mask) as operands";
-    loss = call("gnnrtSoftmaxCrossEntropy", b.getF32Type(),
-                {ctx, logits.buf, emptyF32(), toI64(logits.rowSize), cI64(split)});
+      return op->emitOpError()
+             << "needs the dataset's labels and a split mask "
+                "(train_mask, val_mask, test_mask) as operands";
+    loss =
+        call("gnnrtSoftmaxCrossEntropy", b.getF32Type(),
+             {ctx, logits.buf, emptyF32(), toI64(logits.rowSize), cI64(split)});
     return success();
   }
   if (auto ceg = dyn_cast<SoftmaxCrossEntropyGradOp>(op)) {
@@ -577,11 +692,14 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
   if (auto up = dyn_cast<OptimizerUpdateOp>(op)) {
     auto arg = dyn_cast<BlockArgument>(up.getParam());
     if (!arg || arg.getOwner() != &source.getBody().front())
-      return op->emitOpError() << "updates a value that is not a parameter argument";
+      return op->emitOpError()
+             << "updates a value that is not a parameter argument";
     Tensor g = values.lookup(up.getGrad());
-    Value gradBuf = call("gnnrtGrad", memF32(), {ctx, cI64(arg.getArgNumber())});
+    Value gradBuf =
+        call("gnnrtGrad", memF32(), {ctx, cI64(arg.getArgNumber())});
     Tensor target = make(gradBuf, cIndex(1), false, g.dims);
-    elementwise(target, {&g}, [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+    elementwise(target, {&g},
+                [](OpBuilder &, Location, ValueRange v) { return v[0]; });
     call("gnnrtOptimizerUpdate", {}, {ctx, cI64(arg.getArgNumber())}, false);
     Tensor param = values.lookup(up.getParam());
     values[up.getResult()] = param;
@@ -597,8 +715,9 @@ LogicalResult FunctionLowering::run(bool training) {
   OpBuilder mb(mctx);
   mb.setInsertionPointAfter(source);
   StringRef name = training ? kTrainStep : kEval;
-  auto fn = mb.create<func::FuncOp>(loc, (name + "_lowered").str(),
-                                    FunctionType::get(mctx, {ptr}, {b.getF32Type()}));
+  auto fn =
+      mb.create<func::FuncOp>(loc, (name + "_lowered").str(),
+                              FunctionType::get(mctx, {ptr}, {b.getF32Type()}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   ctx = entry->getArgument(0);
@@ -614,7 +733,8 @@ LogicalResult FunctionLowering::run(bool training) {
   // Parameters.
   for (unsigned i = 0; i < source.getNumArguments(); ++i) {
     auto type = cast<RankedTensorType>(source.getArgumentTypes()[i]);
-    auto binding = source.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
+    auto binding =
+        source.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
     SmallVector<Value> dims;
     for (unsigned d = 0; d < type.getRank(); ++d) {
       if (!type.isDynamicDim(d)) {
@@ -629,6 +749,7 @@ LogicalResult FunctionLowering::run(bool training) {
   }
 
   Block &body = source.getBody().front();
+  planAggregations(body);
   for (Operation &op : body.without_terminator())
     if (failed(lowerTop(&op)))
       return failure();
@@ -651,10 +772,12 @@ std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs) {
     auto name = fn.getArgAttrOfType<StringAttr>(i, GNNDialect::kParamAttrName);
     auto init = fn.getArgAttrOfType<InitAttr>(i, GNNDialect::kInitAttrName);
     auto dims = fn.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
-    os << "param " << (name ? name.getValue() : StringRef("p" + std::to_string(i)))
-       << " " << (init ? stringifyInitKind(init.getKind()) : StringRef("glorot")) << " "
-       << llvm::format("%.17g", init ? init.getValue().convertToDouble() : 0.0) << " "
-       << type.getRank();
+    os << "param "
+       << (name ? name.getValue() : StringRef("p" + std::to_string(i))) << " "
+       << (init ? stringifyInitKind(init.getKind()) : StringRef("glorot"))
+       << " "
+       << llvm::format("%.17g", init ? init.getValue().convertToDouble() : 0.0)
+       << " " << type.getRank();
     for (unsigned d = 0; d < type.getRank(); ++d) {
       if (!type.isDynamicDim(d)) {
         os << " " << type.getDimSize(d);
@@ -668,8 +791,8 @@ std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs) {
   fn.walk([&](InputOp in) {
     if (in.getName() == "features") {
       auto t = cast<VertexTensorType>(in.getType());
-      os << "features "
-         << (t.hasDynamicRow() ? -1 : t.getRowShape()[0]) << "\n";
+      os << "features " << (t.hasDynamicRow() ? -1 : t.getRowShape()[0])
+         << "\n";
     }
   });
   for (const std::string &e : edgeInputs) {
@@ -681,12 +804,14 @@ std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs) {
       int64_t width = 1;
       for (int64_t d : t.getRowShape())
         width *= d;
-      os << "edge " << e << " " << (isInt ? "i32" : "f32") << " " << width << "\n";
+      os << "edge " << e << " " << (isInt ? "i32" : "f32") << " " << width
+         << "\n";
       return WalkResult::interrupt();
     });
   }
   auto logits = cast<VertexTensorType>(fn.getResultTypes()[1]);
-  os << "classes " << (logits.hasDynamicRow() ? -1 : logits.getRowShape()[0]) << "\n";
+  os << "classes " << (logits.hasDynamicRow() ? -1 : logits.getRowShape()[0])
+     << "\n";
   return os.str();
 }
 
@@ -719,7 +844,8 @@ struct ConvertGNNToRuntime
       }
 
     int64_t nextSlot = 0;
-    for (auto [fn, training] : {std::pair{train, true}, std::pair{eval, false}}) {
+    for (auto [fn, training] :
+         {std::pair{train, true}, std::pair{eval, false}}) {
       FunctionLowering lowering(module, fn, nextSlot, edgeInputs);
       if (failed(lowering.run(training)))
         return signalPassFailure();

@@ -99,11 +99,13 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtGatherArgBackward(
     gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *gradOut,
     gnnrtMemRefI32 *arg, gnnrtMemRefF32 *gradEdges, int64_t width);
 
-/// Weighted aggregation without an edge tensor:
+/// Weighted aggregation without an edge tensor (scatter, per-edge scale and
+/// gather in one pass):
 /// out[v, :] = sum over edges e into v (side 1; out of v for side 0) of
-/// w[e] * in[other end of e, :]; `w` may have size 0 (all weights 1).
+/// w[e] * in[other end of e, :], divided by the number of such edges when
+/// `mean` is set; `w` may have size 0 (all weights 1).
 GNNRT_EXPORT void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
-                                         gnnrtMemRefF32 *weights,
+                                         int64_t mean, gnnrtMemRefF32 *weights,
                                          gnnrtMemRefF32 *in,
                                          gnnrtMemRefF32 *out, int64_t width);
 

@@ -1,5 +1,5 @@
-// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime | FileCheck %s
-// RUN: gnn-opt %s --gnn-autodiff --gnn-to-llvm-pipeline | FileCheck %s --check-prefix=LLVM
+// RUN: gnn-opt %s -split-input-file --gnn-autodiff --convert-gnn-to-runtime | FileCheck %s
+// RUN: gnn-opt %s -split-input-file --gnn-autodiff --gnn-to-llvm-pipeline | FileCheck %s --check-prefix=LLVM
 
 // A linear over all vertices is one GEMM over the whole vertex tensor (no
 // per-row loop of mat-vecs): in @gnn_eval one; in the training step the
@@ -14,8 +14,9 @@
 // CHECK:         call @gnnrtDim
 // CHECK:         call @gnnrtParam
 // CHECK:         call @gnnrtFeatures
-// CHECK:         call @gnnrtScatter
-// CHECK:         call @gnnrtGather
+// A gather mean of a scatter is one SpMM (mean flag set), no edge tensor.
+// CHECK-NOT:     call @gnnrtScatter
+// CHECK:         call @gnnrtSpmm(%{{.*}}, %c1_i64{{.*}}, %c1_i64
 // CHECK:         call @gnnrtGemm
 // CHECK:         call @gnnrtSoftmaxCrossEntropy
 // CHECK:         call @gnnrtGemm
@@ -37,6 +38,50 @@ func.func @layer(%w: tensor<?x?xf32> {gnn.param = "w", gnn.init = #gnn.init<glor
   %o = gnn.apply_vertex %g (%a) params(%w) : (!gnn.vtensor<?xf32>) params(tensor<?x?xf32>) -> !gnn.vtensor<?xf32> {
   ^bb0(%v: tensor<?xf32>, %wv: tensor<?x?xf32>):
     %t = gnn.linear %v, %wv : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
+    gnn.yield %t : tensor<?xf32>
+  }
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %o : f32, !gnn.vtensor<?xf32>
+}
+
+// -----
+
+// The weighted aggregation of GCN (scatter, multiply by a per-edge scalar,
+// gather sum) is one SpMM with the weights, forward and backward; an edge
+// body that is not a plain scaling keeps its edge tensor.
+
+// CHECK-LABEL: func.func @gnn_eval
+// CHECK:         call @gnnrtSpmm(%{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}, %[[W:.*]], %
+// CHECK:         call @gnnrtScatter
+// CHECK:         call @gnnrtGather
+// CHECK-LABEL: func.func @gnn_train_step
+// CHECK:         call @gnnrtSpmm
+// CHECK:         call @gnnrtScatter
+// CHECK:         call @gnnrtGather
+func.func @weighted(%w: tensor<4x?xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["", "classes"]})
+    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %c = gnn.input %g "weight" : !gnn.etensor<1xf32>
+  %s = gnn.scatter %g, %x from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %m = gnn.apply_edge %g (%s, %c) : (!gnn.etensor<4xf32>, !gnn.etensor<1xf32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%r: tensor<4xf32>, %n: tensor<1xf32>):
+    %t = gnn.mul %r, %n : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  %a = gnn.gather sum %g, %m to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  %s2 = gnn.scatter %g, %a from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %m2 = gnn.apply_edge %g (%s2) : (!gnn.etensor<4xf32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%r: tensor<4xf32>):
+    %t = gnn.relu %r : tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  %a2 = gnn.gather sum %g, %m2 to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  %o = gnn.apply_vertex %g (%a2) params(%w) : (!gnn.vtensor<4xf32>) params(tensor<4x?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%v: tensor<4xf32>, %wv: tensor<4x?xf32>):
+    %t = gnn.linear %v, %wv : (tensor<4xf32>, tensor<4x?xf32>) -> tensor<?xf32>
     gnn.yield %t : tensor<?xf32>
   }
   %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
