@@ -253,7 +253,11 @@ def _binary(name: str, a, b) -> Row:
     b = _as_row(b, name)
     _check_f32(a, name)
     _check_f32(b, name)
-    if _shape_eq(a.shape, b.shape) or _is_scalar(b.shape):
+    if _shape_eq(a.shape, b.shape):
+        shape = a.shape
+    elif _is_scalar(a.shape) and _is_scalar(b.shape):  # () vs (1,)
+        shape = a.shape if a.shape else b.shape
+    elif _is_scalar(b.shape):
         shape = a.shape
     elif _is_scalar(a.shape):
         shape = b.shape

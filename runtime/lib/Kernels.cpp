@@ -256,17 +256,20 @@ void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
   }
 }
 
-void _mlir_ciface_gnnrtTypedGemmBackward(
-    gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n, int64_t numTypes,
-    gnnrtMemRefF32 *x, gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
-    gnnrtMemRefF32 *g, gnnrtMemRefF32 *gx, gnnrtMemRefF32 *gw) {
+void _mlir_ciface_gnnrtTypedGemmTranspose(gnnrtContext *ctx, int64_t rows,
+                                          int64_t k, int64_t n,
+                                          int64_t numTypes, gnnrtMemRefF32 *g,
+                                          gnnrtMemRefI32 *types,
+                                          gnnrtMemRefF32 *w,
+                                          gnnrtMemRefF32 *gx) {
   (void)ctx;
-  need(g->sizes[0], rows * n, "gnnrtTypedGemmBackward g");
-  need(gx->sizes[0], rows * k, "gnnrtTypedGemmBackward gx");
-  need(gw->sizes[0], numTypes * k * n, "gnnrtTypedGemmBackward gw");
-  const float *xp = ptr(x), *wp = ptr(w), *gp = ptr(g);
+  need(g->sizes[0], rows * n, "gnnrtTypedGemmTranspose g");
+  need(types->sizes[0], rows, "gnnrtTypedGemmTranspose types");
+  need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemmTranspose w");
+  need(gx->sizes[0], rows * k, "gnnrtTypedGemmTranspose gx");
+  const float *wp = ptr(w), *gp = ptr(g);
   const int32_t *t = ptr(types);
-  float *gxp = ptr(gx), *gwp = ptr(gw);
+  float *gxp = ptr(gx);
 #pragma omp parallel for schedule(static, 256)
   for (int64_t r = 0; r < rows; ++r) {
     const float *wt = wp + static_cast<int64_t>(t[r]) * k * n;
@@ -278,12 +281,27 @@ void _mlir_ciface_gnnrtTypedGemmBackward(
       gxp[r * k + q] = s;
     }
   }
-  // Weight gradient per type; types are few, rows many: one pass per type
-  // block keeps every output element single-writer.
+}
+
+void _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
+                                     int64_t n, int64_t numTypes,
+                                     gnnrtMemRefF32 *x, gnnrtMemRefI32 *types,
+                                     gnnrtMemRefF32 *g, gnnrtMemRefF32 *gw) {
+  (void)ctx;
+  need(x->sizes[0], rows * k, "gnnrtTypedOuterSum x");
+  need(types->sizes[0], rows, "gnnrtTypedOuterSum types");
+  need(g->sizes[0], rows * n, "gnnrtTypedOuterSum g");
+  need(gw->sizes[0], numTypes * k * n, "gnnrtTypedOuterSum gw");
+  const float *xp = ptr(x), *gp = ptr(g);
+  const int32_t *t = ptr(types);
+  float *gwp = ptr(gw);
+  // One output row (type, q) per task: single writer, rows in order.
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t tq = 0; tq < numTypes * k; ++tq) {
     const int64_t tau = tq / k, q = tq % k;
     float *gwrow = gwp + (tau * k + q) * n;
+    for (int64_t j = 0; j < n; ++j)
+      gwrow[j] = 0.0f;
     for (int64_t r = 0; r < rows; ++r) {
       if (t[r] != tau)
         continue;

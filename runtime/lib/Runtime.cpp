@@ -285,6 +285,14 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   view(result, buf->data, numElements);
 }
 
+void _mlir_ciface_gnnrtBufferI32(gnnrtMemRefI32 *result, gnnrtContext *ctx,
+                                 int64_t slot, int64_t numElements) {
+  // Shares the float slots' storage (same element size).
+  gnnrtMemRefF32 f;
+  _mlir_ciface_gnnrtBuffer(&f, ctx, slot, numElements);
+  view(result, reinterpret_cast<int32_t *>(f.aligned), numElements);
+}
+
 void _mlir_ciface_gnnrtParam(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                              int64_t index) {
   if (index < 0 || static_cast<size_t>(index) >= ctx->params.size())

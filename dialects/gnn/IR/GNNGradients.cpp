@@ -36,11 +36,8 @@ Value scalarConstant(OpBuilder &b, Location loc, double x) {
 
 template <typename OpTy>
 Value binary(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  RankedTensorType lt = rowType(lhs), rt = rowType(rhs);
-  RankedTensorType out = lt;
-  if (lt != rt && isScalar(lt))
-    out = rt;
-  return b.create<OpTy>(loc, out, lhs, rhs);
+  return b.create<OpTy>(loc, broadcastRowType(rowType(lhs), rowType(rhs)), lhs,
+                        rhs);
 }
 
 /// Sums `grad` (of the result's shape) back to `operand`'s shape when the op
@@ -223,5 +220,56 @@ LogicalResult LinearOp::buildRowGradients(OpBuilder &b, Value g,
   grads.push_back(b.create<LinearTransposeOp>(getLoc(), getInput().getType(), g,
                                               getWeight()));
   grads.push_back(Value());
+  return success();
+}
+
+LogicalResult TypedLinearOp::buildRowGradients(OpBuilder &b, Value g,
+                                               SmallVectorImpl<Value> &grads) {
+  // d x = W[t] g; no gradient for the type; the weight's gradient is the
+  // pass's gnn.typed_outer_sum (a grouped GEMM over the rows).
+  grads.push_back(b.create<TypedLinearTransposeOp>(
+      getLoc(), getInput().getType(), g, getType(), getWeight()));
+  grads.push_back(Value());
+  grads.push_back(Value());
+  return success();
+}
+
+LogicalResult ConcatOp::buildRowGradients(OpBuilder &b, Value g,
+                                          SmallVectorImpl<Value> &grads) {
+  int64_t offset = 0;
+  for (Value in : getInputs()) {
+    auto type = cast<RankedTensorType>(in.getType());
+    grads.push_back(
+        b.create<SliceOp>(getLoc(), type, g, b.getI64IntegerAttr(offset)));
+    offset += type.getShape().back();
+  }
+  return success();
+}
+
+LogicalResult RowDotOp::buildRowGradients(OpBuilder &b, Value g,
+                                          SmallVectorImpl<Value> &grads) {
+  // d lhs = g (broadcast over the last dimension) * rhs, and symmetrically.
+  Location loc = getLoc();
+  auto type = cast<RankedTensorType>(getLhs().getType());
+  Value spread = g;
+  if (type.getRank() == 2)
+    spread = b.create<BroadcastHeadsOp>(loc, type, g);
+  grads.push_back(binary<MulOp>(b, loc, spread, getRhs()));
+  grads.push_back(binary<MulOp>(b, loc, spread, getLhs()));
+  return success();
+}
+
+LogicalResult
+BroadcastHeadsOp::buildRowGradients(OpBuilder &b, Value g,
+                                    SmallVectorImpl<Value> &grads) {
+  // d input[h] = sum_f g[h, f]: a row_dot with ones.
+  auto type = cast<RankedTensorType>(g.getType());
+  if (!type.hasStaticShape())
+    return emitOpError() << "needs a static result shape to be differentiated";
+  Location loc = getLoc();
+  auto ones = b.create<ConstantOp>(
+      loc, type,
+      DenseElementsAttr::get(type, b.getF32FloatAttr(1.0).getValue()));
+  grads.push_back(b.create<RowDotOp>(loc, getInput().getType(), g, ones));
   return success();
 }

@@ -25,6 +25,19 @@ static bool isScalarRow(RankedTensorType type) {
          (type.getRank() == 1 && type.getDimSize(0) == 1);
 }
 
+RankedTensorType mlir::gnn::broadcastRowType(RankedTensorType lhs,
+                                             RankedTensorType rhs) {
+  if (lhs == rhs)
+    return lhs;
+  if (isScalarRow(lhs) && isScalarRow(rhs)) // tensor<f32> vs tensor<1xf32>
+    return lhs.getRank() ? lhs : rhs;
+  if (isScalarRow(rhs))
+    return lhs;
+  if (isScalarRow(lhs))
+    return rhs;
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // InputOp
 //===----------------------------------------------------------------------===//
@@ -276,14 +289,8 @@ LogicalResult TypedLinearOp::verify() {
 static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
                                      RankedTensorType rhs,
                                      RankedTensorType out) {
-  RankedTensorType expected;
-  if (lhs == rhs)
-    expected = lhs;
-  else if (isScalarRow(rhs))
-    expected = lhs;
-  else if (isScalarRow(lhs))
-    expected = rhs;
-  else
+  RankedTensorType expected = broadcastRowType(lhs, rhs);
+  if (!expected)
     return op->emitOpError()
            << "operands " << lhs << " and " << rhs
            << " must have the same shape or one must be a scalar row "
@@ -475,5 +482,66 @@ LogicalResult SoftmaxCrossEntropyGradOp::verify() {
     return emitOpError() << "result must have the logits' type "
                          << getLogits().getType() << " but is "
                          << getResult().getType();
+  return success();
+}
+
+LogicalResult TypedLinearTransposeOp::verify() {
+  auto in = getInput().getType();
+  auto weight = getWeight().getType();
+  auto out = getResult().getType();
+  if (weight.getRank() != 1 + out.getRank() + in.getRank() ||
+      !sameShape(weight.getShape().drop_front(1 + out.getRank()),
+                 in.getShape()) ||
+      !sameShape(weight.getShape().drop_front().take_front(out.getRank()),
+                 out.getShape()))
+    return emitOpError() << "weight " << weight << " must be [types, "
+                         << "result shape..., input shape...] for input " << in
+                         << " and result " << out;
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  int64_t offset = getOffset();
+  if (in.getRank() == 0 || in.getRank() != out.getRank() ||
+      !sameShape(in.getShape().drop_back(), out.getShape().drop_back()))
+    return emitOpError() << "result " << out << " must have the shape of " << in
+                         << " but in the last dimension";
+  int64_t last = in.getShape().back(), size = out.getShape().back();
+  if (offset < 0 || ShapedType::isDynamic(size) ||
+      (!ShapedType::isDynamic(last) && offset + size > last))
+    return emitOpError() << "slice [" << offset << ", " << offset << " + "
+                         << size << ") is outside the last dimension of " << in;
+  return success();
+}
+
+LogicalResult TypedOuterSumOp::verify() {
+  Type x = getInput().getType(), t = getType().getType(),
+       g = getGrad().getType();
+  RankedTensorType xr = rowTypeOf(x), tr = rowTypeOf(t), gr = rowTypeOf(g);
+  if (!tr.getElementType().isInteger(32) || tr.getRank() != 0)
+    return emitOpError() << "type operand must have i32 scalar rows but is "
+                         << t;
+  auto out = getResult().getType();
+  SmallVector<int64_t> shape{out.getRank() ? out.getDimSize(0) : 0};
+  llvm::append_range(shape, xr.getShape());
+  llvm::append_range(shape, gr.getShape());
+  auto expected = RankedTensorType::get(shape, xr.getElementType());
+  if (out.getRank() == 0 || out != expected)
+    return emitOpError()
+           << "result must be [types, input row..., grad row...] = " << expected
+           << " but is " << out;
+  return success();
+}
+
+LogicalResult GatherGradOp::verify() {
+  if (getAcc() != Accumulator::Max && getAcc() != Accumulator::Min)
+    return emitOpError() << "routes the gradients of max and min gathers only";
+  auto in = getInput().getType();
+  if (in.getRowType() != getGrad().getType().getRowType() ||
+      getResult().getType() != in)
+    return emitOpError()
+           << "gradient, input and result must have the same rows";
   return success();
 }

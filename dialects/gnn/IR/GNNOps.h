@@ -25,4 +25,12 @@ class YieldOp;
 #define GET_OP_CLASSES
 #include "gnn/IR/GNNOps.h.inc"
 
+namespace mlir::gnn {
+/// The result type of an element-wise binary op on rows of these types: the
+/// common shape, or the other operand's when one is a scalar row
+/// (`tensor<f32>` or `tensor<1xf32>`; between those two, `tensor<1xf32>`);
+/// null when they do not broadcast.
+RankedTensorType broadcastRowType(RankedTensorType lhs, RankedTensorType rhs);
+} // namespace mlir::gnn
+
 #endif // GNN_IR_GNNOPS_H

@@ -264,7 +264,8 @@ def GNN_LinearOp : GNN_RowOp<"linear", [Pure,
   let hasVerifier = 1;
 }
 
-def GNN_TypedLinearOp : GNN_RowOp<"typed_linear", [Pure]> {
+def GNN_TypedLinearOp : GNN_RowOp<"typed_linear", [Pure,
+    DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "a linear whose weight is chosen per edge by its type";
   let description = [{
     `weight` stacks T weights, `weight[t]` being the weight of a
@@ -364,7 +365,8 @@ def GNN_ConstantOp : GNN_RowOp<"constant",
   let hasFolder = 1;
 }
 
-def GNN_ConcatOp : GNN_RowOp<"concat", [Pure]> {
+def GNN_ConcatOp : GNN_RowOp<"concat", [Pure,
+    DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "concatenate rows along their last dimension";
   let description = [{
     All operands have the same rank and agree on every dimension but the
@@ -381,7 +383,8 @@ def GNN_ConcatOp : GNN_RowOp<"concat", [Pure]> {
   let hasVerifier = 1;
 }
 
-def GNN_RowDotOp : GNN_RowOp<"row_dot", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+def GNN_RowDotOp : GNN_RowOp<"row_dot", [Pure, AllTypesMatch<["lhs", "rhs"]>,
+    DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "dot product over the last dimension";
   let description = [{
     `result[h] = Σ_f lhs[h, f] · rhs[h, f]` for `heads x F` rows (result
@@ -400,7 +403,8 @@ def GNN_RowDotOp : GNN_RowOp<"row_dot", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let hasVerifier = 1;
 }
 
-def GNN_BroadcastHeadsOp : GNN_RowOp<"broadcast_heads", [Pure]> {
+def GNN_BroadcastHeadsOp : GNN_RowOp<"broadcast_heads", [Pure,
+    DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "broadcast one scalar per head over that head's features";
   let description = [{
     `result[h, f] = input[h]`: turns per-head scalars (attention
@@ -463,6 +467,39 @@ def GNN_LinearTransposeOp : GNN_RowOp<"linear_transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
+def GNN_TypedLinearTransposeOp : GNN_RowOp<"typed_linear_transpose", [Pure]> {
+  let summary = "the transpose of a typed linear (its input gradient)";
+  let description = [{
+    `result[k...] = Σ_n... input[n...] · weight[type, k..., n...]`.
+
+    Example:
+    ```mlir
+    %dx = gnn.typed_linear_transpose %g, %t, %w : (tensor<8xf32>, tensor<i32>, tensor<3x4x8xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input, 0DTensorOf<[I32]>:$type,
+                       GNN_F32Row:$weight);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = [{
+    $input `,` $type `,` $weight attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_SliceOp : GNN_RowOp<"slice", [Pure]> {
+  let summary = "a range of the last dimension of a row";
+  let description = [{
+    `result[..., j] = input[..., offset + j]`: the gradient of one operand of
+    a `gnn.concat`.
+
+    Example: `%a = gnn.slice %x {offset = 4 : i64} : tensor<12xf32> -> tensor<8xf32>`
+  }];
+  let arguments = (ins GNN_F32Row:$input, I64Attr:$offset);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def GNN_ReduceSumOp : GNN_RowOp<"reduce_sum", [Pure]> {
   let summary = "sum of all elements of a row";
   let description = [{
@@ -516,6 +553,52 @@ def GNN_OuterSumOp : GNN_Op<"outer_sum", [Pure]> {
   let assemblyFormat = [{
     $input `,` $grad attr-dict `:` qualified(type($input)) `,` qualified(type($grad))
     `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_TypedOuterSumOp : GNN_Op<"typed_outer_sum", [Pure]> {
+  let summary = "per edge type, the sum over rows of outer products";
+  let description = [{
+    `result[t, k..., n...] = Σ_{r: type[r] = t} input[r, k...] · grad[r, n...]`:
+    the weight gradient of a `gnn.typed_linear` (a grouped GEMM). The number
+    of types is the result's first dimension.
+
+    Example:
+    ```mlir
+    %dw = gnn.typed_outer_sum %x, %t, %g : !gnn.etensor<4xf32>, !gnn.etensor<i32>, !gnn.etensor<8xf32> -> tensor<3x4x8xf32>
+    ```
+  }];
+  let arguments = (ins GNN_AnyRowTensor:$input, GNN_AnyRowTensor:$type,
+                       GNN_AnyRowTensor:$grad);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = [{
+    $input `,` $type `,` $grad attr-dict `:` qualified(type($input)) `,`
+    qualified(type($type)) `,` qualified(type($grad)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_GatherGradOp : GNN_Op<"gather_grad", [Pure]> {
+  let summary = "route a max/min gather's gradient to the chosen edges";
+  let description = [{
+    The gradient of `gnn.gather max|min %g, %input to <side>`: for every
+    vertex v and element i, the edge e that the gather chose (the first, in
+    CSC order, attaining the extremum) gets `grad[v, i]`; every other edge 0.
+    The choice is recomputed from `input`.
+
+    Example:
+    ```mlir
+    %de = gnn.gather_grad max %g, %dv, %e to dst : !gnn.vtensor<4xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$grad,
+                       GNN_EdgeTensorType:$input, GNN_AccumulatorAttr:$acc,
+                       GNN_SideAttr:$side);
+  let results = (outs GNN_EdgeTensorType:$result);
+  let assemblyFormat = [{
+    $acc $graph `,` $grad `,` $input `to` $side attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($input)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

@@ -48,13 +48,10 @@ Type rowTensorOf(RankedTensorType row) {
 
 /// Adds two rows inside a stage body (shapes equal or one a scalar row).
 Value addRows(OpBuilder &b, Location loc, Value x, Value y) {
-  auto xt = cast<RankedTensorType>(x.getType());
-  auto yt = cast<RankedTensorType>(y.getType());
-  RankedTensorType out = xt;
-  if (xt != yt && (yt.getRank() > xt.getRank() ||
-                   (xt.getRank() == 1 && xt.getDimSize(0) == 1)))
-    out = yt;
-  return b.create<AddOp>(loc, out, x, y);
+  return b.create<AddOp>(loc,
+                         broadcastRowType(cast<RankedTensorType>(x.getType()),
+                                          cast<RankedTensorType>(y.getType())),
+                         x, y);
 }
 
 /// Builds one stage `Op` whose body is `fn(builder, rowArgs, paramArgs)`
@@ -170,10 +167,14 @@ LogicalResult Differentiator::diffGather(OpBuilder &b, GatherOp op, Value g) {
     break;
   }
   case Accumulator::Max:
-  case Accumulator::Min:
-    return op.emitOpError()
-           << "'" << stringifyAccumulator(op.getAcc())
-           << "' gathers are not differentiated yet (only sum and mean)";
+  case Accumulator::Min: {
+    // The gradient goes to the edge the gather chose (lowest CSC position
+    // among ties), recomputed from the gather's input.
+    Value edgeGrad = b.create<GatherGradOp>(loc, input.getType(), graph, g,
+                                            input, op.getAcc(), op.getSide());
+    accumulate(b, loc, input, edgeGrad);
+    return success();
+  }
   }
   Value edgeGrad = b.create<ScatterOp>(loc, input.getType(), graph, vertexGrad,
                                        op.getSide());
@@ -206,7 +207,14 @@ LogicalResult Differentiator::diffStage(OpBuilder &b, Op op) {
       gradResultIndex.push_back(i);
     }
 
-  enum class Kind { InputGrad, ParamContribution, LinearX, LinearG };
+  enum class Kind {
+    InputGrad,
+    ParamContribution,
+    LinearX,
+    LinearG,
+    TypedX,
+    TypedG
+  };
   struct Out {
     Kind kind;
     unsigned index; // input index / param index
@@ -214,6 +222,8 @@ LogicalResult Differentiator::diffStage(OpBuilder &b, Op op) {
   SmallVector<Out> outs;
   // Linears whose x is a forward input are reduced against that input.
   SmallVector<std::pair<unsigned, Value>> linearXInputs; // param, input
+  SmallVector<Value> typedTypes;   // the edge-type input of each typed linear
+  SmallVector<Value> typedXInputs; // forward inputs used as a typed x
   LogicalResult status = success();
 
   auto body = [&](OpBuilder &bb, ValueRange rows,
@@ -274,6 +284,29 @@ LogicalResult Differentiator::diffStage(OpBuilder &b, Op op) {
         status = failure();
         return {};
       }
+      if (auto typed = dyn_cast<TypedLinearOp>(c);
+          typed && needs.contains(typed.getWeight())) {
+        auto warg = dyn_cast<BlockArgument>(typed.getWeight());
+        auto targ = dyn_cast<BlockArgument>(typed.getType());
+        if (!warg || warg.getArgNumber() < rows.size() || !targ ||
+            targ.getArgNumber() >= inputs.size()) {
+          status = typed.emitOpError()
+                   << "weight must be a stage parameter and the type a stage "
+                      "input to be differentiated";
+          return {};
+        }
+        unsigned paramIndex = warg.getArgNumber() - rows.size();
+        auto xArg = dyn_cast<BlockArgument>(typed.getInput());
+        if (xArg && xArg.getArgNumber() < inputs.size()) {
+          typedXInputs.push_back(inputs[xArg.getArgNumber()]);
+        } else {
+          outs.push_back({Kind::TypedX, paramIndex});
+          yields.push_back(typed.getInput());
+        }
+        typedTypes.push_back(inputs[targ.getArgNumber()]);
+        outs.push_back({Kind::TypedG, paramIndex});
+        yields.push_back(g);
+      }
       if (auto linear = dyn_cast<LinearOp>(c);
           linear && needs.contains(linear.getWeight())) {
         auto arg = dyn_cast<BlockArgument>(linear.getWeight());
@@ -329,7 +362,7 @@ LogicalResult Differentiator::diffStage(OpBuilder &b, Op op) {
     return success();
   }
 
-  unsigned linearXInputCursor = 0;
+  unsigned linearXInputCursor = 0, typedCursor = 0, typedXCursor = 0;
   Value pendingX;
   for (auto [out, result] : llvm::zip(outs, bw.getResults())) {
     switch (out.kind) {
@@ -343,8 +376,18 @@ LogicalResult Differentiator::diffStage(OpBuilder &b, Op op) {
       break;
     }
     case Kind::LinearX:
+    case Kind::TypedX:
       pendingX = result;
       break;
+    case Kind::TypedG: {
+      auto type = cast<RankedTensorType>(params[out.index].getType());
+      Value x = pendingX ? pendingX : typedXInputs[typedXCursor++];
+      Value dw = b.create<TypedOuterSumOp>(loc, type, x,
+                                           typedTypes[typedCursor++], result);
+      pendingX = Value();
+      accumulate(b, loc, params[out.index], dw);
+      break;
+    }
     case Kind::LinearG: {
       Value x = pendingX;
       if (!x)

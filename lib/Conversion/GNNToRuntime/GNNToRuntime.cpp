@@ -435,6 +435,166 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     values[rs.getResult()] = out;
     return success();
   }
+  if (auto tl = dyn_cast<TypedLinearOp>(op)) {
+    Tensor x = get(tl.getInput()), t = get(tl.getType()),
+           w = get(tl.getWeight());
+    unsigned k = rowType(tl.getInput()).getRank();
+    SmallVector<Value> outDims(w.dims.begin() + 1 + k, w.dims.end());
+    Tensor out = alloc(x.rows, true, outDims);
+    call("gnnrtTypedGemm", {},
+         {ctx, toI64(x.rows), toI64(x.rowSize), toI64(out.rowSize),
+          toI64(w.dims[0]), x.buf, t.buf, w.buf, out.buf});
+    values[tl.getResult()] = out;
+    return success();
+  }
+  if (auto tt = dyn_cast<TypedLinearTransposeOp>(op)) {
+    Tensor g = get(tt.getInput()), t = get(tt.getType()),
+           w = get(tt.getWeight());
+    unsigned r = rowType(tt.getResult()).getRank();
+    SmallVector<Value> outDims(w.dims.begin() + 1, w.dims.begin() + 1 + r);
+    Tensor out = alloc(g.rows, true, outDims);
+    call("gnnrtTypedGemmTranspose", {},
+         {ctx, toI64(g.rows), toI64(out.rowSize), toI64(g.rowSize),
+          toI64(w.dims[0]), g.buf, t.buf, w.buf, out.buf});
+    values[tt.getResult()] = out;
+    return success();
+  }
+  if (auto rd = dyn_cast<RowDotOp>(op)) {
+    Tensor a = get(rd.getLhs()), c = get(rd.getRhs());
+    bool vector = rowType(rd.getLhs()).getRank() == 1;
+    Value groups = vector ? cIndex(1) : a.dims[0];
+    Value width = a.dims.back();
+    Tensor out = outFrom({groups});
+    Value zero = cIndex(0), one = cIndex(1);
+    b.create<scf::ForOp>(
+        loc, zero, out.rows, one, ValueRange{},
+        [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+          ob.create<scf::ForOp>(
+              l, zero, groups, one, ValueRange{},
+              [&](OpBuilder &gb, Location gl, Value h, ValueRange) {
+                Value init = gb.create<arith::ConstantFloatOp>(
+                    gl, APFloat(0.0f), gb.getF32Type());
+                Value hk = gb.create<arith::MulIOp>(gl, h, width);
+                auto inner = gb.create<scf::ForOp>(
+                    gl, zero, width, one, ValueRange{init},
+                    [&](OpBuilder &ib, Location il, Value k, ValueRange acc) {
+                      Value j = ib.create<arith::AddIOp>(il, hk, k);
+                      Value p =
+                          ib.create<arith::MulFOp>(il, load(ib, a, r, j, false),
+                                                   load(ib, c, r, j, false));
+                      ib.create<scf::YieldOp>(
+                          il,
+                          ib.create<arith::AddFOp>(il, acc[0], p).getResult());
+                    });
+                Value base = gb.create<arith::MulIOp>(gl, r, groups);
+                gb.create<memref::StoreOp>(
+                    gl, inner.getResult(0), out.buf,
+                    ValueRange{gb.create<arith::AddIOp>(gl, base, h)});
+                gb.create<scf::YieldOp>(gl);
+              });
+          ob.create<scf::YieldOp>(l);
+        });
+    values[rd.getResult()] = out;
+    return success();
+  }
+  if (auto bh = dyn_cast<BroadcastHeadsOp>(op)) {
+    Tensor x = get(bh.getInput());
+    RankedTensorType rt = bh.getType();
+    if (rt.isDynamicDim(1))
+      return op->emitOpError() << "needs a static head width to be lowered";
+    Value width = cIndex(rt.getDimSize(1));
+    Tensor out = outFrom({x.dims[0], width});
+    Tensor spread = x; // element j of the result reads input element j / width
+    Value zero = cIndex(0), one = cIndex(1);
+    b.create<scf::ForOp>(
+        loc, zero, out.rows, one, ValueRange{},
+        [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+          ob.create<scf::ForOp>(
+              l, zero, out.rowSize, one, ValueRange{},
+              [&](OpBuilder &ib, Location il, Value j, ValueRange) {
+                Value h = ib.create<arith::DivUIOp>(il, j, width);
+                Value v = load(ib, spread, r, h, false);
+                Value base = ib.create<arith::MulIOp>(il, r, out.rowSize);
+                ib.create<memref::StoreOp>(
+                    il, v, out.buf,
+                    ValueRange{ib.create<arith::AddIOp>(il, base, j)});
+                ib.create<scf::YieldOp>(il);
+              });
+          ob.create<scf::YieldOp>(l);
+        });
+    values[bh.getResult()] = out;
+    return success();
+  }
+  if (isa<ConcatOp, SliceOp>(op)) {
+    // Copy row pieces along the last dimension: concat writes operand k at
+    // its offset, slice reads from its offset.
+    bool isConcat = isa<ConcatOp>(op);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<Value> outDims;
+    Tensor first = get(op->getOperand(0));
+    outDims.assign(first.dims.begin(), first.dims.end() - 1);
+    if (isConcat) {
+      Value last = cIndex(0);
+      for (Value in : op->getOperands())
+        last = add(last, get(in).dims.back());
+      outDims.push_back(last);
+    } else {
+      if (resultType.isDynamicDim(resultType.getRank() - 1))
+        return op->emitOpError() << "needs a static slice width to be lowered";
+      outDims.push_back(cIndex(resultType.getShape().back()));
+    }
+    Tensor out = outFrom(outDims);
+    Value outer = product(ArrayRef<Value>(outDims).drop_back());
+    Value outLast = outDims.back();
+    int64_t sliceOffset = isConcat ? 0 : cast<SliceOp>(op).getOffset();
+    Value offset = cIndex(sliceOffset);
+    for (Value in : op->getOperands()) {
+      Tensor t = get(in);
+      Value inLast = t.dims.back();
+      Value copyLast = isConcat ? inLast : outLast;
+      Value zero = cIndex(0), one = cIndex(1);
+      Value off = offset;
+      b.create<scf::ForOp>(
+          loc, zero, out.rows, one, ValueRange{},
+          [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+            ob.create<scf::ForOp>(
+                l, zero, outer, one, ValueRange{},
+                [&](OpBuilder &mb, Location ml, Value o, ValueRange) {
+                  mb.create<scf::ForOp>(
+                      ml, zero, copyLast, one, ValueRange{},
+                      [&](OpBuilder &ib, Location il, Value j, ValueRange) {
+                        Value inJ = ib.create<arith::MulIOp>(il, o, inLast);
+                        Value outJ = ib.create<arith::MulIOp>(il, o, outLast);
+                        if (isConcat) {
+                          inJ = ib.create<arith::AddIOp>(il, inJ, j);
+                          outJ = ib.create<arith::AddIOp>(
+                              il, outJ, ib.create<arith::AddIOp>(il, off, j));
+                        } else {
+                          inJ = ib.create<arith::AddIOp>(
+                              il, inJ, ib.create<arith::AddIOp>(il, off, j));
+                          outJ = ib.create<arith::AddIOp>(il, outJ, j);
+                        }
+                        Value v = load(ib, t, r, inJ, false);
+                        Value base =
+                            ib.create<arith::MulIOp>(il, r, out.rowSize);
+                        ib.create<memref::StoreOp>(
+                            il, v, out.buf,
+                            ValueRange{
+                                ib.create<arith::AddIOp>(il, base, outJ)});
+                        ib.create<scf::YieldOp>(il);
+                      });
+                  mb.create<scf::YieldOp>(ml);
+                });
+            ob.create<scf::YieldOp>(l);
+          });
+      if (isConcat)
+        offset = add(offset, inLast);
+      else
+        break;
+    }
+    values[op->getResult(0)] = out;
+    return success();
+  }
   if (auto d = dyn_cast<DropoutOp>(op)) {
     Tensor x = get(d.getInput());
     Tensor out = alloc(x.rows, x.batched, x.dims);
@@ -654,6 +814,36 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
          {cI64(1), cI64(0), toI64(x.rowSize), toI64(g.rowSize), toI64(x.rows),
           cF32(1.0), x.buf, g.buf, cF32(0.0), out.buf});
     values[os.getResult()] = out;
+    return success();
+  }
+  if (auto ts = dyn_cast<TypedOuterSumOp>(op)) {
+    Tensor x = values.lookup(ts.getInput()), t = values.lookup(ts.getType()),
+           g = values.lookup(ts.getGrad());
+    int64_t types = ts.getResult().getType().getDimSize(0);
+    SmallVector<Value> dims{cIndex(types)};
+    llvm::append_range(dims, x.dims);
+    llvm::append_range(dims, g.dims);
+    Tensor out = alloc(cIndex(1), false, dims);
+    call("gnnrtTypedOuterSum", {},
+         {ctx, toI64(x.rows), toI64(x.rowSize), toI64(g.rowSize), cI64(types),
+          x.buf, t.buf, g.buf, out.buf});
+    values[ts.getResult()] = out;
+    return success();
+  }
+  if (auto gg = dyn_cast<GatherGradOp>(op)) {
+    // Recompute the gather's choice, then route the gradient through it.
+    Tensor x = values.lookup(gg.getInput()), g = values.lookup(gg.getGrad());
+    Value side = cI64(gg.getSide() == Side::Src ? 0 : 1);
+    Tensor tmp = alloc(numV, true, x.dims);
+    Value arg = call("gnnrtBufferI32", memI32(),
+                     {ctx, cI64(nextSlot++), toI64(mul(numV, x.rowSize))});
+    call("gnnrtGather", {},
+         {ctx, cI64(static_cast<int64_t>(gg.getAcc())), side, x.buf, tmp.buf,
+          arg, toI64(x.rowSize)});
+    Tensor out = alloc(numE, true, x.dims);
+    call("gnnrtGatherArgBackward", {},
+         {ctx, side, g.buf, arg, out.buf, toI64(x.rowSize)});
+    values[gg.getResult()] = out;
     return success();
   }
   if (auto ta = dyn_cast<TensorAddOp>(op)) {

@@ -125,12 +125,26 @@ _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
                             gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
                             gnnrtMemRefF32 *out);
 
-/// Backward of the typed linear: gx = g @ w[t]^T (written), gw[t] += x^T g
-/// over the rows of type t.
-GNNRT_EXPORT void _mlir_ciface_gnnrtTypedGemmBackward(
-    gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n, int64_t numTypes,
-    gnnrtMemRefF32 *x, gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
-    gnnrtMemRefF32 *g, gnnrtMemRefF32 *gx, gnnrtMemRefF32 *gw);
+/// Transpose of the typed linear (its input gradient):
+/// gx[r, :] = w[types[r]] @ g[r, :] with w of shape [T, K, N].
+GNNRT_EXPORT void
+_mlir_ciface_gnnrtTypedGemmTranspose(gnnrtContext *ctx, int64_t rows, int64_t k,
+                                     int64_t n, int64_t numTypes,
+                                     gnnrtMemRefF32 *g, gnnrtMemRefI32 *types,
+                                     gnnrtMemRefF32 *w, gnnrtMemRefF32 *gx);
+
+/// Weight gradient of the typed linear: gw[t] = sum over rows r of type t of
+/// x[r, :]^T g[r, :] (written, not accumulated).
+GNNRT_EXPORT void
+_mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
+                                int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
+                                gnnrtMemRefI32 *types, gnnrtMemRefF32 *g,
+                                gnnrtMemRefF32 *gw);
+
+/// An int32 buffer, like gnnrtBuffer (the same slot numbering).
+GNNRT_EXPORT void _mlir_ciface_gnnrtBufferI32(gnnrtMemRefI32 *result,
+                                              gnnrtContext *ctx, int64_t slot,
+                                              int64_t numElements);
 
 /// Masked mean softmax cross-entropy of logits [V, C] over the vertices of
 /// split `split` (0 train, 1 val, 2 test) with a label; writes d loss /

@@ -94,3 +94,41 @@ func.func @sage(%w1: tensor<?x8xf32> {gnn.param = "l1.w", gnn.init = #gnn.init<g
   %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %o : f32, !gnn.vtensor<?xf32>
 }
+
+// -----
+
+// A max gather routes its gradient to the chosen edges (gather_grad); a typed
+// linear's weight gradient is one grouped GEMM over the edges
+// (typed_outer_sum) with the edge types as the grouping.
+
+// CHECK-LABEL: func.func @gnn_train_step
+// CHECK:         %[[T:.*]] = gnn.input %{{.*}} "type" : !gnn.etensor<i32>
+// CHECK:         %[[M:.*]] = gnn.apply_edge %{{.*}}(%[[S:.*]], %[[T]]) params
+// CHECK:         %[[A:.*]] = gnn.gather max %{{.*}}, %[[M]] to dst
+// CHECK:         %[[DE:.*]] = gnn.gather_grad max %{{.*}}, %{{.*}}, %[[M]] to dst
+// CHECK:         %[[BW:.*]] = gnn.apply_edge %{{.*}}(%[[S]], %[[T]], %[[DE]]) params
+// CHECK:         gnn.typed_outer_sum %[[S]], %[[T]], %[[BW]] : !gnn.etensor<4xf32>, !gnn.etensor<i32>, !gnn.etensor<4xf32> -> tensor<3x4x4xf32>
+// CHECK:         gnn.optimizer_update "a"
+func.func @typed_max(%a: tensor<3x4x4xf32> {gnn.param = "a", gnn.init = #gnn.init<glorot>},
+                     %w: tensor<4x?xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["", "classes"]})
+    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %t = gnn.input %g "type" : !gnn.etensor<i32>
+  %s = gnn.scatter %g, %x from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %m = gnn.apply_edge %g (%s, %t) params(%a) : (!gnn.etensor<4xf32>, !gnn.etensor<i32>) params(tensor<3x4x4xf32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%r: tensor<4xf32>, %ty: tensor<i32>, %av: tensor<3x4x4xf32>):
+    %y = gnn.typed_linear %r, %ty, %av : (tensor<4xf32>, tensor<i32>, tensor<3x4x4xf32>) -> tensor<4xf32>
+    gnn.yield %y : tensor<4xf32>
+  }
+  %agg = gnn.gather max %g, %m to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  %o = gnn.apply_vertex %g (%agg) params(%w) : (!gnn.vtensor<4xf32>) params(tensor<4x?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%v: tensor<4xf32>, %wv: tensor<4x?xf32>):
+    %y = gnn.linear %v, %wv : (tensor<4xf32>, tensor<4x?xf32>) -> tensor<?xf32>
+    gnn.yield %y : tensor<?xf32>
+  }
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %o : f32, !gnn.vtensor<?xf32>
+}

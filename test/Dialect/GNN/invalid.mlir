@@ -660,3 +660,71 @@ func.func @loss_grad_labels(%x: !gnn.vtensor<4xf32>, %l: !gnn.vtensor<i1>, %m: !
   %0 = gnn.softmax_cross_entropy_grad %x, %l, %m : !gnn.vtensor<4xf32>, !gnn.vtensor<i1>, !gnn.vtensor<i1> -> !gnn.vtensor<4xf32>
   return %0 : !gnn.vtensor<4xf32>
 }
+
+// -----
+
+func.func @typed_transpose_shape(%g: !gnn.graph, %e: !gnn.etensor<8xf32>, %t: !gnn.etensor<i32>, %w: tensor<3x4x8xf32>) {
+  %0 = gnn.apply_edge %g (%e, %t) params(%w) : (!gnn.etensor<8xf32>, !gnn.etensor<i32>) params(tensor<3x4x8xf32>) -> !gnn.etensor<2xf32> {
+  ^bb0(%a: tensor<8xf32>, %ty: tensor<i32>, %b: tensor<3x4x8xf32>):
+    // expected-error @+1 {{'gnn.typed_linear_transpose' op weight 'tensor<3x4x8xf32>' must be [types, result shape..., input shape...] for input 'tensor<8xf32>' and result 'tensor<2xf32>'}}
+    %r = gnn.typed_linear_transpose %a, %ty, %b : (tensor<8xf32>, tensor<i32>, tensor<3x4x8xf32>) -> tensor<2xf32>
+    gnn.yield %r : tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @slice_shape(%g: !gnn.graph, %e: !gnn.etensor<2x8xf32>) {
+  %0 = gnn.apply_edge %g (%e) : (!gnn.etensor<2x8xf32>) -> !gnn.etensor<2x8xf32> {
+  ^bb0(%a: tensor<2x8xf32>):
+    // expected-error @+1 {{'gnn.slice' op result 'tensor<3x4xf32>' must have the shape of 'tensor<2x8xf32>' but in the last dimension}}
+    %r = gnn.slice %a {offset = 0 : i64} : tensor<2x8xf32> -> tensor<3x4xf32>
+    gnn.yield %a : tensor<2x8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @slice_range(%g: !gnn.graph, %e: !gnn.etensor<8xf32>) {
+  %0 = gnn.apply_edge %g (%e) : (!gnn.etensor<8xf32>) -> !gnn.etensor<8xf32> {
+  ^bb0(%a: tensor<8xf32>):
+    // expected-error @+1 {{'gnn.slice' op slice [6, 6 + 4) is outside the last dimension of 'tensor<8xf32>'}}
+    %r = gnn.slice %a {offset = 6 : i64} : tensor<8xf32> -> tensor<4xf32>
+    gnn.yield %a : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @typed_outer_type(%x: !gnn.etensor<4xf32>, %t: !gnn.etensor<1xf32>, %d: !gnn.etensor<2xf32>) -> tensor<3x4x2xf32> {
+  // expected-error @+1 {{'gnn.typed_outer_sum' op type operand must have i32 scalar rows but is '!gnn.etensor<1xf32>'}}
+  %0 = gnn.typed_outer_sum %x, %t, %d : !gnn.etensor<4xf32>, !gnn.etensor<1xf32>, !gnn.etensor<2xf32> -> tensor<3x4x2xf32>
+  return %0 : tensor<3x4x2xf32>
+}
+
+// -----
+
+func.func @typed_outer_result(%x: !gnn.etensor<4xf32>, %t: !gnn.etensor<i32>, %d: !gnn.etensor<2xf32>) -> tensor<3x2x4xf32> {
+  // expected-error @+1 {{'gnn.typed_outer_sum' op result must be [types, input row..., grad row...] = 'tensor<3x4x2xf32>' but is 'tensor<3x2x4xf32>'}}
+  %0 = gnn.typed_outer_sum %x, %t, %d : !gnn.etensor<4xf32>, !gnn.etensor<i32>, !gnn.etensor<2xf32> -> tensor<3x2x4xf32>
+  return %0 : tensor<3x2x4xf32>
+}
+
+// -----
+
+func.func @gather_grad_sum(%g: !gnn.graph, %v: !gnn.vtensor<4xf32>, %e: !gnn.etensor<4xf32>) -> !gnn.etensor<4xf32> {
+  // expected-error @+1 {{'gnn.gather_grad' op routes the gradients of max and min gathers only}}
+  %0 = gnn.gather_grad sum %g, %v, %e to dst : !gnn.vtensor<4xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
+  return %0 : !gnn.etensor<4xf32>
+}
+
+// -----
+
+func.func @gather_grad_rows(%g: !gnn.graph, %v: !gnn.vtensor<2xf32>, %e: !gnn.etensor<4xf32>) -> !gnn.etensor<4xf32> {
+  // expected-error @+1 {{'gnn.gather_grad' op gradient, input and result must have the same rows}}
+  %0 = gnn.gather_grad max %g, %v, %e to dst : !gnn.vtensor<2xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
+  return %0 : !gnn.etensor<4xf32>
+}

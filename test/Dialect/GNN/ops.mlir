@@ -180,3 +180,22 @@ func.func @backward_ops(%g: !gnn.graph, %x: !gnn.vtensor<4xf32>, %d: !gnn.vtenso
   "test.use"(%sr, %ta, %dl) : (tensor<4xf32>, tensor<4x2xf32>, !gnn.vtensor<?xf32>) -> ()
   return
 }
+
+// CHECK-LABEL: func.func @typed_backward_ops
+func.func @typed_backward_ops(%g: !gnn.graph, %e: !gnn.etensor<8xf32>, %t: !gnn.etensor<i32>, %x: !gnn.etensor<4xf32>,
+                              %w: tensor<3x4x8xf32>, %dv: !gnn.vtensor<4xf32>) {
+  %o = gnn.apply_edge %g (%e, %t) params(%w) : (!gnn.etensor<8xf32>, !gnn.etensor<i32>) params(tensor<3x4x8xf32>) -> !gnn.etensor<2xf32> {
+  ^bb0(%a: tensor<8xf32>, %ty: tensor<i32>, %wv: tensor<3x4x8xf32>):
+    // CHECK: gnn.typed_linear_transpose %{{.*}}, %{{.*}}, %{{.*}} : (tensor<8xf32>, tensor<i32>, tensor<3x4x8xf32>) -> tensor<4xf32>
+    %r = gnn.typed_linear_transpose %a, %ty, %wv : (tensor<8xf32>, tensor<i32>, tensor<3x4x8xf32>) -> tensor<4xf32>
+    // CHECK: gnn.slice %{{.*}} {offset = 2 : i64} : tensor<4xf32> -> tensor<2xf32>
+    %s = gnn.slice %r {offset = 2 : i64} : tensor<4xf32> -> tensor<2xf32>
+    gnn.yield %s : tensor<2xf32>
+  }
+  // CHECK: gnn.typed_outer_sum %{{.*}}, %{{.*}}, %{{.*}} : !gnn.etensor<4xf32>, !gnn.etensor<i32>, !gnn.etensor<8xf32> -> tensor<3x4x8xf32>
+  %tw = gnn.typed_outer_sum %x, %t, %e : !gnn.etensor<4xf32>, !gnn.etensor<i32>, !gnn.etensor<8xf32> -> tensor<3x4x8xf32>
+  // CHECK: gnn.gather_grad min %{{.*}}, %{{.*}}, %{{.*}} to src : !gnn.vtensor<4xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
+  %gg = gnn.gather_grad min %g, %dv, %x to src : !gnn.vtensor<4xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
+  "test.use"(%o, %tw, %gg) : (!gnn.etensor<2xf32>, tensor<3x4x8xf32>, !gnn.etensor<4xf32>) -> ()
+  return
+}
