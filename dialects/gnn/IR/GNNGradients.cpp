@@ -24,10 +24,6 @@ RankedTensorType rowType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-bool isScalar(RankedTensorType t) {
-  return t.getRank() == 0 || (t.getRank() == 1 && t.getDimSize(0) == 1);
-}
-
 Value scalarConstant(OpBuilder &b, Location loc, double x) {
   auto type = RankedTensorType::get({}, b.getF32Type());
   return b.create<ConstantOp>(
