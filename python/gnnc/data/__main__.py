@@ -113,6 +113,8 @@ def main(argv=None) -> int:
     p.add_argument("file")
     p.add_argument("--label", help="vertex property holding the class")
     p.add_argument("--features", help="vertex property holding features (e.g. pos)")
+    p.add_argument("--direction-types", action="store_true",
+                   help="add edge_type.npy: 0 original edge, 1 reverse, 2 self-loop")
     _common(p)
 
     gen = sub.add_parser("generate", help="generate a synthetic dataset")
@@ -186,7 +188,9 @@ def main(argv=None) -> int:
                 ds = convert.from_scipy(adj, **kw)
             else:
                 from .gt import from_gt
-                ds, _ = from_gt(args.file, label=args.label, features=args.features, **kw)
+                ds, g = from_gt(args.file, label=args.label, features=args.features, **kw)
+                if args.direction_types:
+                    ds.edge_data["type"] = convert.direction_types(ds, g.src, g.dst)
             return _finish(ds, args)
         if args.command == "generate":
             common = dict(seed=args.seed, name=args.name)

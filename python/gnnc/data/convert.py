@@ -114,6 +114,18 @@ def from_edges(src, dst, num_vertices: int, *, features=None, labels=None,
                    self_loops=has_loops, source=source)
 
 
+def direction_types(ds: Dataset, src, dst) -> np.ndarray:
+    """Edge types from direction, for a dataset built from the directed edges
+    src -> dst with symmetrize/self_loops: 0 = an original edge, 1 = only its
+    reverse is original, 2 = a self-loop (int32, in the dataset's edge order)."""
+    V = max(ds.num_vertices, 1)
+    original = np.unique(np.asarray(dst, dtype=np.int64) * V + np.asarray(src, dtype=np.int64))
+    keys = ds.dst() * V + ds.src()
+    types = np.where(np.isin(keys, original), 0, 1).astype(np.int32)
+    types[ds.src() == ds.dst()] = 2
+    return types
+
+
 # --- readers -----------------------------------------------------------------------
 
 def read_edge_list(path: str) -> Tuple[np.ndarray, np.ndarray, int]:
