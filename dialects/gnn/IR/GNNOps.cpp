@@ -175,11 +175,12 @@ void ApplyVertexOp::build(OpBuilder &builder, OperationState &state,
       static_cast<int32_t>(params.size())};
 }
 
-/// Row type of a vertex or edge tensor type.
-static RankedTensorType rowTypeOf(Type type) {
+RankedTensorType mlir::gnn::rowTypeOf(Type type) {
   if (auto v = dyn_cast<VertexTensorType>(type))
     return v.getRowType();
-  return cast<EdgeTensorType>(type).getRowType();
+  if (auto e = dyn_cast<EdgeTensorType>(type))
+    return e.getRowType();
+  return {};
 }
 
 /// Checks the region of a stage against its operands and results.

@@ -31,6 +31,9 @@ namespace mlir::gnn {
 /// (`tensor<f32>` or `tensor<1xf32>`; between those two, `tensor<1xf32>`);
 /// null when they do not broadcast.
 RankedTensorType broadcastRowType(RankedTensorType lhs, RankedTensorType rhs);
+
+/// The row type of a vertex or edge tensor type; null for other types.
+RankedTensorType rowTypeOf(Type type);
 } // namespace mlir::gnn
 
 #endif // GNN_IR_GNNOPS_H

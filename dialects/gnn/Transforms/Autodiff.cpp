@@ -26,16 +26,8 @@ using namespace mlir::gnn;
 
 namespace {
 
-constexpr llvm::StringLiteral kTrainStep = "gnn_train_step";
-constexpr llvm::StringLiteral kEval = "gnn_eval";
-
-RankedTensorType rowTypeOf(Type t) {
-  if (auto v = dyn_cast<VertexTensorType>(t))
-    return v.getRowType();
-  if (auto e = dyn_cast<EdgeTensorType>(t))
-    return e.getRowType();
-  return {};
-}
+constexpr llvm::StringLiteral kTrainStep = GNNDialect::kTrainStepName;
+constexpr llvm::StringLiteral kEval = GNNDialect::kEvalName;
 
 /// The row tensor type of the stage kind `Op` with rows of `row`.
 template <typename Op>

@@ -30,8 +30,8 @@ using namespace mlir::gnn;
 
 namespace {
 
-constexpr llvm::StringLiteral kTrainStep = "gnn_train_step";
-constexpr llvm::StringLiteral kEval = "gnn_eval";
+constexpr llvm::StringLiteral kTrainStep = GNNDialect::kTrainStepName;
+constexpr llvm::StringLiteral kEval = GNNDialect::kEvalName;
 constexpr llvm::StringLiteral kModelInfo = "gnnrt_model_info";
 
 /// Where a gnn value lives after lowering: `rows` rows of `rowSize` elements
@@ -102,6 +102,11 @@ private:
   void elementwise(const Tensor &out, ArrayRef<const Tensor *> ins,
                    function_ref<Value(OpBuilder &, Location, ValueRange)> fn);
   Value load(OpBuilder &nb, const Tensor &t, Value r, Value j, bool broadcast);
+
+  /// For o < outer: store(o, sum over i < inner of term(o, i)).
+  void sumLoop(Value outer, Value inner,
+               function_ref<Value(OpBuilder &, Value, Value)> term,
+               function_ref<void(OpBuilder &, Value, Value)> store);
 
   // --- ops -------------------------------------------------------------------
   LogicalResult lowerTop(Operation *op);
@@ -229,6 +234,27 @@ void FunctionLowering::elementwise(
               ib.create<memref::StoreOp>(il, v, out.buf, idx);
               ib.create<scf::YieldOp>(il);
             });
+        ob.create<scf::YieldOp>(l);
+      });
+}
+
+void FunctionLowering::sumLoop(
+    Value outer, Value inner,
+    function_ref<Value(OpBuilder &, Value, Value)> term,
+    function_ref<void(OpBuilder &, Value, Value)> store) {
+  Value zero = cIndex(0), one = cIndex(1);
+  b.create<scf::ForOp>(
+      loc, zero, outer, one, ValueRange{},
+      [&](OpBuilder &ob, Location l, Value o, ValueRange) {
+        Value init = ob.create<arith::ConstantFloatOp>(l, APFloat(0.0f),
+                                                       ob.getF32Type());
+        auto sum = ob.create<scf::ForOp>(
+            l, zero, inner, one, ValueRange{init},
+            [&](OpBuilder &ib, Location il, Value i, ValueRange acc) {
+              Value v = ib.create<arith::AddFOp>(il, acc[0], term(ib, o, i));
+              ib.create<scf::YieldOp>(il, v);
+            });
+        store(ob, o, sum.getResult(0));
         ob.create<scf::YieldOp>(l);
       });
 }
@@ -416,21 +442,13 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
   if (auto rs = dyn_cast<ReduceSumOp>(op)) {
     Tensor x = get(rs.getInput());
     Tensor out = alloc(x.rows, x.batched, staticDims(rs.getType()));
-    Value zero = cIndex(0), one = cIndex(1);
-    b.create<scf::ForOp>(
-        loc, zero, x.rows, one, ValueRange{},
-        [&](OpBuilder &ob, Location l, Value r, ValueRange) {
-          Value init = ob.create<arith::ConstantFloatOp>(l, APFloat(0.0f),
-                                                         ob.getF32Type());
-          auto inner = ob.create<scf::ForOp>(
-              l, zero, x.rowSize, one, ValueRange{init},
-              [&](OpBuilder &ib, Location il, Value j, ValueRange acc) {
-                Value v = load(ib, x, r, j, false);
-                Value s = ib.create<arith::AddFOp>(il, acc[0], v);
-                ib.create<scf::YieldOp>(il, s);
-              });
-          ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, r);
-          ob.create<scf::YieldOp>(l);
+    sumLoop(
+        x.rows, x.rowSize,
+        [&](OpBuilder &ib, Value r, Value j) {
+          return load(ib, x, r, j, false);
+        },
+        [&](OpBuilder &ob, Value r, Value sum) {
+          ob.create<memref::StoreOp>(loc, sum, out.buf, r);
         });
     values[rs.getResult()] = out;
     return success();
@@ -785,21 +803,13 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
   if (auto sr = dyn_cast<SumRowsOp>(op)) {
     Tensor x = values.lookup(sr.getInput());
     Tensor out = alloc(cIndex(1), false, x.dims);
-    Value zero = cIndex(0), one = cIndex(1);
-    b.create<scf::ForOp>(
-        loc, zero, x.rowSize, one, ValueRange{},
-        [&](OpBuilder &ob, Location l, Value j, ValueRange) {
-          Value init = ob.create<arith::ConstantFloatOp>(l, APFloat(0.0f),
-                                                         ob.getF32Type());
-          auto inner = ob.create<scf::ForOp>(
-              l, zero, x.rows, one, ValueRange{init},
-              [&](OpBuilder &ib, Location il, Value r, ValueRange acc) {
-                Value v = load(ib, x, r, j, false);
-                ib.create<scf::YieldOp>(
-                    il, ib.create<arith::AddFOp>(il, acc[0], v).getResult());
-              });
-          ob.create<memref::StoreOp>(l, inner.getResult(0), out.buf, j);
-          ob.create<scf::YieldOp>(l);
+    sumLoop(
+        x.rowSize, x.rows,
+        [&](OpBuilder &ib, Value j, Value r) {
+          return load(ib, x, r, j, false);
+        },
+        [&](OpBuilder &ob, Value j, Value sum) {
+          ob.create<memref::StoreOp>(loc, sum, out.buf, j);
         });
     values[sr.getResult()] = out;
     return success();
