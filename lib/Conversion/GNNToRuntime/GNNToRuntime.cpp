@@ -17,6 +17,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -44,6 +45,70 @@ struct Tensor {
   SmallVector<Value> dims; // row dimensions (index)
   Value rowSize;           // product of dims (index)
 };
+
+/// Element-wise row ops: one result element from the operands' elements at
+/// the same position (scalar rows broadcast).
+bool isElementwise(Operation *op) {
+  return isa<ReluOp, StepOp, NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp,
+             TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp>(op);
+}
+
+/// One element of an element-wise op's result.
+Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
+  auto c = [&](double x) {
+    return b
+        .create<arith::ConstantFloatOp>(l, APFloat(static_cast<float>(x)),
+                                        b.getF32Type())
+        .getResult();
+  };
+  Value x = v[0];
+  if (isa<AddOp>(op))
+    return b.create<arith::AddFOp>(l, v[0], v[1]);
+  if (isa<SubOp>(op))
+    return b.create<arith::SubFOp>(l, v[0], v[1]);
+  if (isa<MulOp>(op))
+    return b.create<arith::MulFOp>(l, v[0], v[1]);
+  if (isa<DivOp>(op))
+    return b.create<arith::DivFOp>(l, v[0], v[1]);
+  if (isa<ReluOp>(op))
+    return b.create<arith::MaximumFOp>(l, x, c(0.0));
+  if (isa<StepOp>(op)) {
+    Value gt = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, c(0.0));
+    return b.create<arith::SelectOp>(l, gt, c(1.0), c(0.0));
+  }
+  if (isa<NegOp>(op))
+    return b.create<arith::NegFOp>(l, x);
+  if (isa<ExpOp>(op))
+    return b.create<math::ExpOp>(l, x);
+  if (isa<LogOp>(op))
+    return b.create<math::LogOp>(l, x);
+  if (isa<SqrtOp>(op))
+    return b.create<math::SqrtOp>(l, x);
+  if (isa<RsqrtOp>(op))
+    return b.create<arith::DivFOp>(l, c(1.0), b.create<math::SqrtOp>(l, x));
+  if (isa<SigmoidOp>(op)) {
+    Value e = b.create<math::ExpOp>(l, b.create<arith::NegFOp>(l, x));
+    return b.create<arith::DivFOp>(l, c(1.0),
+                                   b.create<arith::AddFOp>(l, c(1.0), e));
+  }
+  if (isa<TanhOp>(op)) {
+    // tanh x = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
+    Value e = b.create<math::ExpOp>(l, b.create<arith::AddFOp>(l, x, x));
+    Value q = b.create<arith::DivFOp>(l, c(2.0),
+                                      b.create<arith::AddFOp>(l, e, c(1.0)));
+    return b.create<arith::SubFOp>(l, c(1.0), q);
+  }
+  if (isa<EluOp>(op)) {
+    Value gt = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, c(0.0));
+    Value em1 =
+        b.create<math::ExpM1Op>(l, b.create<arith::MinimumFOp>(l, x, c(0.0)));
+    return b.create<arith::SelectOp>(l, gt, x, em1);
+  }
+  auto lr = cast<LeakyReluOp>(op);
+  Value gt = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, c(0.0));
+  Value ax = b.create<arith::MulFOp>(l, x, c(lr.getAlpha().convertToDouble()));
+  return b.create<arith::SelectOp>(l, gt, x, ax);
+}
 
 class FunctionLowering {
 public:
@@ -113,6 +178,9 @@ private:
   LogicalResult lowerStage(Operation *op, Region &body, ValueRange inputs,
                            ArrayRef<Value> params, bool edges);
   LogicalResult lowerRow(Operation *op, Value rows);
+  /// Element-wise ops of one row shape in one loop nest: intermediate
+  /// elements stay in registers; results used elsewhere are stored.
+  LogicalResult lowerFused(ArrayRef<Operation *> group, Value rows);
   Tensor broadcastRows(const Tensor &t, Value rows);
   int64_t splitOf(Value mask);
   void planAggregations(Block &body);
@@ -306,114 +374,8 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     return success();
   }
 
-  // Element-wise unary ops.
-  using Fn = std::function<Value(OpBuilder &, Location, Value)>;
-  std::optional<Fn> unary;
-  Type f32 = b.getF32Type();
-  auto fconst = [f32](OpBuilder &ob, Location l, double v) {
-    return ob
-        .create<arith::ConstantFloatOp>(l, APFloat(static_cast<float>(v)),
-                                        cast<FloatType>(f32))
-        .getResult();
-  };
-  if (isa<ReluOp>(op))
-    unary = [&](OpBuilder &ob, Location l, Value x) {
-      return ob.create<arith::MaximumFOp>(l, x, fconst(ob, l, 0.0)).getResult();
-    };
-  else if (isa<StepOp>(op))
-    unary = [&](OpBuilder &ob, Location l, Value x) {
-      Value gt = ob.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
-                                          fconst(ob, l, 0.0));
-      return ob
-          .create<arith::SelectOp>(l, gt, fconst(ob, l, 1.0),
-                                   fconst(ob, l, 0.0))
-          .getResult();
-    };
-  else if (isa<NegOp>(op))
-    unary = [](OpBuilder &ob, Location l, Value x) {
-      return ob.create<arith::NegFOp>(l, x).getResult();
-    };
-  else if (isa<ExpOp>(op))
-    unary = [](OpBuilder &ob, Location l, Value x) {
-      return ob.create<math::ExpOp>(l, x).getResult();
-    };
-  else if (isa<LogOp>(op))
-    unary = [](OpBuilder &ob, Location l, Value x) {
-      return ob.create<math::LogOp>(l, x).getResult();
-    };
-  else if (isa<SqrtOp>(op))
-    unary = [](OpBuilder &ob, Location l, Value x) {
-      return ob.create<math::SqrtOp>(l, x).getResult();
-    };
-  else if (isa<RsqrtOp>(op))
-    unary = [&](OpBuilder &ob, Location l, Value x) {
-      Value s = ob.create<math::SqrtOp>(l, x);
-      return ob.create<arith::DivFOp>(l, fconst(ob, l, 1.0), s).getResult();
-    };
-  else if (isa<SigmoidOp>(op))
-    unary = [&](OpBuilder &ob, Location l, Value x) {
-      Value e = ob.create<math::ExpOp>(l, ob.create<arith::NegFOp>(l, x));
-      Value d = ob.create<arith::AddFOp>(l, fconst(ob, l, 1.0), e);
-      return ob.create<arith::DivFOp>(l, fconst(ob, l, 1.0), d).getResult();
-    };
-  else if (isa<TanhOp>(op))
-    unary = [&](OpBuilder &ob, Location l, Value x) {
-      // tanh x = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
-      Value e = ob.create<math::ExpOp>(l, ob.create<arith::AddFOp>(l, x, x));
-      Value d = ob.create<arith::AddFOp>(l, e, fconst(ob, l, 1.0));
-      Value q = ob.create<arith::DivFOp>(l, fconst(ob, l, 2.0), d);
-      return ob.create<arith::SubFOp>(l, fconst(ob, l, 1.0), q).getResult();
-    };
-  else if (isa<EluOp>(op))
-    unary = [&](OpBuilder &ob, Location l, Value x) {
-      Value gt = ob.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
-                                          fconst(ob, l, 0.0));
-      Value neg = ob.create<arith::MinimumFOp>(l, x, fconst(ob, l, 0.0));
-      Value em1 = ob.create<math::ExpM1Op>(l, neg);
-      return ob.create<arith::SelectOp>(l, gt, x, em1).getResult();
-    };
-  else if (auto lr = dyn_cast<LeakyReluOp>(op)) {
-    double alpha = lr.getAlpha().convertToDouble();
-    unary = [&, alpha](OpBuilder &ob, Location l, Value x) {
-      Value gt = ob.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
-                                          fconst(ob, l, 0.0));
-      Value ax = ob.create<arith::MulFOp>(l, x, fconst(ob, l, alpha));
-      return ob.create<arith::SelectOp>(l, gt, x, ax).getResult();
-    };
-  }
-  if (unary) {
-    Tensor in = get(op->getOperand(0));
-    Tensor out = outFrom(in.dims);
-    Fn f = *unary;
-    elementwise(out, {&in}, [&](OpBuilder &ob, Location l, ValueRange v) {
-      return f(ob, l, v[0]);
-    });
-    values[op->getResult(0)] = out;
-    return success();
-  }
-  (void)rowType;
-
-  // Element-wise binary ops with scalar broadcast.
-  if (isa<AddOp, SubOp, MulOp, DivOp>(op)) {
-    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-    Tensor a = get(lhs), c = get(rhs);
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    const Tensor &shapeOf =
-        resultType == rowType(lhs) ? a : c; // the non-broadcast operand
-    Tensor out = outFrom(shapeOf.dims);
-    elementwise(out, {&a, &c},
-                [&](OpBuilder &ob, Location l, ValueRange v) -> Value {
-                  if (isa<AddOp>(op))
-                    return ob.create<arith::AddFOp>(l, v[0], v[1]);
-                  if (isa<SubOp>(op))
-                    return ob.create<arith::SubFOp>(l, v[0], v[1]);
-                  if (isa<MulOp>(op))
-                    return ob.create<arith::MulFOp>(l, v[0], v[1]);
-                  return ob.create<arith::DivFOp>(l, v[0], v[1]);
-                });
-    values[op->getResult(0)] = out;
-    return success();
-  }
+  if (isElementwise(op))
+    return lowerFused({op}, rows);
 
   if (auto linear = dyn_cast<LinearOp>(op)) {
     Tensor x = get(linear.getInput());
@@ -633,6 +595,83 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
 // Stages and whole-graph ops
 //===----------------------------------------------------------------------===//
 
+LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
+                                           Value rows) {
+  llvm::SmallPtrSet<Operation *, 8> inGroup(group.begin(), group.end());
+  auto resultType =
+      cast<RankedTensorType>(group.front()->getResult(0).getType());
+  // The group's row dimensions, from a first-op operand of the result shape.
+  SmallVector<Value> dims;
+  bool batched = false;
+  for (Value v : group.front()->getOperands()) {
+    Tensor t = values.lookup(v);
+    batched |= t.batched;
+    if (dims.empty() &&
+        cast<RankedTensorType>(v.getType()).getShape() == resultType.getShape())
+      dims = t.dims;
+  }
+  for (Operation *op : group.drop_front())
+    for (Value v : op->getOperands())
+      if (!inGroup.contains(v.getDefiningOp()))
+        batched |= values.lookup(v).batched;
+  Value outRows = batched ? rows : cIndex(1);
+  Value rowSize = product(dims);
+  bool scalarShape =
+      resultType.getNumElements() == 1 && resultType.hasStaticShape();
+
+  // Results needed after the group get buffers.
+  DenseMap<Value, Tensor> stored;
+  for (Operation *op : group) {
+    Value r = op->getResult(0);
+    if (llvm::any_of(r.getUsers(),
+                     [&](Operation *u) { return !inGroup.contains(u); }))
+      stored[r] = alloc(outRows, batched, dims);
+  }
+  // External operands, loaded per element (scalar rows broadcast).
+  SmallVector<std::pair<Value, bool>> externals; // value, broadcast
+  for (Operation *op : group)
+    for (Value v : op->getOperands())
+      if (!inGroup.contains(v.getDefiningOp()) &&
+          !llvm::is_contained(llvm::make_first_range(externals), v)) {
+        auto t = cast<RankedTensorType>(v.getType());
+        bool scalar = t.hasStaticShape() && t.getNumElements() == 1;
+        externals.push_back({v, scalar && !scalarShape});
+      }
+  SmallVector<Tensor> externalTensors;
+  for (auto &e : externals)
+    externalTensors.push_back(values.lookup(e.first));
+
+  Value zero = cIndex(0), one = cIndex(1);
+  b.create<scf::ForOp>(
+      loc, zero, outRows, one, ValueRange{},
+      [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+        ob.create<scf::ForOp>(
+            l, zero, rowSize, one, ValueRange{},
+            [&](OpBuilder &ib, Location il, Value j, ValueRange) {
+              DenseMap<Value, Value> element;
+              for (auto [e, t] : llvm::zip(externals, externalTensors))
+                element[e.first] = load(ib, t, r, j, e.second);
+              Value out = ib.create<arith::AddIOp>(
+                  il, ib.create<arith::MulIOp>(il, r, rowSize), j);
+              for (Operation *op : group) {
+                SmallVector<Value> args;
+                for (Value v : op->getOperands())
+                  args.push_back(element.lookup(v));
+                Value result = emitElement(ib, il, op, args);
+                element[op->getResult(0)] = result;
+                auto it = stored.find(op->getResult(0));
+                if (it != stored.end())
+                  ib.create<memref::StoreOp>(il, result, it->second.buf, out);
+              }
+              ib.create<scf::YieldOp>(il);
+            });
+        ob.create<scf::YieldOp>(l);
+      });
+  for (auto &[v, t] : stored)
+    values[v] = t;
+  return success();
+}
+
 LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
                                            ValueRange inputs,
                                            ArrayRef<Value> params, bool edges) {
@@ -648,9 +687,38 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
     Tensor t = values.lookup(p);
     values[arg] = t;
   }
-  for (Operation &inner : block.without_terminator())
-    if (failed(lowerRow(&inner, rows)))
+  // Runs of element-wise ops with one row shape become one loop nest.
+  SmallVector<Operation *> group;
+  auto flush = [&]() -> LogicalResult {
+    if (group.empty())
+      return success();
+    LogicalResult r = lowerFused(group, rows);
+    group.clear();
+    return r;
+  };
+  for (Operation &inner : block.without_terminator()) {
+    // Constants depend on nothing: materialise them without ending a run.
+    if (isa<ConstantOp>(inner)) {
+      if (failed(lowerRow(&inner, rows)))
+        return failure();
+      continue;
+    }
+    if (isElementwise(&inner)) {
+      auto shape =
+          cast<RankedTensorType>(inner.getResult(0).getType()).getShape();
+      if (!group.empty() &&
+          cast<RankedTensorType>(group.front()->getResult(0).getType())
+                  .getShape() != shape &&
+          failed(flush()))
+        return failure();
+      group.push_back(&inner);
+      continue;
+    }
+    if (failed(flush()) || failed(lowerRow(&inner, rows)))
       return failure();
+  }
+  if (failed(flush()))
+    return failure();
   auto yield = cast<YieldOp>(block.getTerminator());
   for (auto [y, r] : llvm::zip(yield.getValues(), op->getResults())) {
     Tensor t = values.lookup(y);
