@@ -13,7 +13,9 @@
 #include <cblas.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 using namespace gnnrt;
 
@@ -221,6 +223,49 @@ void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB, int64_t m,
               transA ? m : k, ptr(b), transB ? k : n, beta, ptr(c), n);
 }
 
+namespace {
+
+/// Rows grouped by type (a counting sort): rows of type t are
+/// order[offsets[t] .. offsets[t+1]), in ascending row order. Types outside
+/// [0, numTypes) stop the run.
+struct TypeGroups {
+  std::vector<int64_t> offsets, order;
+  TypeGroups(const int32_t *t, int64_t rows, int64_t numTypes)
+      : offsets(numTypes + 1, 0), order(rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      if (t[r] < 0 || t[r] >= numTypes)
+        fatal("edge type " + std::to_string(t[r]) + " of edge " +
+              std::to_string(r) + " outside [0, " + std::to_string(numTypes) +
+              ") of the typed linear's weight");
+      ++offsets[t[r] + 1];
+    }
+    for (int64_t i = 0; i < numTypes; ++i)
+      offsets[i + 1] += offsets[i];
+    std::vector<int64_t> fill(offsets.begin(), offsets.end() - 1);
+    for (int64_t r = 0; r < rows; ++r)
+      order[fill[t[r]]++] = r;
+  }
+  int64_t size(int64_t tau) const { return offsets[tau + 1] - offsets[tau]; }
+};
+
+/// Copies the rows of one group into a contiguous block (or back).
+void gatherRows(const float *src, float *dst, const int64_t *rows, int64_t n,
+                int64_t width) {
+#pragma omp parallel for schedule(static, 256)
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * width, src + rows[i] * width, width * sizeof(float));
+}
+void scatterRows(const float *src, float *dst, const int64_t *rows, int64_t n,
+                 int64_t width) {
+#pragma omp parallel for schedule(static, 256)
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + rows[i] * width, src + i * width, width * sizeof(float));
+}
+
+} // namespace
+
+// The typed linear as a grouped GEMM: the rows of each type are packed, one
+// sgemm per type, the results unpacked.
 void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
                                  int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
                                  gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
@@ -230,29 +275,20 @@ void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
   need(types->sizes[0], rows, "gnnrtTypedGemm types");
   need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemm w");
   need(out->sizes[0], rows * n, "gnnrtTypedGemm out");
-  const float *xp = ptr(x);
-  const int32_t *t = ptr(types);
-  const float *wp = ptr(w);
-  float *o = ptr(out);
-  for (int64_t r = 0; r < rows; ++r)
-    if (t[r] < 0 || t[r] >= numTypes)
-      fatal("edge type " + std::to_string(t[r]) + " of edge " +
-            std::to_string(r) + " outside [0, " + std::to_string(numTypes) +
-            ") of the typed linear's weight");
-#pragma omp parallel for schedule(static, 256)
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = xp + r * k;
-    const float *wt = wp + static_cast<int64_t>(t[r]) * k * n;
-    float *orow = o + r * n;
-    for (int64_t j = 0; j < n; ++j)
-      orow[j] = 0.0f;
-    for (int64_t q = 0; q < k; ++q) {
-      const float xv = xr[q];
-      const float *wrow = wt + q * n;
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j)
-        orow[j] += xv * wrow[j];
-    }
+  TypeGroups groups(ptr(types), rows, numTypes);
+  std::vector<float> packedX, packedY;
+  for (int64_t tau = 0; tau < numTypes; ++tau) {
+    int64_t m = groups.size(tau);
+    if (!m)
+      continue;
+    const int64_t *idx = groups.order.data() + groups.offsets[tau];
+    packedX.resize(m * k);
+    packedY.resize(m * n);
+    gatherRows(ptr(x), packedX.data(), idx, m, k);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+                packedX.data(), k, ptr(w) + tau * k * n, n, 0.0f,
+                packedY.data(), n);
+    scatterRows(packedY.data(), ptr(out), idx, m, n);
   }
 }
 
@@ -267,19 +303,20 @@ void _mlir_ciface_gnnrtTypedGemmTranspose(gnnrtContext *ctx, int64_t rows,
   need(types->sizes[0], rows, "gnnrtTypedGemmTranspose types");
   need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemmTranspose w");
   need(gx->sizes[0], rows * k, "gnnrtTypedGemmTranspose gx");
-  const float *wp = ptr(w), *gp = ptr(g);
-  const int32_t *t = ptr(types);
-  float *gxp = ptr(gx);
-#pragma omp parallel for schedule(static, 256)
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *wt = wp + static_cast<int64_t>(t[r]) * k * n;
-    const float *gr = gp + r * n;
-    for (int64_t q = 0; q < k; ++q) {
-      float s = 0.0f;
-      for (int64_t j = 0; j < n; ++j)
-        s += wt[q * n + j] * gr[j];
-      gxp[r * k + q] = s;
-    }
+  TypeGroups groups(ptr(types), rows, numTypes);
+  std::vector<float> packedG, packedX;
+  for (int64_t tau = 0; tau < numTypes; ++tau) {
+    int64_t m = groups.size(tau);
+    if (!m)
+      continue;
+    const int64_t *idx = groups.order.data() + groups.offsets[tau];
+    packedG.resize(m * n);
+    packedX.resize(m * k);
+    gatherRows(ptr(g), packedG.data(), idx, m, n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f,
+                packedG.data(), n, ptr(w) + tau * k * n, n, 0.0f,
+                packedX.data(), k);
+    scatterRows(packedX.data(), ptr(gx), idx, m, k);
   }
 }
 
@@ -292,24 +329,22 @@ void _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
   need(types->sizes[0], rows, "gnnrtTypedOuterSum types");
   need(g->sizes[0], rows * n, "gnnrtTypedOuterSum g");
   need(gw->sizes[0], numTypes * k * n, "gnnrtTypedOuterSum gw");
-  const float *xp = ptr(x), *gp = ptr(g);
-  const int32_t *t = ptr(types);
-  float *gwp = ptr(gw);
-  // One output row (type, q) per task: single writer, rows in order.
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t tq = 0; tq < numTypes * k; ++tq) {
-    const int64_t tau = tq / k, q = tq % k;
-    float *gwrow = gwp + (tau * k + q) * n;
-    for (int64_t j = 0; j < n; ++j)
-      gwrow[j] = 0.0f;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (t[r] != tau)
-        continue;
-      const float xv = xp[r * k + q];
-      const float *gr = gp + r * n;
-      for (int64_t j = 0; j < n; ++j)
-        gwrow[j] += xv * gr[j];
+  TypeGroups groups(ptr(types), rows, numTypes);
+  std::vector<float> packedX, packedG;
+  for (int64_t tau = 0; tau < numTypes; ++tau) {
+    int64_t m = groups.size(tau);
+    float *out = ptr(gw) + tau * k * n;
+    if (!m) {
+      std::memset(out, 0, k * n * sizeof(float));
+      continue;
     }
+    const int64_t *idx = groups.order.data() + groups.offsets[tau];
+    packedX.resize(m * k);
+    packedG.resize(m * n);
+    gatherRows(ptr(x), packedX.data(), idx, m, k);
+    gatherRows(ptr(g), packedG.data(), idx, m, n);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f,
+                packedX.data(), k, packedG.data(), n, 0.0f, out, n);
   }
 }
 
