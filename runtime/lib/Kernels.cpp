@@ -227,11 +227,14 @@ namespace {
 
 /// Rows grouped by type (a counting sort): rows of type t are
 /// order[offsets[t] .. offsets[t+1]), in ascending row order. Types outside
-/// [0, numTypes) stop the run.
+/// [0, numTypes) stop the run. The storage is reused from call to call, so
+/// epochs after the first allocate nothing.
 struct TypeGroups {
-  std::vector<int64_t> offsets, order;
+  std::vector<int64_t> &offsets, &order;
   TypeGroups(const int32_t *t, int64_t rows, int64_t numTypes)
-      : offsets(numTypes + 1, 0), order(rows) {
+      : offsets(scratch().first), order(scratch().second) {
+    offsets.assign(numTypes + 1, 0);
+    order.resize(rows);
     for (int64_t r = 0; r < rows; ++r) {
       if (t[r] < 0 || t[r] >= numTypes)
         fatal("edge type " + std::to_string(t[r]) + " of edge " +
@@ -241,12 +244,31 @@ struct TypeGroups {
     }
     for (int64_t i = 0; i < numTypes; ++i)
       offsets[i + 1] += offsets[i];
-    std::vector<int64_t> fill(offsets.begin(), offsets.end() - 1);
+    std::vector<int64_t> &fill = scratchFill();
+    fill.assign(offsets.begin(), offsets.end() - 1);
     for (int64_t r = 0; r < rows; ++r)
       order[fill[t[r]]++] = r;
   }
   int64_t size(int64_t tau) const { return offsets[tau + 1] - offsets[tau]; }
+  static std::pair<std::vector<int64_t>, std::vector<int64_t>> &scratch() {
+    static std::pair<std::vector<int64_t>, std::vector<int64_t>> s;
+    return s;
+  }
+  static std::vector<int64_t> &scratchFill() {
+    static std::vector<int64_t> s;
+    return s;
+  }
 };
+
+/// Packing buffers of the grouped GEMMs, reused from call to call.
+std::vector<float> &packA() {
+  static std::vector<float> s;
+  return s;
+}
+std::vector<float> &packB() {
+  static std::vector<float> s;
+  return s;
+}
 
 /// Copies the rows of one group into a contiguous block (or back).
 void gatherRows(const float *src, float *dst, const int64_t *rows, int64_t n,
@@ -276,7 +298,7 @@ void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
   need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemm w");
   need(out->sizes[0], rows * n, "gnnrtTypedGemm out");
   TypeGroups groups(ptr(types), rows, numTypes);
-  std::vector<float> packedX, packedY;
+  std::vector<float> &packedX = packA(), &packedY = packB();
   for (int64_t tau = 0; tau < numTypes; ++tau) {
     int64_t m = groups.size(tau);
     if (!m)
@@ -304,7 +326,7 @@ void _mlir_ciface_gnnrtTypedGemmTranspose(gnnrtContext *ctx, int64_t rows,
   need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemmTranspose w");
   need(gx->sizes[0], rows * k, "gnnrtTypedGemmTranspose gx");
   TypeGroups groups(ptr(types), rows, numTypes);
-  std::vector<float> packedG, packedX;
+  std::vector<float> &packedG = packA(), &packedX = packB();
   for (int64_t tau = 0; tau < numTypes; ++tau) {
     int64_t m = groups.size(tau);
     if (!m)
@@ -330,7 +352,7 @@ void _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
   need(g->sizes[0], rows * n, "gnnrtTypedOuterSum g");
   need(gw->sizes[0], numTypes * k * n, "gnnrtTypedOuterSum gw");
   TypeGroups groups(ptr(types), rows, numTypes);
-  std::vector<float> packedX, packedG;
+  std::vector<float> &packedX = packA(), &packedG = packB();
   for (int64_t tau = 0; tau < numTypes; ++tau) {
     int64_t m = groups.size(tau);
     float *out = ptr(gw) + tau * k * n;
