@@ -21,6 +21,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <map>
+
 namespace mlir::gnn {
 #define GEN_PASS_DEF_CONVERTGNNTORUNTIME
 #include "gnn/Conversion/Passes.h.inc"
@@ -195,6 +197,21 @@ private:
   DenseMap<Operation *, Aggregation> aggregations;
   llvm::DenseSet<Operation *> skipped;
 
+  /// Maps a gnn value to where it lives and, for buffers from slots, records
+  /// it as a holder until its last use (liveness-based slot reuse).
+  void bind(Value v, const Tensor &t);
+  /// Releases the slots whose holders are all dead after op index `upTo`.
+  void expire(int64_t upTo);
+  void computeLastUses(Block &body);
+
+  DenseMap<Operation *, int64_t> opIndex;
+  DenseMap<Value, int64_t> lastUse;
+  DenseMap<Value, int64_t> slotOf;  // buffer -> slot, for slot buffers
+  DenseMap<Value, int64_t> holders; // buffer -> live gnn values mapped to it
+  std::map<int64_t, SmallVector<Value>> expiring; // index -> buffers to release
+  SmallVector<int64_t> freeSlots;
+  int64_t expiredUpTo = -1;
+
   ModuleOp module;
   func::FuncOp source;
   int64_t &nextSlot;
@@ -227,8 +244,85 @@ Value FunctionLowering::call(StringRef name, TypeRange results, ValueRange args,
 }
 
 Value FunctionLowering::buffer(Value numElements) {
-  return call("gnnrtBuffer", memF32(),
-              {ctx, cI64(nextSlot++), toI64(numElements)});
+  int64_t slot;
+  if (!freeSlots.empty()) {
+    slot = freeSlots.pop_back_val();
+  } else {
+    slot = nextSlot++;
+  }
+  Value buf =
+      call("gnnrtBuffer", memF32(), {ctx, cI64(slot), toI64(numElements)});
+  slotOf[buf] = slot;
+  return buf;
+}
+
+void FunctionLowering::bind(Value v, const Tensor &t) {
+  values[v] = t;
+  if (!slotOf.count(t.buf))
+    return;
+  ++holders[t.buf];
+  auto it = lastUse.find(v);
+  int64_t last = it != lastUse.end() ? it->second : -1;
+  expiring[std::max(last, expiredUpTo + 1)].push_back(t.buf);
+}
+
+void FunctionLowering::expire(int64_t upTo) {
+  while (!expiring.empty() && expiring.begin()->first <= upTo) {
+    for (Value buf : expiring.begin()->second)
+      if (--holders[buf] == 0)
+        freeSlots.push_back(slotOf[buf]);
+    expiring.erase(expiring.begin());
+  }
+  expiredUpTo = std::max(expiredUpTo, upTo);
+}
+
+void FunctionLowering::computeLastUses(Block &body) {
+  // The order ops are lowered in: a stage's body ops, then the stage (which
+  // binds its results and is the last reader of its inputs and yields).
+  int64_t next = 0;
+  std::function<void(Block &)> number = [&](Block &block) {
+    for (Operation &op : block.without_terminator()) {
+      for (Region &r : op.getRegions())
+        for (Block &inner : r)
+          number(inner);
+      opIndex[&op] = next++;
+    }
+  };
+  number(body);
+  auto indexOfUser = [&](Operation *user) -> int64_t {
+    // A yield is read when its stage binds the results.
+    while (user && !opIndex.count(user))
+      user = user->getParentOp();
+    return user ? opIndex.lookup(user) : next;
+  };
+  body.walk([&](Operation *op) {
+    for (Value r : op->getResults()) {
+      int64_t last = opIndex.count(op) ? opIndex.lookup(op) : -1;
+      for (Operation *u : r.getUsers())
+        last = std::max(last, indexOfUser(u));
+      lastUse[r] = last;
+    }
+    for (Region &region : op->getRegions())
+      for (BlockArgument arg : region.getArguments()) {
+        int64_t last = opIndex.lookup(op);
+        for (Operation *u : arg.getUsers())
+          last = std::max(last, indexOfUser(u));
+        lastUse[arg] = last;
+      }
+  });
+  // A gather folded into an SpMM reads the scatter's input and the edge
+  // weights itself (the scatter and the edge stage are not lowered).
+  for (auto &[gather, agg] : aggregations) {
+    int64_t at = opIndex.lookup(gather);
+    for (Value v : {agg.vertexInput, agg.weights})
+      if (v)
+        lastUse[v] = std::max(lastUse.lookup(v), at);
+  }
+  for (BlockArgument arg : body.getArguments())
+    lastUse[arg] = next; // parameters live to the end
+  // Values the function returns (the logits) live to the end.
+  for (Value v : body.getTerminator()->getOperands())
+    lastUse[v] = next;
 }
 
 Value FunctionLowering::product(ArrayRef<Value> dims) {
@@ -370,7 +464,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     for (APFloat v : c.getValue().getValues<APFloat>())
       b.create<memref::StoreOp>(loc, cF32(v.convertToDouble()), out.buf,
                                 ValueRange{cIndex(i++)});
-    values[c.getResult()] = out;
+    bind(c.getResult(), out);
     return success();
   }
 
@@ -386,7 +480,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     call("gnnrtGemm", {},
          {cI64(0), cI64(0), toI64(x.rows), toI64(out.rowSize), toI64(x.rowSize),
           cF32(1.0), x.buf, w.buf, cF32(0.0), out.buf});
-    values[linear.getResult()] = out;
+    bind(linear.getResult(), out);
     return success();
   }
   if (auto lt = dyn_cast<LinearTransposeOp>(op)) {
@@ -398,7 +492,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     call("gnnrtGemm", {},
          {cI64(0), cI64(1), toI64(g.rows), toI64(out.rowSize), toI64(g.rowSize),
           cF32(1.0), g.buf, w.buf, cF32(0.0), out.buf});
-    values[lt.getResult()] = out;
+    bind(lt.getResult(), out);
     return success();
   }
   if (auto rs = dyn_cast<ReduceSumOp>(op)) {
@@ -412,7 +506,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
         [&](OpBuilder &ob, Value r, Value sum) {
           ob.create<memref::StoreOp>(loc, sum, out.buf, r);
         });
-    values[rs.getResult()] = out;
+    bind(rs.getResult(), out);
     return success();
   }
   if (auto tl = dyn_cast<TypedLinearOp>(op)) {
@@ -424,7 +518,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     call("gnnrtTypedGemm", {},
          {ctx, toI64(x.rows), toI64(x.rowSize), toI64(out.rowSize),
           toI64(w.dims[0]), x.buf, t.buf, w.buf, out.buf});
-    values[tl.getResult()] = out;
+    bind(tl.getResult(), out);
     return success();
   }
   if (auto tt = dyn_cast<TypedLinearTransposeOp>(op)) {
@@ -436,7 +530,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     call("gnnrtTypedGemmTranspose", {},
          {ctx, toI64(g.rows), toI64(out.rowSize), toI64(g.rowSize),
           toI64(w.dims[0]), g.buf, t.buf, w.buf, out.buf});
-    values[tt.getResult()] = out;
+    bind(tt.getResult(), out);
     return success();
   }
   if (auto rd = dyn_cast<RowDotOp>(op)) {
@@ -474,7 +568,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
               });
           ob.create<scf::YieldOp>(l);
         });
-    values[rd.getResult()] = out;
+    bind(rd.getResult(), out);
     return success();
   }
   if (auto bh = dyn_cast<BroadcastHeadsOp>(op)) {
@@ -502,7 +596,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
               });
           ob.create<scf::YieldOp>(l);
         });
-    values[bh.getResult()] = out;
+    bind(bh.getResult(), out);
     return success();
   }
   if (isa<ConcatOp, SliceOp>(op)) {
@@ -572,7 +666,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
       else
         break;
     }
-    values[op->getResult(0)] = out;
+    bind(op->getResult(0), out);
     return success();
   }
   if (auto d = dyn_cast<DropoutOp>(op)) {
@@ -583,7 +677,7 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     Value rate =
         b.create<arith::ConstantFloatOp>(loc, d.getRate(), b.getF64Type());
     call("gnnrtDropout", {}, {ctx, cI64(id), rate, x.buf, out.buf});
-    values[d.getResult()] = out;
+    bind(d.getResult(), out);
     return success();
   }
   return op->emitOpError()
@@ -668,7 +762,7 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
         ob.create<scf::YieldOp>(l);
       });
   for (auto &[v, t] : stored)
-    values[v] = t;
+    bind(v, t);
   return success();
 }
 
@@ -680,12 +774,12 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
   for (auto [arg, in] :
        llvm::zip(block.getArguments().take_front(inputs.size()), inputs)) {
     Tensor t = values.lookup(in);
-    values[arg] = t;
+    bind(arg, t);
   }
   for (auto [arg, p] :
        llvm::zip(block.getArguments().drop_front(inputs.size()), params)) {
     Tensor t = values.lookup(p);
-    values[arg] = t;
+    bind(arg, t);
   }
   // Runs of element-wise ops with one row shape become one loop nest.
   SmallVector<Operation *> group;
@@ -703,6 +797,7 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
         return failure();
       continue;
     }
+    // Ops in a pending run are lowered together: expire nothing before them.
     if (isElementwise(&inner)) {
       auto shape =
           cast<RankedTensorType>(inner.getResult(0).getType()).getShape();
@@ -714,8 +809,12 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
       group.push_back(&inner);
       continue;
     }
-    if (failed(flush()) || failed(lowerRow(&inner, rows)))
+    if (failed(flush()))
       return failure();
+    expire(opIndex.lookup(&inner) - 1);
+    if (failed(lowerRow(&inner, rows)))
+      return failure();
+    expire(opIndex.lookup(&inner));
   }
   if (failed(flush()))
     return failure();
@@ -723,7 +822,7 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
   for (auto [y, r] : llvm::zip(yield.getValues(), op->getResults())) {
     Tensor t = values.lookup(y);
     Tensor result = t.batched ? t : broadcastRows(t, rows);
-    values[r] = result;
+    bind(r, result);
   }
   return success();
 }
@@ -812,14 +911,14 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
          {ctx, cI64(g.getSide() == Side::Src ? 0 : 1),
           cI64(g.getAcc() == Accumulator::Mean ? 1 : 0), weights, x.buf,
           out.buf, toI64(x.rowSize)});
-    values[g.getResult()] = out;
+    bind(g.getResult(), out);
     return success();
   }
   if (auto in = dyn_cast<InputOp>(op)) {
     StringRef name = in.getName();
     if (name == "features") {
       Value buf = call("gnnrtFeatures", memF32(), {ctx});
-      values[in.getResult()] = make(buf, numV, true, {numF});
+      bind(in.getResult(), make(buf, numV, true, {numF}));
       return success();
     }
     if (InputOp::isVertexInputName(name))
@@ -829,18 +928,18 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     int64_t index = it - edgeInputs.begin();
     if (type.getElementType().isInteger(32)) {
       Value buf = call("gnnrtEdgeDataI32", memI32(), {ctx, cI64(index)});
-      values[in.getResult()] = make(buf, numE, true, {});
+      bind(in.getResult(), make(buf, numE, true, {}));
     } else {
       Value buf = call("gnnrtEdgeDataF32", memF32(), {ctx, cI64(index)});
-      values[in.getResult()] =
-          make(buf, numE, true, staticDims(type.getRowType()));
+      bind(in.getResult(),
+           make(buf, numE, true, staticDims(type.getRowType())));
     }
     return success();
   }
   if (auto d = dyn_cast<DegreeOp>(op)) {
     Value buf = call("gnnrtDegree", memF32(),
                      {ctx, cI64(d.getDirection() == Direction::In ? 0 : 1)});
-    values[d.getResult()] = make(buf, numV, true, {cIndex(1)});
+    bind(d.getResult(), make(buf, numV, true, {cIndex(1)}));
     return success();
   }
   if (auto s = dyn_cast<ScatterOp>(op)) {
@@ -849,7 +948,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     call("gnnrtScatter", {},
          {ctx, cI64(s.getSide() == Side::Src ? 0 : 1), x.buf, out.buf,
           toI64(x.rowSize)});
-    values[s.getResult()] = out;
+    bind(s.getResult(), out);
     return success();
   }
   if (auto g = dyn_cast<GatherOp>(op)) {
@@ -859,7 +958,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
          {ctx, cI64(static_cast<int64_t>(g.getAcc())),
           cI64(g.getSide() == Side::Src ? 0 : 1), x.buf, out.buf, emptyI32(),
           toI64(x.rowSize)});
-    values[g.getResult()] = out;
+    bind(g.getResult(), out);
     return success();
   }
   if (auto s = dyn_cast<ApplyVertexOp>(op))
@@ -879,7 +978,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
         [&](OpBuilder &ob, Value j, Value sum) {
           ob.create<memref::StoreOp>(loc, sum, out.buf, j);
         });
-    values[sr.getResult()] = out;
+    bind(sr.getResult(), out);
     return success();
   }
   if (auto os = dyn_cast<OuterSumOp>(op)) {
@@ -891,7 +990,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     call("gnnrtGemm", {},
          {cI64(1), cI64(0), toI64(x.rowSize), toI64(g.rowSize), toI64(x.rows),
           cF32(1.0), x.buf, g.buf, cF32(0.0), out.buf});
-    values[os.getResult()] = out;
+    bind(os.getResult(), out);
     return success();
   }
   if (auto ts = dyn_cast<TypedOuterSumOp>(op)) {
@@ -905,7 +1004,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     call("gnnrtTypedOuterSum", {},
          {ctx, toI64(x.rows), toI64(x.rowSize), toI64(g.rowSize), cI64(types),
           x.buf, t.buf, g.buf, out.buf});
-    values[ts.getResult()] = out;
+    bind(ts.getResult(), out);
     return success();
   }
   if (auto gg = dyn_cast<GatherGradOp>(op)) {
@@ -921,7 +1020,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     Tensor out = alloc(numE, true, x.dims);
     call("gnnrtGatherArgBackward", {},
          {ctx, side, g.buf, arg, out.buf, toI64(x.rowSize)});
-    values[gg.getResult()] = out;
+    bind(gg.getResult(), out);
     return success();
   }
   if (auto ta = dyn_cast<TensorAddOp>(op)) {
@@ -930,7 +1029,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     elementwise(out, {&x, &y}, [](OpBuilder &ob, Location l, ValueRange v) {
       return ob.create<arith::AddFOp>(l, v[0], v[1]).getResult();
     });
-    values[ta.getResult()] = out;
+    bind(ta.getResult(), out);
     return success();
   }
   if (auto ce = dyn_cast<SoftmaxCrossEntropyOp>(op)) {
@@ -954,7 +1053,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     Tensor out = alloc(numV, true, logits.dims);
     call("gnnrtSoftmaxCrossEntropy", b.getF32Type(),
          {ctx, logits.buf, out.buf, toI64(logits.rowSize), cI64(split)});
-    values[ceg.getResult()] = out;
+    bind(ceg.getResult(), out);
     return success();
   }
   if (auto up = dyn_cast<OptimizerUpdateOp>(op)) {
@@ -970,7 +1069,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
                 [](OpBuilder &, Location, ValueRange v) { return v[0]; });
     call("gnnrtOptimizerUpdate", {}, {ctx, cI64(arg.getArgNumber())}, false);
     Tensor param = values.lookup(up.getParam());
-    values[up.getResult()] = param;
+    bind(up.getResult(), param);
     return success();
   }
   return op->emitOpError() << "is not lowered to the runtime yet";
@@ -1013,14 +1112,17 @@ LogicalResult FunctionLowering::run(bool training) {
       dims.push_back(bind == kDimClasses ? numC : numF);
     }
     Value buf = call("gnnrtParam", memF32(), {ctx, cI64(i)});
-    values[source.getArgument(i)] = make(buf, cIndex(1), false, dims);
+    bind(source.getArgument(i), make(buf, cIndex(1), false, dims));
   }
 
   Block &body = source.getBody().front();
   planAggregations(body);
-  for (Operation &op : body.without_terminator())
+  computeLastUses(body);
+  for (Operation &op : body.without_terminator()) {
     if (failed(lowerTop(&op)))
       return failure();
+    expire(opIndex.lookup(&op));
+  }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   if (!loss)
     return source.emitOpError() << "computes no loss";
