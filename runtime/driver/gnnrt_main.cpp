@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../lib/Backend.h"
 #include "../lib/Context.h"
 #include "../lib/Npy.h"
 #include "gnnrt/GNNRuntime.h"
@@ -316,6 +317,8 @@ int main(int argc, char **argv) {
     omp_set_num_threads(static_cast<int>(o.threads));
 
   auto *ctx = new gnnrtContext();
+  ctx->backend = &cpuBackend();
+  setActiveBackend(*ctx->backend);
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
@@ -336,12 +339,13 @@ int main(int argc, char **argv) {
   if (!o.quiet)
     std::printf(
         "gnnc: model %s on %s (%lld vertices, %lld edges, %lld features, "
-        "%lld classes), %d threads\n",
+        "%lld classes), %s backend, %d threads\n",
         ctx->model.name.c_str(), ctx->ds.name.c_str(),
         static_cast<long long>(ctx->ds.numVertices),
         static_cast<long long>(ctx->ds.numEdges),
         static_cast<long long>(ctx->ds.numFeatures),
-        static_cast<long long>(ctx->ds.numClasses), threads);
+        static_cast<long long>(ctx->ds.numClasses), ctx->backend->name(),
+        threads);
 
   if (!o.dump.empty()) {
     if (!saveParams(ctx, o.dump + "/params", false, error))

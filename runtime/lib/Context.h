@@ -71,7 +71,12 @@ struct OptState {
 
 } // namespace gnnrt
 
+namespace gnnrt {
+class Backend;
+} // namespace gnnrt
+
 struct gnnrtContext {
+  gnnrt::Backend *backend = nullptr; // null: the CPU backend
   gnnrt::Dataset ds;
   std::vector<int32_t> dst;     // destination of each edge (CSC order)
   std::vector<int64_t> csrPtr;  // out-edges by source

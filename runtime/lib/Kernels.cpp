@@ -1,4 +1,4 @@
-//===- Kernels.cpp - CPU kernels: gather, scatter, SpMM, GEMM, loss -------===//
+//===- Kernels.cpp - the CPU backend: gather, scatter, SpMM, GEMM, loss ---===//
 //
 // Forward gathers run over destination rows of the CSC (backward ones over
 // source rows of the CSR), one thread per block of rows: every output row has
@@ -18,6 +18,8 @@
 #include <vector>
 
 using namespace gnnrt;
+
+namespace gnnrt::cpu {
 
 namespace {
 
@@ -45,11 +47,8 @@ Segments segmentsOf(gnnrtContext *ctx, int64_t side) {
 
 } // namespace
 
-extern "C" {
-
-void _mlir_ciface_gnnrtScatter(gnnrtContext *ctx, int64_t side,
-                               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
-                               int64_t width) {
+void cpuScatter(gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *in,
+                gnnrtMemRefF32 *out, int64_t width) {
   const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
   need(in->sizes[0], V * width, "gnnrtScatter input");
   need(out->sizes[0], E * width, "gnnrtScatter output");
@@ -80,9 +79,8 @@ void _mlir_ciface_gnnrtScatter(gnnrtContext *ctx, int64_t side,
   }
 }
 
-void _mlir_ciface_gnnrtGather(gnnrtContext *ctx, int64_t acc, int64_t side,
-                              gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
-                              gnnrtMemRefI32 *arg, int64_t width) {
+void cpuGather(gnnrtContext *ctx, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
+               gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg, int64_t width) {
   const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
   need(in->sizes[0], E * width, "gnnrtGather input");
   need(out->sizes[0], V * width, "gnnrtGather output");
@@ -143,11 +141,9 @@ void _mlir_ciface_gnnrtGather(gnnrtContext *ctx, int64_t acc, int64_t side,
   }
 }
 
-void _mlir_ciface_gnnrtGatherArgBackward(gnnrtContext *ctx, int64_t side,
-                                         gnnrtMemRefF32 *gradOut,
-                                         gnnrtMemRefI32 *arg,
-                                         gnnrtMemRefF32 *gradEdges,
-                                         int64_t width) {
+void cpuGatherArgBackward(gnnrtContext *ctx, int64_t side,
+                          gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
+                          gnnrtMemRefF32 *gradEdges, int64_t width) {
   const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
   need(gradOut->sizes[0], V * width, "gnnrtGatherArgBackward gradient");
   need(arg->sizes[0], V * width, "gnnrtGatherArgBackward arg");
@@ -167,9 +163,9 @@ void _mlir_ciface_gnnrtGatherArgBackward(gnnrtContext *ctx, int64_t side,
   }
 }
 
-void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
-                            gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
-                            gnnrtMemRefF32 *out, int64_t width) {
+void cpuSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
+             gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+             int64_t width) {
   const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
   need(in->sizes[0], V * width, "gnnrtSpmm input");
   need(out->sizes[0], V * width, "gnnrtSpmm output");
@@ -203,10 +199,9 @@ void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
   }
 }
 
-void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB, int64_t m,
-                            int64_t n, int64_t k, float alpha,
-                            gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
-                            gnnrtMemRefF32 *c) {
+void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
+             float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
+             gnnrtMemRefF32 *c) {
   need(a->sizes[0], m * k, "gnnrtGemm A");
   need(b->sizes[0], k * n, "gnnrtGemm B");
   need(c->sizes[0], m * n, "gnnrtGemm C");
@@ -288,10 +283,9 @@ void scatterRows(const float *src, float *dst, const int64_t *rows, int64_t n,
 
 // The typed linear as a grouped GEMM: the rows of each type are packed, one
 // sgemm per type, the results unpacked.
-void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
-                                 int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
-                                 gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
-                                 gnnrtMemRefF32 *out) {
+void cpuTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
+                  int64_t numTypes, gnnrtMemRefF32 *x, gnnrtMemRefI32 *types,
+                  gnnrtMemRefF32 *w, gnnrtMemRefF32 *out) {
   (void)ctx;
   need(x->sizes[0], rows * k, "gnnrtTypedGemm x");
   need(types->sizes[0], rows, "gnnrtTypedGemm types");
@@ -314,12 +308,10 @@ void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
   }
 }
 
-void _mlir_ciface_gnnrtTypedGemmTranspose(gnnrtContext *ctx, int64_t rows,
-                                          int64_t k, int64_t n,
-                                          int64_t numTypes, gnnrtMemRefF32 *g,
-                                          gnnrtMemRefI32 *types,
-                                          gnnrtMemRefF32 *w,
-                                          gnnrtMemRefF32 *gx) {
+void cpuTypedGemmTranspose(gnnrtContext *ctx, int64_t rows, int64_t k,
+                           int64_t n, int64_t numTypes, gnnrtMemRefF32 *g,
+                           gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+                           gnnrtMemRefF32 *gx) {
   (void)ctx;
   need(g->sizes[0], rows * n, "gnnrtTypedGemmTranspose g");
   need(types->sizes[0], rows, "gnnrtTypedGemmTranspose types");
@@ -342,10 +334,10 @@ void _mlir_ciface_gnnrtTypedGemmTranspose(gnnrtContext *ctx, int64_t rows,
   }
 }
 
-void _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
-                                     int64_t n, int64_t numTypes,
-                                     gnnrtMemRefF32 *x, gnnrtMemRefI32 *types,
-                                     gnnrtMemRefF32 *g, gnnrtMemRefF32 *gw) {
+void cpuTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
+                      int64_t numTypes, gnnrtMemRefF32 *x,
+                      gnnrtMemRefI32 *types, gnnrtMemRefF32 *g,
+                      gnnrtMemRefF32 *gw) {
   (void)ctx;
   need(x->sizes[0], rows * k, "gnnrtTypedOuterSum x");
   need(types->sizes[0], rows, "gnnrtTypedOuterSum types");
@@ -370,10 +362,9 @@ void _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
   }
 }
 
-float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
-                                            gnnrtMemRefF32 *logits,
-                                            gnnrtMemRefF32 *grad,
-                                            int64_t classes, int64_t split) {
+float cpuSoftmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
+                             gnnrtMemRefF32 *grad, int64_t classes,
+                             int64_t split) {
   const Dataset &ds = ctx->ds;
   const int64_t V = ds.numVertices;
   need(logits->sizes[0], V * classes, "gnnrtSoftmaxCrossEntropy logits");
@@ -420,8 +411,8 @@ float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
   return static_cast<float>(total * inv);
 }
 
-void _mlir_ciface_gnnrtDropout(gnnrtContext *ctx, int64_t op, double rate,
-                               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) {
+void cpuDropout(gnnrtContext *ctx, int64_t op, double rate, gnnrtMemRefF32 *in,
+                gnnrtMemRefF32 *out) {
   const int64_t n = in->sizes[0];
   need(out->sizes[0], n, "gnnrtDropout output");
   if (ctx->dropoutOverride >= 0.0)
@@ -446,11 +437,4 @@ void _mlir_ciface_gnnrtDropout(gnnrtContext *ctx, int64_t op, double rate,
                : 0.0f;
 }
 
-void _mlir_ciface_gnnrtDropoutBackward(gnnrtContext *ctx, int64_t op,
-                                       double rate, gnnrtMemRefF32 *gradOut,
-                                       gnnrtMemRefF32 *gradIn) {
-  // The same mask as the forward: the draw depends only on (seed, step, op, i).
-  _mlir_ciface_gnnrtDropout(ctx, op, rate, gradOut, gradIn);
-}
-
-} // extern "C"
+} // namespace gnnrt::cpu
