@@ -38,4 +38,46 @@ def GNNAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::func::FuncDialect"];
 }
 
+def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
+  let summary = "Apply a linear before a sum/mean aggregation when that is cheaper";
+  let description = [{
+    Matches an aggregation whose result feeds only a `gnn.linear` of a
+    vertex stage: `gather sum|mean` of a `scatter` (directly, or through an
+    edge stage that only multiplies the scattered row by a per-edge scalar),
+    the gathered row used by exactly one linear whose weight is a stage
+    parameter. Sums and means commute with a linear map, so the linear can be
+    applied to the vertices first and the aggregation run at the linear's
+    output width (MG-GCN; DGL `GraphConv`):
+
+    ```
+    a = gather(scatter(h) * w);  y = a W      ==>      y = gather(scatter(h W) * w)
+    ```
+
+    Cost model (per training step, FLOPs and bytes): the GEMM is the same
+    either way (|V| K N); the aggregation costs |E| x width FLOPs and
+    |E| x width x 4 bytes without reuse, forward and backward, with
+    |E| = avg-degree x |V|. The rewrite is made when the aggregation width
+    drops (N < K). Widths that are `?` are taken from the options
+    `features`/`classes`, or from a dataset's `meta` file; when unknown, the
+    rewrite is refused. `mode=always|never` overrides the model. Every
+    decision is reported with `emitRemark` (the costs when taken, the reason
+    when refused).
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
+           "auto (cost model), always, or never">,
+    Option<"avgDegree", "avg-degree", "double", /*default=*/"16.0",
+           "average in-degree |E| / |V| for the cost model (default 16; "
+           "from `meta` when given)">,
+    Option<"features", "features", "int64_t", /*default=*/"0",
+           "the dataset's feature width, for `?` widths (0: unknown)">,
+    Option<"classes", "classes", "int64_t", /*default=*/"0",
+           "the dataset's number of classes, for `?` widths (0: unknown)">,
+    Option<"meta", "meta", "std::string", /*default=*/"\"\"",
+           "a dataset's meta.json: num_features, num_classes and the "
+           "average degree"> 
+  ];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
 #endif // GNN_TRANSFORMS_PASSES
