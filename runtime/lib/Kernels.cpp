@@ -245,6 +245,7 @@ struct TypeGroups {
       order[fill[t[r]]++] = r;
   }
   int64_t size(int64_t tau) const { return offsets[tau + 1] - offsets[tau]; }
+  int64_t numTypes() const { return offsets.size() - 1; }
   static std::pair<std::vector<int64_t>, std::vector<int64_t>> &scratch() {
     static std::pair<std::vector<int64_t>, std::vector<int64_t>> s;
     return s;
@@ -279,6 +280,26 @@ void scatterRows(const float *src, float *dst, const int64_t *rows, int64_t n,
     std::memcpy(dst + rows[i] * width, src + i * width, width * sizeof(float));
 }
 
+/// For each type `tau` with `m` rows: packs those rows of `in` (`inWidth`
+/// wide), calls `gemm(tau, m, packedIn, packedOut)` and unpacks the
+/// `outWidth`-wide product into the same rows of `out`.
+template <typename Gemm>
+void perTypeRowGemm(const TypeGroups &groups, const float *in, int64_t inWidth,
+                    float *out, int64_t outWidth, Gemm gemm) {
+  std::vector<float> &packedIn = packA(), &packedOut = packB();
+  for (int64_t tau = 0, e = groups.numTypes(); tau < e; ++tau) {
+    int64_t m = groups.size(tau);
+    if (!m)
+      continue;
+    const int64_t *idx = groups.order.data() + groups.offsets[tau];
+    packedIn.resize(m * inWidth);
+    packedOut.resize(m * outWidth);
+    gatherRows(in, packedIn.data(), idx, m, inWidth);
+    gemm(tau, m, packedIn.data(), packedOut.data());
+    scatterRows(packedOut.data(), out, idx, m, outWidth);
+  }
+}
+
 } // namespace
 
 // The typed linear as a grouped GEMM: the rows of each type are packed, one
@@ -292,20 +313,13 @@ void cpuTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
   need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemm w");
   need(out->sizes[0], rows * n, "gnnrtTypedGemm out");
   TypeGroups groups(ptr(types), rows, numTypes);
-  std::vector<float> &packedX = packA(), &packedY = packB();
-  for (int64_t tau = 0; tau < numTypes; ++tau) {
-    int64_t m = groups.size(tau);
-    if (!m)
-      continue;
-    const int64_t *idx = groups.order.data() + groups.offsets[tau];
-    packedX.resize(m * k);
-    packedY.resize(m * n);
-    gatherRows(ptr(x), packedX.data(), idx, m, k);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
-                packedX.data(), k, ptr(w) + tau * k * n, n, 0.0f,
-                packedY.data(), n);
-    scatterRows(packedY.data(), ptr(out), idx, m, n);
-  }
+  const float *wt = ptr(w);
+  perTypeRowGemm(groups, ptr(x), k, ptr(out), n,
+                 [&](int64_t tau, int64_t m, const float *px, float *py) {
+                   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n,
+                               k, 1.0f, px, k, wt + tau * k * n, n, 0.0f, py,
+                               n);
+                 });
 }
 
 void cpuTypedGemmTranspose(gnnrtContext *ctx, int64_t rows, int64_t k,
@@ -318,20 +332,12 @@ void cpuTypedGemmTranspose(gnnrtContext *ctx, int64_t rows, int64_t k,
   need(w->sizes[0], numTypes * k * n, "gnnrtTypedGemmTranspose w");
   need(gx->sizes[0], rows * k, "gnnrtTypedGemmTranspose gx");
   TypeGroups groups(ptr(types), rows, numTypes);
-  std::vector<float> &packedG = packA(), &packedX = packB();
-  for (int64_t tau = 0; tau < numTypes; ++tau) {
-    int64_t m = groups.size(tau);
-    if (!m)
-      continue;
-    const int64_t *idx = groups.order.data() + groups.offsets[tau];
-    packedG.resize(m * n);
-    packedX.resize(m * k);
-    gatherRows(ptr(g), packedG.data(), idx, m, n);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f,
-                packedG.data(), n, ptr(w) + tau * k * n, n, 0.0f,
-                packedX.data(), k);
-    scatterRows(packedX.data(), ptr(gx), idx, m, k);
-  }
+  const float *wt = ptr(w);
+  perTypeRowGemm(groups, ptr(g), n, ptr(gx), k,
+                 [&](int64_t tau, int64_t m, const float *pg, float *px) {
+                   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n,
+                               1.0f, pg, n, wt + tau * k * n, n, 0.0f, px, k);
+                 });
 }
 
 void cpuTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
