@@ -38,6 +38,41 @@ def GNNAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::func::FuncDialect"];
 }
 
+def GNNHoistApplyEdge : Pass<"gnn-hoist-apply-edge", "::mlir::ModuleOp"> {
+  let summary = "Move source-only and destination-only work out of edge stages";
+  let description = [{
+    NeuGraph's ApplyEdge hoisting (§3.4), exact for every accumulator. In a
+    `gnn.apply_edge` body, a value that depends only on rows scattered from
+    the source (or only on rows scattered from the destination) and on
+    parameters is the same for every edge of a vertex, so it is computed once
+    per vertex instead: the largest such subexpressions move into a new
+    `gnn.apply_vertex` placed before the edge stage, whose results are
+    scattered from the side they came from and read by the edge stage in
+    place of the subexpressions. Inputs and parameters the edge stage no
+    longer reads are dropped, and so are scatters nothing reads.
+
+    Before hoisting, a contraction whose input mixes sides is split so that
+    its one-side parts can move: `linear(a ± b, W) = linear(a, W) ±
+    linear(b, W)` (also for `row_dot`), and `linear(a ‖ b, W) =
+    linear(a ‖ 0, W) + linear(0 ‖ b, W)` with the concat's parts grouped by
+    side (static part widths only; the zero-padded product costs the full
+    weight per vertex instead of its slice, still once per vertex rather than
+    once per edge).
+
+    Never moved: anything that depends on edge data (GG-NN's typed linear),
+    on both sides (`W·(src ⊙ dst)`), or on a dropout drawn per edge.
+
+    G-GCN: `sigmoid(W_H·dst + W_C·src) ⊙ src` becomes
+    `sigmoid(x_dst + y_src) ⊙ src` with `x = W_H·h`, `y = W_C·h` computed
+    per vertex: the matmul FLOPs drop by the average degree.
+
+    Remarks: one per rewritten stage (how many ops moved, the contraction
+    FLOPs per edge that are now per vertex) and one per contraction left in
+    an edge stage, with the reason.
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
 def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
   let summary = "Apply a linear before a sum/mean aggregation when that is cheaper";
   let description = [{
