@@ -3,6 +3,7 @@
 #include "gnn/Pipelines/Pipelines.h"
 
 #include "gnn/Conversion/Passes.h"
+#include "gnn/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -19,7 +20,28 @@ using namespace mlir::gnn;
 
 void mlir::gnn::buildGNNOptimizePipeline(OpPassManager &pm,
                                          const GNNOptimizeOptions &options) {
-  (void)options;
+  if (options.hoist)
+    pm.addPass(createGNNHoistApplyEdge());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.reorder != "never") {
+    GNNReorderAggregateOptions reorder;
+    reorder.mode = options.reorder;
+    reorder.meta = options.meta;
+    pm.addPass(createGNNReorderAggregate(reorder));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+}
+
+void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
+                                      const GNNOptimizeOptions &options,
+                                      bool optimize) {
+  if (optimize)
+    buildGNNOptimizePipeline(pm, options);
+  pm.addPass(createGNNAutodiff());
+  if (options.fuse)
+    pm.addPass(createGNNFuseSAG());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -46,7 +68,14 @@ void mlir::gnn::registerGNNPipelines() {
       buildGNNToLLVMPipeline);
   PassPipelineRegistration<GNNOptimizeOptions>(
       "gnn-optimize-pipeline",
-      "Optimise a gnn program at the gnn level (canonicalise, CSE; the SAGA "
-      "passes join as they land)",
+      "Optimise a gnn model at the gnn level: hoist edge work, reorder "
+      "aggregations, canonicalise, CSE",
       buildGNNOptimizePipeline);
+  PassPipelineRegistration<GNNOptimizeOptions>(
+      "gnn-train-pipeline",
+      "Model to training program: gnn-optimize-pipeline, --gnn-autodiff, "
+      "--gnn-fuse-sag (what gnn-compile runs before lowering)",
+      [](OpPassManager &pm, const GNNOptimizeOptions &options) {
+        buildGNNTrainPipeline(pm, options);
+      });
 }

@@ -4,6 +4,7 @@
 #define GNNRT_CONTEXT_H
 
 #include "Dataset.h"
+#include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
 #include <memory>
@@ -96,6 +97,9 @@ struct gnnrtContext {
   const float *logits = nullptr;
   float loss = 0.0f;
   int64_t bytesAllocated = 0;
+  // Operands of the compiled kernel gnnrtParallelFor runs next.
+  std::vector<gnnrtMemRefF32> kernelArgs;
+  std::vector<int64_t> kernelInts;
 };
 
 namespace gnnrt {

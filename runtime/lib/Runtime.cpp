@@ -271,6 +271,60 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
   }
 }
 
+void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result, gnnrtContext *ctx,
+                                    int64_t side) {
+  std::vector<int64_t> &o = side == 1 ? ctx->ds.indptr : ctx->csrPtr;
+  view(result, o.data(), static_cast<int64_t>(o.size()));
+}
+
+void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
+                                  int64_t which) {
+  std::vector<int32_t> &a = which == 0   ? ctx->ds.indices
+                            : which == 1 ? ctx->dst
+                                         : ctx->csrEdge;
+  view(result, a.data(), static_cast<int64_t>(a.size()));
+}
+
+void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
+                                 gnnrtMemRefF32 *buffer) {
+  if (index < 0)
+    fatal("gnnrtKernelArg: negative index");
+  if (static_cast<size_t>(index) >= ctx->kernelArgs.size())
+    ctx->kernelArgs.resize(index + 1);
+  ctx->kernelArgs[index] = *buffer;
+}
+
+void _mlir_ciface_gnnrtKernelArgGet(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                    int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelArgs.size())
+    fatal("gnnrtKernelArgGet: no kernel argument #" + std::to_string(index));
+  *result = ctx->kernelArgs[index];
+}
+
+void gnnrtKernelInt(gnnrtContext *ctx, int64_t index, int64_t value) {
+  if (index < 0)
+    fatal("gnnrtKernelInt: negative index");
+  if (static_cast<size_t>(index) >= ctx->kernelInts.size())
+    ctx->kernelInts.resize(index + 1);
+  ctx->kernelInts[index] = value;
+}
+
+int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelInts.size())
+    fatal("gnnrtKernelIntGet: no kernel integer #" + std::to_string(index));
+  return ctx->kernelInts[index];
+}
+
+void gnnrtParallelFor(gnnrtContext *ctx,
+                      void (*kernel)(gnnrtContext *, int64_t, int64_t),
+                      int64_t n) {
+  constexpr int64_t kChunk = 32;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t c = 0; c < chunks; ++c)
+    kernel(ctx, c * kChunk, std::min(n, (c + 1) * kChunk));
+}
+
 void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                               int64_t slot, int64_t numElements) {
   if (slot < 0)

@@ -59,6 +59,33 @@ static llvm::cl::opt<bool>
                llvm::cl::init(false));
 
 static llvm::cl::opt<bool>
+    noHoist("no-hoist", llvm::cl::desc("Skip --gnn-hoist-apply-edge"),
+            llvm::cl::init(false));
+
+static llvm::cl::opt<std::string> reorderMode(
+    "reorder",
+    llvm::cl::desc("--gnn-reorder-aggregate: auto (cost model; needs the "
+                   "widths: see --dataset), always, or never"),
+    llvm::cl::value_desc("mode"), llvm::cl::init("auto"));
+
+static llvm::cl::opt<std::string> datasetPath(
+    "dataset",
+    llvm::cl::desc("A dataset directory (or its meta.json) whose widths and "
+                   "average degree drive the cost models; the executable "
+                   "still trains on any dataset"),
+    llvm::cl::value_desc("dir"), llvm::cl::init(""));
+
+static llvm::cl::opt<bool>
+    noFuse("no-fuse", llvm::cl::desc("Skip --gnn-fuse-sag"),
+           llvm::cl::init(false));
+
+static llvm::cl::opt<bool>
+    showRemarks("remarks",
+                llvm::cl::desc("Print the passes' remarks (what each "
+                               "rewrite did or why it was refused)"),
+                llvm::cl::init(false));
+
+static llvm::cl::opt<bool>
     keepTemps("keep-temps",
               llvm::cl::desc("Keep the intermediate object file of -emit=exe"),
               llvm::cl::init(false));
@@ -125,6 +152,11 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  // Remarks only on request; errors and warnings always.
+  context.getDiagEngine().registerHandler([](Diagnostic &diag) {
+    return success(diag.getSeverity() == DiagnosticSeverity::Remark &&
+                   !showRemarks);
+  });
 
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -136,9 +168,23 @@ int main(int argc, char **argv) {
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
   pm.enableVerifier();
-  if (!noOptimize)
-    gnn::buildGNNOptimizePipeline(pm, gnn::GNNOptimizeOptions());
-  pm.addPass(gnn::createGNNAutodiff());
+  gnn::GNNOptimizeOptions options;
+  options.hoist = !noHoist;
+  if (reorderMode != "auto" && reorderMode != "always" &&
+      reorderMode != "never")
+    return fail("--reorder must be auto, always or never, not '" +
+                reorderMode + "'");
+  options.reorder = reorderMode.getValue();
+  if (!datasetPath.empty()) {
+    llvm::SmallString<256> meta(datasetPath);
+    if (llvm::sys::fs::is_directory(meta))
+      llvm::sys::path::append(meta, "meta.json");
+    if (!llvm::sys::fs::exists(meta))
+      return fail("--dataset: " + std::string(meta) + " does not exist");
+    options.meta = std::string(meta);
+  }
+  options.fuse = !noFuse;
+  gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
   if (emitKind != EmitKind::MLIR)
     gnn::buildGNNToLLVMPipeline(pm, gnn::GNNToLLVMOptions());
   if (failed(pm.run(*module)))

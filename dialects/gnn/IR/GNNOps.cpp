@@ -241,6 +241,55 @@ LogicalResult ApplyVertexOp::verifyRegions() {
   return verifyStage(*this, getInputs(), getParams(), getBody());
 }
 
+void FusedGatherOp::build(OpBuilder &builder, OperationState &state,
+                          Type resultType, Value graph, ValueRange srcInputs,
+                          ValueRange dstInputs, ValueRange edgeInputs,
+                          ValueRange params, Accumulator acc, Side side) {
+  SmallVector<Value> inputs(srcInputs);
+  llvm::append_range(inputs, dstInputs);
+  llvm::append_range(inputs, edgeInputs);
+  buildStage(builder, state, resultType, graph, inputs, params);
+  // buildStage added the graph and the inputs as one run; the segments
+  // split them.
+  auto &props = state.getOrAddProperties<Properties>();
+  props.operandSegmentSizes = {1, static_cast<int32_t>(srcInputs.size()),
+                               static_cast<int32_t>(dstInputs.size()),
+                               static_cast<int32_t>(edgeInputs.size()),
+                               static_cast<int32_t>(params.size())};
+  props.acc = AccumulatorAttr::get(builder.getContext(), acc);
+  props.side = SideAttr::get(builder.getContext(), side);
+}
+
+SmallVector<Value> FusedGatherOp::getRowInputs() {
+  SmallVector<Value> inputs(getSrcInputs());
+  llvm::append_range(inputs, getDstInputs());
+  llvm::append_range(inputs, getEdgeInputs());
+  return inputs;
+}
+
+YieldOp FusedGatherOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+bool mlir::gnn::isFusableRowOp(Operation *op) {
+  if (auto c = dyn_cast<ConstantOp>(op))
+    return c.getValue().isSplat();
+  return isa<ReluOp, StepOp, NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp,
+             TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp,
+             BroadcastHeadsOp>(op);
+}
+
+LogicalResult FusedGatherOp::verifyRegions() {
+  if (failed(verifyStage(*this, getRowInputs(), getParams(), getBody())))
+    return failure();
+  for (Operation &op : getBody().front().without_terminator())
+    if (!isFusableRowOp(&op))
+      return op.emitOpError()
+             << "cannot be in a 'gnn.fused_gather' body (element-wise ops, "
+                "splat constants and 'gnn.broadcast_heads' only)";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Row-level ops
 //===----------------------------------------------------------------------===//

@@ -32,6 +32,10 @@ namespace mlir::gnn {
 /// null when they do not broadcast.
 RankedTensorType broadcastRowType(RankedTensorType lhs, RankedTensorType rhs);
 
+/// Row ops a `gnn.fused_gather` body may hold: element-wise ops, splat
+/// constants and `gnn.broadcast_heads`.
+bool isFusableRowOp(Operation *op);
+
 /// The row type of a vertex or edge tensor type; null for other types.
 RankedTensorType rowTypeOf(Type type);
 } // namespace mlir::gnn

@@ -217,8 +217,79 @@ def GNN_ApplyVertexOp
   }];
 }
 
+def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
+    AttrSizedOperandSegments, SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "Scatter, an element-wise ApplyEdge and a Gather in one (Fused-Gather)";
+  let description = [{
+    NeuGraph's Fused-Gather (§3.4): for every vertex v, row v of the result
+    reduces with `acc` (as `gnn.gather` does, ties and empty neighbourhoods
+    included) the rows that `body` computes for the edges whose destination
+    (`to dst`) or source (`to src`) is v. No edge tensor exists between the
+    stages: each edge's row is computed where it is accumulated.
+
+    The body's block arguments are, in order, the edge's row of each
+    `src` vertex tensor (read at the edge's source), of each `dst` vertex
+    tensor (read at its destination), of each `edge` tensor, then the
+    parameters. The body is element-wise: unary and binary element-wise ops,
+    splat constants and `broadcast_heads`; scalar rows broadcast.
+    `--gnn-fuse-sag` builds it; `--convert-gnn-to-runtime` lowers it to one
+    compiled loop nest (vertices, their edges, row elements) run in parallel
+    over vertices.
+
+    Example (GCN's weighted sum, and G-GCN's gated sum after hoisting):
+    ```mlir
+    %a = gnn.fused_gather sum %g src(%h : !gnn.vtensor<16xf32>)
+           edge(%w : !gnn.etensor<1xf32>) to dst : !gnn.vtensor<16xf32> {
+    ^bb0(%x: tensor<16xf32>, %c: tensor<1xf32>):
+      %m = gnn.mul %x, %c : (tensor<16xf32>, tensor<1xf32>) -> tensor<16xf32>
+      gnn.yield %m : tensor<16xf32>
+    }
+    %b = gnn.fused_gather sum %g src(%h, %y : !gnn.vtensor<16xf32>, !gnn.vtensor<16xf32>)
+           dst(%x : !gnn.vtensor<16xf32>) to dst : !gnn.vtensor<16xf32> {
+    ^bb0(%hs: tensor<16xf32>, %ys: tensor<16xf32>, %xd: tensor<16xf32>):
+      %t = gnn.add %xd, %ys : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+      %s = gnn.sigmoid %t : tensor<16xf32>
+      %m = gnn.mul %s, %hs : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+      gnn.yield %m : tensor<16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph,
+                       Variadic<GNN_VertexTensorType>:$srcInputs,
+                       Variadic<GNN_VertexTensorType>:$dstInputs,
+                       Variadic<GNN_EdgeTensorType>:$edgeInputs,
+                       Variadic<AnyRankedTensor>:$params,
+                       GNN_AccumulatorAttr:$acc, GNN_SideAttr:$side);
+  let results = (outs GNN_VertexTensorType:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $acc $graph
+    (`src` `(` $srcInputs^ `:` qualified(type($srcInputs)) `)`)?
+    (`dst` `(` $dstInputs^ `:` qualified(type($dstInputs)) `)`)?
+    (`edge` `(` $edgeInputs^ `:` qualified(type($edgeInputs)) `)`)?
+    (`params` `(` $params^ `:` type($params) `)`)?
+    `to` $side attr-dict `:` qualified(type($result)) $body
+  }];
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$resultType, "::mlir::Value":$graph,
+                   "::mlir::ValueRange":$srcInputs,
+                   "::mlir::ValueRange":$dstInputs,
+                   "::mlir::ValueRange":$edgeInputs,
+                   "::mlir::ValueRange":$params, "Accumulator":$acc,
+                   "Side":$side)>
+  ];
+  let extraClassDeclaration = [{
+    /// The src, dst and edge inputs, in the order of the block arguments.
+    ::llvm::SmallVector<::mlir::Value> getRowInputs();
+    /// The terminator of the body.
+    YieldOp getYield();
+  }];
+}
+
 def GNN_YieldOp : GNN_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["ApplyEdgeOp", "ApplyVertexOp"]>]> {
+    ParentOneOf<["ApplyEdgeOp", "ApplyVertexOp", "FusedGatherOp"]>]> {
   let summary = "the rows a stage region produces";
   let description = [{
     Terminates a stage region; operand i is the row of result i.
@@ -238,7 +309,7 @@ def GNN_F32Row : RankedTensorOf<[F32]>;
 
 class GNN_RowOp<string mnemonic, list<Trait> traits = []>
     : GNN_Op<mnemonic, !listconcat(traits,
-          [ParentOneOf<["ApplyEdgeOp", "ApplyVertexOp"]>])>;
+          [ParentOneOf<["ApplyEdgeOp", "ApplyVertexOp", "FusedGatherOp"]>])>;
 
 def GNN_LinearOp : GNN_RowOp<"linear", [Pure,
     DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {

@@ -38,6 +38,34 @@ def GNNAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::func::FuncDialect"];
 }
 
+def GNNFuseSAG : Pass<"gnn-fuse-sag", "::mlir::ModuleOp"> {
+  let summary = "Fuse Scatter, element-wise ApplyEdge and Gather into one fused_gather";
+  let description = [{
+    NeuGraph's SAG fusion (§3.4). Every `gnn.gather` (any accumulator, to
+    either side) whose input is a scatter, or an edge stage whose body is
+    element-wise (unary and binary element-wise ops, splat constants,
+    `broadcast_heads`), becomes one `gnn.fused_gather` holding the edge body:
+    the stage's rows scattered from the source or the destination become
+    `src`/`dst` operands read per edge, its other edge tensors `edge`
+    operands. An element-wise edge stage feeding the stage (GCN's
+    normalisation, GAT's score and exponent) is inlined too when nothing but
+    gathers and edge stages read it, so its edge tensor disappears as well;
+    one read by anything else (a parameter's `outer_sum`, a `gather_grad`)
+    stays and is read as an edge tensor. Edge stages and scatters left
+    without users are erased.
+
+    Runs after `--gnn-autodiff`: the backward stages recompute the forward
+    edge values from the vertex rows, so once fused, neither pass keeps an
+    |E| x F edge tensor.
+
+    Refused, with a remark on the gather: an edge stage with a
+    non-element-wise op (a linear, a typed linear, a row_dot: run
+    `--gnn-hoist-apply-edge` first), or a row that does not broadcast to the
+    gathered row. Every fusion is reported with a remark as well.
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
 def GNNHoistApplyEdge : Pass<"gnn-hoist-apply-edge", "::mlir::ModuleOp"> {
   let summary = "Move source-only and destination-only work out of edge stages";
   let description = [{

@@ -11,16 +11,43 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <string>
+
 namespace mlir::gnn {
 
-/// Options of `gnn-optimize-pipeline`.
-struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {};
+/// Options of `gnn-optimize-pipeline` (and of `gnn-train-pipeline`).
+struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
+  Option<bool> hoist{*this, "hoist",
+                     llvm::cl::desc("Run --gnn-hoist-apply-edge"),
+                     llvm::cl::init(true)};
+  Option<std::string> reorder{
+      *this, "reorder",
+      llvm::cl::desc("--gnn-reorder-aggregate: auto (cost model), always, or "
+                     "never (the pass does not run)"),
+      llvm::cl::init("auto")};
+  Option<std::string> meta{
+      *this, "meta",
+      llvm::cl::desc("A dataset's meta.json: widths and average degree for "
+                     "--gnn-reorder-aggregate's cost model"),
+      llvm::cl::init("")};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "
+                                   "(gnn-train-pipeline only)"),
+                    llvm::cl::init(true)};
+};
 
-/// The gnn-to-gnn optimisation pipeline. Today: canonicalisation and CSE
-/// inside and across stage regions; the SAGA passes (hoisting, reordering,
-/// fusion) join it as they land.
+/// The gnn-to-gnn optimisation of a forward model (DESIGN.md's order):
+/// --gnn-hoist-apply-edge, canonicalisation and CSE (merging the hoisted
+/// products of both sides), --gnn-reorder-aggregate, canonicalisation and
+/// CSE.
 void buildGNNOptimizePipeline(OpPassManager &pm,
                               const GNNOptimizeOptions &options);
+
+/// Model to training program: gnn-optimize-pipeline (unless `optimize` is
+/// false), --gnn-autodiff, then --gnn-fuse-sag (`fuse`), canonicalisation
+/// and CSE. gnn-compile's front half.
+void buildGNNTrainPipeline(OpPassManager &pm, const GNNOptimizeOptions &options,
+                           bool optimize = true);
 
 /// Options of `gnn-to-llvm-pipeline`.
 struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {};

@@ -36,6 +36,7 @@ namespace {
 constexpr llvm::StringLiteral kTrainStep = GNNDialect::kTrainStepName;
 constexpr llvm::StringLiteral kEval = GNNDialect::kEvalName;
 constexpr llvm::StringLiteral kModelInfo = "gnnrt_model_info";
+constexpr llvm::StringLiteral kKernelPrefix = "__gnn_kernel_";
 
 /// Where a gnn value lives after lowering: `rows` rows of `rowSize` elements
 /// in a flat buffer. Unbatched values (parameters, constants, what only
@@ -143,6 +144,9 @@ private:
   MemRefType memI32() {
     return MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
   }
+  MemRefType memI64() {
+    return MemRefType::get({ShapedType::kDynamic}, b.getI64Type());
+  }
 
   func::FuncOp runtimeFunc(StringRef name, TypeRange args, TypeRange results,
                            bool cInterface);
@@ -177,6 +181,11 @@ private:
 
   // --- ops -------------------------------------------------------------------
   LogicalResult lowerTop(Operation *op);
+  /// A fused_gather: one gnnrtSpmm when the body only scales the neighbour's
+  /// row by a per-edge scalar, else a compiled kernel run by
+  /// gnnrtParallelFor (emitFusedGatherKernel).
+  LogicalResult lowerFusedGather(FusedGatherOp fg);
+  func::FuncOp emitFusedGatherKernel(FusedGatherOp fg, ArrayRef<Tensor> operands);
   LogicalResult lowerStage(Operation *op, Region &body, ValueRange inputs,
                            ArrayRef<Value> params, bool edges);
   LogicalResult lowerRow(Operation *op, Value rows);
@@ -961,6 +970,8 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     bind(g.getResult(), out);
     return success();
   }
+  if (auto fg = dyn_cast<FusedGatherOp>(op))
+    return lowerFusedGather(fg);
   if (auto s = dyn_cast<ApplyVertexOp>(op))
     return lowerStage(op, s.getBody(), s.getInputs(),
                       SmallVector<Value>(s.getParams()), false);
@@ -1073,6 +1084,332 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     return success();
   }
   return op->emitOpError() << "is not lowered to the runtime yet";
+}
+
+//===----------------------------------------------------------------------===//
+// Fused gathers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How a value of a fused body is indexed by the gathered row's element j:
+/// the same element, one element for the whole row (computed once per
+/// edge), or per-head scalars of a `heads x F` row (element j / F).
+enum class Indexing { Full, Scalar, Heads };
+
+Indexing indexingOf(Type type, RankedTensorType result) {
+  auto t = cast<RankedTensorType>(type);
+  if (t.hasStaticShape() && t.getNumElements() == 1)
+    return result.hasStaticShape() && result.getNumElements() == 1
+               ? Indexing::Full
+               : Indexing::Scalar;
+  if (t.getShape() == result.getShape())
+    return Indexing::Full;
+  return Indexing::Heads;
+}
+} // namespace
+
+LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
+  Block &body = fg.getBody().front();
+  Value y = fg.getYield().getValues()[0];
+  auto result = cast<VertexTensorType>(fg.getType()).getRowType();
+  unsigned numSrc = fg.getSrcInputs().size(),
+           numDst = fg.getDstInputs().size();
+  bool toDst = fg.getSide() == Side::Dst;
+  // Which row input a block argument reads; the neighbour's rows are the
+  // source's for a gather to dst and the destination's for one to src.
+  auto neighbourInput = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &body || v.getType() != result)
+      return Value();
+    unsigned i = arg.getArgNumber();
+    if (toDst && i < numSrc)
+      return fg.getSrcInputs()[i];
+    if (!toDst && i >= numSrc && i < numSrc + numDst)
+      return fg.getDstInputs()[i - numSrc];
+    return Value();
+  };
+  auto scalarEdgeInput = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    unsigned first = numSrc + numDst;
+    if (!arg || arg.getOwner() != &body || arg.getArgNumber() < first ||
+        arg.getArgNumber() >= first + fg.getEdgeInputs().size())
+      return Value();
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!t.hasStaticShape() || t.getNumElements() != 1)
+      return Value();
+    return fg.getEdgeInputs()[arg.getArgNumber() - first];
+  };
+
+  // The runtime's SpMM: sum/mean of the neighbour's rows, optionally scaled
+  // by a per-edge scalar.
+  if (fg.getAcc() == Accumulator::Sum || fg.getAcc() == Accumulator::Mean) {
+    Value x, w;
+    if (&body.front() == fg.getYield().getOperation()) {
+      x = neighbourInput(y);
+    } else if (auto m = y.getDefiningOp<MulOp>();
+               m && &body.front() == m.getOperation() &&
+               m->getNextNode() == fg.getYield().getOperation()) {
+      for (auto [row, scale] :
+           {std::pair{m.getLhs(), m.getRhs()}, std::pair{m.getRhs(), m.getLhs()}})
+        if (Value xi = neighbourInput(row), wi = scalarEdgeInput(scale);
+            xi && wi) {
+          x = xi;
+          w = wi;
+          break;
+        }
+    }
+    if (x) {
+      Tensor xt = values.lookup(x);
+      Value weights = w ? values.lookup(w).buf : emptyF32();
+      Tensor out = alloc(numV, true, xt.dims);
+      call("gnnrtSpmm", {},
+           {ctx, cI64(toDst ? 1 : 0),
+            cI64(fg.getAcc() == Accumulator::Mean ? 1 : 0), weights, xt.buf,
+            out.buf, toI64(xt.rowSize)});
+      bind(fg.getResult(), out);
+      return success();
+    }
+  }
+
+  SmallVector<Value> operands = fg.getRowInputs();
+  llvm::append_range(operands, fg.getParams());
+  SmallVector<Tensor> tensors;
+  for (Value v : operands)
+    tensors.push_back(values.lookup(v));
+  // The gathered row's dimensions: static ones, `?` from an operand whose
+  // rows have the same shape.
+  SmallVector<Value> dims = staticDims(result);
+  if (llvm::any_of(dims, [](Value d) { return !d; })) {
+    auto it = llvm::find_if(operands, [&](Value v) {
+      RankedTensorType t = rowTypeOf(v.getType());
+      if (!t)
+        t = cast<RankedTensorType>(v.getType());
+      return t.getShape() == result.getShape();
+    });
+    if (it == operands.end())
+      return fg.emitOpError()
+             << "cannot size its result: no operand has rows of type "
+             << result;
+    dims = tensors[it - operands.begin()].dims;
+  }
+  Tensor out = alloc(numV, true, dims);
+  call("gnnrtKernelArg", {}, {ctx, cI64(0), out.buf});
+  call("gnnrtKernelInt", {}, {ctx, cI64(0), toI64(out.rowSize)}, false);
+  for (auto [i, t] : llvm::enumerate(tensors)) {
+    call("gnnrtKernelArg", {}, {ctx, cI64(i + 1), t.buf});
+    call("gnnrtKernelInt", {}, {ctx, cI64(i + 1), toI64(t.rowSize)}, false);
+  }
+  func::FuncOp kernel = emitFusedGatherKernel(fg, tensors);
+  if (!kernel)
+    return failure();
+  Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
+                                        SymbolRefAttr::get(kernel));
+  call("gnnrtParallelFor", {}, {ctx, fn, toI64(numV)}, false);
+  bind(fg.getResult(), out);
+  return success();
+}
+
+func::FuncOp
+FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
+                                        ArrayRef<Tensor> operands) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *mctx = module.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(mctx);
+  Type i64 = b.getI64Type();
+  std::string name;
+  for (int64_t n = 0;; ++n) {
+    name = (kKernelPrefix + Twine(n)).str();
+    if (!module.lookupSymbol(name))
+      break;
+  }
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  auto kernel = mb.create<func::FuncOp>(
+      loc, name, FunctionType::get(mctx, {ptr, i64, i64}, {}));
+  kernel.setPrivate();
+  Block *entry = kernel.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  Value kctx = entry->getArgument(0);
+  auto toIndex = [&](OpBuilder &ob, Value v) {
+    return ob.create<arith::IndexCastOp>(loc, ob.getIndexType(), v).getResult();
+  };
+  Value begin = toIndex(b, entry->getArgument(1));
+  Value end = toIndex(b, entry->getArgument(2));
+
+  Block &body = fg.getBody().front();
+  auto result = cast<VertexTensorType>(fg.getType()).getRowType();
+  bool toDst = fg.getSide() == Side::Dst;
+  Accumulator acc = fg.getAcc();
+  unsigned numSrc = fg.getSrcInputs().size(),
+           numDst = fg.getDstInputs().size(),
+           numRows = numSrc + numDst + fg.getEdgeInputs().size();
+
+  Value outBuf = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(0)});
+  Value width =
+      toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(0)}, false));
+  SmallVector<Value> bufs, rowSizes;
+  for (unsigned i = 0; i < operands.size(); ++i) {
+    bufs.push_back(call("gnnrtKernelArgGet", memF32(), {kctx, cI64(i + 1)}));
+    rowSizes.push_back(toIndex(
+        b, call("gnnrtKernelIntGet", i64, {kctx, cI64(i + 1)}, false)));
+  }
+  Value offsets =
+      call("gnnrtGraphOffsets", memI64(), {kctx, cI64(toDst ? 1 : 0)});
+  // To dst: edge p of v is edge id p, its source indices[p]. To src: edge
+  // ids come from the CSR order, the other end from the destinations.
+  Value other = call("gnnrtGraphIndex", memI32(), {kctx, cI64(toDst ? 0 : 1)});
+  Value csrEdge =
+      toDst ? Value() : call("gnnrtGraphIndex", memI32(), {kctx, cI64(2)});
+  // Per-head scalars of a `heads x F` result: element j reads j / F.
+  Value headWidth;
+  if (result.getRank() == 2) {
+    Value heads = cIndex(result.getDimSize(0));
+    headWidth = b.create<arith::DivUIOp>(loc, width, heads);
+  }
+  float initValue = acc == Accumulator::Max   ? -INFINITY
+                    : acc == Accumulator::Min ? INFINITY
+                                              : 0.0f;
+  Value zero = cIndex(0), one = cIndex(1);
+
+  auto loadAt = [&](OpBuilder &ob, Value buf, Value index) {
+    return ob.create<memref::LoadOp>(loc, buf, index).getResult();
+  };
+  b.create<scf::ForOp>(
+      loc, begin, end, one, ValueRange{},
+      [&](OpBuilder &vb, Location, Value v, ValueRange) {
+        Value rowBase = vb.create<arith::MulIOp>(loc, v, width);
+        Value p0 = toIndex(vb, loadAt(vb, offsets, v));
+        Value p1 = toIndex(
+            vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
+        Value init = vb.create<arith::ConstantFloatOp>(
+            loc, APFloat(initValue), vb.getF32Type());
+        vb.create<scf::ForOp>(
+            loc, zero, width, one, ValueRange{},
+            [&](OpBuilder &jb, Location, Value j, ValueRange) {
+              Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
+              jb.create<memref::StoreOp>(loc, init, outBuf, idx);
+              jb.create<scf::YieldOp>(loc);
+            });
+        vb.create<scf::ForOp>(
+            loc, p0, p1, one, ValueRange{},
+            [&](OpBuilder &eb, Location, Value p, ValueRange) {
+              Value e = toDst ? p : toIndex(eb, loadAt(eb, csrEdge, p));
+              Value u = toIndex(eb, loadAt(eb, other, toDst ? p : e));
+              Value srcRow = toDst ? u : v, dstRow = toDst ? v : u;
+              // The row (or none, for parameters) operand i reads.
+              auto rowOf = [&](unsigned i) -> Value {
+                if (i < numSrc)
+                  return srcRow;
+                if (i < numSrc + numDst)
+                  return dstRow;
+                if (i < numRows)
+                  return e;
+                return Value();
+              };
+              auto element = [&](OpBuilder &ob, unsigned i, Value at) {
+                Value index = at;
+                if (Value row = rowOf(i))
+                  index = ob.create<arith::AddIOp>(
+                      loc, ob.create<arith::MulIOp>(loc, row, rowSizes[i]),
+                      at);
+                return loadAt(ob, bufs[i], index);
+              };
+              // Values with one element per row: once per edge.
+              DenseMap<Value, Value> perEdge;
+              for (BlockArgument arg : body.getArguments())
+                if (indexingOf(arg.getType(), result) == Indexing::Scalar)
+                  perEdge[arg] = element(eb, arg.getArgNumber(), zero);
+              auto evaluate = [&](OpBuilder &ob, Operation &op,
+                                  DenseMap<Value, Value> &vals) {
+                if (auto c = dyn_cast<ConstantOp>(op))
+                  return ob
+                      .create<arith::ConstantFloatOp>(
+                          loc,
+                          APFloat(c.getValue().getSplatValue<float>()),
+                          ob.getF32Type())
+                      .getResult();
+                SmallVector<Value> args;
+                for (Value o : op.getOperands())
+                  args.push_back(vals.lookup(o));
+                if (isa<BroadcastHeadsOp>(op))
+                  return args[0];
+                return emitElement(ob, loc, &op, args);
+              };
+              for (Operation &op : body.without_terminator())
+                if (indexingOf(op.getResult(0).getType(), result) ==
+                    Indexing::Scalar)
+                  perEdge[op.getResult(0)] = evaluate(eb, op, perEdge);
+              eb.create<scf::ForOp>(
+                  loc, zero, width, one, ValueRange{},
+                  [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                    DenseMap<Value, Value> vals = perEdge;
+                    Value jh;
+                    auto indexFor = [&](Type t) {
+                      if (indexingOf(t, result) != Indexing::Heads)
+                        return j;
+                      if (!jh)
+                        jh = jb.create<arith::DivUIOp>(loc, j, headWidth);
+                      return jh;
+                    };
+                    for (BlockArgument arg : body.getArguments())
+                      if (!vals.count(arg))
+                        vals[arg] = element(jb, arg.getArgNumber(),
+                                            indexFor(arg.getType()));
+                    for (Operation &op : body.without_terminator())
+                      if (!vals.count(op.getResult(0)))
+                        vals[op.getResult(0)] = evaluate(jb, op, vals);
+                    Value x = vals.lookup(fg.getYield().getValues()[0]);
+                    Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
+                    Value old = loadAt(jb, outBuf, idx);
+                    Value next;
+                    if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
+                      next = jb.create<arith::AddFOp>(loc, old, x);
+                    } else {
+                      // Strict: ties keep the earlier edge's value.
+                      auto pred = acc == Accumulator::Max
+                                      ? arith::CmpFPredicate::OGT
+                                      : arith::CmpFPredicate::OLT;
+                      Value better = jb.create<arith::CmpFOp>(loc, pred, x, old);
+                      next = jb.create<arith::SelectOp>(loc, better, x, old);
+                    }
+                    jb.create<memref::StoreOp>(loc, next, outBuf, idx);
+                    jb.create<scf::YieldOp>(loc);
+                  });
+              eb.create<scf::YieldOp>(loc);
+            });
+        if (acc != Accumulator::Sum) {
+          // mean: divide by the degree; max/min: 0 without edges.
+          Value count = vb.create<arith::SubIOp>(loc, p1, p0);
+          Value empty = vb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                 count, zero);
+          Value fzero = vb.create<arith::ConstantFloatOp>(loc, APFloat(0.0f),
+                                                          vb.getF32Type());
+          Value inv;
+          if (acc == Accumulator::Mean) {
+            Value n = vb.create<arith::UIToFPOp>(
+                loc, vb.getF32Type(),
+                vb.create<arith::IndexCastOp>(
+                    loc, vb.getI64Type(),
+                    vb.create<arith::MaxUIOp>(loc, count, one)));
+            Value fone = vb.create<arith::ConstantFloatOp>(loc, APFloat(1.0f),
+                                                           vb.getF32Type());
+            inv = vb.create<arith::DivFOp>(loc, fone, n);
+          }
+          vb.create<scf::ForOp>(
+              loc, zero, width, one, ValueRange{},
+              [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
+                Value x = loadAt(jb, outBuf, idx);
+                Value r = inv ? jb.create<arith::MulFOp>(loc, x, inv).getResult()
+                              : jb.create<arith::SelectOp>(loc, empty, fzero, x)
+                                    .getResult();
+                jb.create<memref::StoreOp>(loc, r, outBuf, idx);
+                jb.create<scf::YieldOp>(loc);
+              });
+        }
+        vb.create<scf::YieldOp>(loc);
+      });
+  b.create<func::ReturnOp>(loc);
+  return kernel;
 }
 
 LogicalResult FunctionLowering::run(bool training) {
@@ -1222,7 +1559,8 @@ struct ConvertGNNToRuntime
     }
     // Drop every gnn function; the lowered ones take their names.
     for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (!f.isExternal() && !f.getSymName().ends_with("_lowered"))
+      if (!f.isExternal() && !f.getSymName().ends_with("_lowered") &&
+          !f.getSymName().starts_with(kKernelPrefix))
         f.erase();
     for (auto f : module.getOps<func::FuncOp>())
       if (f.getSymName().ends_with("_lowered"))

@@ -43,6 +43,14 @@ typedef struct {
   int64_t strides[1];
 } gnnrtMemRefI32;
 
+typedef struct {
+  int64_t *allocated;
+  int64_t *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} gnnrtMemRefI64;
+
 /// Opaque run-time context: the dataset, the graph's CSC and CSR, the
 /// parameters, gradients, optimizer state, buffers and configuration.
 typedef struct gnnrtContext gnnrtContext;
@@ -52,6 +60,37 @@ GNNRT_EXPORT uint64_t gnnrtGetAPIVersion(void);
 /// Sizes the program is bound to: 0 = |V|, 1 = |E|, 2 = features F,
 /// 3 = classes C.
 GNNRT_EXPORT int64_t gnnrtDim(gnnrtContext *ctx, int64_t which);
+
+/// The graph's segment offsets (|V| + 1 entries): side 1 = in-edges by
+/// destination (CSC; the edges of v are the edge ids offsets[v] ..
+/// offsets[v+1]), side 0 = out-edges by source (CSR; positions into
+/// gnnrtGraphIndex(2)).
+GNNRT_EXPORT void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result,
+                                                 gnnrtContext *ctx,
+                                                 int64_t side);
+/// Per-edge arrays (|E| entries): 0 = the source of each edge, 1 = its
+/// destination, 2 = the edge ids in CSR order.
+GNNRT_EXPORT void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result,
+                                               gnnrtContext *ctx,
+                                               int64_t which);
+
+/// Compiled kernels run by gnnrtParallelFor read their operands from the
+/// context: buffer `index` and integer `index`, set before the call.
+GNNRT_EXPORT void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
+                                              gnnrtMemRefF32 *buffer);
+GNNRT_EXPORT void _mlir_ciface_gnnrtKernelArgGet(gnnrtMemRefF32 *result,
+                                                 gnnrtContext *ctx,
+                                                 int64_t index);
+GNNRT_EXPORT void gnnrtKernelInt(gnnrtContext *ctx, int64_t index,
+                                 int64_t value);
+GNNRT_EXPORT int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index);
+
+/// Runs `kernel(ctx, begin, end)` over [0, n) in chunks on the context's
+/// threads (dynamic schedule: skewed degrees balance).
+GNNRT_EXPORT void gnnrtParallelFor(gnnrtContext *ctx,
+                                   void (*kernel)(gnnrtContext *, int64_t,
+                                                  int64_t),
+                                   int64_t n);
 
 /// A buffer of `numElements` floats owned by the context and identified by
 /// `slot`: allocated on the first call, the same memory on every later call

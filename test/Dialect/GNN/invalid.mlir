@@ -227,7 +227,7 @@ func.func @stage_reads_outside(%g: !gnn.graph, %v: !gnn.vtensor<4xf32>, %w: tens
 // -----
 
 func.func @row_op_outside_stage(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'gnn.relu' op expects parent op to be one of 'gnn.apply_edge, gnn.apply_vertex'}}
+  // expected-error @+1 {{'gnn.relu' op expects parent op to be one of 'gnn.apply_edge, gnn.apply_vertex, gnn.fused_gather'}}
   %r = gnn.relu %a : tensor<4xf32>
   return %r : tensor<4xf32>
 }
@@ -236,7 +236,7 @@ func.func @row_op_outside_stage(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @yield_outside_stage(%a: tensor<4xf32>) {
   "test.region"() ({
-    // expected-error @+1 {{'gnn.yield' op expects parent op to be one of 'gnn.apply_edge, gnn.apply_vertex'}}
+    // expected-error @+1 {{'gnn.yield' op expects parent op to be one of 'gnn.apply_edge, gnn.apply_vertex, gnn.fused_gather'}}
     gnn.yield %a : tensor<4xf32>
   }) : () -> ()
   return
@@ -727,4 +727,38 @@ func.func @gather_grad_rows(%g: !gnn.graph, %v: !gnn.vtensor<2xf32>, %e: !gnn.et
   // expected-error @+1 {{'gnn.gather_grad' op gradient, input and result must have the same rows}}
   %0 = gnn.gather_grad max %g, %v, %e to dst : !gnn.vtensor<2xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
   return %0 : !gnn.etensor<4xf32>
+}
+
+// -----
+
+func.func @fused_gather_not_elementwise(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>, %w: tensor<4x4xf32>) -> !gnn.vtensor<4xf32> {
+  %0 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) params(%w : tensor<4x4xf32>) to dst : !gnn.vtensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>, %wv: tensor<4x4xf32>):
+    // expected-error @+1 {{'gnn.linear' op cannot be in a 'gnn.fused_gather' body (element-wise ops, splat constants and 'gnn.broadcast_heads' only)}}
+    %y = gnn.linear %x, %wv : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
+    gnn.yield %y : tensor<4xf32>
+  }
+  return %0 : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+func.func @fused_gather_args(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>, %d: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  // expected-error @+1 {{'gnn.fused_gather' op body must have 2 arguments (2 rows + 0 parameters) but has 1}}
+  %0 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) dst(%d : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    gnn.yield %x : tensor<4xf32>
+  }
+  return %0 : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+func.func @fused_gather_yield(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<2xf32> {
+  %0 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<2xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    // expected-error @+1 {{'gnn.yield' op operand #0 has type 'tensor<4xf32>' but result #0 ('!gnn.vtensor<2xf32>') has rows of type 'tensor<2xf32>'}}
+    gnn.yield %x : tensor<4xf32>
+  }
+  return %0 : !gnn.vtensor<2xf32>
 }

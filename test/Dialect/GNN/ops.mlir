@@ -199,3 +199,28 @@ func.func @typed_backward_ops(%g: !gnn.graph, %e: !gnn.etensor<8xf32>, %t: !gnn.
   "test.use"(%o, %tw, %gg) : (!gnn.etensor<2xf32>, tensor<3x4x8xf32>, !gnn.etensor<4xf32>) -> ()
   return
 }
+
+// CHECK-LABEL: func.func @fused_gather
+func.func @fused_gather(%g: !gnn.graph, %h: !gnn.vtensor<4x8xf32>, %a: !gnn.vtensor<4xf32>, %d: !gnn.vtensor<4xf32>,
+                        %w: !gnn.etensor<1xf32>, %b: tensor<4x8xf32>) {
+  // CHECK: gnn.fused_gather max %{{.*}} src(%{{.*}}, %{{.*}} : !gnn.vtensor<4x8xf32>, !gnn.vtensor<4xf32>) dst(%{{.*}} : !gnn.vtensor<4xf32>) edge(%{{.*}} : !gnn.etensor<1xf32>) params(%{{.*}} : tensor<4x8xf32>) to src : !gnn.vtensor<4x8xf32> {
+  %0 = gnn.fused_gather max %g src(%h, %a : !gnn.vtensor<4x8xf32>, !gnn.vtensor<4xf32>) dst(%d : !gnn.vtensor<4xf32>)
+         edge(%w : !gnn.etensor<1xf32>) params(%b : tensor<4x8xf32>) to src : !gnn.vtensor<4x8xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %s: tensor<4xf32>, %t: tensor<4xf32>, %c: tensor<1xf32>, %bv: tensor<4x8xf32>):
+    %one = gnn.constant dense<1.0> : tensor<f32>
+    %u = gnn.add %s, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %v = gnn.broadcast_heads %u : tensor<4xf32> -> tensor<4x8xf32>
+    %m = gnn.mul %x, %v : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %n = gnn.mul %m, %c : (tensor<4x8xf32>, tensor<1xf32>) -> tensor<4x8xf32>
+    %p = gnn.add %n, %bv : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %q = gnn.sub %p, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    gnn.yield %q : tensor<4x8xf32>
+  }
+  // CHECK: gnn.fused_gather sum %{{.*}} src(%{{.*}} : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32>
+  %1 = gnn.fused_gather sum %g src(%a : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    gnn.yield %x : tensor<4xf32>
+  }
+  "test.use"(%0, %1) : (!gnn.vtensor<4x8xf32>, !gnn.vtensor<4xf32>) -> ()
+  return
+}
