@@ -99,6 +99,7 @@ struct gnnrtContext {
   int64_t bytesAllocated = 0;
   // Operands of the compiled kernel gnnrtParallelFor runs next.
   std::vector<gnnrtMemRefF32> kernelArgs;
+  std::vector<gnnrtMemRefI32> kernelArgsI32;
   std::vector<int64_t> kernelInts;
 };
 

@@ -301,6 +301,22 @@ void _mlir_ciface_gnnrtKernelArgGet(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   *result = ctx->kernelArgs[index];
 }
 
+void _mlir_ciface_gnnrtKernelArgI32(gnnrtContext *ctx, int64_t index,
+                                    gnnrtMemRefI32 *buffer) {
+  if (index < 0)
+    fatal("gnnrtKernelArgI32: negative index");
+  if (static_cast<size_t>(index) >= ctx->kernelArgsI32.size())
+    ctx->kernelArgsI32.resize(index + 1);
+  ctx->kernelArgsI32[index] = *buffer;
+}
+
+void _mlir_ciface_gnnrtKernelArgI32Get(gnnrtMemRefI32 *result,
+                                       gnnrtContext *ctx, int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelArgsI32.size())
+    fatal("gnnrtKernelArgI32Get: no kernel argument #" + std::to_string(index));
+  *result = ctx->kernelArgsI32[index];
+}
+
 void gnnrtKernelInt(gnnrtContext *ctx, int64_t index, int64_t value) {
   if (index < 0)
     fatal("gnnrtKernelInt: negative index");

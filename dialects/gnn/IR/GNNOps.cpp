@@ -244,11 +244,18 @@ LogicalResult ApplyVertexOp::verifyRegions() {
 void FusedGatherOp::build(OpBuilder &builder, OperationState &state,
                           Type resultType, Value graph, ValueRange srcInputs,
                           ValueRange dstInputs, ValueRange edgeInputs,
-                          ValueRange params, Accumulator acc, Side side) {
+                          ValueRange params, Accumulator acc, Side side,
+                          bool withArg) {
   SmallVector<Value> inputs(srcInputs);
   llvm::append_range(inputs, dstInputs);
   llvm::append_range(inputs, edgeInputs);
-  buildStage(builder, state, resultType, graph, inputs, params);
+  SmallVector<Type> resultTypes{resultType};
+  if (withArg) {
+    auto row = cast<VertexTensorType>(resultType);
+    resultTypes.push_back(VertexTensorType::get(
+        builder.getContext(), row.getRowShape(), builder.getI32Type()));
+  }
+  buildStage(builder, state, resultTypes, graph, inputs, params);
   // buildStage added the graph and the inputs as one run; the segments
   // split them.
   auto &props = state.getOrAddProperties<Properties>();
@@ -267,6 +274,15 @@ SmallVector<Value> FusedGatherOp::getRowInputs() {
   return inputs;
 }
 
+LogicalResult EdgeSelectOp::verify() {
+  if (getArg().getType().getShape() != getValue().getType().getShape())
+    return emitOpError() << "arg and value rows must have the same shape";
+  if (!isa<ApplyEdgeOp, FusedGatherOp>((*this)->getParentOp()))
+    return emitOpError() << "is only meaningful at an edge (in 'gnn.apply_edge' "
+                            "or 'gnn.fused_gather')";
+  return success();
+}
+
 YieldOp FusedGatherOp::getYield() {
   return cast<YieldOp>(getBody().front().getTerminator());
 }
@@ -276,12 +292,41 @@ bool mlir::gnn::isFusableRowOp(Operation *op) {
     return c.getValue().isSplat();
   return isa<ReluOp, StepOp, NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp,
              TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp,
-             BroadcastHeadsOp>(op);
+             BroadcastHeadsOp, EdgeSelectOp>(op);
 }
 
 LogicalResult FusedGatherOp::verifyRegions() {
-  if (failed(verifyStage(*this, getRowInputs(), getParams(), getBody())))
-    return failure();
+  if (Value arg = getArg()) {
+    if (getAcc() != Accumulator::Max && getAcc() != Accumulator::Min)
+      return emitOpError() << "has an 'arg' result but accumulates with '"
+                           << stringifyAccumulator(getAcc())
+                           << "' (max and min only)";
+    auto a = cast<VertexTensorType>(arg.getType());
+    if (!a.getElementType().isInteger(32) ||
+        a.getRowShape() != getResult().getType().getRowShape())
+      return emitOpError() << "'arg' must have i32 rows of the result's shape";
+  }
+  // The stage checks see the result only.
+  Block &block = getBody().front();
+  unsigned expected = getRowInputs().size() + getParams().size();
+  if (block.getNumArguments() != expected)
+    return emitOpError() << "body must have " << expected << " arguments ("
+                         << getRowInputs().size() << " rows + "
+                         << getParams().size() << " parameters) but has "
+                         << block.getNumArguments();
+  auto yield = dyn_cast<YieldOp>(block.back());
+  if (!yield || yield.getValues().size() != 1)
+    return emitOpError() << "body must yield one row";
+  if (yield.getValues()[0].getType() != getResult().getType().getRowType())
+    return yield.emitOpError()
+           << "operand #0 has type " << yield.getValues()[0].getType()
+           << " but result #0 (" << getResult().getType()
+           << ") has rows of type " << getResult().getType().getRowType();
+  for (auto [i, input] : llvm::enumerate(getRowInputs()))
+    if (block.getArgument(i).getType() != rowTypeOf(input.getType()))
+      return emitOpError() << "body argument #" << i
+                           << " must be the row type "
+                           << rowTypeOf(input.getType()) << " of input #" << i;
   for (Operation &op : getBody().front().without_terminator())
     if (!isFusableRowOp(&op))
       return op.emitOpError()

@@ -236,6 +236,11 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
     compiled loop nest (vertices, their edges, row elements) run in parallel
     over vertices.
 
+    For `max` and `min`, the optional `arg` result (i32 rows of the same
+    shape) holds for every element the id of the edge that was chosen (-1
+    without edges): what the backward pass's `gnn.edge_select` routes
+    gradients through instead of a |E|-sized `gnn.gather_grad`.
+
     Example (GCN's weighted sum, and G-GCN's gated sum after hoisting):
     ```mlir
     %a = gnn.fused_gather sum %g src(%h : !gnn.vtensor<16xf32>)
@@ -260,7 +265,8 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
                        Variadic<GNN_EdgeTensorType>:$edgeInputs,
                        Variadic<AnyRankedTensor>:$params,
                        GNN_AccumulatorAttr:$acc, GNN_SideAttr:$side);
-  let results = (outs GNN_VertexTensorType:$result);
+  let results = (outs GNN_VertexTensorType:$result,
+                      Optional<GNN_VertexTensorType>:$arg);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $acc $graph
@@ -268,7 +274,8 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
     (`dst` `(` $dstInputs^ `:` qualified(type($dstInputs)) `)`)?
     (`edge` `(` $edgeInputs^ `:` qualified(type($edgeInputs)) `)`)?
     (`params` `(` $params^ `:` type($params) `)`)?
-    `to` $side attr-dict `:` qualified(type($result)) $body
+    `to` $side attr-dict `:` qualified(type($result))
+    (`,` `arg` qualified(type($arg))^)? $body
   }];
   let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
@@ -278,7 +285,7 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
                    "::mlir::ValueRange":$dstInputs,
                    "::mlir::ValueRange":$edgeInputs,
                    "::mlir::ValueRange":$params, "Accumulator":$acc,
-                   "Side":$side)>
+                   "Side":$side, CArg<"bool", "false">:$withArg)>
   ];
   let extraClassDeclaration = [{
     /// The src, dst and edge inputs, in the order of the block arguments.
@@ -490,6 +497,25 @@ def GNN_BroadcastHeadsOp : GNN_RowOp<"broadcast_heads", [Pure,
   let arguments = (ins GNN_F32Row:$input);
   let results = (outs GNN_F32Row:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def GNN_EdgeSelectOp : GNN_RowOp<"edge_select", [Pure,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "an element of a vertex row if this edge was the one chosen";
+  let description = [{
+    `result[j] = arg[j] == e ? value[j] : 0` for the edge e the enclosing
+    edge stage or fused gather is at: with `arg` the edge ids a max/min
+    `gnn.fused_gather` chose and `value` the gradient of its result, both
+    scattered from the gather's side, this is `gnn.gather_grad` one edge at a
+    time (`--gnn-fuse-sag` builds it so that the backward of max/min gathers
+    fuses too). Only a `gnn.fused_gather` body can be lowered with it.
+
+    Example: `%d = gnn.edge_select %a, %g : tensor<16xi32>, tensor<16xf32>`
+  }];
+  let arguments = (ins RankedTensorOf<[I32]>:$arg, GNN_F32Row:$value);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$arg `,` $value attr-dict `:` type($arg) `,` type($value)";
   let hasVerifier = 1;
 }
 

@@ -65,7 +65,8 @@ verifyRowShape(function_ref<InFlightDiagnostic()> emitError, StringRef what,
     return emitError() << what
                        << " element type must be f32, i1, i32 or i64 but got "
                        << elementType;
-  if (!shape.empty())
+  // i32 rows may be vectors (the edge ids a max/min fused_gather chose).
+  if (!shape.empty() && !elementType.isInteger(32))
     return emitError() << what << " rows of " << elementType
                        << " must be scalars (rank 0) but got rank "
                        << shape.size();

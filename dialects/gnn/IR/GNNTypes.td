@@ -60,7 +60,10 @@ def GNN_VertexTensorType
     dimension: `!gnn.vtensor<128xf32>` (vectors of 128), `!gnn.vtensor<4x64xf32>`
     (4 heads of 64), `!gnn.vtensor<?xf32>` (width bound at run time from the
     dataset), `!gnn.vtensor<i64>` (one scalar per vertex, e.g. labels).
-    Element types: f32, i1, i32, i64; row rank at most 2.
+    Element types: f32, i1, i32, i64; row rank at most 2; i1 and i64 rows
+    are scalars (masks, labels), i32 rows may have a shape (edge types are
+    scalars; the edge ids a max/min `gnn.fused_gather` chose have its rows'
+    shape).
   }];
 }
 

@@ -70,13 +70,14 @@ public:
     return collect(ae);
   }
 
-  /// Builds the fused_gather and replaces the gather with it.
-  void rewrite() {
+  /// Builds the fused_gather (with the chosen edges of a max/min when
+  /// `withArg`) and replaces the gather with it.
+  FusedGatherOp rewrite(bool withArg = false) {
     OpBuilder b(gather);
     auto fused = b.create<FusedGatherOp>(
         gather.getLoc(), gather.getType(), gather.getGraph(),
         src.getArrayRef(), dst.getArrayRef(), edge.getArrayRef(),
-        params.getArrayRef(), gather.getAcc(), gather.getSide());
+        params.getArrayRef(), gather.getAcc(), gather.getSide(), withArg);
     Block &body = fused.getBody().front();
     OpBuilder bb = OpBuilder::atBlockEnd(&body);
     Value in = gather.getInput();
@@ -95,6 +96,7 @@ public:
         op->erase();
     gather.getResult().replaceAllUsesWith(fused.getResult());
     gather.erase();
+    return fused;
   }
 
   unsigned numStages() const { return stages.size(); }
@@ -227,10 +229,87 @@ void eraseDeadEdgeOps(Operation *root) {
   }
 }
 
+/// Whether every reader of `edges` will be fused: gathers that plan, and
+/// element-wise edge stages read only by such gathers.
+bool readersFuse(Value edges) {
+  auto gatherFuses = [](Operation *u) {
+    auto g = dyn_cast<GatherOp>(u);
+    return g && succeeded(Fusion(g).plan());
+  };
+  return llvm::all_of(edges.getUsers(), [&](Operation *u) {
+    if (isa<GatherOp>(u))
+      return gatherFuses(u);
+    auto ae = dyn_cast<ApplyEdgeOp>(u);
+    return ae && !firstUnfusable(ae) &&
+           llvm::all_of(ae->getUsers(), gatherFuses);
+  });
+}
+
+/// The backward of a max/min gather without an |E|-sized tensor: the
+/// forward gather, fused, also yields the edge it chose per element, and
+/// the `gather_grad` becomes an edge stage selecting the gradient on that
+/// edge (`gnn.edge_select`), which the readers' fusions inline.
+void fuseGatherGrad(GatherGradOp gg) {
+  GatherOp fwd;
+  for (Operation *u : gg.getInput().getUsers())
+    if (auto g = dyn_cast<GatherOp>(u);
+        g && g.getAcc() == gg.getAcc() && g.getSide() == gg.getSide())
+      fwd = g;
+  if (!fwd) {
+    gg.emitRemark() << "not fused: no forward gather of the same edges";
+    return;
+  }
+  Fusion f(fwd);
+  if (failed(f.plan())) {
+    gg.emitRemark() << "not fused: the forward gather is not fused ("
+                    << f.reason << ")";
+    return;
+  }
+  fwd.emitRemark() << "fused: with the chosen edges, for the backward pass";
+  FusedGatherOp fused = f.rewrite(/*withArg=*/true);
+
+  OpBuilder b(gg);
+  Location loc = gg.getLoc();
+  Value graph = gg.getGraph();
+  auto rows = [&](Value v) {
+    auto t = cast<VertexTensorType>(v.getType());
+    return b.create<ScatterOp>(
+        loc, EdgeTensorType::get(t.getRowShape(), t.getElementType()), graph,
+        v, gg.getSide());
+  };
+  Value arg = rows(fused.getArg()), grad = rows(gg.getGrad());
+  auto select = b.create<ApplyEdgeOp>(loc, TypeRange{gg.getType()}, graph,
+                                      ValueRange{arg, grad}, ValueRange{});
+  {
+    Block &body = select.getBody().front();
+    OpBuilder bb = OpBuilder::atBlockEnd(&body);
+    Value picked = bb.create<EdgeSelectOp>(loc, body.getArgument(0),
+                                           body.getArgument(1));
+    bb.create<YieldOp>(loc, ValueRange{picked});
+  }
+  gg.getResult().replaceAllUsesWith(select.getResult(0));
+  if (!readersFuse(select.getResult(0))) {
+    select.getResult(0).replaceAllUsesWith(gg.getResult());
+    select.erase();
+    gg.emitRemark() << "not fused: a reader of the routed gradient is not "
+                       "fused";
+    return;
+  }
+  gg.emitRemark() << "fused: the gradient is routed per edge through the "
+                     "forward's chosen edges";
+  gg.erase();
+}
+
 struct GNNFuseSAG : public mlir::gnn::impl::GNNFuseSAGBase<GNNFuseSAG> {
   using GNNFuseSAGBase::GNNFuseSAGBase;
 
   void runOnOperation() final {
+    SmallVector<GatherGradOp> grads;
+    getOperation().walk([&](GatherGradOp gg) { grads.push_back(gg); });
+    for (GatherGradOp gg : grads)
+      fuseGatherGrad(gg);
+    eraseDeadEdgeOps(getOperation());
+
     SmallVector<GatherOp> gathers;
     getOperation().walk([&](GatherOp g) { gathers.push_back(g); });
     for (GatherOp g : gathers) {

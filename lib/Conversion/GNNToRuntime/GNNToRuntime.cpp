@@ -153,6 +153,8 @@ private:
   Value call(StringRef name, TypeRange results, ValueRange args,
              bool cInterface = true);
   Value buffer(Value numElements);
+  /// An i32 buffer from the same slots (liveness-managed like buffer()).
+  Value bufferI32(Value numElements);
   Value product(ArrayRef<Value> dims);
   Value emptyI32();
   Value emptyF32();
@@ -261,6 +263,19 @@ Value FunctionLowering::buffer(Value numElements) {
   }
   Value buf =
       call("gnnrtBuffer", memF32(), {ctx, cI64(slot), toI64(numElements)});
+  slotOf[buf] = slot;
+  return buf;
+}
+
+Value FunctionLowering::bufferI32(Value numElements) {
+  int64_t slot;
+  if (!freeSlots.empty()) {
+    slot = freeSlots.pop_back_val();
+  } else {
+    slot = nextSlot++;
+  }
+  Value buf =
+      call("gnnrtBufferI32", memI32(), {ctx, cI64(slot), toI64(numElements)});
   slotOf[buf] = slot;
   return buf;
 }
@@ -1111,7 +1126,7 @@ Indexing indexingOf(Type type, RankedTensorType result) {
 LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Block &body = fg.getBody().front();
   Value y = fg.getYield().getValues()[0];
-  auto result = cast<VertexTensorType>(fg.getType()).getRowType();
+  auto result = fg.getResult().getType().getRowType();
   unsigned numSrc = fg.getSrcInputs().size(),
            numDst = fg.getDstInputs().size();
   bool toDst = fg.getSide() == Side::Dst;
@@ -1195,8 +1210,16 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Tensor out = alloc(numV, true, dims);
   call("gnnrtKernelArg", {}, {ctx, cI64(0), out.buf});
   call("gnnrtKernelInt", {}, {ctx, cI64(0), toI64(out.rowSize)}, false);
+  if (Value arg = fg.getArg()) {
+    Tensor a = out;
+    a.buf = bufferI32(mul(numV, out.rowSize));
+    call("gnnrtKernelArgI32", {}, {ctx, cI64(0), a.buf});
+    bind(arg, a);
+  }
   for (auto [i, t] : llvm::enumerate(tensors)) {
-    call("gnnrtKernelArg", {}, {ctx, cI64(i + 1), t.buf});
+    bool i32 = cast<MemRefType>(t.buf.getType()).getElementType().isInteger(32);
+    call(i32 ? "gnnrtKernelArgI32" : "gnnrtKernelArg", {},
+         {ctx, cI64(i + 1), t.buf});
     call("gnnrtKernelInt", {}, {ctx, cI64(i + 1), toI64(t.rowSize)}, false);
   }
   func::FuncOp kernel = emitFusedGatherKernel(fg, tensors);
@@ -1236,7 +1259,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   Value end = toIndex(b, entry->getArgument(2));
 
   Block &body = fg.getBody().front();
-  auto result = cast<VertexTensorType>(fg.getType()).getRowType();
+  auto result = fg.getResult().getType().getRowType();
   bool toDst = fg.getSide() == Side::Dst;
   Accumulator acc = fg.getAcc();
   unsigned numSrc = fg.getSrcInputs().size(),
@@ -1246,9 +1269,18 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   Value outBuf = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(0)});
   Value width =
       toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(0)}, false));
+  Value argBuf = fg.getArg() ? call("gnnrtKernelArgI32Get", memI32(),
+                                    {kctx, cI64(0)})
+                              : Value();
   SmallVector<Value> bufs, rowSizes;
   for (unsigned i = 0; i < operands.size(); ++i) {
-    bufs.push_back(call("gnnrtKernelArgGet", memF32(), {kctx, cI64(i + 1)}));
+    bool i32 = cast<MemRefType>(operands[i].buf.getType())
+                   .getElementType()
+                   .isInteger(32);
+    bufs.push_back(i32 ? call("gnnrtKernelArgI32Get", memI32(),
+                              {kctx, cI64(i + 1)})
+                       : call("gnnrtKernelArgGet", memF32(),
+                              {kctx, cI64(i + 1)}));
     rowSizes.push_back(toIndex(
         b, call("gnnrtKernelIntGet", i64, {kctx, cI64(i + 1)}, false)));
   }
@@ -1287,12 +1319,19 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
             [&](OpBuilder &jb, Location, Value j, ValueRange) {
               Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
               jb.create<memref::StoreOp>(loc, init, outBuf, idx);
+              if (argBuf)
+                jb.create<memref::StoreOp>(
+                    loc,
+                    jb.create<arith::ConstantIntOp>(loc, -1, jb.getI32Type()),
+                    argBuf, idx);
               jb.create<scf::YieldOp>(loc);
             });
         vb.create<scf::ForOp>(
             loc, p0, p1, one, ValueRange{},
             [&](OpBuilder &eb, Location, Value p, ValueRange) {
               Value e = toDst ? p : toIndex(eb, loadAt(eb, csrEdge, p));
+              Value e32 =
+                  eb.create<arith::IndexCastOp>(loc, eb.getI32Type(), e);
               Value u = toIndex(eb, loadAt(eb, other, toDst ? p : e));
               Value srcRow = toDst ? u : v, dstRow = toDst ? v : u;
               // The row (or none, for parameters) operand i reads.
@@ -1332,6 +1371,15 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   args.push_back(vals.lookup(o));
                 if (isa<BroadcastHeadsOp>(op))
                   return args[0];
+                if (isa<EdgeSelectOp>(op)) {
+                  // The gradient goes to the edge the forward chose.
+                  Value chosen = ob.create<arith::CmpIOp>(
+                      loc, arith::CmpIPredicate::eq, args[0], e32);
+                  Value fzero = ob.create<arith::ConstantFloatOp>(
+                      loc, APFloat(0.0f), ob.getF32Type());
+                  return ob.create<arith::SelectOp>(loc, chosen, args[1], fzero)
+                      .getResult();
+                }
                 return emitElement(ob, loc, &op, args);
               };
               for (Operation &op : body.without_terminator())
@@ -1370,6 +1418,12 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                                       : arith::CmpFPredicate::OLT;
                       Value better = jb.create<arith::CmpFOp>(loc, pred, x, old);
                       next = jb.create<arith::SelectOp>(loc, better, x, old);
+                      if (argBuf) {
+                        Value oldArg = loadAt(jb, argBuf, idx);
+                        Value nextArg = jb.create<arith::SelectOp>(
+                            loc, better, e32, oldArg);
+                        jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
+                      }
                     }
                     jb.create<memref::StoreOp>(loc, next, outBuf, idx);
                     jb.create<scf::YieldOp>(loc);

@@ -81,6 +81,12 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
 GNNRT_EXPORT void _mlir_ciface_gnnrtKernelArgGet(gnnrtMemRefF32 *result,
                                                  gnnrtContext *ctx,
                                                  int64_t index);
+GNNRT_EXPORT void _mlir_ciface_gnnrtKernelArgI32(gnnrtContext *ctx,
+                                                 int64_t index,
+                                                 gnnrtMemRefI32 *buffer);
+GNNRT_EXPORT void _mlir_ciface_gnnrtKernelArgI32Get(gnnrtMemRefI32 *result,
+                                                    gnnrtContext *ctx,
+                                                    int64_t index);
 GNNRT_EXPORT void gnnrtKernelInt(gnnrtContext *ctx, int64_t index,
                                  int64_t value);
 GNNRT_EXPORT int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index);

@@ -15,8 +15,8 @@ func.func private @f64_rows(!gnn.vtensor<4xf64>)
 
 // -----
 
-// expected-error @+1 {{edge tensor rows of 'i32' must be scalars (rank 0) but got rank 1}}
-func.func private @int_vector_rows(!gnn.etensor<3xi32>)
+// expected-error @+1 {{edge tensor rows of 'i64' must be scalars (rank 0) but got rank 1}}
+func.func private @int_vector_rows(!gnn.etensor<3xi64>)
 
 // -----
 

@@ -762,3 +762,71 @@ func.func @fused_gather_yield(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.v
   }
   return %0 : !gnn.vtensor<2xf32>
 }
+
+// -----
+
+func.func @fused_gather_arg_sum(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  // expected-error @+1 {{'gnn.fused_gather' op has an 'arg' result but accumulates with 'sum' (max and min only)}}
+  %0, %1 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32>, arg !gnn.vtensor<4xi32> {
+  ^bb0(%x: tensor<4xf32>):
+    gnn.yield %x : tensor<4xf32>
+  }
+  return %0 : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+func.func @fused_gather_arg_rows(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  // expected-error @+1 {{'gnn.fused_gather' op 'arg' must have i32 rows of the result's shape}}
+  %0, %1 = gnn.fused_gather max %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32>, arg !gnn.vtensor<2xi32> {
+  ^bb0(%x: tensor<4xf32>):
+    gnn.yield %x : tensor<4xf32>
+  }
+  return %0 : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+func.func @edge_select_vertex(%g: !gnn.graph, %a: !gnn.vtensor<4xi32>, %d: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  %0 = gnn.apply_vertex %g (%a, %d) : (!gnn.vtensor<4xi32>, !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%x: tensor<4xi32>, %y: tensor<4xf32>):
+    // expected-error @+1 {{'gnn.edge_select' op is only meaningful at an edge (in 'gnn.apply_edge' or 'gnn.fused_gather')}}
+    %s = gnn.edge_select %x, %y : tensor<4xi32>, tensor<4xf32>
+    gnn.yield %s : tensor<4xf32>
+  }
+  return %0 : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+func.func @edge_select_shape(%g: !gnn.graph, %a: !gnn.etensor<2xi32>, %d: !gnn.etensor<4xf32>) -> !gnn.etensor<4xf32> {
+  %0 = gnn.apply_edge %g (%a, %d) : (!gnn.etensor<2xi32>, !gnn.etensor<4xf32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%x: tensor<2xi32>, %y: tensor<4xf32>):
+    // expected-error @+1 {{'gnn.edge_select' op arg and value rows must have the same shape}}
+    %s = gnn.edge_select %x, %y : tensor<2xi32>, tensor<4xf32>
+    gnn.yield %s : tensor<4xf32>
+  }
+  return %0 : !gnn.etensor<4xf32>
+}
+
+// -----
+
+func.func @fused_gather_two_rows(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  // expected-error @+1 {{'gnn.fused_gather' op body must yield one row}}
+  %0 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    gnn.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  }
+  return %0 : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+func.func @fused_gather_arg_type(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<2xf32> {
+  // expected-error @+1 {{'gnn.fused_gather' op body argument #0 must be the row type 'tensor<4xf32>' of input #0}}
+  %0 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<2xf32> {
+  ^bb0(%x: tensor<2xf32>):
+    gnn.yield %x : tensor<2xf32>
+  }
+  return %0 : !gnn.vtensor<2xf32>
+}

@@ -221,6 +221,17 @@ func.func @fused_gather(%g: !gnn.graph, %h: !gnn.vtensor<4x8xf32>, %a: !gnn.vten
   ^bb0(%x: tensor<4xf32>):
     gnn.yield %x : tensor<4xf32>
   }
-  "test.use"(%0, %1) : (!gnn.vtensor<4x8xf32>, !gnn.vtensor<4xf32>) -> ()
+  // CHECK: gnn.fused_gather min %{{.*}} src(%{{.*}} : !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32>, arg !gnn.vtensor<4xi32> {
+  %2, %3 = gnn.fused_gather min %g src(%a : !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32>, arg !gnn.vtensor<4xi32> {
+  ^bb0(%x: tensor<4xf32>):
+    gnn.yield %x : tensor<4xf32>
+  }
+  // CHECK: gnn.edge_select %{{.*}}, %{{.*}} : tensor<4xi32>, tensor<4xf32>
+  %4 = gnn.fused_gather sum %g dst(%3, %d : !gnn.vtensor<4xi32>, !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32> {
+  ^bb0(%i: tensor<4xi32>, %x: tensor<4xf32>):
+    %s = gnn.edge_select %i, %x : tensor<4xi32>, tensor<4xf32>
+    gnn.yield %s : tensor<4xf32>
+  }
+  "test.use"(%0, %1, %2, %4) : (!gnn.vtensor<4x8xf32>, !gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>) -> ()
   return
 }
