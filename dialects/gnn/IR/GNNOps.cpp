@@ -292,7 +292,7 @@ bool mlir::gnn::isFusableRowOp(Operation *op) {
     return c.getValue().isSplat();
   return isa<ReluOp, StepOp, NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp,
              TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp,
-             BroadcastHeadsOp, EdgeSelectOp>(op);
+             BroadcastHeadsOp, EdgeSelectOp, ReduceSumOp, RowDotOp>(op);
 }
 
 LogicalResult FusedGatherOp::verifyRegions() {
@@ -331,7 +331,8 @@ LogicalResult FusedGatherOp::verifyRegions() {
     if (!isFusableRowOp(&op))
       return op.emitOpError()
              << "cannot be in a 'gnn.fused_gather' body (element-wise ops, "
-                "splat constants and 'gnn.broadcast_heads' only)";
+                "splat constants, broadcast_heads, edge_select, reduce_sum "
+                "and row_dot only)";
   return success();
 }
 

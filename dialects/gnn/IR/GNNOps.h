@@ -33,7 +33,8 @@ namespace mlir::gnn {
 RankedTensorType broadcastRowType(RankedTensorType lhs, RankedTensorType rhs);
 
 /// Row ops a `gnn.fused_gather` body may hold: element-wise ops, splat
-/// constants and `gnn.broadcast_heads`.
+/// constants, `gnn.broadcast_heads`, `gnn.edge_select` and the row
+/// reductions `gnn.reduce_sum` and `gnn.row_dot`.
 bool isFusableRowOp(Operation *op);
 
 /// The row type of a vertex or edge tensor type; null for other types.

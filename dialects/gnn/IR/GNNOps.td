@@ -230,8 +230,10 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
     The body's block arguments are, in order, the edge's row of each
     `src` vertex tensor (read at the edge's source), of each `dst` vertex
     tensor (read at its destination), of each `edge` tensor, then the
-    parameters. The body is element-wise: unary and binary element-wise ops,
-    splat constants and `broadcast_heads`; scalar rows broadcast.
+    parameters. The body holds unary and binary element-wise ops, splat
+    constants, `broadcast_heads`, `edge_select` and the row reductions
+    `reduce_sum` and `row_dot` (computed once per edge); scalar rows
+    broadcast.
     `--gnn-fuse-sag` builds it; `--convert-gnn-to-runtime` lowers it to one
     compiled loop nest (vertices, their edges, row elements) run in parallel
     over vertices.

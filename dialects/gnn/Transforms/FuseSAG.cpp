@@ -11,6 +11,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <set>
 
 namespace mlir::gnn {
 #define GEN_PASS_DEF_GNNFUSESAG
@@ -30,16 +33,17 @@ Operation *firstUnfusable(ApplyEdgeOp ae) {
   return nullptr;
 }
 
-/// Whether a body value of type `t` can be computed per element of a
-/// `result` row: the same number of elements, one element (broadcast), or
-/// per-head scalars of a `heads x F` result.
-bool broadcastsTo(RankedTensorType t, RankedTensorType result) {
-  if (!t.hasStaticShape() || t.getNumElements() == 1)
-    return t.hasStaticShape() || t == result;
-  if (t.getShape() == result.getShape())
+/// Whether a body value of type `t` can be computed per element of a row of
+/// shape `ctx` (the gathered row, or the operand row of a reduction): the
+/// same shape, one element (computed once per edge), or per-head scalars of
+/// a `heads x F` row.
+bool fitsContext(RankedTensorType t, ArrayRef<int64_t> ctx) {
+  if (t.hasStaticShape() && t.getNumElements() == 1)
     return true;
-  return result.getRank() == 2 && t.getRank() == 1 &&
-         t.getDimSize(0) == result.getDimSize(0);
+  if (t.getShape() == ctx)
+    return true;
+  return ctx.size() == 2 && t.getRank() == 1 && t.getDimSize(0) == ctx[0] &&
+         !ShapedType::isDynamic(ctx[0]);
 }
 
 /// One fusion: the edge stages whose bodies are inlined into one
@@ -67,7 +71,18 @@ public:
                    .str();
       return failure();
     }
-    return collect(ae);
+    if (failed(collect(ae)))
+      return failure();
+    // Every value must be computable per element of where it is used.
+    auto result = cast<VertexTensorType>(gather.getType()).getRowType();
+    shapes.insert(SmallVector<int64_t>(result.getShape()));
+    for (const llvm::SetVector<Value> *group : {&src, &dst, &edge})
+      for (Value v : *group)
+        shapes.insert(
+            SmallVector<int64_t>(rowTypeOf(v.getType()).getShape()));
+    return checkShapes(
+        ae.getYield().getValues()[cast<OpResult>(in).getResultNumber()],
+        result.getShape());
   }
 
   /// Builds the fused_gather (with the chosen edges of a max/min when
@@ -124,16 +139,6 @@ private:
   LogicalResult collect(ApplyEdgeOp ae) {
     if (!stages.insert(ae))
       return success();
-    auto result = cast<RankedTensorType>(
-        cast<VertexTensorType>(gather.getType()).getRowType());
-    for (Operation &op : ae.getBody().front().without_terminator())
-      for (Value v : op.getResults())
-        if (!broadcastsTo(cast<RankedTensorType>(v.getType()), result)) {
-          reason = "a row of type " + typeString(v.getType()) +
-                   " does not broadcast to the gathered row " +
-                   typeString(result);
-          return failure();
-        }
     for (auto [arg, in] : llvm::zip(ae.getInputArgs(), ae.getInputs())) {
       if (arg.use_empty())
         continue;
@@ -152,6 +157,52 @@ private:
     for (auto [arg, p] : llvm::zip(ae.getParamArgs(), ae.getParams()))
       if (!arg.use_empty())
         params.insert(p);
+    return success();
+  }
+
+  /// Checks that `v` (a value of an inlined stage) can be computed at every
+  /// element of a row of shape `ctx`, and so on for what it reads; a
+  /// reduction's operand is computed over its own row, whose width must be
+  /// static or that of an operand or of the result.
+  LogicalResult checkShapes(Value v, ArrayRef<int64_t> ctx) {
+    if (!checked.insert({v.getAsOpaquePointer(), SmallVector<int64_t>(ctx)})
+             .second)
+      return success();
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!fitsContext(t, ctx)) {
+      reason = "a row of type " + typeString(t) +
+               " does not broadcast to the row it is used in, " +
+               typeString(RankedTensorType::get(ctx, t.getElementType()));
+      return failure();
+    }
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto ae = cast<ApplyEdgeOp>(arg.getOwner()->getParentOp());
+      if (arg.getArgNumber() >= ae.getInputs().size())
+        return success();
+      Value in = ae.getInputs()[arg.getArgNumber()];
+      auto p = in.getDefiningOp<ApplyEdgeOp>();
+      if (p && stages.contains(p))
+        return checkShapes(
+            p.getYield().getValues()[cast<OpResult>(in).getResultNumber()],
+            ctx);
+      return success();
+    }
+    Operation *op = v.getDefiningOp();
+    bool reduction = isa<ReduceSumOp, RowDotOp>(op);
+    for (Value o : op->getOperands()) {
+      ArrayRef<int64_t> inner = ctx;
+      if (reduction) {
+        inner = cast<RankedTensorType>(o.getType()).getShape();
+        if (llvm::is_contained(inner, ShapedType::kDynamic) &&
+            !shapes.count(SmallVector<int64_t>(inner))) {
+          reason = "a reduction's row " + typeString(o.getType()) +
+                   " has no known width";
+          return failure();
+        }
+      }
+      if (failed(checkShapes(o, inner)))
+        return failure();
+    }
     return success();
   }
 
@@ -211,6 +262,8 @@ private:
   llvm::SetVector<ApplyEdgeOp> stages;
   llvm::SetVector<Value> src, dst, edge, params;
   DenseMap<Operation *, SmallVector<Value>> emitted;
+  std::set<std::pair<void *, SmallVector<int64_t>>> checked;
+  std::set<SmallVector<int64_t>> shapes; // row shapes whose width is known
 };
 
 /// Erases edge stages and scatters nothing reads any more.
@@ -231,18 +284,33 @@ void eraseDeadEdgeOps(Operation *root) {
 
 /// Whether every reader of `edges` will be fused: gathers that plan, and
 /// element-wise edge stages read only by such gathers.
-bool readersFuse(Value edges) {
-  auto gatherFuses = [](Operation *u) {
-    auto g = dyn_cast<GatherOp>(u);
-    return g && succeeded(Fusion(g).plan());
-  };
-  return llvm::all_of(edges.getUsers(), [&](Operation *u) {
-    if (isa<GatherOp>(u))
-      return gatherFuses(u);
+bool readersFuse(Value edges, std::string &why) {
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  std::function<bool(Operation *)> fuses = [&](Operation *u) {
+    if (!seen.insert(u).second)
+      return true;
+    if (auto g = dyn_cast<GatherOp>(u)) {
+      Fusion f(g);
+      if (failed(f.plan())) {
+        why = f.reason;
+        return false;
+      }
+      return true;
+    }
     auto ae = dyn_cast<ApplyEdgeOp>(u);
-    return ae && !firstUnfusable(ae) &&
-           llvm::all_of(ae->getUsers(), gatherFuses);
-  });
+    if (!ae) {
+      why = ("it is read by '" + u->getName().getStringRef() + "'").str();
+      return false;
+    }
+    if (Operation *bad = firstUnfusable(ae)) {
+      why = ("a reading edge stage computes '" + bad->getName().getStringRef() +
+             "'")
+                .str();
+      return false;
+    }
+    return llvm::all_of(ae->getUsers(), fuses);
+  };
+  return llvm::all_of(edges.getUsers(), fuses);
 }
 
 /// The backward of a max/min gather without an |E|-sized tensor: the
@@ -288,11 +356,13 @@ void fuseGatherGrad(GatherGradOp gg) {
     bb.create<YieldOp>(loc, ValueRange{picked});
   }
   gg.getResult().replaceAllUsesWith(select.getResult(0));
-  if (!readersFuse(select.getResult(0))) {
+  std::string why;
+  if (!readersFuse(select.getResult(0), why)) {
     select.getResult(0).replaceAllUsesWith(gg.getResult());
     select.erase();
     gg.emitRemark() << "not fused: a reader of the routed gradient is not "
-                       "fused";
+                       "fused ("
+                    << why << ")";
     return;
   }
   gg.emitRemark() << "fused: the gradient is routed per edge through the "

@@ -44,7 +44,9 @@ def GNNFuseSAG : Pass<"gnn-fuse-sag", "::mlir::ModuleOp"> {
     NeuGraph's SAG fusion (§3.4). Every `gnn.gather` (any accumulator, to
     either side) whose input is a scatter, or an edge stage whose body is
     element-wise (unary and binary element-wise ops, splat constants,
-    `broadcast_heads`), becomes one `gnn.fused_gather` holding the edge body:
+    `broadcast_heads`) up to per-edge row reductions (`reduce_sum`,
+    `row_dot`: the backward of GAT's coefficients), becomes one
+    `gnn.fused_gather` holding the edge body:
     the stage's rows scattered from the source or the destination become
     `src`/`dst` operands read per edge, its other edge tensors `edge`
     operands. An element-wise edge stage feeding the stage (GCN's
@@ -56,12 +58,16 @@ def GNNFuseSAG : Pass<"gnn-fuse-sag", "::mlir::ModuleOp"> {
 
     Runs after `--gnn-autodiff`: the backward stages recompute the forward
     edge values from the vertex rows, so once fused, neither pass keeps an
-    |E| x F edge tensor.
+    |E| x F edge tensor. The backward of a max/min gather (`gather_grad`,
+    which reads the forward's edge tensor) is rewritten first: the forward
+    gather, fused, also yields the edge chosen per element (`arg`), and the
+    routed gradient becomes an edge stage of `gnn.edge_select` that the
+    readers' fusions inline; this is done only when every reader fuses.
 
-    Refused, with a remark on the gather: an edge stage with a
-    non-element-wise op (a linear, a typed linear, a row_dot: run
-    `--gnn-hoist-apply-edge` first), or a row that does not broadcast to the
-    gathered row. Every fusion is reported with a remark as well.
+    Refused, with a remark on the gather: an edge stage with an op that is
+    neither element-wise nor a row reduction (a linear, a typed linear: run
+    `--gnn-hoist-apply-edge` first; GG-NN's typed product never fuses).
+    Every fusion is reported with a remark as well.
   }];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

@@ -1105,23 +1105,6 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
 // Fused gathers
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// How a value of a fused body is indexed by the gathered row's element j:
-/// the same element, one element for the whole row (computed once per
-/// edge), or per-head scalars of a `heads x F` row (element j / F).
-enum class Indexing { Full, Scalar, Heads };
-
-Indexing indexingOf(Type type, RankedTensorType result) {
-  auto t = cast<RankedTensorType>(type);
-  if (t.hasStaticShape() && t.getNumElements() == 1)
-    return result.hasStaticShape() && result.getNumElements() == 1
-               ? Indexing::Full
-               : Indexing::Scalar;
-  if (t.getShape() == result.getShape())
-    return Indexing::Full;
-  return Indexing::Heads;
-}
-} // namespace
 
 LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Block &body = fg.getBody().front();
@@ -1291,12 +1274,50 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   Value other = call("gnnrtGraphIndex", memI32(), {kctx, cI64(toDst ? 0 : 1)});
   Value csrEdge =
       toDst ? Value() : call("gnnrtGraphIndex", memI32(), {kctx, cI64(2)});
-  // Per-head scalars of a `heads x F` result: element j reads j / F.
-  Value headWidth;
-  if (result.getRank() == 2) {
-    Value heads = cIndex(result.getDimSize(0));
-    headWidth = b.create<arith::DivUIOp>(loc, width, heads);
+  // The width of every row shape in the body: static, or a `?` shape's from
+  // an operand (or the result) with that shape.
+  std::map<SmallVector<int64_t>, Value> widths;
+  widths[SmallVector<int64_t>(result.getShape())] = width;
+  for (auto [i, v] : llvm::enumerate(body.getArguments())) {
+    SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
+    widths.try_emplace(shape, rowSizes[i]);
   }
+  auto widthOf = [&](ArrayRef<int64_t> shape) -> Value {
+    auto it = widths.find(SmallVector<int64_t>(shape));
+    if (it != widths.end())
+      return it->second;
+    if (llvm::is_contained(shape, ShapedType::kDynamic))
+      return Value();
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    Value c = cIndex(n);
+    widths[SmallVector<int64_t>(shape)] = c;
+    return c;
+  };
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  auto oneElement = [](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.hasStaticShape() && t.getNumElements() == 1;
+  };
+  // Per-head sums of a row_dot over `heads x F` rows live in a small stack
+  // buffer per edge.
+  DenseMap<Value, Value> headSums;
+  for (Operation &op : body.without_terminator())
+    if (isa<RowDotOp>(op) && !oneElement(op.getResult(0))) {
+      auto t = cast<RankedTensorType>(op.getResult(0).getType());
+      headSums[op.getResult(0)] = b.create<memref::AllocaOp>(
+          loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
+    }
+  // Check every shape is known before emitting loops.
+  for (Operation &op : body.without_terminator())
+    for (Value v : op.getOperands())
+      if (!oneElement(v) && !widthOf(shapeOf(v)))
+        return fg.emitOpError() << "has a row of shape " << v.getType()
+                                << " whose width is unknown",
+               func::FuncOp();
   float initValue = acc == Accumulator::Max   ? -INFINITY
                     : acc == Accumulator::Min ? INFINITY
                                               : 0.0f;
@@ -1344,68 +1365,119 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   return e;
                 return Value();
               };
-              auto element = [&](OpBuilder &ob, unsigned i, Value at) {
-                Value index = at;
-                if (Value row = rowOf(i))
-                  index = ob.create<arith::AddIOp>(
-                      loc, ob.create<arith::MulIOp>(loc, row, rowSizes[i]),
-                      at);
-                return loadAt(ob, bufs[i], index);
-              };
-              // Values with one element per row: once per edge.
+              Value fzero = eb.create<arith::ConstantFloatOp>(
+                  loc, APFloat(0.0f), eb.getF32Type());
+              // One-element values and reductions: once per edge.
               DenseMap<Value, Value> perEdge;
-              for (BlockArgument arg : body.getArguments())
-                if (indexingOf(arg.getType(), result) == Indexing::Scalar)
-                  perEdge[arg] = element(eb, arg.getArgNumber(), zero);
-              auto evaluate = [&](OpBuilder &ob, Operation &op,
-                                  DenseMap<Value, Value> &vals) {
-                if (auto c = dyn_cast<ConstantOp>(op))
-                  return ob
-                      .create<arith::ConstantFloatOp>(
-                          loc,
-                          APFloat(c.getValue().getSplatValue<float>()),
-                          ob.getF32Type())
-                      .getResult();
-                SmallVector<Value> args;
-                for (Value o : op.getOperands())
-                  args.push_back(vals.lookup(o));
-                if (isa<BroadcastHeadsOp>(op))
-                  return args[0];
-                if (isa<EdgeSelectOp>(op)) {
-                  // The gradient goes to the edge the forward chose.
-                  Value chosen = ob.create<arith::CmpIOp>(
-                      loc, arith::CmpIPredicate::eq, args[0], e32);
-                  Value fzero = ob.create<arith::ConstantFloatOp>(
-                      loc, APFloat(0.0f), ob.getF32Type());
-                  return ob.create<arith::SelectOp>(loc, chosen, args[1], fzero)
-                      .getResult();
+              // The value of `x` at element k of a row of shape `ctx`: the
+              // same element, or head k / F of `heads x F`.
+              using Cache = DenseMap<Value, Value>;
+              std::function<Value(OpBuilder &, Value, ArrayRef<int64_t>, Value,
+                                  Cache &)>
+                  at = [&](OpBuilder &ob, Value x, ArrayRef<int64_t> ctx,
+                           Value k, Cache &cache) -> Value {
+                if (Value pe = perEdge.lookup(x))
+                  return pe;
+                if (Value c = cache.lookup(x))
+                  return c;
+                Value index = k;
+                if (shapeOf(x) != ctx) // per-head scalars of heads x F
+                  index = ob.create<arith::DivUIOp>(
+                      loc, k,
+                      ob.create<arith::DivUIOp>(loc, widthOf(ctx),
+                                                cIndex(ctx[0])));
+                Value r;
+                if (auto arg = dyn_cast<BlockArgument>(x)) {
+                  unsigned i = arg.getArgNumber();
+                  Value at = index;
+                  if (Value row = rowOf(i))
+                    at = ob.create<arith::AddIOp>(
+                        loc, ob.create<arith::MulIOp>(loc, row, rowSizes[i]),
+                        index);
+                  r = loadAt(ob, bufs[i], at);
+                } else if (Value sums = headSums.lookup(x)) {
+                  r = loadAt(ob, sums, index);
+                } else {
+                  Operation *op = x.getDefiningOp();
+                  SmallVector<Value> args;
+                  for (Value o : op->getOperands())
+                    args.push_back(at(ob, o, ctx, k, cache));
+                  if (auto c = dyn_cast<ConstantOp>(op))
+                    r = ob.create<arith::ConstantFloatOp>(
+                        loc, APFloat(c.getValue().getSplatValue<float>()),
+                        ob.getF32Type());
+                  else if (isa<BroadcastHeadsOp>(op))
+                    r = args[0];
+                  else if (isa<EdgeSelectOp>(op))
+                    // The gradient goes to the edge the forward chose.
+                    r = ob.create<arith::SelectOp>(
+                        loc,
+                        ob.create<arith::CmpIOp>(
+                            loc, arith::CmpIPredicate::eq, args[0], e32),
+                        args[1], fzero);
+                  else
+                    r = emitElement(ob, loc, op, args);
                 }
-                return emitElement(ob, loc, &op, args);
+                cache[x] = r;
+                return r;
               };
-              for (Operation &op : body.without_terminator())
-                if (indexingOf(op.getResult(0).getType(), result) ==
-                    Indexing::Scalar)
-                  perEdge[op.getResult(0)] = evaluate(eb, op, perEdge);
+              // A reduction: a loop over its operand's row.
+              auto reduce = [&](Operation &op) {
+                Value in = op.getOperand(0);
+                ArrayRef<int64_t> ctx = shapeOf(in);
+                bool perHead = headSums.count(op.getResult(0));
+                Value sums = headSums.lookup(op.getResult(0));
+                Value headF;
+                if (perHead) {
+                  for (int64_t h = 0; h < ctx[0]; ++h)
+                    eb.create<memref::StoreOp>(loc, fzero, sums, cIndex(h));
+                  headF = eb.create<arith::DivUIOp>(loc, widthOf(ctx),
+                                                    cIndex(ctx[0]));
+                }
+                auto loop = eb.create<scf::ForOp>(
+                    loc, zero, widthOf(ctx), one, ValueRange{fzero},
+                    [&](OpBuilder &kb, Location, Value k, ValueRange sum) {
+                      Cache cache;
+                      Value term = at(kb, in, ctx, k, cache);
+                      if (isa<RowDotOp>(op))
+                        term = kb.create<arith::MulFOp>(
+                            loc, term, at(kb, op.getOperand(1), ctx, k, cache));
+                      if (perHead) {
+                        Value h = kb.create<arith::DivUIOp>(loc, k, headF);
+                        Value s = kb.create<arith::AddFOp>(
+                            loc, loadAt(kb, sums, h), term);
+                        kb.create<memref::StoreOp>(loc, s, sums, h);
+                        kb.create<scf::YieldOp>(loc, sum);
+                        return;
+                      }
+                      kb.create<scf::YieldOp>(
+                          loc, kb.create<arith::AddFOp>(loc, sum[0], term)
+                                   .getResult());
+                    });
+                if (!perHead)
+                  perEdge[op.getResult(0)] = loop.getResult(0);
+              };
+              for (BlockArgument arg : body.getArguments())
+                if (oneElement(arg)) {
+                  Cache cache;
+                  perEdge[arg] = at(eb, arg, shapeOf(arg), zero, cache);
+                }
+              for (Operation &op : body.without_terminator()) {
+                if (isa<ReduceSumOp, RowDotOp>(op)) {
+                  reduce(op);
+                } else if (oneElement(op.getResult(0))) {
+                  Cache cache;
+                  perEdge[op.getResult(0)] =
+                      at(eb, op.getResult(0), shapeOf(op.getResult(0)), zero,
+                         cache);
+                }
+              }
               eb.create<scf::ForOp>(
                   loc, zero, width, one, ValueRange{},
                   [&](OpBuilder &jb, Location, Value j, ValueRange) {
-                    DenseMap<Value, Value> vals = perEdge;
-                    Value jh;
-                    auto indexFor = [&](Type t) {
-                      if (indexingOf(t, result) != Indexing::Heads)
-                        return j;
-                      if (!jh)
-                        jh = jb.create<arith::DivUIOp>(loc, j, headWidth);
-                      return jh;
-                    };
-                    for (BlockArgument arg : body.getArguments())
-                      if (!vals.count(arg))
-                        vals[arg] = element(jb, arg.getArgNumber(),
-                                            indexFor(arg.getType()));
-                    for (Operation &op : body.without_terminator())
-                      if (!vals.count(op.getResult(0)))
-                        vals[op.getResult(0)] = evaluate(jb, op, vals);
-                    Value x = vals.lookup(fg.getYield().getValues()[0]);
+                    Cache cache;
+                    Value x = at(jb, fg.getYield().getValues()[0],
+                                 result.getShape(), j, cache);
                     Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
                     Value old = loadAt(jb, outBuf, idx);
                     Value next;

@@ -734,7 +734,7 @@ func.func @gather_grad_rows(%g: !gnn.graph, %v: !gnn.vtensor<2xf32>, %e: !gnn.et
 func.func @fused_gather_not_elementwise(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>, %w: tensor<4x4xf32>) -> !gnn.vtensor<4xf32> {
   %0 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) params(%w : tensor<4x4xf32>) to dst : !gnn.vtensor<4xf32> {
   ^bb0(%x: tensor<4xf32>, %wv: tensor<4x4xf32>):
-    // expected-error @+1 {{'gnn.linear' op cannot be in a 'gnn.fused_gather' body (element-wise ops, splat constants and 'gnn.broadcast_heads' only)}}
+    // expected-error @+1 {{'gnn.linear' op cannot be in a 'gnn.fused_gather' body (element-wise ops, splat constants, broadcast_heads, edge_select, reduce_sum and row_dot only)}}
     %y = gnn.linear %x, %wv : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
     gnn.yield %y : tensor<4xf32>
   }
