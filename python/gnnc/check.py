@@ -20,13 +20,14 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List
+from typing import Dict, List, Union
 
 import numpy as np
 
 from . import zoo
 from .data import from_edges, save
 from .executor import Executor, init_params
+from .program import Program
 from .train import load_params, save_params
 
 TOLERANCE = 1e-4
@@ -41,12 +42,14 @@ def rel_error(a: np.ndarray, b: np.ndarray) -> float:
 def random_dataset(rng: np.random.Generator, V: int = 120, E: int = 900, F: int = 7,
                    C: int = 4, edge_types: int = 3):
     """A random directed graph with self-loops (every vertex has an in-edge,
-    so GCN's normalisation is finite), random features, labels, edge types."""
+    so GCN's normalisation is finite), random features, labels, edge types
+    and a per-edge float `weight`."""
     src = rng.integers(0, V, E)
     dst = rng.integers(0, V, E)
     return from_edges(src, dst, V, features=rng.standard_normal((V, F)),
                       labels=rng.integers(-1, C, V), num_classes=C,
-                      edge_data={"type": rng.integers(0, edge_types, E).astype(np.int32)},
+                      edge_data={"type": rng.integers(0, edge_types, E).astype(np.int32),
+                                 "weight": rng.standard_normal(E).astype(np.float32)},
                       self_loops=True, seed=int(rng.integers(1 << 30)),
                       splits=(0.5, 0.25, 0.25), name="random",
                       source="gnnc.check random graph")
@@ -59,11 +62,13 @@ def run(cmd: List[str]) -> subprocess.CompletedProcess:
     return p
 
 
-def check_dump(exe: str, model: str, seed: int, graphs: int = 2, log=print) -> List[str]:
-    """Returns the list of failures (empty when everything matches)."""
+def check_dump(exe: str, model: Union[str, Program], seed: int, graphs: int = 2,
+               log=print) -> List[str]:
+    """Returns the list of failures (empty when everything matches). `model`
+    is a zoo name (default widths) or the traced program itself."""
     failures = []
     rng = np.random.default_rng(seed)
-    program = zoo.ZOO[model]()
+    program = zoo.ZOO[model]() if isinstance(model, str) else model
     for g in range(graphs):
         ds = random_dataset(rng)
         ex = Executor(program, ds)

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -370,10 +371,35 @@ void fuseGatherGrad(GatherGradOp gg) {
   gg.erase();
 }
 
+/// A parameter used inside an edge stage gets its gradient as `sum_rows`
+/// over the edges. Summing the edges of each destination first is the same
+/// sum, and that gather fuses: `sum_rows(m)` becomes
+/// `sum_rows(gather sum m to dst)`.
+void sumRowsThroughGather(SumRowsOp sr) {
+  auto et = dyn_cast<EdgeTensorType>(sr.getInput().getType());
+  if (!et || !sr.getInput().getDefiningOp<ApplyEdgeOp>())
+    return;
+  OpBuilder b(sr);
+  Value graph;
+  sr->getParentOfType<FunctionOpInterface>().walk([&](GraphOp g) {
+    graph = g.getResult();
+  });
+  if (!graph)
+    return;
+  auto vt = VertexTensorType::get(et.getRowShape(), et.getElementType());
+  Value perVertex = b.create<GatherOp>(sr.getLoc(), vt, graph, sr.getInput(),
+                                       Accumulator::Sum, Side::Dst);
+  sr.getInputMutable().assign(perVertex);
+}
+
 struct GNNFuseSAG : public mlir::gnn::impl::GNNFuseSAGBase<GNNFuseSAG> {
   using GNNFuseSAGBase::GNNFuseSAGBase;
 
   void runOnOperation() final {
+    SmallVector<SumRowsOp> sums;
+    getOperation().walk([&](SumRowsOp sr) { sums.push_back(sr); });
+    for (SumRowsOp sr : sums)
+      sumRowsThroughGather(sr);
     SmallVector<GatherGradOp> grads;
     getOperation().walk([&](GatherGradOp gg) { grads.push_back(gg); });
     for (GatherGradOp gg : grads)
