@@ -8,8 +8,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"
 build=${GNN_BUILD_DIR:-$root/build}
 mkdir -p "$build/models"
-echo "[run] gnn-compile examples/models/gcn.mlir -o $build/models/gcn"
-"$build/bin/gnn-compile" "$root/examples/models/gcn.mlir" -o "$build/models/gcn"
+data="$root/examples/datasets/polblogs"
+echo "[run] gnn-compile examples/models/gcn.mlir --dataset examples/datasets/polblogs -o $build/models/gcn"
+"$build/bin/gnn-compile" "$root/examples/models/gcn.mlir" --dataset "$data" \
+  -o "$build/models/gcn"
 echo "[run] training on examples/datasets/polblogs"
-"$build/models/gcn" --data "$root/examples/datasets/polblogs" --epochs 200 \
+"$build/models/gcn" --data "$data" --epochs 200 \
   --lr 0.01 --weight-decay 5e-4 --eval-every 10 "$@"

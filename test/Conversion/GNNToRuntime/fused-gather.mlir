@@ -1,0 +1,62 @@
+// RUN: gnn-opt %s --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime | FileCheck %s
+// RUN: gnn-opt %s --gnn-autodiff --gnn-fuse-sag --gnn-to-llvm-pipeline | FileCheck %s --check-prefix=LLVM
+
+// A fused_gather whose body is not a plain (scaled) copy of the neighbour's
+// row becomes a compiled kernel: a private function over a range of
+// vertices (their edges from the graph's offsets, the row elements inside),
+// run by gnnrtParallelFor, its operands passed through the context. No
+// scatter, no gather and no edge-sized buffer remain. The max gather's
+// kernel also records the chosen edges, for the backward's edge_select.
+
+// CHECK-LABEL: func.func @gnn_train_step(%{{.*}}: !llvm.ptr) -> f32
+// CHECK-NOT:     call @gnnrtScatter
+// CHECK-NOT:     call @gnnrtGather(
+// CHECK:         call @gnnrtKernelArg(
+// CHECK:         call @gnnrtKernelArgI32(
+// CHECK:         %[[K:.*]] = constant @__gnn_kernel_{{[0-9]+}} : (!llvm.ptr, i64, i64) -> ()
+// CHECK:         call @gnnrtParallelFor(%{{.*}}, %[[K]], %{{.*}}) : (!llvm.ptr, (!llvm.ptr, i64, i64) -> (), i64) -> ()
+// CHECK-NOT:     call @gnnrtScatter
+// CHECK-NOT:     call @gnnrtGatherArgBackward
+// CHECK:         call @gnnrtSetOutput
+
+// The kernel: offsets of the gather's side, the other end of each edge,
+// the loop over the vertex's edges, the element loop with the body and the
+// strict max (ties keep the earlier edge) that also stores the edge id.
+// CHECK-LABEL: func.func private @__gnn_kernel_
+// CHECK:         call @gnnrtKernelArgGet
+// CHECK:         call @gnnrtGraphOffsets
+// CHECK:         call @gnnrtGraphIndex
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               math.exp
+// CHECK:               arith.cmpf ogt
+// CHECK:               arith.select
+// CHECK:               memref.store
+
+// LLVM-LABEL: llvm.func @gnn_train_step
+// LLVM:         llvm.mlir.addressof @__gnn_kernel_
+// LLVM:         llvm.call @gnnrtParallelFor
+func.func @m(%w: tensor<?x?xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", "classes"]})
+    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %h = gnn.apply_vertex %g (%x) params(%w) : (!gnn.vtensor<?xf32>) params(tensor<?x?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%v: tensor<?xf32>, %wv: tensor<?x?xf32>):
+    %t = gnn.linear %v, %wv : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
+    gnn.yield %t : tensor<?xf32>
+  }
+  %s = gnn.scatter %g, %h from src : !gnn.vtensor<?xf32> -> !gnn.etensor<?xf32>
+  %r = gnn.scatter %g, %h from dst : !gnn.vtensor<?xf32> -> !gnn.etensor<?xf32>
+  %m = gnn.apply_edge %g (%s, %r) : (!gnn.etensor<?xf32>, !gnn.etensor<?xf32>) -> !gnn.etensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>, %b: tensor<?xf32>):
+    %t0 = gnn.sub %a, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+    %t1 = gnn.exp %t0 : tensor<?xf32>
+    gnn.yield %t1 : tensor<?xf32>
+  }
+  %o = gnn.gather max %g, %m to dst : !gnn.etensor<?xf32> -> !gnn.vtensor<?xf32>
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %o : f32, !gnn.vtensor<?xf32>
+}
