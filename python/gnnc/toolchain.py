@@ -16,7 +16,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 from .printer import to_mlir
 from .program import Program
@@ -38,9 +38,11 @@ def find_tool(name: str) -> str:
     return path
 
 
-def compile(program: Union[Program, str], output: Optional[str] = None) -> str:
+def compile(program: Union[Program, str], output: Optional[str] = None,
+            flags: Sequence[str] = ()) -> str:
     """Compiles a traced program (or a .mlir file) to an executable; returns
-    its path (a temporary file when `output` is not given)."""
+    its path (a temporary file when `output` is not given). `flags` go to
+    gnn-compile (e.g. ["--no-fuse"], ["--dataset", dir])."""
     if output is None:
         fd, output = tempfile.mkstemp(prefix="gnnc-", suffix=".exe")
         os.close(fd)
@@ -51,7 +53,7 @@ def compile(program: Union[Program, str], output: Optional[str] = None) -> str:
                 f.write(to_mlir(program))
         else:
             source = program
-        p = subprocess.run([find_tool("gnn-compile"), source, "-o", output],
+        p = subprocess.run([find_tool("gnn-compile"), source, *flags, "-o", output],
                            capture_output=True, text=True)
     if p.returncode != 0:
         raise ToolchainError(f"gnn-compile failed:\n{p.stderr}")
