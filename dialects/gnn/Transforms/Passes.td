@@ -111,8 +111,9 @@ def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
   let summary = "Apply a linear before a sum/mean aggregation when that is cheaper";
   let description = [{
     Matches an aggregation whose result feeds only a `gnn.linear` of a
-    vertex stage: `gather sum|mean` of a `scatter` (directly, or through an
-    edge stage that only multiplies the scattered row by a per-edge scalar),
+    vertex stage: `gather sum|mean` of a `scatter` (directly, through an
+    edge stage that only forwards the row (CommNet), or through one that
+    only multiplies the scattered row by a per-edge scalar),
     the gathered row used by exactly one linear whose weight is a stage
     parameter. Sums and means commute with a linear map, so the linear can be
     applied to the vertices first and the aggregation run at the linear's

@@ -29,6 +29,7 @@ struct Candidate {
   ScatterOp scatter;
   ApplyEdgeOp scale;    // the per-edge scaling stage, or null
   unsigned scaleRowArg; // its block argument holding the scattered row
+  bool passThrough;     // `scale` only forwards the row (CommNet)
   ApplyVertexOp user;
   unsigned userInput;
   LinearOp linear;
@@ -61,16 +62,34 @@ std::optional<unsigned> scaledRowArg(ApplyEdgeOp ae) {
   return std::nullopt;
 }
 
+/// The scattered row of `ae` when its body only yields it (a pass-through
+/// stage, CommNet's ApplyEdge).
+std::optional<unsigned> passThroughArg(ApplyEdgeOp ae) {
+  Block &b = ae.getBody().front();
+  auto yield = cast<YieldOp>(b.getTerminator());
+  if (yield.getValues().size() != 1 || &b.front() != yield.getOperation())
+    return std::nullopt;
+  auto arg = dyn_cast<BlockArgument>(yield.getValues()[0]);
+  if (!arg || arg.getOwner() != &b || arg.getArgNumber() >= ae.getInputs().size() ||
+      !ae.getInputs()[arg.getArgNumber()].getDefiningOp<ScatterOp>())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
 std::optional<Candidate> match(GatherOp g) {
   if (g.getAcc() != Accumulator::Sum && g.getAcc() != Accumulator::Mean)
     return std::nullopt;
-  Candidate c{g, {}, {}, 0, {}, 0, {}};
+  Candidate c{g, {}, {}, 0, false, {}, 0, {}};
   Side want = g.getSide() == Side::Dst ? Side::Src : Side::Dst;
   Value in = g.getInput();
   if (auto sc = in.getDefiningOp<ScatterOp>()) {
     c.scatter = sc;
   } else if (auto ae = in.getDefiningOp<ApplyEdgeOp>()) {
     std::optional<unsigned> arg = scaledRowArg(ae);
+    if (!arg) {
+      arg = passThroughArg(ae);
+      c.passThrough = arg.has_value();
+    }
     if (!arg || !in.hasOneUse() || ae.getNumResults() != 1)
       return std::nullopt;
     c.scale = ae;
@@ -244,7 +263,7 @@ struct GNNReorderAggregate
     Value scattered = b.create<ScatterOp>(
         c.scatter.getLoc(), eOut, graph, pre.getResult(0), c.scatter.getSide());
     Value edges = scattered;
-    if (c.scale) {
+    if (c.scale && !c.passThrough) {
       SmallVector<Value> inputs(c.scale.getInputs());
       inputs[c.scaleRowArg] = scattered;
       b.setInsertionPoint(c.scale);
