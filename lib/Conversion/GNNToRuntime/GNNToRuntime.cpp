@@ -1304,13 +1304,22 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   };
   // Per-head sums of a row_dot over `heads x F` rows live in a small stack
   // buffer per edge.
-  DenseMap<Value, Value> headSums;
-  for (Operation &op : body.without_terminator())
-    if (isa<RowDotOp>(op) && !oneElement(op.getResult(0))) {
-      auto t = cast<RankedTensorType>(op.getResult(0).getType());
-      headSums[op.getResult(0)] = b.create<memref::AllocaOp>(
+  DenseMap<Value, Value> headSums, headValues;
+  for (Operation &op : body.without_terminator()) {
+    Value r = op.getResult(0);
+    auto t = cast<RankedTensorType>(r.getType());
+    if (oneElement(r))
+      continue;
+    if (isa<RowDotOp>(op)) {
+      headSums[r] = b.create<memref::AllocaOp>(
+          loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
+    } else if (result.getRank() == 2 && t.getRank() == 1 &&
+               t.hasStaticShape() && t.getDimSize(0) == result.getDimSize(0) &&
+               !isa<ConstantOp>(op)) {
+      headValues[r] = b.create<memref::AllocaOp>(
           loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
     }
+  }
   // Check every shape is known before emitting loops.
   for (Operation &op : body.without_terminator())
     for (Value v : op.getOperands())
@@ -1322,6 +1331,8 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                     : acc == Accumulator::Min ? INFINITY
                                               : 0.0f;
   Value zero = cIndex(0), one = cIndex(1);
+  Value prefetchDistance = cIndex(8), cacheLine = cIndex(16);
+  Value numPositions = b.create<memref::DimOp>(loc, other, 0);
 
   auto loadAt = [&](OpBuilder &ob, Value buf, Value index) {
     return ob.create<memref::LoadOp>(loc, buf, index).getResult();
@@ -1355,6 +1366,32 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   eb.create<arith::IndexCastOp>(loc, eb.getI32Type(), e);
               Value u = toIndex(eb, loadAt(eb, other, toDst ? p : e));
               Value srcRow = toDst ? u : v, dstRow = toDst ? v : u;
+              // Prefetch the neighbour rows of the edge kPrefetchDistance
+              // positions ahead (they are scattered over the inputs): several
+              // row loads in flight per thread instead of one.
+              Value ahead = eb.create<arith::AddIOp>(loc, p, prefetchDistance);
+              Value inRange = eb.create<arith::CmpIOp>(
+                  loc, arith::CmpIPredicate::ult, ahead, numPositions);
+              eb.create<scf::IfOp>(loc, inRange, [&](OpBuilder &ib, Location) {
+                Value ea = toDst ? ahead : toIndex(ib, loadAt(ib, csrEdge, ahead));
+                Value ua = toIndex(ib, loadAt(ib, other, toDst ? ahead : ea));
+                for (unsigned i = toDst ? 0 : numSrc,
+                              n = toDst ? numSrc : numSrc + numDst;
+                     i < n; ++i) {
+                  Value base = ib.create<arith::MulIOp>(loc, ua, rowSizes[i]);
+                  ib.create<scf::ForOp>(
+                      loc, zero, rowSizes[i], cacheLine, ValueRange{},
+                      [&](OpBuilder &lb, Location, Value l, ValueRange) {
+                        lb.create<memref::PrefetchOp>(
+                            loc, bufs[i],
+                            ValueRange{lb.create<arith::AddIOp>(loc, base, l)},
+                            /*isWrite=*/false, /*localityHint=*/3,
+                            /*isDataCache=*/true);
+                        lb.create<scf::YieldOp>(loc);
+                      });
+                }
+                ib.create<scf::YieldOp>(loc);
+              });
               // The row (or none, for parameters) operand i reads.
               auto rowOf = [&](unsigned i) -> Value {
                 if (i < numSrc)
@@ -1462,14 +1499,28 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   Cache cache;
                   perEdge[arg] = at(eb, arg, shapeOf(arg), zero, cache);
                 }
+              // Per-head values (GAT's scores and coefficients): once per
+              // edge and head into their stack buffer, not once per element
+              // of the heads x F row.
+              DenseMap<Value, Value> pendingHeads = headValues;
               for (Operation &op : body.without_terminator()) {
+                Value r = op.getResult(0);
                 if (isa<ReduceSumOp, RowDotOp>(op)) {
                   reduce(op);
-                } else if (oneElement(op.getResult(0))) {
+                } else if (oneElement(r)) {
                   Cache cache;
-                  perEdge[op.getResult(0)] =
-                      at(eb, op.getResult(0), shapeOf(op.getResult(0)), zero,
-                         cache);
+                  perEdge[r] = at(eb, r, shapeOf(r), zero, cache);
+                } else if (Value buf = pendingHeads.lookup(r)) {
+                  headSums.erase(r); // computed here, read from `buf` after
+                  eb.create<scf::ForOp>(
+                      loc, zero, cIndex(shapeOf(r)[0]), one, ValueRange{},
+                      [&](OpBuilder &hb, Location, Value h, ValueRange) {
+                        Cache cache;
+                        hb.create<memref::StoreOp>(
+                            loc, at(hb, r, shapeOf(r), h, cache), buf, h);
+                        hb.create<scf::YieldOp>(loc);
+                      });
+                  headSums[r] = buf;
                 }
               }
               eb.create<scf::ForOp>(
