@@ -187,6 +187,9 @@ private:
   /// row by a per-edge scalar, else a compiled kernel run by
   /// gnnrtParallelFor (emitFusedGatherKernel).
   LogicalResult lowerFusedGather(FusedGatherOp fg);
+  /// A new private `@__gnn_kernel_N(ctx: !llvm.ptr, begin: i64, end: i64)`
+  /// with an entry block, for gnnrtParallelFor.
+  func::FuncOp newKernel();
   func::FuncOp emitFusedGatherKernel(FusedGatherOp fg, ArrayRef<Tensor> operands);
   LogicalResult lowerStage(Operation *op, Region &body, ValueRange inputs,
                            ArrayRef<Value> params, bool edges);
@@ -759,32 +762,87 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   for (auto &e : externals)
     externalTensors.push_back(values.lookup(e.first));
 
-  Value zero = cIndex(0), one = cIndex(1);
-  b.create<scf::ForOp>(
-      loc, zero, outRows, one, ValueRange{},
-      [&](OpBuilder &ob, Location l, Value r, ValueRange) {
-        ob.create<scf::ForOp>(
-            l, zero, rowSize, one, ValueRange{},
-            [&](OpBuilder &ib, Location il, Value j, ValueRange) {
-              DenseMap<Value, Value> element;
-              for (auto [e, t] : llvm::zip(externals, externalTensors))
-                element[e.first] = load(ib, t, r, j, e.second);
-              Value out = ib.create<arith::AddIOp>(
-                  il, ib.create<arith::MulIOp>(il, r, rowSize), j);
-              for (Operation *op : group) {
-                SmallVector<Value> args;
-                for (Value v : op->getOperands())
-                  args.push_back(element.lookup(v));
-                Value result = emitElement(ib, il, op, args);
-                element[op->getResult(0)] = result;
-                auto it = stored.find(op->getResult(0));
-                if (it != stored.end())
-                  ib.create<memref::StoreOp>(il, result, it->second.buf, out);
-              }
-              ib.create<scf::YieldOp>(il);
-            });
-        ob.create<scf::YieldOp>(l);
-      });
+  // The loop nest over rows [begin, end): in this function for one row
+  // (parameters), else in a kernel that gnnrtParallelFor runs on the
+  // threads, its buffers and row sizes passed through the context.
+  SmallVector<Value> storedValues(llvm::make_first_range(stored));
+  auto emitRows = [&](Value begin, Value end, ArrayRef<Tensor> ins,
+                      const DenseMap<Value, Value> &outBufs, Value size) {
+    Value one = cIndex(1), zero = cIndex(0);
+    b.create<scf::ForOp>(
+        loc, begin, end, one, ValueRange{},
+        [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+          ob.create<scf::ForOp>(
+              l, zero, size, one, ValueRange{},
+              [&](OpBuilder &ib, Location il, Value j, ValueRange) {
+                DenseMap<Value, Value> element;
+                for (auto [e, t] : llvm::zip(externals, ins))
+                  element[e.first] = load(ib, t, r, j, e.second);
+                Value out = ib.create<arith::AddIOp>(
+                    il, ib.create<arith::MulIOp>(il, r, size), j);
+                for (Operation *op : group) {
+                  SmallVector<Value> args;
+                  for (Value v : op->getOperands())
+                    args.push_back(element.lookup(v));
+                  Value result = emitElement(ib, il, op, args);
+                  element[op->getResult(0)] = result;
+                  if (Value buf = outBufs.lookup(op->getResult(0)))
+                    ib.create<memref::StoreOp>(il, result, buf, out);
+                }
+                ib.create<scf::YieldOp>(il);
+              });
+          ob.create<scf::YieldOp>(l);
+        });
+  };
+  DenseMap<Value, Value> outBufs;
+  for (auto &[v, t] : stored)
+    outBufs[v] = t.buf;
+  if (!batched) {
+    emitRows(cIndex(0), outRows, externalTensors, outBufs, rowSize);
+  } else {
+    int64_t k = 0;
+    for (const Tensor &t : externalTensors) {
+      call("gnnrtKernelArg", {}, {ctx, cI64(k), t.buf});
+      call("gnnrtKernelInt", {}, {ctx, cI64(k), toI64(t.rowSize)}, false);
+      ++k;
+    }
+    for (Value v : storedValues)
+      call("gnnrtKernelArg", {}, {ctx, cI64(k++), stored[v].buf});
+    call("gnnrtKernelInt", {}, {ctx, cI64(k), toI64(rowSize)}, false);
+    func::FuncOp kernel;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      kernel = newKernel();
+      Block *entry = &kernel.getBody().front();
+      b.setInsertionPointToStart(entry);
+      Value kctx = entry->getArgument(0);
+      auto toIndex = [&](Value v) {
+        return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v)
+            .getResult();
+      };
+      SmallVector<Tensor> ins;
+      int64_t a = 0;
+      for (const Tensor &t : externalTensors) {
+        Tensor proxy = t;
+        proxy.buf = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(a)});
+        proxy.rowSize = toIndex(
+            call("gnnrtKernelIntGet", b.getI64Type(), {kctx, cI64(a)}, false));
+        ins.push_back(proxy);
+        ++a;
+      }
+      DenseMap<Value, Value> kernelOut;
+      for (Value v : storedValues)
+        kernelOut[v] = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(a++)});
+      Value size = toIndex(
+          call("gnnrtKernelIntGet", b.getI64Type(), {kctx, cI64(a)}, false));
+      emitRows(toIndex(entry->getArgument(1)), toIndex(entry->getArgument(2)),
+               ins, kernelOut, size);
+      b.create<func::ReturnOp>(loc);
+    }
+    Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
+                                          SymbolRefAttr::get(kernel));
+    call("gnnrtParallelFor", {}, {ctx, fn, toI64(outRows)}, false);
+  }
   for (auto &[v, t] : stored)
     bind(v, t);
   return success();
@@ -1106,6 +1164,24 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 
+func::FuncOp FunctionLowering::newKernel() {
+  MLIRContext *mctx = module.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(mctx);
+  Type i64 = b.getI64Type();
+  std::string name;
+  for (int64_t n = 0;; ++n) {
+    name = (kKernelPrefix + Twine(n)).str();
+    if (!module.lookupSymbol(name))
+      break;
+  }
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  auto kernel = mb.create<func::FuncOp>(
+      loc, name, FunctionType::get(mctx, {ptr, i64, i64}, {}));
+  kernel.setPrivate();
+  kernel.addEntryBlock();
+  return kernel;
+}
+
 LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Block &body = fg.getBody().front();
   Value y = fg.getYield().getValues()[0];
@@ -1219,20 +1295,9 @@ func::FuncOp
 FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                                         ArrayRef<Tensor> operands) {
   OpBuilder::InsertionGuard guard(b);
-  MLIRContext *mctx = module.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(mctx);
   Type i64 = b.getI64Type();
-  std::string name;
-  for (int64_t n = 0;; ++n) {
-    name = (kKernelPrefix + Twine(n)).str();
-    if (!module.lookupSymbol(name))
-      break;
-  }
-  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-  auto kernel = mb.create<func::FuncOp>(
-      loc, name, FunctionType::get(mctx, {ptr, i64, i64}, {}));
-  kernel.setPrivate();
-  Block *entry = kernel.addEntryBlock();
+  func::FuncOp kernel = newKernel();
+  Block *entry = &kernel.getBody().front();
   b.setInsertionPointToStart(entry);
   Value kctx = entry->getArgument(0);
   auto toIndex = [&](OpBuilder &ob, Value v) {
