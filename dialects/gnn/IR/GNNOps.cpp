@@ -242,20 +242,20 @@ LogicalResult ApplyVertexOp::verifyRegions() {
 }
 
 void FusedGatherOp::build(OpBuilder &builder, OperationState &state,
-                          Type resultType, Value graph, ValueRange srcInputs,
+                          TypeRange resultTypes, Value graph, ValueRange srcInputs,
                           ValueRange dstInputs, ValueRange edgeInputs,
                           ValueRange params, Accumulator acc, Side side,
                           bool withArg) {
   SmallVector<Value> inputs(srcInputs);
   llvm::append_range(inputs, dstInputs);
   llvm::append_range(inputs, edgeInputs);
-  SmallVector<Type> resultTypes{resultType};
+  SmallVector<Type> types(resultTypes);
   if (withArg) {
-    auto row = cast<VertexTensorType>(resultType);
-    resultTypes.push_back(VertexTensorType::get(
+    auto row = cast<VertexTensorType>(resultTypes.front());
+    types.push_back(VertexTensorType::get(
         builder.getContext(), row.getRowShape(), builder.getI32Type()));
   }
-  buildStage(builder, state, resultTypes, graph, inputs, params);
+  buildStage(builder, state, types, graph, inputs, params);
   // buildStage added the graph and the inputs as one run; the segments
   // split them.
   auto &props = state.getOrAddProperties<Properties>();
@@ -263,6 +263,8 @@ void FusedGatherOp::build(OpBuilder &builder, OperationState &state,
                                static_cast<int32_t>(dstInputs.size()),
                                static_cast<int32_t>(edgeInputs.size()),
                                static_cast<int32_t>(params.size())};
+  props.resultSegmentSizes = {static_cast<int32_t>(resultTypes.size()),
+                              withArg ? 1 : 0};
   props.acc = AccumulatorAttr::get(builder.getContext(), acc);
   props.side = SideAttr::get(builder.getContext(), side);
 }
@@ -296,17 +298,20 @@ bool mlir::gnn::isFusableRowOp(Operation *op) {
 }
 
 LogicalResult FusedGatherOp::verifyRegions() {
+  if (getOuts().empty())
+    return emitOpError() << "must produce at least one result";
   if (Value arg = getArg()) {
     if (getAcc() != Accumulator::Max && getAcc() != Accumulator::Min)
       return emitOpError() << "has an 'arg' result but accumulates with '"
                            << stringifyAccumulator(getAcc())
                            << "' (max and min only)";
     auto a = cast<VertexTensorType>(arg.getType());
-    if (!a.getElementType().isInteger(32) ||
-        a.getRowShape() != getResult().getType().getRowShape())
-      return emitOpError() << "'arg' must have i32 rows of the result's shape";
+    if (getOuts().size() != 1 || !a.getElementType().isInteger(32) ||
+        a.getRowShape() !=
+            cast<VertexTensorType>(getOuts()[0].getType()).getRowShape())
+      return emitOpError()
+             << "'arg' must have i32 rows of the result's shape (one result)";
   }
-  // The stage checks see the result only.
   Block &block = getBody().front();
   unsigned expected = getRowInputs().size() + getParams().size();
   if (block.getNumArguments() != expected)
@@ -315,13 +320,18 @@ LogicalResult FusedGatherOp::verifyRegions() {
                          << getParams().size() << " parameters) but has "
                          << block.getNumArguments();
   auto yield = dyn_cast<YieldOp>(block.back());
-  if (!yield || yield.getValues().size() != 1)
-    return emitOpError() << "body must yield one row";
-  if (yield.getValues()[0].getType() != getResult().getType().getRowType())
-    return yield.emitOpError()
-           << "operand #0 has type " << yield.getValues()[0].getType()
-           << " but result #0 (" << getResult().getType()
-           << ") has rows of type " << getResult().getType().getRowType();
+  if (!yield || yield.getValues().size() != getOuts().size())
+    return emitOpError() << "body must yield one row per result";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getValues(), getOuts()))) {
+    auto [value, out] = pair;
+    RankedTensorType row = cast<VertexTensorType>(out.getType()).getRowType();
+    if (value.getType() != row)
+      return yield.emitOpError()
+             << "operand #" << i << " has type " << value.getType()
+             << " but result #" << i << " (" << out.getType()
+             << ") has rows of type " << row;
+  }
   for (auto [i, input] : llvm::enumerate(getRowInputs()))
     if (block.getArgument(i).getType() != rowTypeOf(input.getType()))
       return emitOpError() << "body argument #" << i

@@ -218,7 +218,8 @@ def GNN_ApplyVertexOp
 }
 
 def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
-    AttrSizedOperandSegments, SingleBlock, RecursiveMemoryEffects]> {
+    AttrSizedOperandSegments, AttrSizedResultSegments, SingleBlock,
+    RecursiveMemoryEffects]> {
   let summary = "Scatter, an element-wise ApplyEdge and a Gather in one (Fused-Gather)";
   let description = [{
     NeuGraph's Fused-Gather (§3.4): for every vertex v, row v of the result
@@ -238,10 +239,15 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
     compiled loop nest (vertices, their edges, row elements) run in parallel
     over vertices.
 
-    For `max` and `min`, the optional `arg` result (i32 rows of the same
-    shape) holds for every element the id of the edge that was chosen (-1
-    without edges): what the backward pass's `gnn.edge_select` routes
-    gradients through instead of a |E|-sized `gnn.gather_grad`.
+    Several aggregations over the same edges (same side and accumulator)
+    share one op: the body yields one row per result, and the edge's values
+    they have in common (GAT's attention coefficients in the backward pass)
+    are computed once.
+
+    For `max` and `min` with one result, the optional `arg` result (i32 rows
+    of the same shape) holds for every element the id of the edge that was
+    chosen (-1 without edges): what the backward pass's `gnn.edge_select`
+    routes gradients through instead of a |E|-sized `gnn.gather_grad`.
 
     Example (GCN's weighted sum, and G-GCN's gated sum after hoisting):
     ```mlir
@@ -267,7 +273,7 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
                        Variadic<GNN_EdgeTensorType>:$edgeInputs,
                        Variadic<AnyRankedTensor>:$params,
                        GNN_AccumulatorAttr:$acc, GNN_SideAttr:$side);
-  let results = (outs GNN_VertexTensorType:$result,
+  let results = (outs Variadic<GNN_VertexTensorType>:$outs,
                       Optional<GNN_VertexTensorType>:$arg);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -276,13 +282,13 @@ def GNN_FusedGatherOp : GNN_Op<"fused_gather", [IsolatedFromAbove,
     (`dst` `(` $dstInputs^ `:` qualified(type($dstInputs)) `)`)?
     (`edge` `(` $edgeInputs^ `:` qualified(type($edgeInputs)) `)`)?
     (`params` `(` $params^ `:` type($params) `)`)?
-    `to` $side attr-dict `:` qualified(type($result))
-    (`,` `arg` qualified(type($arg))^)? $body
+    `to` $side attr-dict `:` qualified(type($outs))
+    (`arg` qualified(type($arg))^)? $body
   }];
   let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [
-    OpBuilder<(ins "::mlir::Type":$resultType, "::mlir::Value":$graph,
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::Value":$graph,
                    "::mlir::ValueRange":$srcInputs,
                    "::mlir::ValueRange":$dstInputs,
                    "::mlir::ValueRange":$edgeInputs,

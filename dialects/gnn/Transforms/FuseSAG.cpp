@@ -8,12 +8,14 @@
 #include "gnn/IR/GNNOps.h"
 #include "gnn/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <map>
 #include <set>
 
 namespace mlir::gnn {
@@ -91,7 +93,7 @@ public:
   FusedGatherOp rewrite(bool withArg = false) {
     OpBuilder b(gather);
     auto fused = b.create<FusedGatherOp>(
-        gather.getLoc(), gather.getType(), gather.getGraph(),
+        gather.getLoc(), TypeRange{gather.getType()}, gather.getGraph(),
         src.getArrayRef(), dst.getArrayRef(), edge.getArrayRef(),
         params.getArrayRef(), gather.getAcc(), gather.getSide(), withArg);
     Block &body = fused.getBody().front();
@@ -110,7 +112,7 @@ public:
     for (Operation *op : llvm::reverse(ops))
       if (op->use_empty())
         op->erase();
-    gather.getResult().replaceAllUsesWith(fused.getResult());
+    gather.getResult().replaceAllUsesWith(fused.getOuts()[0]);
     gather.erase();
     return fused;
   }
@@ -392,6 +394,93 @@ void sumRowsThroughGather(SumRowsOp sr) {
   sr.getInputMutable().assign(perVertex);
 }
 
+/// Several fused gathers over the same edges (same side and accumulator,
+/// no `arg`) become one op whose body yields each row: one pass over the
+/// edges, and what their bodies share is computed once (CSE after the pass
+/// merges the copies). Gathers join a group in program order while nothing
+/// reads a member's result in between; the merged op takes the last
+/// member's place, where every member's operands are available.
+void mergeFusedGathers(Block &block) {
+  struct Group {
+    SmallVector<FusedGatherOp> members;
+  };
+  SmallVector<SmallVector<FusedGatherOp>> groups;
+  std::map<std::pair<unsigned, unsigned>, SmallVector<FusedGatherOp>> open;
+  auto close = [&](SmallVector<FusedGatherOp> &g) {
+    if (g.size() > 1)
+      groups.push_back(g);
+    g.clear();
+  };
+  auto key = [](FusedGatherOp f) {
+    return std::make_pair(static_cast<unsigned>(f.getSide()),
+                          static_cast<unsigned>(f.getAcc()));
+  };
+  for (Operation &op : block) {
+    // A reader of a member's result ends that member's group.
+    for (auto &[k, g] : open)
+      if (llvm::any_of(g, [&](FusedGatherOp m) {
+            return llvm::any_of(op.getOperands(), [&](Value v) {
+              return v.getDefiningOp() == m.getOperation();
+            });
+          }))
+        close(g);
+    auto f = dyn_cast<FusedGatherOp>(op);
+    if (!f || f.getArg() || f.getOuts().size() != 1)
+      continue;
+    open[key(f)].push_back(f);
+  }
+  for (auto &[k, g] : open)
+    close(g);
+
+  for (SmallVector<FusedGatherOp> &g : groups) {
+    FusedGatherOp last = g.back();
+    llvm::SetVector<Value> src, dst, edge, params;
+    SmallVector<Type> types;
+    for (FusedGatherOp m : g) {
+      src.insert(m.getSrcInputs().begin(), m.getSrcInputs().end());
+      dst.insert(m.getDstInputs().begin(), m.getDstInputs().end());
+      edge.insert(m.getEdgeInputs().begin(), m.getEdgeInputs().end());
+      params.insert(m.getParams().begin(), m.getParams().end());
+      types.push_back(m.getOuts()[0].getType());
+    }
+    OpBuilder b(last);
+    auto merged = b.create<FusedGatherOp>(
+        last.getLoc(), types, last.getGraph(), src.getArrayRef(),
+        dst.getArrayRef(), edge.getArrayRef(), params.getArrayRef(),
+        last.getAcc(), last.getSide());
+    Block &body = merged.getBody().front();
+    OpBuilder bb = OpBuilder::atBlockEnd(&body);
+    auto argFor = [&](const llvm::SetVector<Value> &set, Value v,
+                      unsigned base) {
+      return body.getArgument(base + (llvm::find(set, v) - set.begin()));
+    };
+    SmallVector<Value> yielded;
+    for (FusedGatherOp m : g) {
+      IRMapping map;
+      Block &mb = m.getBody().front();
+      unsigned i = 0;
+      for (Value v : m.getSrcInputs())
+        map.map(mb.getArgument(i++), argFor(src, v, 0));
+      for (Value v : m.getDstInputs())
+        map.map(mb.getArgument(i++), argFor(dst, v, src.size()));
+      for (Value v : m.getEdgeInputs())
+        map.map(mb.getArgument(i++),
+                argFor(edge, v, src.size() + dst.size()));
+      for (Value v : m.getParams())
+        map.map(mb.getArgument(i++),
+                argFor(params, v, src.size() + dst.size() + edge.size()));
+      for (Operation &op : mb.without_terminator())
+        bb.clone(op, map);
+      yielded.push_back(map.lookupOrDefault(m.getYield().getValues()[0]));
+    }
+    bb.create<YieldOp>(last.getLoc(), yielded);
+    for (auto [m, r] : llvm::zip(g, merged.getOuts()))
+      m.getOuts()[0].replaceAllUsesWith(r);
+    for (FusedGatherOp m : g)
+      m.erase();
+  }
+}
+
 struct GNNFuseSAG : public mlir::gnn::impl::GNNFuseSAGBase<GNNFuseSAG> {
   using GNNFuseSAGBase::GNNFuseSAGBase;
 
@@ -425,6 +514,10 @@ struct GNNFuseSAG : public mlir::gnn::impl::GNNFuseSAGBase<GNNFuseSAG> {
       f.rewrite();
     }
     eraseDeadEdgeOps(getOperation());
+    getOperation().walk([](func::FuncOp fn) {
+      for (Block &block : fn.getBody())
+        mergeFusedGathers(block);
+    });
   }
 };
 

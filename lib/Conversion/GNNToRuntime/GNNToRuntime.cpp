@@ -1185,7 +1185,8 @@ func::FuncOp FunctionLowering::newKernel() {
 LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Block &body = fg.getBody().front();
   Value y = fg.getYield().getValues()[0];
-  auto result = fg.getResult().getType().getRowType();
+  auto rowOf = [](Value v) { return cast<VertexTensorType>(v.getType()).getRowType(); };
+  RankedTensorType result = rowOf(fg.getOuts()[0]);
   unsigned numSrc = fg.getSrcInputs().size(),
            numDst = fg.getDstInputs().size();
   bool toDst = fg.getSide() == Side::Dst;
@@ -1216,7 +1217,8 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
 
   // The runtime's SpMM: sum/mean of the neighbour's rows, optionally scaled
   // by a per-edge scalar.
-  if (fg.getAcc() == Accumulator::Sum || fg.getAcc() == Accumulator::Mean) {
+  if ((fg.getAcc() == Accumulator::Sum || fg.getAcc() == Accumulator::Mean) &&
+      fg.getOuts().size() == 1) {
     Value x, w;
     if (&body.front() == fg.getYield().getOperation()) {
       x = neighbourInput(y);
@@ -1240,7 +1242,7 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
            {ctx, cI64(toDst ? 1 : 0),
             cI64(fg.getAcc() == Accumulator::Mean ? 1 : 0), weights, xt.buf,
             out.buf, toI64(xt.rowSize)});
-      bind(fg.getResult(), out);
+      bind(fg.getOuts()[0], out);
       return success();
     }
   }
@@ -1250,36 +1252,44 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   SmallVector<Tensor> tensors;
   for (Value v : operands)
     tensors.push_back(values.lookup(v));
-  // The gathered row's dimensions: static ones, `?` from an operand whose
-  // rows have the same shape.
-  SmallVector<Value> dims = staticDims(result);
-  if (llvm::any_of(dims, [](Value d) { return !d; })) {
-    auto it = llvm::find_if(operands, [&](Value v) {
-      RankedTensorType t = rowTypeOf(v.getType());
-      if (!t)
-        t = cast<RankedTensorType>(v.getType());
-      return t.getShape() == result.getShape();
-    });
-    if (it == operands.end())
-      return fg.emitOpError()
-             << "cannot size its result: no operand has rows of type "
-             << result;
-    dims = tensors[it - operands.begin()].dims;
+  // Each gathered row's dimensions: static ones, `?` from an operand whose
+  // rows have the same shape. Kernel operands: the results, then the
+  // operands (buffers and row sizes through the context).
+  SmallVector<Tensor> outs;
+  for (Value o : fg.getOuts()) {
+    RankedTensorType row = rowOf(o);
+    SmallVector<Value> dims = staticDims(row);
+    if (llvm::any_of(dims, [](Value d) { return !d; })) {
+      auto it = llvm::find_if(operands, [&](Value v) {
+        RankedTensorType t = rowTypeOf(v.getType());
+        if (!t)
+          t = cast<RankedTensorType>(v.getType());
+        return t.getShape() == row.getShape();
+      });
+      if (it == operands.end())
+        return fg.emitOpError()
+               << "cannot size its result: no operand has rows of type " << row;
+      dims = tensors[it - operands.begin()].dims;
+    }
+    outs.push_back(alloc(numV, true, dims));
   }
-  Tensor out = alloc(numV, true, dims);
-  call("gnnrtKernelArg", {}, {ctx, cI64(0), out.buf});
-  call("gnnrtKernelInt", {}, {ctx, cI64(0), toI64(out.rowSize)}, false);
+  int64_t numOuts = outs.size();
+  for (auto [i, out] : llvm::enumerate(outs)) {
+    call("gnnrtKernelArg", {}, {ctx, cI64(i), out.buf});
+    call("gnnrtKernelInt", {}, {ctx, cI64(i), toI64(out.rowSize)}, false);
+  }
   if (Value arg = fg.getArg()) {
-    Tensor a = out;
-    a.buf = bufferI32(mul(numV, out.rowSize));
+    Tensor a = outs[0];
+    a.buf = bufferI32(mul(numV, outs[0].rowSize));
     call("gnnrtKernelArgI32", {}, {ctx, cI64(0), a.buf});
     bind(arg, a);
   }
   for (auto [i, t] : llvm::enumerate(tensors)) {
     bool i32 = cast<MemRefType>(t.buf.getType()).getElementType().isInteger(32);
     call(i32 ? "gnnrtKernelArgI32" : "gnnrtKernelArg", {},
-         {ctx, cI64(i + 1), t.buf});
-    call("gnnrtKernelInt", {}, {ctx, cI64(i + 1), toI64(t.rowSize)}, false);
+         {ctx, cI64(numOuts + i), t.buf});
+    call("gnnrtKernelInt", {}, {ctx, cI64(numOuts + i), toI64(t.rowSize)},
+         false);
   }
   func::FuncOp kernel = emitFusedGatherKernel(fg, tensors);
   if (!kernel)
@@ -1287,7 +1297,8 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
                                         SymbolRefAttr::get(kernel));
   call("gnnrtParallelFor", {}, {ctx, fn, toI64(numV)}, false);
-  bind(fg.getResult(), out);
+  for (auto [o, t] : llvm::zip(fg.getOuts(), outs))
+    bind(o, t);
   return success();
 }
 
@@ -1307,16 +1318,22 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   Value end = toIndex(b, entry->getArgument(2));
 
   Block &body = fg.getBody().front();
-  auto result = fg.getResult().getType().getRowType();
+  SmallVector<RankedTensorType> results;
+  for (Value o : fg.getOuts())
+    results.push_back(cast<VertexTensorType>(o.getType()).getRowType());
+  int64_t numOuts = results.size();
   bool toDst = fg.getSide() == Side::Dst;
   Accumulator acc = fg.getAcc();
   unsigned numSrc = fg.getSrcInputs().size(),
            numDst = fg.getDstInputs().size(),
            numRows = numSrc + numDst + fg.getEdgeInputs().size();
 
-  Value outBuf = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(0)});
-  Value width =
-      toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(0)}, false));
+  SmallVector<Value> outBufs, outWidths;
+  for (int64_t i = 0; i < numOuts; ++i) {
+    outBufs.push_back(call("gnnrtKernelArgGet", memF32(), {kctx, cI64(i)}));
+    outWidths.push_back(
+        toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(i)}, false)));
+  }
   Value argBuf = fg.getArg() ? call("gnnrtKernelArgI32Get", memI32(),
                                     {kctx, cI64(0)})
                               : Value();
@@ -1326,11 +1343,11 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                    .getElementType()
                    .isInteger(32);
     bufs.push_back(i32 ? call("gnnrtKernelArgI32Get", memI32(),
-                              {kctx, cI64(i + 1)})
+                              {kctx, cI64(numOuts + i)})
                        : call("gnnrtKernelArgGet", memF32(),
-                              {kctx, cI64(i + 1)}));
+                              {kctx, cI64(numOuts + i)}));
     rowSizes.push_back(toIndex(
-        b, call("gnnrtKernelIntGet", i64, {kctx, cI64(i + 1)}, false)));
+        b, call("gnnrtKernelIntGet", i64, {kctx, cI64(numOuts + i)}, false)));
   }
   Value offsets =
       call("gnnrtGraphOffsets", memI64(), {kctx, cI64(toDst ? 1 : 0)});
@@ -1342,7 +1359,8 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   // The width of every row shape in the body: static, or a `?` shape's from
   // an operand (or the result) with that shape.
   std::map<SmallVector<int64_t>, Value> widths;
-  widths[SmallVector<int64_t>(result.getShape())] = width;
+  for (auto [r, w] : llvm::zip(results, outWidths))
+    widths[SmallVector<int64_t>(r.getShape())] = w;
   for (auto [i, v] : llvm::enumerate(body.getArguments())) {
     SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
     widths.try_emplace(shape, rowSizes[i]);
@@ -1378,9 +1396,10 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
     if (isa<RowDotOp>(op)) {
       headSums[r] = b.create<memref::AllocaOp>(
           loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
-    } else if (result.getRank() == 2 && t.getRank() == 1 &&
-               t.hasStaticShape() && t.getDimSize(0) == result.getDimSize(0) &&
-               !isa<ConstantOp>(op)) {
+    } else if (t.getRank() == 1 && t.hasStaticShape() && !isa<ConstantOp>(op) &&
+               llvm::any_of(results, [&](RankedTensorType r) {
+                 return r.getRank() == 2 && r.getDimSize(0) == t.getDimSize(0);
+               })) {
       headValues[r] = b.create<memref::AllocaOp>(
           loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
     }
@@ -1405,17 +1424,20 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   b.create<scf::ForOp>(
       loc, begin, end, one, ValueRange{},
       [&](OpBuilder &vb, Location, Value v, ValueRange) {
-        Value rowBase = vb.create<arith::MulIOp>(loc, v, width);
+        SmallVector<Value> rowBases;
+        for (Value w : outWidths)
+          rowBases.push_back(vb.create<arith::MulIOp>(loc, v, w));
         Value p0 = toIndex(vb, loadAt(vb, offsets, v));
         Value p1 = toIndex(
             vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
         Value init = vb.create<arith::ConstantFloatOp>(
             loc, APFloat(initValue), vb.getF32Type());
+        for (int64_t o = 0; o < numOuts; ++o)
         vb.create<scf::ForOp>(
-            loc, zero, width, one, ValueRange{},
+            loc, zero, outWidths[o], one, ValueRange{},
             [&](OpBuilder &jb, Location, Value j, ValueRange) {
-              Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
-              jb.create<memref::StoreOp>(loc, init, outBuf, idx);
+              Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+              jb.create<memref::StoreOp>(loc, init, outBufs[o], idx);
               if (argBuf)
                 jb.create<memref::StoreOp>(
                     loc,
@@ -1588,14 +1610,15 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   headSums[r] = buf;
                 }
               }
+              for (int64_t o = 0; o < numOuts; ++o)
               eb.create<scf::ForOp>(
-                  loc, zero, width, one, ValueRange{},
+                  loc, zero, outWidths[o], one, ValueRange{},
                   [&](OpBuilder &jb, Location, Value j, ValueRange) {
                     Cache cache;
-                    Value x = at(jb, fg.getYield().getValues()[0],
-                                 result.getShape(), j, cache);
-                    Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
-                    Value old = loadAt(jb, outBuf, idx);
+                    Value x = at(jb, fg.getYield().getValues()[o],
+                                 results[o].getShape(), j, cache);
+                    Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+                    Value old = loadAt(jb, outBufs[o], idx);
                     Value next;
                     if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
                       next = jb.create<arith::AddFOp>(loc, old, x);
@@ -1613,7 +1636,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                         jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
                       }
                     }
-                    jb.create<memref::StoreOp>(loc, next, outBuf, idx);
+                    jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
                     jb.create<scf::YieldOp>(loc);
                   });
               eb.create<scf::YieldOp>(loc);
@@ -1636,15 +1659,16 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                                                            vb.getF32Type());
             inv = vb.create<arith::DivFOp>(loc, fone, n);
           }
+          for (int64_t o = 0; o < numOuts; ++o)
           vb.create<scf::ForOp>(
-              loc, zero, width, one, ValueRange{},
+              loc, zero, outWidths[o], one, ValueRange{},
               [&](OpBuilder &jb, Location, Value j, ValueRange) {
-                Value idx = jb.create<arith::AddIOp>(loc, rowBase, j);
-                Value x = loadAt(jb, outBuf, idx);
+                Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+                Value x = loadAt(jb, outBufs[o], idx);
                 Value r = inv ? jb.create<arith::MulFOp>(loc, x, inv).getResult()
                               : jb.create<arith::SelectOp>(loc, empty, fzero, x)
                                     .getResult();
-                jb.create<memref::StoreOp>(loc, r, outBuf, idx);
+                jb.create<memref::StoreOp>(loc, r, outBufs[o], idx);
                 jb.create<scf::YieldOp>(loc);
               });
         }

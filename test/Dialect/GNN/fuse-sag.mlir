@@ -171,7 +171,7 @@ func.func @shared(%h: !gnn.vtensor<4xf32>) -> (!gnn.vtensor<4xf32>, tensor<4x4xf
 // backward's fused gather (to src): no |E|-sized tensor in either pass.
 
 // CHECK-LABEL: func.func @max_backward
-// CHECK:         %{{.*}}, %[[ARG:.*]] = gnn.fused_gather max %{{.*}} src(%{{.*}} : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32>, arg !gnn.vtensor<4xi32>
+// CHECK:         %{{.*}}, %[[ARG:.*]] = gnn.fused_gather max %{{.*}} src(%{{.*}} : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> arg !gnn.vtensor<4xi32>
 // CHECK-NOT:     gnn.gather_grad
 // CHECK:         gnn.fused_gather sum %{{.*}} dst(%[[ARG]], %{{.*}} : !gnn.vtensor<4xi32>, !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32> {
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<4xi32>, %[[D:.*]]: tensor<4xf32>):
@@ -227,4 +227,45 @@ func.func @reductions(%h: !gnn.vtensor<4x8xf32>, %d: !gnn.vtensor<4x8xf32>, %x: 
   // expected-remark @+1 {{fused: scatter, 1 edge stage(s) of 3 ops and gather sum into one fused_gather}}
   %c = gnn.gather sum %g, %n to dst : !gnn.etensor<1xf32> -> !gnn.vtensor<1xf32>
   return %a, %c : !gnn.vtensor<4x8xf32>, !gnn.vtensor<1xf32>
+}
+
+// -----
+
+// Aggregations over the same edges (same side and accumulator) share one
+// fused_gather: one pass over the edges, one body yielding each row. One
+// that reads another's result (the softmax denominator's reader) cannot
+// join its group.
+
+// CHECK-LABEL: func.func @merged
+// CHECK:         %[[M:.*]]:2 = gnn.fused_gather sum %{{.*}} src(%{{.*}} : !gnn.vtensor<4x8xf32>) dst(%{{.*}} : !gnn.vtensor<4x8xf32>) to dst : !gnn.vtensor<4xf32>, !gnn.vtensor<4x8xf32> {
+// CHECK:           gnn.row_dot
+// CHECK:           gnn.yield
+// CHECK:         %[[N:.*]] = gnn.fused_gather sum %{{.*}} src(%{{.*}} : !gnn.vtensor<4x8xf32>) dst(%[[M]]#0 : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4x8xf32> {
+// CHECK:         return %[[M]]#0, %[[M]]#1, %[[N]]
+func.func @merged(%h: !gnn.vtensor<4x8xf32>, %d: !gnn.vtensor<4x8xf32>) -> (!gnn.vtensor<4xf32>, !gnn.vtensor<4x8xf32>, !gnn.vtensor<4x8xf32>) {
+  %g = gnn.graph : !gnn.graph
+  %s = gnn.scatter %g, %h from src : !gnn.vtensor<4x8xf32> -> !gnn.etensor<4x8xf32>
+  %r = gnn.scatter %g, %d from dst : !gnn.vtensor<4x8xf32> -> !gnn.etensor<4x8xf32>
+  %c, %m = gnn.apply_edge %g (%s, %r) : (!gnn.etensor<4x8xf32>, !gnn.etensor<4x8xf32>) -> !gnn.etensor<4xf32>, !gnn.etensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>):
+    %t0 = gnn.row_dot %a, %b : tensor<4x8xf32> -> tensor<4xf32>
+    %t1 = gnn.exp %t0 : tensor<4xf32>
+    %t2 = gnn.broadcast_heads %t1 : tensor<4xf32> -> tensor<4x8xf32>
+    %t3 = gnn.mul %t2, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    gnn.yield %t1, %t3 : tensor<4xf32>, tensor<4x8xf32>
+  }
+  // expected-remark @+1 {{fused: scatter, 1 edge stage(s) of 4 ops and gather sum into one fused_gather}}
+  %den = gnn.gather sum %g, %c to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  // expected-remark @+1 {{fused: scatter, 1 edge stage(s) of 4 ops and gather sum into one fused_gather}}
+  %num = gnn.gather sum %g, %m to dst : !gnn.etensor<4x8xf32> -> !gnn.vtensor<4x8xf32>
+  %rd = gnn.scatter %g, %den from dst : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %q = gnn.apply_edge %g (%s, %rd) : (!gnn.etensor<4x8xf32>, !gnn.etensor<4xf32>) -> !gnn.etensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<4xf32>):
+    %t0 = gnn.broadcast_heads %b : tensor<4xf32> -> tensor<4x8xf32>
+    %t1 = gnn.div %a, %t0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    gnn.yield %t1 : tensor<4x8xf32>
+  }
+  // expected-remark @+1 {{fused: scatter, 1 edge stage(s) of 2 ops and gather sum into one fused_gather}}
+  %o = gnn.gather sum %g, %q to dst : !gnn.etensor<4x8xf32> -> !gnn.vtensor<4x8xf32>
+  return %den, %num, %o : !gnn.vtensor<4xf32>, !gnn.vtensor<4x8xf32>, !gnn.vtensor<4x8xf32>
 }

@@ -767,7 +767,7 @@ func.func @fused_gather_yield(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.v
 
 func.func @fused_gather_arg_sum(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
   // expected-error @+1 {{'gnn.fused_gather' op has an 'arg' result but accumulates with 'sum' (max and min only)}}
-  %0, %1 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32>, arg !gnn.vtensor<4xi32> {
+  %0, %1 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> arg !gnn.vtensor<4xi32> {
   ^bb0(%x: tensor<4xf32>):
     gnn.yield %x : tensor<4xf32>
   }
@@ -777,8 +777,8 @@ func.func @fused_gather_arg_sum(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn
 // -----
 
 func.func @fused_gather_arg_rows(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
-  // expected-error @+1 {{'gnn.fused_gather' op 'arg' must have i32 rows of the result's shape}}
-  %0, %1 = gnn.fused_gather max %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32>, arg !gnn.vtensor<2xi32> {
+  // expected-error @+1 {{'gnn.fused_gather' op 'arg' must have i32 rows of the result's shape (one result)}}
+  %0, %1 = gnn.fused_gather max %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> arg !gnn.vtensor<2xi32> {
   ^bb0(%x: tensor<4xf32>):
     gnn.yield %x : tensor<4xf32>
   }
@@ -812,7 +812,7 @@ func.func @edge_select_shape(%g: !gnn.graph, %a: !gnn.etensor<2xi32>, %d: !gnn.e
 // -----
 
 func.func @fused_gather_two_rows(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
-  // expected-error @+1 {{'gnn.fused_gather' op body must yield one row}}
+  // expected-error @+1 {{'gnn.fused_gather' op body must yield one row per result}}
   %0 = gnn.fused_gather sum %g src(%h : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     gnn.yield %x, %x : tensor<4xf32>, tensor<4xf32>

@@ -221,8 +221,8 @@ func.func @fused_gather(%g: !gnn.graph, %h: !gnn.vtensor<4x8xf32>, %a: !gnn.vten
   ^bb0(%x: tensor<4xf32>):
     gnn.yield %x : tensor<4xf32>
   }
-  // CHECK: gnn.fused_gather min %{{.*}} src(%{{.*}} : !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32>, arg !gnn.vtensor<4xi32> {
-  %2, %3 = gnn.fused_gather min %g src(%a : !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32>, arg !gnn.vtensor<4xi32> {
+  // CHECK: gnn.fused_gather min %{{.*}} src(%{{.*}} : !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32> arg !gnn.vtensor<4xi32> {
+  %2, %3 = gnn.fused_gather min %g src(%a : !gnn.vtensor<4xf32>) to src : !gnn.vtensor<4xf32> arg !gnn.vtensor<4xi32> {
   ^bb0(%x: tensor<4xf32>):
     gnn.yield %x : tensor<4xf32>
   }
