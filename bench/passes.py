@@ -117,6 +117,8 @@ def hoisting(args, results):
 def fusion(args, results):
     V = 232965
     fractions = [1 / 64, 1 / 16] if args.quick else [1 / 64, 1 / 16, 1 / 4]
+    if args.fractions:
+        fractions = [eval(f, {}) for f in args.fractions.split(",")]
     limit = int(args.mem_limit_gb * 2**30)
     rows = []
     for frac in fractions:
@@ -129,6 +131,8 @@ def fusion(args, results):
                 # The unfused GAT keeps several |E| x 256 float tensors.
                 if tag == "unfused" and name == "gat" and 4 * E * width * 4 > limit:
                     r = "not run: its edge tensors exceed the memory limit"
+                elif tag == "unfused" and args.fused_only:
+                    continue
                 else:
                     r = run(exe, data, args.fusion_epochs, args.threads, limit)
                 log(f"{name} {tag} |E|={E}: {r}")
@@ -136,7 +140,8 @@ def fusion(args, results):
                              "result": r if isinstance(r, str) else
                              {"epoch_ms": r[0], "peak_rss_mb": r[1] / 2**20,
                               "buffer_mb": r[2] / 2**20}})
-    results["fusion"] = rows
+    old = results.get("fusion", []) if args.append else []
+    results["fusion"] = old + rows
 
 
 def reordering(args, results):
@@ -211,6 +216,12 @@ def main() -> int:
     parser.add_argument("--fusion-epochs", type=int, default=2)
     parser.add_argument("--mem-limit-gb", type=float, default=16.0)
     parser.add_argument("--only", choices=["hoisting", "fusion", "reordering"])
+    parser.add_argument("--fractions", help="edge densities of Reddit's for the fusion "
+                        "runs, e.g. 1/64,1/4,1 (default 1/64,1/16,1/4)")
+    parser.add_argument("--fused-only", action="store_true",
+                        help="fusion runs: skip the unfused executables")
+    parser.add_argument("--append", action="store_true",
+                        help="fusion runs: add to the rows already in passes.json")
     args = parser.parse_args()
     os.makedirs(CACHE, exist_ok=True)
     results = {}

@@ -192,7 +192,9 @@ void cpuSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
         const float *ahead =
             x + static_cast<int64_t>(other[seg.edge(j + kPrefetchDistance)]) *
                     width;
-        for (int64_t i = 0; i < width; i += 16)
+        // The first lines only (more fill the line-fill buffers and
+        // stall on wide rows); the hardware streams the rest of the row.
+        for (int64_t i = 0; i < std::min<int64_t>(width, 64); i += 16)
           __builtin_prefetch(ahead + i, 0, 3);
       }
       const int64_t e = seg.edge(j);

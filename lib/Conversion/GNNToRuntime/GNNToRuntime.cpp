@@ -1415,7 +1415,8 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                     : acc == Accumulator::Min ? INFINITY
                                               : 0.0f;
   Value zero = cIndex(0), one = cIndex(1);
-  Value prefetchDistance = cIndex(8), cacheLine = cIndex(16);
+  Value prefetchDistance = cIndex(8), cacheLine = cIndex(16),
+        prefetchSpan = cIndex(64);
   Value numPositions = b.create<memref::DimOp>(loc, other, 0);
 
   auto loadAt = [&](OpBuilder &ob, Value buf, Value index) {
@@ -1465,9 +1466,14 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                 for (unsigned i = toDst ? 0 : numSrc,
                               n = toDst ? numSrc : numSrc + numDst;
                      i < n; ++i) {
+                  // The first lines only: more prefetches per edge fill
+                  // the line-fill buffers and stall (a 602-wide row has 38
+                  // lines); the hardware streams the rest of the row.
                   Value base = ib.create<arith::MulIOp>(loc, ua, rowSizes[i]);
+                  Value lines = ib.create<arith::MinUIOp>(loc, rowSizes[i],
+                                                          prefetchSpan);
                   ib.create<scf::ForOp>(
-                      loc, zero, rowSizes[i], cacheLine, ValueRange{},
+                      loc, zero, lines, cacheLine, ValueRange{},
                       [&](OpBuilder &lb, Location, Value l, ValueRange) {
                         lb.create<memref::PrefetchOp>(
                             loc, bufs[i],
