@@ -191,6 +191,10 @@ private:
   /// with an entry block, for gnnrtParallelFor.
   func::FuncOp newKernel();
   func::FuncOp emitFusedGatherKernel(FusedGatherOp fg, ArrayRef<Tensor> operands);
+  /// weights[e] = `scale` (a one-element value of `fg`'s body computed from
+  /// one-element rows) for every edge, by an edge-parallel kernel.
+  LogicalResult computeEdgeScalars(FusedGatherOp fg, Value scale,
+                                   Value weights);
   LogicalResult lowerStage(Operation *op, Region &body, ValueRange inputs,
                            ArrayRef<Value> params, bool edges);
   LogicalResult lowerRow(Operation *op, Value rows);
@@ -1182,6 +1186,91 @@ func::FuncOp FunctionLowering::newKernel() {
   return kernel;
 }
 
+LogicalResult FunctionLowering::computeEdgeScalars(FusedGatherOp fg,
+                                                  Value scale, Value weights) {
+  Block &body = fg.getBody().front();
+  SmallVector<Value> operands = fg.getRowInputs();
+  llvm::append_range(operands, fg.getParams());
+  unsigned numSrc = fg.getSrcInputs().size(),
+           numDst = fg.getDstInputs().size(),
+           numRows = numSrc + numDst + fg.getEdgeInputs().size();
+  call("gnnrtKernelArg", {}, {ctx, cI64(0), weights});
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    Tensor t = values.lookup(v);
+    if (!cast<MemRefType>(t.buf.getType()).getElementType().isF32())
+      return fg.emitOpError() << "reads a non-f32 row in a per-edge scalar";
+    call("gnnrtKernelArg", {}, {ctx, cI64(i + 1), t.buf});
+    call("gnnrtKernelInt", {}, {ctx, cI64(i + 1), toI64(t.rowSize)}, false);
+  }
+  func::FuncOp kernel;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    kernel = newKernel();
+    Block *entry = &kernel.getBody().front();
+    b.setInsertionPointToStart(entry);
+    Value kctx = entry->getArgument(0);
+    auto toIndex = [&](OpBuilder &ob, Value v) {
+      return ob.create<arith::IndexCastOp>(loc, ob.getIndexType(), v)
+          .getResult();
+    };
+    Value out = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(0)});
+    SmallVector<Value> bufs, rowSizes;
+    for (unsigned i = 0; i < operands.size(); ++i) {
+      bufs.push_back(call("gnnrtKernelArgGet", memF32(), {kctx, cI64(i + 1)}));
+      rowSizes.push_back(toIndex(
+          b, call("gnnrtKernelIntGet", b.getI64Type(), {kctx, cI64(i + 1)},
+                  false)));
+    }
+    // Edge e (CSC order): its source indices[e], its destination dst[e].
+    Value srcOf = call("gnnrtGraphIndex", memI32(), {kctx, cI64(0)});
+    Value dstOf = call("gnnrtGraphIndex", memI32(), {kctx, cI64(1)});
+    b.create<scf::ForOp>(
+        loc, toIndex(b, entry->getArgument(1)),
+        toIndex(b, entry->getArgument(2)), cIndex(1), ValueRange{},
+        [&](OpBuilder &eb, Location, Value e, ValueRange) {
+          Value u = toIndex(eb, eb.create<memref::LoadOp>(loc, srcOf, e));
+          Value v = toIndex(eb, eb.create<memref::LoadOp>(loc, dstOf, e));
+          DenseMap<Value, Value> vals;
+          std::function<Value(Value)> eval = [&](Value x) -> Value {
+            if (Value c = vals.lookup(x))
+              return c;
+            Value r;
+            if (auto arg = dyn_cast<BlockArgument>(x)) {
+              unsigned i = arg.getArgNumber();
+              Value row = i < numSrc ? u : i < numSrc + numDst ? v
+                                       : i < numRows           ? e
+                                                               : Value();
+              Value index = row ? eb.create<arith::MulIOp>(loc, row,
+                                                           rowSizes[i])
+                                      .getResult()
+                                : cIndex(0);
+              r = eb.create<memref::LoadOp>(loc, bufs[i], index);
+            } else if (auto c = dyn_cast<ConstantOp>(x.getDefiningOp())) {
+              r = eb.create<arith::ConstantFloatOp>(
+                  loc, APFloat(c.getValue().getSplatValue<float>()),
+                  eb.getF32Type());
+            } else {
+              Operation *op = x.getDefiningOp();
+              SmallVector<Value> args;
+              for (Value o : op->getOperands())
+                args.push_back(eval(o));
+              r = emitElement(eb, loc, op, args);
+            }
+            vals[x] = r;
+            return r;
+          };
+          eb.create<memref::StoreOp>(loc, eval(scale), out, e);
+          eb.create<scf::YieldOp>(loc);
+        });
+    b.create<func::ReturnOp>(loc);
+  }
+  (void)body;
+  Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
+                                        SymbolRefAttr::get(kernel));
+  call("gnnrtParallelFor", {}, {ctx, fn, toI64(numE)}, false);
+  return success();
+}
+
 LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Block &body = fg.getBody().front();
   Value y = fg.getYield().getValues()[0];
@@ -1234,15 +1323,56 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
           break;
         }
     }
+    // The neighbour's row times a per-edge scalar computed from per-vertex
+    // or per-edge scalars (GCN's inlined normalisation): the scalars go to
+    // a temporary |E|-float buffer (one edge-parallel kernel), then the
+    // runtime's SpMM, which is faster than a generated loop at wide rows.
+    Value computedScale;
+    if (!x) {
+      std::function<bool(Value)> scalarSlice = [&](Value v) {
+        auto t = cast<RankedTensorType>(v.getType());
+        if (!t.hasStaticShape() || t.getNumElements() != 1)
+          return false;
+        if (isa<BlockArgument>(v))
+          return true;
+        Operation *op = v.getDefiningOp();
+        if (!isElementwise(op) && !isa<ConstantOp>(op))
+          return false;
+        return llvm::all_of(op->getOperands(), scalarSlice);
+      };
+      if (auto m = y.getDefiningOp<MulOp>())
+        for (auto [row, scale] : {std::pair{m.getLhs(), m.getRhs()},
+                                  std::pair{m.getRhs(), m.getLhs()}})
+          if (Value xi = neighbourInput(row);
+              xi && scalarSlice(scale) &&
+              llvm::all_of(body.without_terminator(), [&](Operation &op) {
+                return &op == m.getOperation() ||
+                       scalarSlice(op.getResult(0));
+              })) {
+            x = xi;
+            computedScale = scale;
+            break;
+          }
+    }
     if (x) {
       Tensor xt = values.lookup(x);
       Value weights = w ? values.lookup(w).buf : emptyF32();
+      int64_t tempSlot = -1;
+      if (computedScale) {
+        Tensor wt = alloc(numE, true, {cIndex(1)});
+        tempSlot = slotOf.lookup(wt.buf);
+        if (failed(computeEdgeScalars(fg, computedScale, wt.buf)))
+          return failure();
+        weights = wt.buf;
+      }
       Tensor out = alloc(numV, true, xt.dims);
       call("gnnrtSpmm", {},
            {ctx, cI64(toDst ? 1 : 0),
             cI64(fg.getAcc() == Accumulator::Mean ? 1 : 0), weights, xt.buf,
             out.buf, toI64(xt.rowSize)});
       bind(fg.getOuts()[0], out);
+      if (tempSlot >= 0)
+        freeSlots.push_back(tempSlot); // nothing reads the weights after
       return success();
     }
   }
