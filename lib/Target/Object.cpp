@@ -29,7 +29,8 @@ static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string triple = llvm::sys::getDefaultTargetTriple();
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
   llvm::SubtargetFeatures features;

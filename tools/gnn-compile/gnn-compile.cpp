@@ -50,12 +50,10 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::MLIRLLVM, "mlir-llvm", "the LLVM dialect"),
         clEnumValN(EmitKind::LLVM, "llvm", "optimised LLVM IR"),
         clEnumValN(EmitKind::Obj, "obj", "an object file"),
-        clEnumValN(EmitKind::Exe, "exe",
-                   "a training executable (default)")));
+        clEnumValN(EmitKind::Exe, "exe", "a training executable (default)")));
 
 static llvm::cl::opt<bool>
-    noOptimize("no-optimize",
-               llvm::cl::desc("Skip gnn-optimize-pipeline"),
+    noOptimize("no-optimize", llvm::cl::desc("Skip gnn-optimize-pipeline"),
                llvm::cl::init(false));
 
 static llvm::cl::opt<bool>
@@ -75,9 +73,9 @@ static llvm::cl::opt<std::string> datasetPath(
                    "still trains on any dataset"),
     llvm::cl::value_desc("dir"), llvm::cl::init(""));
 
-static llvm::cl::opt<bool>
-    noFuse("no-fuse", llvm::cl::desc("Skip --gnn-fuse-sag"),
-           llvm::cl::init(false));
+static llvm::cl::opt<bool> noFuse("no-fuse",
+                                  llvm::cl::desc("Skip --gnn-fuse-sag"),
+                                  llvm::cl::init(false));
 
 static llvm::cl::opt<bool>
     showRemarks("remarks",
@@ -109,7 +107,8 @@ static int link(const char *argv0, StringRef object, StringRef output) {
   std::string rt = lib + "/libgnnrt.a", rtMain = lib + "/libgnnrt_main.a";
   for (const std::string &a : {rt, rtMain})
     if (!llvm::sys::fs::exists(a))
-      return fail("runtime library " + a + " not found (is gnnc installed "
+      return fail("runtime library " + a +
+                  " not found (is gnnc installed "
                   "completely?)");
   llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName("c++");
   if (!cxx)
@@ -123,7 +122,8 @@ static int link(const char *argv0, StringRef object, StringRef output) {
   args.push_back(output.str());
   std::vector<StringRef> refs(args.begin(), args.end());
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
     return fail("linking failed (" + std::to_string(rc) + ")" +
                 (message.empty() ? "" : ": " + message));
@@ -138,7 +138,8 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "gnnc compiler: gnn model -> training executable\n\n"
-      "  gnn-compile model.mlir -o model    compile; ./model --help for the flags\n"
+      "  gnn-compile model.mlir -o model    compile; ./model --help for the "
+      "flags\n"
       "  gnn-compile model.mlir -emit=mlir  the program after autodiff\n");
 
   DialectRegistry registry;
@@ -146,7 +147,8 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
   if (!input)
     return fail(error);
   llvm::SourceMgr sourceMgr;
@@ -172,8 +174,8 @@ int main(int argc, char **argv) {
   options.hoist = !noHoist;
   if (reorderMode != "auto" && reorderMode != "always" &&
       reorderMode != "never")
-    return fail("--reorder must be auto, always or never, not '" +
-                reorderMode + "'");
+    return fail("--reorder must be auto, always or never, not '" + reorderMode +
+                "'");
   options.reorder = reorderMode.getValue();
   if (!datasetPath.empty()) {
     llvm::SmallString<256> meta(datasetPath);
@@ -200,7 +202,10 @@ int main(int argc, char **argv) {
     return 0;
   };
   if (emitKind == EmitKind::MLIR || emitKind == EmitKind::MLIRLLVM)
-    return writeText([&](llvm::raw_ostream &os) { module->print(os); os << "\n"; });
+    return writeText([&](llvm::raw_ostream &os) {
+      module->print(os);
+      os << "\n";
+    });
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -208,14 +213,17 @@ int main(int argc, char **argv) {
   if (!llvmModule)
     return fail(error);
   if (emitKind == EmitKind::LLVM)
-    return writeText([&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+    return writeText(
+        [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
   if (emitKind == EmitKind::Obj) {
-    std::string out = outputFilename.empty() ? "model.o" : outputFilename.getValue();
+    std::string out =
+        outputFilename.empty() ? "model.o" : outputFilename.getValue();
     return gnn::emitObjectFile(*llvmModule, out, error) ? 0 : fail(error);
   }
 
-  std::string out = outputFilename.empty() ? "a.out" : outputFilename.getValue();
+  std::string out =
+      outputFilename.empty() ? "a.out" : outputFilename.getValue();
   llvm::SmallString<128> object;
   if (keepTemps) {
     object = out + ".o";

@@ -242,10 +242,10 @@ LogicalResult ApplyVertexOp::verifyRegions() {
 }
 
 void FusedGatherOp::build(OpBuilder &builder, OperationState &state,
-                          TypeRange resultTypes, Value graph, ValueRange srcInputs,
-                          ValueRange dstInputs, ValueRange edgeInputs,
-                          ValueRange params, Accumulator acc, Side side,
-                          bool withArg) {
+                          TypeRange resultTypes, Value graph,
+                          ValueRange srcInputs, ValueRange dstInputs,
+                          ValueRange edgeInputs, ValueRange params,
+                          Accumulator acc, Side side, bool withArg) {
   SmallVector<Value> inputs(srcInputs);
   llvm::append_range(inputs, dstInputs);
   llvm::append_range(inputs, edgeInputs);
@@ -280,8 +280,9 @@ LogicalResult EdgeSelectOp::verify() {
   if (getArg().getType().getShape() != getValue().getType().getShape())
     return emitOpError() << "arg and value rows must have the same shape";
   if (!isa<ApplyEdgeOp, FusedGatherOp>((*this)->getParentOp()))
-    return emitOpError() << "is only meaningful at an edge (in 'gnn.apply_edge' "
-                            "or 'gnn.fused_gather')";
+    return emitOpError()
+           << "is only meaningful at an edge (in 'gnn.apply_edge' "
+              "or 'gnn.fused_gather')";
   return success();
 }
 
@@ -334,8 +335,7 @@ LogicalResult FusedGatherOp::verifyRegions() {
   }
   for (auto [i, input] : llvm::enumerate(getRowInputs()))
     if (block.getArgument(i).getType() != rowTypeOf(input.getType()))
-      return emitOpError() << "body argument #" << i
-                           << " must be the row type "
+      return emitOpError() << "body argument #" << i << " must be the row type "
                            << rowTypeOf(input.getType()) << " of input #" << i;
   for (Operation &op : getBody().front().without_terminator())
     if (!isFusableRowOp(&op))

@@ -81,8 +81,7 @@ public:
     shapes.insert(SmallVector<int64_t>(result.getShape()));
     for (const llvm::SetVector<Value> *group : {&src, &dst, &edge})
       for (Value v : *group)
-        shapes.insert(
-            SmallVector<int64_t>(rowTypeOf(v.getType()).getShape()));
+        shapes.insert(SmallVector<int64_t>(rowTypeOf(v.getType()).getShape()));
     return checkShapes(
         ae.getYield().getValues()[cast<OpResult>(in).getResultNumber()],
         result.getShape());
@@ -218,10 +217,10 @@ private:
 
   /// The fused body's argument for the rows of `sc`.
   Value rowArg(Block &body, ScatterOp sc) {
-    unsigned i = sc.getSide() == Side::Src
-                     ? llvm::find(src, sc.getInput()) - src.begin()
-                     : src.size() + (llvm::find(dst, sc.getInput()) -
-                                     dst.begin());
+    unsigned i =
+        sc.getSide() == Side::Src
+            ? llvm::find(src, sc.getInput()) - src.begin()
+            : src.size() + (llvm::find(dst, sc.getInput()) - dst.begin());
     return body.getArgument(i);
   }
 
@@ -248,9 +247,8 @@ private:
       unsigned base = src.size() + dst.size() + edge.size();
       for (auto [arg, p] : llvm::zip(ae.getParamArgs(), ae.getParams()))
         if (!arg.use_empty())
-          map.map(arg,
-                  body.getArgument(base + (llvm::find(params, p) -
-                                           params.begin())));
+          map.map(arg, body.getArgument(
+                           base + (llvm::find(params, p) - params.begin())));
       for (Operation &op : ae.getBody().front().without_terminator())
         bb.clone(op, map);
       SmallVector<Value> yielded;
@@ -345,8 +343,8 @@ void fuseGatherGrad(GatherGradOp gg) {
   auto rows = [&](Value v) {
     auto t = cast<VertexTensorType>(v.getType());
     return b.create<ScatterOp>(
-        loc, EdgeTensorType::get(t.getRowShape(), t.getElementType()), graph,
-        v, gg.getSide());
+        loc, EdgeTensorType::get(t.getRowShape(), t.getElementType()), graph, v,
+        gg.getSide());
   };
   Value arg = rows(fused.getArg()), grad = rows(gg.getGrad());
   auto select = b.create<ApplyEdgeOp>(loc, TypeRange{gg.getType()}, graph,
@@ -354,8 +352,8 @@ void fuseGatherGrad(GatherGradOp gg) {
   {
     Block &body = select.getBody().front();
     OpBuilder bb = OpBuilder::atBlockEnd(&body);
-    Value picked = bb.create<EdgeSelectOp>(loc, body.getArgument(0),
-                                           body.getArgument(1));
+    Value picked =
+        bb.create<EdgeSelectOp>(loc, body.getArgument(0), body.getArgument(1));
     bb.create<YieldOp>(loc, ValueRange{picked});
   }
   gg.getResult().replaceAllUsesWith(select.getResult(0));
@@ -383,9 +381,8 @@ void sumRowsThroughGather(SumRowsOp sr) {
     return;
   OpBuilder b(sr);
   Value graph;
-  sr->getParentOfType<FunctionOpInterface>().walk([&](GraphOp g) {
-    graph = g.getResult();
-  });
+  sr->getParentOfType<FunctionOpInterface>().walk(
+      [&](GraphOp g) { graph = g.getResult(); });
   if (!graph)
     return;
   auto vt = VertexTensorType::get(et.getRowShape(), et.getElementType());
@@ -401,9 +398,6 @@ void sumRowsThroughGather(SumRowsOp sr) {
 /// reads a member's result in between; the merged op takes the last
 /// member's place, where every member's operands are available.
 void mergeFusedGathers(Block &block) {
-  struct Group {
-    SmallVector<FusedGatherOp> members;
-  };
   SmallVector<SmallVector<FusedGatherOp>> groups;
   std::map<std::pair<unsigned, unsigned>, SmallVector<FusedGatherOp>> open;
   auto close = [&](SmallVector<FusedGatherOp> &g) {
@@ -464,8 +458,7 @@ void mergeFusedGathers(Block &block) {
       for (Value v : m.getDstInputs())
         map.map(mb.getArgument(i++), argFor(dst, v, src.size()));
       for (Value v : m.getEdgeInputs())
-        map.map(mb.getArgument(i++),
-                argFor(edge, v, src.size() + dst.size()));
+        map.map(mb.getArgument(i++), argFor(edge, v, src.size() + dst.size()));
       for (Value v : m.getParams())
         map.map(mb.getArgument(i++),
                 argFor(params, v, src.size() + dst.size() + edge.size()));

@@ -134,9 +134,9 @@ bool splitOne(ApplyEdgeOp ae, const DenseMap<Value, unsigned> &dep) {
       }
       Value padded = b.create<ConcatOp>(loc, x.getType(), parts);
       Value term = apply(padded);
-      total = total ? b.create<AddOp>(loc, term.getType(), total, term)
-                          .getResult()
-                    : term;
+      total =
+          total ? b.create<AddOp>(loc, term.getType(), total, term).getResult()
+                : term;
     }
     op.getResult(0).replaceAllUsesWith(total);
     op.erase();
@@ -263,8 +263,9 @@ SmallVector<Value> mergeIntoProducer(ApplyVertexOp stage, bool &joined) {
   Block &sb = stage.getBody().front();
   for (auto [arg, in] : llvm::zip(stage.getInputArgs(), stage.getInputs()))
     map.map(arg, yielded[cast<OpResult>(in).getResultNumber()]);
-  for (auto [arg, i] : llvm::zip(stage.getParamArgs(),
-                                 llvm::seq<unsigned>(0, stage.getParams().size())))
+  for (auto [arg, i] :
+       llvm::zip(stage.getParamArgs(),
+                 llvm::seq<unsigned>(0, stage.getParams().size())))
     map.map(arg, body.getArgument(prev.getInputs().size() +
                                   prev.getParams().size() + i));
   for (Operation &op : sb.without_terminator())
@@ -423,8 +424,7 @@ struct GNNHoistApplyEdge
     InFlightDiagnostic remark = ae.emitRemark();
     remark << "hoisted " << slice.size() << " ops to "
            << (joined ? "the producing vertex stage" : "a new vertex stage")
-           << ": "
-           << numSrc << " source-side and " << numDst
+           << ": " << numSrc << " source-side and " << numDst
            << " destination-side rows now scattered";
     if (flopsKnown && flops)
       remark << "; " << flops << " contraction FLOPs per edge now per vertex";

@@ -190,7 +190,8 @@ private:
   /// A new private `@__gnn_kernel_N(ctx: !llvm.ptr, begin: i64, end: i64)`
   /// with an entry block, for gnnrtParallelFor.
   func::FuncOp newKernel();
-  func::FuncOp emitFusedGatherKernel(FusedGatherOp fg, ArrayRef<Tensor> operands);
+  func::FuncOp emitFusedGatherKernel(FusedGatherOp fg,
+                                     ArrayRef<Tensor> operands);
   /// weights[e] = `scale` (a one-element value of `fg`'s body computed from
   /// one-element rows) for every edge, by an edge-parallel kernel.
   LogicalResult computeEdgeScalars(FusedGatherOp fg, Value scale,
@@ -1167,7 +1168,6 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
 // Fused gathers
 //===----------------------------------------------------------------------===//
 
-
 func::FuncOp FunctionLowering::newKernel() {
   MLIRContext *mctx = module.getContext();
   Type ptr = LLVM::LLVMPointerType::get(mctx);
@@ -1187,12 +1187,10 @@ func::FuncOp FunctionLowering::newKernel() {
 }
 
 LogicalResult FunctionLowering::computeEdgeScalars(FusedGatherOp fg,
-                                                  Value scale, Value weights) {
-  Block &body = fg.getBody().front();
+                                                   Value scale, Value weights) {
   SmallVector<Value> operands = fg.getRowInputs();
   llvm::append_range(operands, fg.getParams());
-  unsigned numSrc = fg.getSrcInputs().size(),
-           numDst = fg.getDstInputs().size(),
+  unsigned numSrc = fg.getSrcInputs().size(), numDst = fg.getDstInputs().size(),
            numRows = numSrc + numDst + fg.getEdgeInputs().size();
   call("gnnrtKernelArg", {}, {ctx, cI64(0), weights});
   for (auto [i, v] : llvm::enumerate(operands)) {
@@ -1217,9 +1215,8 @@ LogicalResult FunctionLowering::computeEdgeScalars(FusedGatherOp fg,
     SmallVector<Value> bufs, rowSizes;
     for (unsigned i = 0; i < operands.size(); ++i) {
       bufs.push_back(call("gnnrtKernelArgGet", memF32(), {kctx, cI64(i + 1)}));
-      rowSizes.push_back(toIndex(
-          b, call("gnnrtKernelIntGet", b.getI64Type(), {kctx, cI64(i + 1)},
-                  false)));
+      rowSizes.push_back(toIndex(b, call("gnnrtKernelIntGet", b.getI64Type(),
+                                         {kctx, cI64(i + 1)}, false)));
     }
     // Edge e (CSC order): its source indices[e], its destination dst[e].
     Value srcOf = call("gnnrtGraphIndex", memI32(), {kctx, cI64(0)});
@@ -1237,13 +1234,14 @@ LogicalResult FunctionLowering::computeEdgeScalars(FusedGatherOp fg,
             Value r;
             if (auto arg = dyn_cast<BlockArgument>(x)) {
               unsigned i = arg.getArgNumber();
-              Value row = i < numSrc ? u : i < numSrc + numDst ? v
-                                       : i < numRows           ? e
-                                                               : Value();
-              Value index = row ? eb.create<arith::MulIOp>(loc, row,
-                                                           rowSizes[i])
-                                      .getResult()
-                                : cIndex(0);
+              Value row = i < numSrc            ? u
+                          : i < numSrc + numDst ? v
+                          : i < numRows         ? e
+                                                : Value();
+              Value index =
+                  row ? eb.create<arith::MulIOp>(loc, row, rowSizes[i])
+                            .getResult()
+                      : cIndex(0);
               r = eb.create<memref::LoadOp>(loc, bufs[i], index);
             } else if (auto c = dyn_cast<ConstantOp>(x.getDefiningOp())) {
               r = eb.create<arith::ConstantFloatOp>(
@@ -1264,7 +1262,6 @@ LogicalResult FunctionLowering::computeEdgeScalars(FusedGatherOp fg,
         });
     b.create<func::ReturnOp>(loc);
   }
-  (void)body;
   Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
                                         SymbolRefAttr::get(kernel));
   call("gnnrtParallelFor", {}, {ctx, fn, toI64(numE)}, false);
@@ -1274,10 +1271,11 @@ LogicalResult FunctionLowering::computeEdgeScalars(FusedGatherOp fg,
 LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   Block &body = fg.getBody().front();
   Value y = fg.getYield().getValues()[0];
-  auto rowOf = [](Value v) { return cast<VertexTensorType>(v.getType()).getRowType(); };
+  auto rowOf = [](Value v) {
+    return cast<VertexTensorType>(v.getType()).getRowType();
+  };
   RankedTensorType result = rowOf(fg.getOuts()[0]);
-  unsigned numSrc = fg.getSrcInputs().size(),
-           numDst = fg.getDstInputs().size();
+  unsigned numSrc = fg.getSrcInputs().size(), numDst = fg.getDstInputs().size();
   bool toDst = fg.getSide() == Side::Dst;
   // Which row input a block argument reads; the neighbour's rows are the
   // source's for a gather to dst and the destination's for one to src.
@@ -1314,8 +1312,8 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
     } else if (auto m = y.getDefiningOp<MulOp>();
                m && &body.front() == m.getOperation() &&
                m->getNextNode() == fg.getYield().getOperation()) {
-      for (auto [row, scale] :
-           {std::pair{m.getLhs(), m.getRhs()}, std::pair{m.getRhs(), m.getLhs()}})
+      for (auto [row, scale] : {std::pair{m.getLhs(), m.getRhs()},
+                                std::pair{m.getRhs(), m.getLhs()}})
         if (Value xi = neighbourInput(row), wi = scalarEdgeInput(scale);
             xi && wi) {
           x = xi;
@@ -1346,8 +1344,7 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
           if (Value xi = neighbourInput(row);
               xi && scalarSlice(scale) &&
               llvm::all_of(body.without_terminator(), [&](Operation &op) {
-                return &op == m.getOperation() ||
-                       scalarSlice(op.getResult(0));
+                return &op == m.getOperation() || scalarSlice(op.getResult(0));
               })) {
             x = xi;
             computedScale = scale;
@@ -1454,8 +1451,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   int64_t numOuts = results.size();
   bool toDst = fg.getSide() == Side::Dst;
   Accumulator acc = fg.getAcc();
-  unsigned numSrc = fg.getSrcInputs().size(),
-           numDst = fg.getDstInputs().size(),
+  unsigned numSrc = fg.getSrcInputs().size(), numDst = fg.getDstInputs().size(),
            numRows = numSrc + numDst + fg.getEdgeInputs().size();
 
   SmallVector<Value> outBufs, outWidths;
@@ -1464,18 +1460,17 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
     outWidths.push_back(
         toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(i)}, false)));
   }
-  Value argBuf = fg.getArg() ? call("gnnrtKernelArgI32Get", memI32(),
-                                    {kctx, cI64(0)})
-                              : Value();
+  Value argBuf = fg.getArg()
+                     ? call("gnnrtKernelArgI32Get", memI32(), {kctx, cI64(0)})
+                     : Value();
   SmallVector<Value> bufs, rowSizes;
   for (unsigned i = 0; i < operands.size(); ++i) {
     bool i32 = cast<MemRefType>(operands[i].buf.getType())
                    .getElementType()
                    .isInteger(32);
-    bufs.push_back(i32 ? call("gnnrtKernelArgI32Get", memI32(),
-                              {kctx, cI64(numOuts + i)})
-                       : call("gnnrtKernelArgGet", memF32(),
-                              {kctx, cI64(numOuts + i)}));
+    bufs.push_back(
+        i32 ? call("gnnrtKernelArgI32Get", memI32(), {kctx, cI64(numOuts + i)})
+            : call("gnnrtKernelArgGet", memF32(), {kctx, cI64(numOuts + i)}));
     rowSizes.push_back(toIndex(
         b, call("gnnrtKernelIntGet", i64, {kctx, cI64(numOuts + i)}, false)));
   }
@@ -1561,21 +1556,21 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
         Value p0 = toIndex(vb, loadAt(vb, offsets, v));
         Value p1 = toIndex(
             vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
-        Value init = vb.create<arith::ConstantFloatOp>(
-            loc, APFloat(initValue), vb.getF32Type());
+        Value init = vb.create<arith::ConstantFloatOp>(loc, APFloat(initValue),
+                                                       vb.getF32Type());
         for (int64_t o = 0; o < numOuts; ++o)
-        vb.create<scf::ForOp>(
-            loc, zero, outWidths[o], one, ValueRange{},
-            [&](OpBuilder &jb, Location, Value j, ValueRange) {
-              Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
-              jb.create<memref::StoreOp>(loc, init, outBufs[o], idx);
-              if (argBuf)
-                jb.create<memref::StoreOp>(
-                    loc,
-                    jb.create<arith::ConstantIntOp>(loc, -1, jb.getI32Type()),
-                    argBuf, idx);
-              jb.create<scf::YieldOp>(loc);
-            });
+          vb.create<scf::ForOp>(
+              loc, zero, outWidths[o], one, ValueRange{},
+              [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+                jb.create<memref::StoreOp>(loc, init, outBufs[o], idx);
+                if (argBuf)
+                  jb.create<memref::StoreOp>(
+                      loc,
+                      jb.create<arith::ConstantIntOp>(loc, -1, jb.getI32Type()),
+                      argBuf, idx);
+                jb.create<scf::YieldOp>(loc);
+              });
         vb.create<scf::ForOp>(
             loc, p0, p1, one, ValueRange{},
             [&](OpBuilder &eb, Location, Value p, ValueRange) {
@@ -1591,7 +1586,8 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
               Value inRange = eb.create<arith::CmpIOp>(
                   loc, arith::CmpIPredicate::ult, ahead, numPositions);
               eb.create<scf::IfOp>(loc, inRange, [&](OpBuilder &ib, Location) {
-                Value ea = toDst ? ahead : toIndex(ib, loadAt(ib, csrEdge, ahead));
+                Value ea =
+                    toDst ? ahead : toIndex(ib, loadAt(ib, csrEdge, ahead));
                 Value ua = toIndex(ib, loadAt(ib, other, toDst ? ahead : ea));
                 for (unsigned i = toDst ? 0 : numSrc,
                               n = toDst ? numSrc : numSrc + numDst;
@@ -1600,8 +1596,8 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   // the line-fill buffers and stall (a 602-wide row has 38
                   // lines); the hardware streams the rest of the row.
                   Value base = ib.create<arith::MulIOp>(loc, ua, rowSizes[i]);
-                  Value lines = ib.create<arith::MinUIOp>(loc, rowSizes[i],
-                                                          prefetchSpan);
+                  Value lines =
+                      ib.create<arith::MinUIOp>(loc, rowSizes[i], prefetchSpan);
                   ib.create<scf::ForOp>(
                       loc, zero, lines, cacheLine, ValueRange{},
                       [&](OpBuilder &lb, Location, Value l, ValueRange) {
@@ -1672,8 +1668,8 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                     // The gradient goes to the edge the forward chose.
                     r = ob.create<arith::SelectOp>(
                         loc,
-                        ob.create<arith::CmpIOp>(
-                            loc, arith::CmpIPredicate::eq, args[0], e32),
+                        ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                 args[0], e32),
                         args[1], fzero);
                   else
                     r = emitElement(ob, loc, op, args);
@@ -1747,34 +1743,35 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                 }
               }
               for (int64_t o = 0; o < numOuts; ++o)
-              eb.create<scf::ForOp>(
-                  loc, zero, outWidths[o], one, ValueRange{},
-                  [&](OpBuilder &jb, Location, Value j, ValueRange) {
-                    Cache cache;
-                    Value x = at(jb, fg.getYield().getValues()[o],
-                                 results[o].getShape(), j, cache);
-                    Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
-                    Value old = loadAt(jb, outBufs[o], idx);
-                    Value next;
-                    if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
-                      next = jb.create<arith::AddFOp>(loc, old, x);
-                    } else {
-                      // Strict: ties keep the earlier edge's value.
-                      auto pred = acc == Accumulator::Max
-                                      ? arith::CmpFPredicate::OGT
-                                      : arith::CmpFPredicate::OLT;
-                      Value better = jb.create<arith::CmpFOp>(loc, pred, x, old);
-                      next = jb.create<arith::SelectOp>(loc, better, x, old);
-                      if (argBuf) {
-                        Value oldArg = loadAt(jb, argBuf, idx);
-                        Value nextArg = jb.create<arith::SelectOp>(
-                            loc, better, e32, oldArg);
-                        jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
+                eb.create<scf::ForOp>(
+                    loc, zero, outWidths[o], one, ValueRange{},
+                    [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                      Cache cache;
+                      Value x = at(jb, fg.getYield().getValues()[o],
+                                   results[o].getShape(), j, cache);
+                      Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+                      Value old = loadAt(jb, outBufs[o], idx);
+                      Value next;
+                      if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
+                        next = jb.create<arith::AddFOp>(loc, old, x);
+                      } else {
+                        // Strict: ties keep the earlier edge's value.
+                        auto pred = acc == Accumulator::Max
+                                        ? arith::CmpFPredicate::OGT
+                                        : arith::CmpFPredicate::OLT;
+                        Value better =
+                            jb.create<arith::CmpFOp>(loc, pred, x, old);
+                        next = jb.create<arith::SelectOp>(loc, better, x, old);
+                        if (argBuf) {
+                          Value oldArg = loadAt(jb, argBuf, idx);
+                          Value nextArg = jb.create<arith::SelectOp>(
+                              loc, better, e32, oldArg);
+                          jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
+                        }
                       }
-                    }
-                    jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
-                    jb.create<scf::YieldOp>(loc);
-                  });
+                      jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
+                      jb.create<scf::YieldOp>(loc);
+                    });
               eb.create<scf::YieldOp>(loc);
             });
         if (acc != Accumulator::Sum) {
@@ -1796,17 +1793,18 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
             inv = vb.create<arith::DivFOp>(loc, fone, n);
           }
           for (int64_t o = 0; o < numOuts; ++o)
-          vb.create<scf::ForOp>(
-              loc, zero, outWidths[o], one, ValueRange{},
-              [&](OpBuilder &jb, Location, Value j, ValueRange) {
-                Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
-                Value x = loadAt(jb, outBufs[o], idx);
-                Value r = inv ? jb.create<arith::MulFOp>(loc, x, inv).getResult()
-                              : jb.create<arith::SelectOp>(loc, empty, fzero, x)
-                                    .getResult();
-                jb.create<memref::StoreOp>(loc, r, outBufs[o], idx);
-                jb.create<scf::YieldOp>(loc);
-              });
+            vb.create<scf::ForOp>(
+                loc, zero, outWidths[o], one, ValueRange{},
+                [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                  Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+                  Value x = loadAt(jb, outBufs[o], idx);
+                  Value r =
+                      inv ? jb.create<arith::MulFOp>(loc, x, inv).getResult()
+                          : jb.create<arith::SelectOp>(loc, empty, fzero, x)
+                                .getResult();
+                  jb.create<memref::StoreOp>(loc, r, outBufs[o], idx);
+                  jb.create<scf::YieldOp>(loc);
+                });
         }
         vb.create<scf::YieldOp>(loc);
       });
