@@ -193,9 +193,11 @@ def markdown(results, args):
             cells = (f"{x['epoch_ms']:.0f} | {x['peak_rss_mb']:.0f} | {x['buffer_mb']:.0f}"
                      if isinstance(x, dict) else f"{x} | - | -")
             lines.append(f"| {r['model']} | {r['config']} | {r['E']} | {cells} |")
-        lines += ["", "Fused, the runtime buffers are the same at every density (they hold "
-                  "|V|-sized tensors only); the peak RSS grows with |E| by the graph's own "
-                  "arrays (CSC, CSR, edge ids: 12-20 bytes per edge), not with |E| x F.", ""]
+        lines += ["", "Fused, the runtime buffers hold |V|-sized tensors plus at most a few "
+                  "floats per edge (the per-edge weights of aggregations lowered to the "
+                  "SpMM); the peak RSS also grows with |E| by the graph's own arrays (CSC, "
+                  "CSR, edge ids), never with |E| x F. Unfused GAT keeps |E| x 256 tensors.",
+                  ""]
     ro = results.get("reordering")
     if ro:
         lines += ["## Aggregate reordering: GCN (F=128 -> 256 -> 40)", "",
