@@ -152,6 +152,8 @@ private:
                            bool cInterface);
   Value call(StringRef name, TypeRange results, ValueRange args,
              bool cInterface = true);
+  /// A free slot (its values are all dead), else a new one.
+  int64_t takeSlot();
   Value buffer(Value numElements);
   /// An i32 buffer from the same slots (liveness-managed like buffer()).
   Value bufferI32(Value numElements);
@@ -262,13 +264,14 @@ Value FunctionLowering::call(StringRef name, TypeRange results, ValueRange args,
   return op.getNumResults() ? op.getResult(0) : Value();
 }
 
+int64_t FunctionLowering::takeSlot() {
+  if (!freeSlots.empty())
+    return freeSlots.pop_back_val();
+  return nextSlot++;
+}
+
 Value FunctionLowering::buffer(Value numElements) {
-  int64_t slot;
-  if (!freeSlots.empty()) {
-    slot = freeSlots.pop_back_val();
-  } else {
-    slot = nextSlot++;
-  }
+  int64_t slot = takeSlot();
   Value buf =
       call("gnnrtBuffer", memF32(), {ctx, cI64(slot), toI64(numElements)});
   slotOf[buf] = slot;
@@ -276,12 +279,7 @@ Value FunctionLowering::buffer(Value numElements) {
 }
 
 Value FunctionLowering::bufferI32(Value numElements) {
-  int64_t slot;
-  if (!freeSlots.empty()) {
-    slot = freeSlots.pop_back_val();
-  } else {
-    slot = nextSlot++;
-  }
+  int64_t slot = takeSlot();
   Value buf =
       call("gnnrtBufferI32", memI32(), {ctx, cI64(slot), toI64(numElements)});
   slotOf[buf] = slot;
