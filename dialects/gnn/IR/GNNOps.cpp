@@ -286,6 +286,15 @@ LogicalResult EdgeSelectOp::verify() {
   return success();
 }
 
+void mlir::gnn::eraseDeadRowOps(Block &body) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty())
+      op->erase();
+}
+
 YieldOp FusedGatherOp::getYield() {
   return cast<YieldOp>(getBody().front().getTerminator());
 }

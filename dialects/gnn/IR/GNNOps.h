@@ -37,6 +37,10 @@ RankedTensorType broadcastRowType(RankedTensorType lhs, RankedTensorType rhs);
 /// reductions `gnn.reduce_sum` and `gnn.row_dot`.
 bool isFusableRowOp(Operation *op);
 
+/// Erases the ops of a stage body (all pure) whose results nothing reads,
+/// last to first, so that chains of dead ops go too.
+void eraseDeadRowOps(Block &body);
+
 /// The row type of a vertex or edge tensor type; null for other types.
 RankedTensorType rowTypeOf(Type type);
 } // namespace mlir::gnn

@@ -105,12 +105,7 @@ public:
       row = emit(bb, body, cast<OpResult>(in));
     bb.create<YieldOp>(gather.getLoc(), ValueRange{row});
     // The inlined bodies' rows for other results are not needed here.
-    SmallVector<Operation *> ops;
-    for (Operation &op : body.without_terminator())
-      ops.push_back(&op);
-    for (Operation *op : llvm::reverse(ops))
-      if (op->use_empty())
-        op->erase();
+    eraseDeadRowOps(body);
     gather.getResult().replaceAllUsesWith(fused.getOuts()[0]);
     gather.erase();
     return fused;

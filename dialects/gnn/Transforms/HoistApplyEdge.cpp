@@ -145,15 +145,6 @@ bool splitOne(ApplyEdgeOp ae, const DenseMap<Value, unsigned> &dep) {
   return false;
 }
 
-void eraseDeadOps(Block &body) {
-  SmallVector<Operation *> ops;
-  for (Operation &op : body.without_terminator())
-    ops.push_back(&op);
-  for (Operation *op : llvm::reverse(ops))
-    if (op->use_empty())
-      op->erase();
-}
-
 /// Recreates `ae` with `extraInputs` appended to its inputs, `replace[i]`
 /// (a value of the old body) read from the row of `extraInputs[i]`, and
 /// the inputs and parameters nothing reads any more dropped.
@@ -168,7 +159,7 @@ ApplyEdgeOp rebuild(ApplyEdgeOp ae, ValueRange extraInputs,
     extraArgs.push_back(old.addArgument(rowTypeOf(in.getType()), in.getLoc()));
   for (auto [v, arg] : llvm::zip(replace, extraArgs))
     Value(v).replaceAllUsesWith(arg);
-  eraseDeadOps(old);
+  eraseDeadRowOps(old);
 
   SmallVector<Value> inputs, params;
   SmallVector<BlockArgument> keptInputs, keptParams;
@@ -315,7 +306,7 @@ struct GNNHoistApplyEdge
   void hoist(ApplyEdgeOp ae) {
     while (splitOne(ae, dependences(ae)))
       ;
-    eraseDeadOps(ae.getBody().front());
+    eraseDeadRowOps(ae.getBody().front());
     DenseMap<Value, unsigned> dep = dependences(ae);
     Block &body = ae.getBody().front();
 
