@@ -269,3 +269,33 @@ func.func @merged(%h: !gnn.vtensor<4x8xf32>, %d: !gnn.vtensor<4x8xf32>) -> (!gnn
   %o = gnn.gather sum %g, %q to dst : !gnn.etensor<4x8xf32> -> !gnn.vtensor<4x8xf32>
   return %den, %num, %o : !gnn.vtensor<4xf32>, !gnn.vtensor<4x8xf32>, !gnn.vtensor<4x8xf32>
 }
+
+// -----
+
+// The max backward stays a gather_grad when a reader of the routed gradient
+// cannot fuse (a linear per edge), or when no forward gather of the same
+// edges exists.
+
+// CHECK-LABEL: func.func @max_backward_refused
+// CHECK:         gnn.gather_grad max
+// CHECK:         gnn.gather_grad min
+func.func @max_backward_refused(%h: !gnn.vtensor<4xf32>, %da: !gnn.vtensor<4xf32>, %w: tensor<4x4xf32>) -> (!gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>) {
+  %g = gnn.graph : !gnn.graph
+  %s = gnn.scatter %g, %h from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  // expected-remark @+1 {{fused: with the chosen edges, for the backward pass}}
+  %a = gnn.gather max %g, %s to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  // expected-remark @+1 {{not fused: a reader of the routed gradient is not fused (a reading edge stage computes 'gnn.linear')}}
+  %ds = gnn.gather_grad max %g, %da, %s to dst : !gnn.vtensor<4xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
+  %m = gnn.apply_edge %g (%ds) params(%w) : (!gnn.etensor<4xf32>) params(tensor<4x4xf32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>, %wv: tensor<4x4xf32>):
+    %t = gnn.linear %x, %wv : (tensor<4xf32>, tensor<4x4xf32>) -> tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  // expected-remark @+1 {{not fused: the edge stage computes 'gnn.linear', which is not element-wise}}
+  %dh = gnn.gather sum %g, %m to src : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  // expected-remark @+1 {{not fused: no forward gather of the same edges}}
+  %dn = gnn.gather_grad min %g, %da, %s to dst : !gnn.vtensor<4xf32>, !gnn.etensor<4xf32> -> !gnn.etensor<4xf32>
+  // expected-remark @+1 {{not fused: its input is not a scatter or an edge stage}}
+  %dm = gnn.gather sum %g, %dn to src : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  return %a, %dh, %dm : !gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>
+}
