@@ -36,6 +36,9 @@ public:
   virtual void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n,
                     int64_t k, float alpha, gnnrtMemRefF32 *a,
                     gnnrtMemRefF32 *b, float beta, gnnrtMemRefF32 *c) = 0;
+  /// out[j] = sum over the rows of in[rows, width].
+  virtual void sumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
+                       gnnrtMemRefF32 *out) = 0;
   virtual void typedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
                          int64_t numTypes, gnnrtMemRefF32 *x,
                          gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,

@@ -21,6 +21,7 @@ void cpuSpmm(gnnrtContext *, int64_t, int64_t, gnnrtMemRefF32 *,
              gnnrtMemRefF32 *, gnnrtMemRefF32 *, int64_t);
 void cpuGemm(int64_t, int64_t, int64_t, int64_t, int64_t, float,
              gnnrtMemRefF32 *, gnnrtMemRefF32 *, float, gnnrtMemRefF32 *);
+void cpuSumRows(int64_t, int64_t, gnnrtMemRefF32 *, gnnrtMemRefF32 *);
 void cpuTypedGemm(gnnrtContext *, int64_t, int64_t, int64_t, int64_t,
                   gnnrtMemRefF32 *, gnnrtMemRefI32 *, gnnrtMemRefF32 *,
                   gnnrtMemRefF32 *);
@@ -61,6 +62,10 @@ public:
             float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
             gnnrtMemRefF32 *c) override {
     cpu::cpuGemm(ta, tb, m, n, k, alpha, a, b, beta, c);
+  }
+  void sumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
+               gnnrtMemRefF32 *out) override {
+    cpu::cpuSumRows(rows, width, in, out);
   }
   void typedGemm(gnnrtContext *c, int64_t rows, int64_t k, int64_t n, int64_t t,
                  gnnrtMemRefF32 *x, gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
@@ -138,6 +143,11 @@ void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB, int64_t m,
                             gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
                             gnnrtMemRefF32 *c) {
   activeBackend().gemm(transA, transB, m, n, k, alpha, a, b, beta, c);
+}
+
+void _mlir_ciface_gnnrtSumRows(int64_t rows, int64_t width,
+                               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) {
+  activeBackend().sumRows(rows, width, in, out);
 }
 
 void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,

@@ -11,7 +11,9 @@
 #include "gnnrt/GNNRuntime.h"
 
 #include <cblas.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -230,6 +232,50 @@ void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
               transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, ptr(a),
               transA ? m : k, ptr(b), transB ? k : n, beta, ptr(c), n);
+}
+
+/// out[j] = sum over rows r of in[r, j]. Each thread sums a contiguous
+/// block of rows row-major (vectorised over j) into blocks of 64 rows, whose
+/// sums it adds to its partial; the partials are added in thread order, so the
+/// result depends only on the thread count.
+void cpuSumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
+                gnnrtMemRefF32 *out) {
+  need(in->sizes[0], rows * width, "gnnrtSumRows input");
+  need(out->sizes[0], width, "gnnrtSumRows output");
+  const float *x = ptr(in);
+  float *y = ptr(out);
+  for (int64_t j = 0; j < width; ++j)
+    y[j] = 0.0f;
+  if (rows == 0 || width == 0)
+    return;
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (rows + kBlock - 1) / kBlock;
+  const int threads =
+      static_cast<int>(std::min<int64_t>(omp_get_max_threads(), blocks));
+  std::vector<float> partial(static_cast<size_t>(threads) * width * 2, 0.0f);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    float *acc = partial.data() + static_cast<size_t>(t) * width * 2;
+    float *block = acc + width;
+    const int64_t b0 = blocks * t / threads, b1 = blocks * (t + 1) / threads;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t r0 = b * kBlock, r1 = std::min(rows, r0 + kBlock);
+      const float *row = x + r0 * width;
+      for (int64_t j = 0; j < width; ++j)
+        block[j] = row[j];
+      for (int64_t r = r0 + 1; r < r1; ++r) {
+        row += width;
+        for (int64_t j = 0; j < width; ++j)
+          block[j] += row[j];
+      }
+      for (int64_t j = 0; j < width; ++j)
+        acc[j] += block[j];
+    }
+  }
+  for (int t = 0; t < threads; ++t)
+    for (int64_t j = 0; j < width; ++j)
+      y[j] += partial[static_cast<size_t>(t) * width * 2 + j];
 }
 
 namespace {

@@ -1056,15 +1056,11 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
                       SmallVector<Value>(s.getParams()), true);
   if (auto sr = dyn_cast<SumRowsOp>(op)) {
     Tensor x = values.lookup(sr.getInput());
+    if (!x.batched) // one row standing for every vertex
+      x = broadcastRows(x, x.rows);
     Tensor out = alloc(cIndex(1), false, x.dims);
-    sumLoop(
-        x.rowSize, x.rows,
-        [&](OpBuilder &ib, Value j, Value r) {
-          return load(ib, x, r, j, false);
-        },
-        [&](OpBuilder &ob, Value j, Value sum) {
-          ob.create<memref::StoreOp>(loc, sum, out.buf, j);
-        });
+    call("gnnrtSumRows", {},
+         {toI64(x.rows), toI64(x.rowSize), x.buf, out.buf});
     bind(sr.getResult(), out);
     return success();
   }

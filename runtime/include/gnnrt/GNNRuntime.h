@@ -154,6 +154,13 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
                                          gnnrtMemRefF32 *in,
                                          gnnrtMemRefF32 *out, int64_t width);
 
+/// out[j] = sum over r < rows of in[r * width + j] (a parameter gradient
+/// summed over vertices); in parallel, the result depends only on the thread
+/// count.
+GNNRT_EXPORT void _mlir_ciface_gnnrtSumRows(int64_t rows, int64_t width,
+                                            gnnrtMemRefF32 *in,
+                                            gnnrtMemRefF32 *out);
+
 /// C[M, N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when
 /// the flag is set (OpenBLAS sgemm).
 GNNRT_EXPORT void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB,
