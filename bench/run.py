@@ -206,13 +206,16 @@ def file_hash(*paths: str) -> str:
 
 def compile_gnnc(model: str) -> str:
     """The executable of one model at DESIGN's widths, cached by the hash of
-    its IR and of gnn-compile (the compiler changes under this benchmark)."""
+    its IR, of gnn-compile and of the runtime it links (both change under this
+    benchmark)."""
     from gnnc import toolchain
     from gnnc.printer import to_mlir
     program = gnnc_program(model)
     compiler = toolchain.find_tool("gnn-compile")
     h = hashlib.sha256(to_mlir(program).encode())
-    h.update(file_hash(compiler).encode())
+    lib = os.path.join(os.path.dirname(os.path.dirname(compiler)), "lib")
+    runtime = [os.path.join(lib, f) for f in ("libgnnrt.a", "libgnnrt_main.a")]
+    h.update(file_hash(compiler, *[p for p in runtime if os.path.exists(p)]).encode())
     exe = os.path.join(CACHE, "bin", f"{model}-{h.hexdigest()[:12]}")
     if not os.path.exists(exe):
         os.makedirs(os.path.dirname(exe), exist_ok=True)

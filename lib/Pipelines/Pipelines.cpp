@@ -44,6 +44,11 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
     pm.addPass(createGNNFuseSAG());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (optimize && options.share) {
+    pm.addPass(createGNNShareContractions());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
@@ -74,7 +79,8 @@ void mlir::gnn::registerGNNPipelines() {
   PassPipelineRegistration<GNNOptimizeOptions>(
       "gnn-train-pipeline",
       "Model to training program: gnn-optimize-pipeline, --gnn-autodiff, "
-      "--gnn-fuse-sag (what gnn-compile runs before lowering)",
+      "--gnn-fuse-sag, --gnn-share-contractions (what gnn-compile runs before "
+      "lowering)",
       [](OpPassManager &pm, const GNNOptimizeOptions &options) {
         buildGNNTrainPipeline(pm, options);
       });

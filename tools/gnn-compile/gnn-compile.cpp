@@ -77,6 +77,12 @@ static llvm::cl::opt<bool> noFuse("no-fuse",
                                   llvm::cl::desc("Skip --gnn-fuse-sag"),
                                   llvm::cl::init(false));
 
+static llvm::cl::opt<bool> noShare(
+    "no-share",
+    llvm::cl::desc("Skip --gnn-share-contractions (backward stages then "
+                   "recompute the forward linears they read)"),
+    llvm::cl::init(false));
+
 static llvm::cl::opt<bool>
     showRemarks("remarks",
                 llvm::cl::desc("Print the passes' remarks (what each "
@@ -186,6 +192,7 @@ int main(int argc, char **argv) {
     options.meta = std::string(meta);
   }
   options.fuse = !noFuse;
+  options.share = !noShare;
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
   if (emitKind != EmitKind::MLIR)
     gnn::buildGNNToLLVMPipeline(pm, gnn::GNNToLLVMOptions());

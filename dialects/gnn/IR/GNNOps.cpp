@@ -295,6 +295,95 @@ void mlir::gnn::eraseDeadRowOps(Block &body) {
       op->erase();
 }
 
+template <typename StageOp>
+StageOp mlir::gnn::rebuildStage(StageOp stage, ValueRange extraInputs,
+                    ArrayRef<Value> replace) {
+  Block &old = stage.getBody().front();
+  // Read the hoisted values from the new rows: placeholders first, so that
+  // the old definitions die.
+  OpBuilder b(stage);
+  SmallVector<BlockArgument> extraArgs;
+  for (Value in : extraInputs)
+    extraArgs.push_back(old.addArgument(rowTypeOf(in.getType()), in.getLoc()));
+  for (auto [v, arg] : llvm::zip(replace, extraArgs))
+    Value(v).replaceAllUsesWith(arg);
+  eraseDeadRowOps(old);
+
+  SmallVector<Value> inputs, params;
+  SmallVector<BlockArgument> keptInputs, keptParams;
+  unsigned numInputs = stage.getInputs().size();
+  for (BlockArgument arg : old.getArguments()) {
+    if (arg.use_empty())
+      continue;
+    unsigned i = arg.getArgNumber();
+    if (i < numInputs) {
+      inputs.push_back(stage.getInputs()[i]);
+      keptInputs.push_back(arg);
+    } else if (i < old.getNumArguments() - extraArgs.size()) {
+      params.push_back(stage.getParams()[i - numInputs]);
+      keptParams.push_back(arg);
+    }
+  }
+  for (auto [in, arg] : llvm::zip(extraInputs, extraArgs)) {
+    if (arg.use_empty())
+      continue;
+    inputs.push_back(in);
+    keptInputs.push_back(arg);
+  }
+  auto fresh = b.create<StageOp>(stage.getLoc(), stage.getResultTypes(),
+                                     stage.getGraph(), inputs, params);
+  fresh->setDiscardableAttrs(stage->getDiscardableAttrDictionary());
+  Block &body = fresh.getBody().front();
+  unsigned k = 0;
+  for (BlockArgument arg : keptInputs)
+    arg.replaceAllUsesWith(body.getArgument(k++));
+  for (BlockArgument arg : keptParams)
+    arg.replaceAllUsesWith(body.getArgument(k++));
+  body.getOperations().splice(body.end(), old.getOperations());
+  stage.replaceAllUsesWith(fresh.getResults());
+  stage.erase();
+  return fresh;
+}
+
+template ApplyEdgeOp mlir::gnn::rebuildStage(ApplyEdgeOp, ValueRange,
+                                             ArrayRef<Value>);
+template ApplyVertexOp mlir::gnn::rebuildStage(ApplyVertexOp, ValueRange,
+                                               ArrayRef<Value>);
+
+template <typename StageOp>
+StageOp mlir::gnn::appendStageResults(StageOp stage, ArrayRef<Value> extra) {
+  SmallVector<Type> types(stage->getResultTypes());
+  for (Value v : extra) {
+    auto row = cast<RankedTensorType>(v.getType());
+    if constexpr (std::is_same_v<StageOp, ApplyVertexOp>)
+      types.push_back(
+          VertexTensorType::get(row.getShape(), row.getElementType()));
+    else
+      types.push_back(EdgeTensorType::get(row.getShape(), row.getElementType()));
+  }
+  OpBuilder b(stage);
+  auto fresh = b.create<StageOp>(stage.getLoc(), types, stage.getGraph(),
+                                 stage.getInputs(), stage.getParams());
+  fresh->setDiscardableAttrs(stage->getDiscardableAttrDictionary());
+  Block &body = fresh.getBody().front(), &old = stage.getBody().front();
+  for (auto [from, to] : llvm::zip(old.getArguments(), body.getArguments()))
+    from.replaceAllUsesWith(to);
+  body.getOperations().splice(body.end(), old.getOperations());
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> yielded(yield.getValues());
+  llvm::append_range(yielded, extra);
+  yield->setOperands(yielded);
+  stage.replaceAllUsesWith(
+      fresh.getResults().take_front(stage->getNumResults()));
+  stage.erase();
+  return fresh;
+}
+
+template ApplyEdgeOp mlir::gnn::appendStageResults(ApplyEdgeOp,
+                                                   ArrayRef<Value>);
+template ApplyVertexOp mlir::gnn::appendStageResults(ApplyVertexOp,
+                                                     ArrayRef<Value>);
+
 YieldOp FusedGatherOp::getYield() {
   return cast<YieldOp>(getBody().front().getTerminator());
 }

@@ -41,6 +41,19 @@ bool isFusableRowOp(Operation *op);
 /// last to first, so that chains of dead ops go too.
 void eraseDeadRowOps(Block &body);
 
+/// Recreates a stage (ApplyVertexOp or ApplyEdgeOp) with `extraInputs`
+/// appended to its inputs, `replace[i]` (a value of the old body) read from
+/// the row of `extraInputs[i]`, and the inputs and parameters nothing reads
+/// any more dropped. The old stage is erased.
+template <typename StageOp>
+StageOp rebuildStage(StageOp stage, ValueRange extraInputs,
+                     ArrayRef<Value> replace);
+
+/// Recreates a stage yielding the body values `extra` as further results
+/// after its own. The old stage is erased.
+template <typename StageOp>
+StageOp appendStageResults(StageOp stage, ArrayRef<Value> extra);
+
 /// The row type of a vertex or edge tensor type; null for other types.
 RankedTensorType rowTypeOf(Type type);
 } // namespace mlir::gnn

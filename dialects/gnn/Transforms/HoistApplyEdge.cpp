@@ -145,58 +145,6 @@ bool splitOne(ApplyEdgeOp ae, const DenseMap<Value, unsigned> &dep) {
   return false;
 }
 
-/// Recreates `ae` with `extraInputs` appended to its inputs, `replace[i]`
-/// (a value of the old body) read from the row of `extraInputs[i]`, and
-/// the inputs and parameters nothing reads any more dropped.
-ApplyEdgeOp rebuild(ApplyEdgeOp ae, ValueRange extraInputs,
-                    ArrayRef<Value> replace) {
-  Block &old = ae.getBody().front();
-  // Read the hoisted values from the new rows: placeholders first, so that
-  // the old definitions die.
-  OpBuilder b(ae);
-  SmallVector<BlockArgument> extraArgs;
-  for (Value in : extraInputs)
-    extraArgs.push_back(old.addArgument(rowTypeOf(in.getType()), in.getLoc()));
-  for (auto [v, arg] : llvm::zip(replace, extraArgs))
-    Value(v).replaceAllUsesWith(arg);
-  eraseDeadRowOps(old);
-
-  SmallVector<Value> inputs, params;
-  SmallVector<BlockArgument> keptInputs, keptParams;
-  unsigned numInputs = ae.getInputs().size();
-  for (BlockArgument arg : old.getArguments()) {
-    if (arg.use_empty())
-      continue;
-    unsigned i = arg.getArgNumber();
-    if (i < numInputs) {
-      inputs.push_back(ae.getInputs()[i]);
-      keptInputs.push_back(arg);
-    } else if (i < old.getNumArguments() - extraArgs.size()) {
-      params.push_back(ae.getParams()[i - numInputs]);
-      keptParams.push_back(arg);
-    }
-  }
-  for (auto [in, arg] : llvm::zip(extraInputs, extraArgs)) {
-    if (arg.use_empty())
-      continue;
-    inputs.push_back(in);
-    keptInputs.push_back(arg);
-  }
-  auto fresh = b.create<ApplyEdgeOp>(ae.getLoc(), ae.getResultTypes(),
-                                     ae.getGraph(), inputs, params);
-  fresh->setDiscardableAttrs(ae->getDiscardableAttrDictionary());
-  Block &body = fresh.getBody().front();
-  unsigned k = 0;
-  for (BlockArgument arg : keptInputs)
-    arg.replaceAllUsesWith(body.getArgument(k++));
-  for (BlockArgument arg : keptParams)
-    arg.replaceAllUsesWith(body.getArgument(k++));
-  body.getOperations().splice(body.end(), old.getOperations());
-  ae.replaceAllUsesWith(fresh.getResults());
-  ae.erase();
-  return fresh;
-}
-
 /// FLOPs per row of a contraction.
 int64_t contractionFlops(Operation *op) {
   auto elems = [](Value v) {
@@ -422,7 +370,7 @@ struct GNNHoistApplyEdge
     else if (flops || !flopsKnown)
       remark << "; contractions now per vertex";
     remark.report();
-    reportLeft(rebuild(ae, scattered, frontier));
+    reportLeft(rebuildStage(ae, scattered, frontier));
   }
 };
 

@@ -72,6 +72,31 @@ def GNNFuseSAG : Pass<"gnn-fuse-sag", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
+def GNNShareContractions : Pass<"gnn-share-contractions", "::mlir::ModuleOp"> {
+  let summary = "Read a contraction an earlier stage computed instead of recomputing it";
+  let description = [{
+    Autodiff's backward stages recompute their forward stage's body, and
+    canonicalization keeps what the gradient rules read. A rule that reads a
+    contraction's output (ReLU's `step` of the pre-activation `linear + b`,
+    a product rule) keeps the `gnn.linear`: a second GEMM over every row, as
+    costly as the forward one. This pass finds, for each stage, the values of
+    its body that an earlier stage of the same kind (same graph, same block)
+    computes too: block arguments bound to the same outer value or to the
+    earlier stage's result, then every op equivalent (name, attributes,
+    types) to an earlier op over equivalent operands, dropouts included
+    (their `mask_id` fixes the mask). Each such `gnn.linear` or
+    `gnn.typed_linear` becomes an input of the later stage, read from the
+    earlier stage's result: one it yields already, or a new one. Inputs and
+    parameters the later stage no longer reads are dropped.
+
+    The rows then live from the forward stage to the backward one (|V| x
+    width floats, as PyTorch's autograd keeps them); the GEMM's output buffer
+    exists anyway. Each sharing is reported with a remark on the contraction
+    and a note on the stage that computes it.
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
 def GNNHoistApplyEdge : Pass<"gnn-hoist-apply-edge", "::mlir::ModuleOp"> {
   let summary = "Move source-only and destination-only work out of edge stages";
   let description = [{

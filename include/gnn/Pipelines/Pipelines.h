@@ -34,6 +34,11 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
                     llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "
                                    "(gnn-train-pipeline only)"),
                     llvm::cl::init(true)};
+  Option<bool> share{
+      *this, "share",
+      llvm::cl::desc("Run --gnn-share-contractions after --gnn-autodiff "
+                     "(gnn-train-pipeline only)"),
+      llvm::cl::init(true)};
 };
 
 /// The gnn-to-gnn optimisation of a forward model (DESIGN.md's order):
@@ -45,7 +50,8 @@ void buildGNNOptimizePipeline(OpPassManager &pm,
 
 /// Model to training program: gnn-optimize-pipeline (unless `optimize` is
 /// false), --gnn-autodiff, then --gnn-fuse-sag (`fuse`), canonicalisation
-/// and CSE. gnn-compile's front half.
+/// and CSE, then --gnn-share-contractions (`share`, with `optimize`),
+/// canonicalisation and CSE. gnn-compile's front half.
 void buildGNNTrainPipeline(OpPassManager &pm, const GNNOptimizeOptions &options,
                            bool optimize = true);
 
