@@ -443,7 +443,9 @@ void FunctionLowering::sumLoop(
         auto sum = ob.create<scf::ForOp>(
             l, zero, inner, one, ValueRange{init},
             [&](OpBuilder &ib, Location il, Value i, ValueRange acc) {
-              Value v = ib.create<arith::AddFOp>(il, acc[0], term(ib, o, i));
+              // Reassociable, so that the sum vectorises.
+              Value v = ib.create<arith::AddFOp>(il, acc[0], term(ib, o, i),
+                                                 arith::FastMathFlags::reassoc);
               ib.create<scf::YieldOp>(il, v);
             });
         store(ob, o, sum.getResult(0));
@@ -1448,11 +1450,23 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   unsigned numSrc = fg.getSrcInputs().size(), numDst = fg.getDstInputs().size(),
            numRows = numSrc + numDst + fg.getEdgeInputs().size();
 
+  // Row widths: constants where the row type is static (the loops then have
+  // known trip counts to unroll and vectorise), else the runtime's.
+  auto staticWidth = [&](Type t) -> Value {
+    auto row = dyn_cast<RankedTensorType>(t);
+    if (auto r = rowTypeOf(t))
+      row = r;
+    if (!row || !row.hasStaticShape())
+      return Value();
+    return cIndex(row.getNumElements());
+  };
   SmallVector<Value> outBufs, outWidths;
   for (int64_t i = 0; i < numOuts; ++i) {
     outBufs.push_back(call("gnnrtKernelArgGet", memF32(), {kctx, cI64(i)}));
-    outWidths.push_back(
-        toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(i)}, false)));
+    Value w = staticWidth(results[i]);
+    outWidths.push_back(w ? w
+                          : toIndex(b, call("gnnrtKernelIntGet", i64,
+                                            {kctx, cI64(i)}, false)));
   }
   Value argBuf = fg.getArg()
                      ? call("gnnrtKernelArgI32Get", memI32(), {kctx, cI64(0)})
@@ -1465,8 +1479,11 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
     bufs.push_back(
         i32 ? call("gnnrtKernelArgI32Get", memI32(), {kctx, cI64(numOuts + i)})
             : call("gnnrtKernelArgGet", memF32(), {kctx, cI64(numOuts + i)}));
-    rowSizes.push_back(toIndex(
-        b, call("gnnrtKernelIntGet", i64, {kctx, cI64(numOuts + i)}, false)));
+    Value w = staticWidth(body.getArgument(i).getType());
+    rowSizes.push_back(
+        w ? w
+          : toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(numOuts + i)},
+                            false)));
   }
   Value offsets =
       call("gnnrtGraphOffsets", memI64(), {kctx, cI64(toDst ? 1 : 0)});
@@ -1540,6 +1557,44 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
 
   auto loadAt = [&](OpBuilder &ob, Value buf, Value index) {
     return ob.create<memref::LoadOp>(loc, buf, index).getResult();
+  };
+  // Loops over the heads of a `heads x F` row: fn(builder, head, head * F,
+  // F) per head, F a constant when static.
+  auto forHeads = [&](OpBuilder &ob, ArrayRef<int64_t> ctx,
+                      function_ref<void(OpBuilder &, Value, Value, Value)> fn) {
+    Value f = ShapedType::isDynamic(ctx[1])
+                  ? ob.create<arith::DivUIOp>(loc, widthOf(ctx), cIndex(ctx[0]))
+                        .getResult()
+                  : cIndex(ctx[1]);
+    ob.create<scf::ForOp>(
+        loc, zero, cIndex(ctx[0]), one, ValueRange{},
+        [&](OpBuilder &hb, Location, Value h, ValueRange) {
+          fn(hb, h, hb.create<arith::MulIOp>(loc, h, f), f);
+          hb.create<scf::YieldOp>(loc);
+        });
+  };
+  // Loops over the elements of a row of shape `ctx` and width `width`:
+  // fn(builder, element, head). A `heads x F` row is a nest over the heads,
+  // so per-head values are loop-invariant in the inner loop (no division
+  // per element); `head` is null for other rows.
+  auto forElements = [&](OpBuilder &ob, ArrayRef<int64_t> ctx, Value width,
+                         function_ref<void(OpBuilder &, Value, Value)> fn) {
+    if (ctx.size() == 2 && !ShapedType::isDynamic(ctx[0])) {
+      forHeads(ob, ctx, [&](OpBuilder &hb, Value h, Value base, Value f) {
+        hb.create<scf::ForOp>(
+            loc, zero, f, one, ValueRange{},
+            [&](OpBuilder &jb, Location, Value i, ValueRange) {
+              fn(jb, jb.create<arith::AddIOp>(loc, base, i), h);
+              jb.create<scf::YieldOp>(loc);
+            });
+      });
+      return;
+    }
+    ob.create<scf::ForOp>(loc, zero, width, one, ValueRange{},
+                          [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                            fn(jb, j, Value());
+                            jb.create<scf::YieldOp>(loc);
+                          });
   };
   b.create<scf::ForOp>(
       loc, begin, end, one, ValueRange{},
@@ -1623,19 +1678,21 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
               // same element, or head k / F of `heads x F`.
               using Cache = DenseMap<Value, Value>;
               std::function<Value(OpBuilder &, Value, ArrayRef<int64_t>, Value,
-                                  Cache &)>
+                                  Value, Cache &)>
                   at = [&](OpBuilder &ob, Value x, ArrayRef<int64_t> ctx,
-                           Value k, Cache &cache) -> Value {
+                           Value k, Value head, Cache &cache) -> Value {
                 if (Value pe = perEdge.lookup(x))
                   return pe;
                 if (Value c = cache.lookup(x))
                   return c;
                 Value index = k;
                 if (shapeOf(x) != ctx) // per-head scalars of heads x F
-                  index = ob.create<arith::DivUIOp>(
-                      loc, k,
-                      ob.create<arith::DivUIOp>(loc, widthOf(ctx),
-                                                cIndex(ctx[0])));
+                  index = head ? head
+                               : ob.create<arith::DivUIOp>(
+                                     loc, k,
+                                     ob.create<arith::DivUIOp>(
+                                         loc, widthOf(ctx), cIndex(ctx[0])))
+                                     .getResult();
                 Value r;
                 if (auto arg = dyn_cast<BlockArgument>(x)) {
                   unsigned i = arg.getArgNumber();
@@ -1651,7 +1708,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   Operation *op = x.getDefiningOp();
                   SmallVector<Value> args;
                   for (Value o : op->getOperands())
-                    args.push_back(at(ob, o, ctx, k, cache));
+                    args.push_back(at(ob, o, ctx, k, head, cache));
                   if (auto c = dyn_cast<ConstantOp>(op))
                     r = ob.create<arith::ConstantFloatOp>(
                         loc, APFloat(c.getValue().getSplatValue<float>()),
@@ -1671,46 +1728,54 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                 cache[x] = r;
                 return r;
               };
-              // A reduction: a loop over its operand's row.
+              // A reduction: a loop over its operand's row, its additions
+              // reassociable so that LLVM vectorises it (several partial
+              // sums instead of one chain of dependent adds).
+              auto addR = [&](OpBuilder &kb, Value x, Value y) {
+                return kb
+                    .create<arith::AddFOp>(loc, x, y,
+                                           arith::FastMathFlags::reassoc)
+                    .getResult();
+              };
               auto reduce = [&](Operation &op) {
                 Value in = op.getOperand(0);
                 ArrayRef<int64_t> ctx = shapeOf(in);
-                bool perHead = headSums.count(op.getResult(0));
-                Value sums = headSums.lookup(op.getResult(0));
-                Value headF;
-                if (perHead) {
-                  for (int64_t h = 0; h < ctx[0]; ++h)
-                    eb.create<memref::StoreOp>(loc, fzero, sums, cIndex(h));
-                  headF = eb.create<arith::DivUIOp>(loc, widthOf(ctx),
-                                                    cIndex(ctx[0]));
+                auto term = [&](OpBuilder &kb, Value k, Value head) {
+                  Cache cache;
+                  Value t = at(kb, in, ctx, k, head, cache);
+                  if (isa<RowDotOp>(op))
+                    t = kb.create<arith::MulFOp>(
+                        loc, t, at(kb, op.getOperand(1), ctx, k, head, cache));
+                  return t;
+                };
+                if (Value sums = headSums.lookup(op.getResult(0))) {
+                  // heads x F: one sum per head over its F elements.
+                  forHeads(eb, ctx, [&](OpBuilder &hb, Value h, Value base,
+                                        Value f) {
+                    auto loop = hb.create<scf::ForOp>(
+                        loc, zero, f, one, ValueRange{fzero},
+                        [&](OpBuilder &kb, Location, Value i, ValueRange sum) {
+                          Value k = kb.create<arith::AddIOp>(loc, base, i);
+                          kb.create<scf::YieldOp>(
+                              loc, addR(kb, sum[0], term(kb, k, h)));
+                        });
+                    hb.create<memref::StoreOp>(loc, loop.getResult(0), sums,
+                                               h);
+                  });
+                  return;
                 }
                 auto loop = eb.create<scf::ForOp>(
                     loc, zero, widthOf(ctx), one, ValueRange{fzero},
                     [&](OpBuilder &kb, Location, Value k, ValueRange sum) {
-                      Cache cache;
-                      Value term = at(kb, in, ctx, k, cache);
-                      if (isa<RowDotOp>(op))
-                        term = kb.create<arith::MulFOp>(
-                            loc, term, at(kb, op.getOperand(1), ctx, k, cache));
-                      if (perHead) {
-                        Value h = kb.create<arith::DivUIOp>(loc, k, headF);
-                        Value s = kb.create<arith::AddFOp>(
-                            loc, loadAt(kb, sums, h), term);
-                        kb.create<memref::StoreOp>(loc, s, sums, h);
-                        kb.create<scf::YieldOp>(loc, sum);
-                        return;
-                      }
                       kb.create<scf::YieldOp>(
-                          loc, kb.create<arith::AddFOp>(loc, sum[0], term)
-                                   .getResult());
+                          loc, addR(kb, sum[0], term(kb, k, Value())));
                     });
-                if (!perHead)
-                  perEdge[op.getResult(0)] = loop.getResult(0);
+                perEdge[op.getResult(0)] = loop.getResult(0);
               };
               for (BlockArgument arg : body.getArguments())
                 if (oneElement(arg)) {
                   Cache cache;
-                  perEdge[arg] = at(eb, arg, shapeOf(arg), zero, cache);
+                  perEdge[arg] = at(eb, arg, shapeOf(arg), zero, Value(), cache);
                 }
               // Per-head values (GAT's scores and coefficients): once per
               // edge and head into their stack buffer, not once per element
@@ -1722,7 +1787,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                   reduce(op);
                 } else if (oneElement(r)) {
                   Cache cache;
-                  perEdge[r] = at(eb, r, shapeOf(r), zero, cache);
+                  perEdge[r] = at(eb, r, shapeOf(r), zero, Value(), cache);
                 } else if (Value buf = pendingHeads.lookup(r)) {
                   headSums.erase(r); // computed here, read from `buf` after
                   eb.create<scf::ForOp>(
@@ -1730,19 +1795,20 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                       [&](OpBuilder &hb, Location, Value h, ValueRange) {
                         Cache cache;
                         hb.create<memref::StoreOp>(
-                            loc, at(hb, r, shapeOf(r), h, cache), buf, h);
+                            loc, at(hb, r, shapeOf(r), h, Value(), cache), buf,
+                            h);
                         hb.create<scf::YieldOp>(loc);
                       });
                   headSums[r] = buf;
                 }
               }
               for (int64_t o = 0; o < numOuts; ++o)
-                eb.create<scf::ForOp>(
-                    loc, zero, outWidths[o], one, ValueRange{},
-                    [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                forElements(
+                    eb, results[o].getShape(), outWidths[o],
+                    [&](OpBuilder &jb, Value j, Value head) {
                       Cache cache;
                       Value x = at(jb, fg.getYield().getValues()[o],
-                                   results[o].getShape(), j, cache);
+                                   results[o].getShape(), j, head, cache);
                       Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
                       Value old = loadAt(jb, outBufs[o], idx);
                       Value next;
@@ -1764,7 +1830,6 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                         }
                       }
                       jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
-                      jb.create<scf::YieldOp>(loc);
                     });
               eb.create<scf::YieldOp>(loc);
             });
