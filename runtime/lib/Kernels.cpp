@@ -461,18 +461,26 @@ float cpuSoftmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
     if (y >= classes)
       fatal("label " + std::to_string(y) + " >= number of logits " +
             std::to_string(classes));
-    double mx = row[0];
+    // One f32 exponential per logit (kept in the gradient row), summed in
+    // double.
+    float mx = row[0];
     for (int64_t c = 1; c < classes; ++c)
-      mx = std::max<double>(mx, row[c]);
+      mx = std::max(mx, row[c]);
     double sum = 0.0;
-    for (int64_t c = 0; c < classes; ++c)
-      sum += std::exp(static_cast<double>(row[c]) - mx);
+    for (int64_t c = 0; c < classes; ++c) {
+      const float e = std::exp(row[c] - mx);
+      if (grow)
+        grow[c] = e;
+      sum += e;
+    }
     const double lse = mx + std::log(sum);
     total += lse - row[y];
-    if (grow)
+    if (grow) {
+      const float scale = static_cast<float>(inv / sum);
       for (int64_t c = 0; c < classes; ++c)
-        grow[c] = static_cast<float>(
-            (std::exp(row[c] - lse) - (c == y ? 1.0 : 0.0)) * inv);
+        grow[c] *= scale;
+      grow[y] -= static_cast<float>(inv);
+    }
   }
   return static_cast<float>(total * inv);
 }

@@ -227,6 +227,8 @@ private:
 
   DenseMap<Operation *, int64_t> opIndex;
   DenseMap<Value, int64_t> lastUse;
+  /// Loss gradients computed by their loss's runtime call.
+  DenseMap<Operation *, Tensor> lossGrads;
   DenseMap<Value, int64_t> slotOf;  // buffer -> slot, for slot buffers
   DenseMap<Value, int64_t> holders; // buffer -> live gnn values mapped to it
   std::map<int64_t, SmallVector<Value>> expiring; // index -> buffers to release
@@ -1124,12 +1126,29 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       return op->emitOpError()
              << "needs the dataset's labels and a split mask "
                 "(train_mask, val_mask, test_mask) as operands";
-    loss =
-        call("gnnrtSoftmaxCrossEntropy", b.getF32Type(),
-             {ctx, logits.buf, emptyF32(), toI64(logits.rowSize), cI64(split)});
+    // The training step's gradient of the same loss comes from the same
+    // call (one pass over the logits instead of two).
+    SoftmaxCrossEntropyGradOp gradOp;
+    for (Operation *user : ce.getLogits().getUsers())
+      if (auto g = dyn_cast<SoftmaxCrossEntropyGradOp>(user))
+        if (g->getBlock() == op->getBlock() &&
+            g.getLabels() == ce.getLabels() && g.getMask() == ce.getMask())
+          gradOp = g;
+    Value gradBuf = emptyF32();
+    if (gradOp) {
+      Tensor out = alloc(numV, true, logits.dims);
+      gradBuf = out.buf;
+      lossGrads[gradOp] = out;
+    }
+    loss = call("gnnrtSoftmaxCrossEntropy", b.getF32Type(),
+                {ctx, logits.buf, gradBuf, toI64(logits.rowSize), cI64(split)});
     return success();
   }
   if (auto ceg = dyn_cast<SoftmaxCrossEntropyGradOp>(op)) {
+    if (auto it = lossGrads.find(ceg); it != lossGrads.end()) {
+      bind(ceg.getResult(), it->second);
+      return success();
+    }
     Tensor logits = values.lookup(ceg.getLogits());
     int64_t split = splitOf(ceg.getMask());
     if (split < 0)
