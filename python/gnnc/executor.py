@@ -487,6 +487,7 @@ _UNARY = {
             lambda x, y, a: np.where(x > 0, 1.0, y + 1.0)),
     "sqrt": (lambda x, a: np.sqrt(x), lambda x, y, a: 0.5 / y),
     "rsqrt": (lambda x, a: 1.0 / np.sqrt(x), lambda x, y, a: -0.5 * y / x),
+    "stop_gradient": (lambda x, a: x, lambda x, y, a: 0.0),
     "leaky_relu": (lambda x, a: np.where(x > 0, x, a["alpha"] * x),
                    lambda x, y, a: np.where(x > 0, 1.0, a["alpha"])),
 }

@@ -280,6 +280,13 @@ def sqrt(x): return _unary("sqrt", x)
 def rsqrt(x): return _unary("rsqrt", x)
 
 
+def stop_gradient(x):
+    """The row itself; no gradient flows back through it (PyTorch's detach).
+    A softmax's shift (GAT's per-destination max) is the use: the gradient
+    through it is zero in exact arithmetic, so it need not be computed."""
+    return _unary("stop_gradient", x)
+
+
 def leaky_relu(x, alpha: float = 0.01):
     return _unary("leaky_relu", x, {"alpha": float(alpha)})
 
@@ -653,6 +660,6 @@ class Model:
 __all__ = [
     "Model", "Row", "VertexTensor", "EdgeTensor", "TraceError", "F", "C",
     "relu", "sigmoid", "tanh", "exp", "log", "neg", "elu", "sqrt", "rsqrt",
-    "leaky_relu", "dropout", "constant", "linear", "typed_linear", "concat",
+    "stop_gradient", "leaky_relu", "dropout", "constant", "linear", "typed_linear", "concat",
     "row_dot", "broadcast_heads", "ACCUMULATORS",
 ]

@@ -49,7 +49,8 @@ def _row_op(op: Op) -> str:
     ops = op.operands
     rt = value_type(r)
     name = op.name
-    if name in ("relu", "sigmoid", "tanh", "exp", "log", "neg", "elu", "sqrt", "rsqrt"):
+    if name in ("relu", "sigmoid", "tanh", "exp", "log", "neg", "elu", "sqrt", "rsqrt",
+                "stop_gradient"):
         return f"{r.name} = gnn.{name} {ops[0].name} : {rt}"
     if name == "leaky_relu":
         return (f"{r.name} = gnn.leaky_relu {ops[0].name} "

@@ -128,7 +128,8 @@ def gin(hidden: int = 16, dropout: float = 0.5) -> Program:
 def gat(heads: int = 4, hidden: int = 8, dropout: float = 0.5,
         slope: float = 0.2) -> Program:
     """GAT (Velickovic et al.): attention per head with the edge softmax built
-    from SAGA stages (gather max, subtract, exp, gather sum, divide).
+    from SAGA stages (gather max, subtract, exp, gather sum, divide; the max,
+    a shift for stability, passes no gradient).
     Layer 1: heads x hidden with ELU; layer 2: one head -> C."""
     m = Model("gat")
     x = m.features()
@@ -140,7 +141,11 @@ def gat(heads: int = 4, hidden: int = 8, dropout: float = 0.5,
             lambda e: gn.leaky_relu(gn.row_dot(e.src, a_src) + gn.row_dot(e.dst, a_dst), slope),
             src=hw, dst=hw, name="score")
         peak = m.gather(logit, "max", name="peak")
-        ex = m.apply_edge(lambda e: gn.exp(e.data - e.dst), dst=peak, data=logit, name="ex")
+        # The max only shifts the exponent for stability: the normalised
+        # weights do not depend on it, so no gradient is sent through it
+        # (PyG's softmax detaches it too; DGL's edge_softmax does the same).
+        ex = m.apply_edge(lambda e: gn.exp(e.data - gn.stop_gradient(e.dst)),
+                          dst=peak, data=logit, name="ex")
         den = m.gather(ex, "sum", name="den")
 
         def weigh(e):

@@ -64,6 +64,12 @@ LogicalResult StepOp::buildRowGradients(OpBuilder &, Value,
   return success();
 }
 
+LogicalResult StopGradientOp::buildRowGradients(OpBuilder &, Value,
+                                                SmallVectorImpl<Value> &grads) {
+  grads.push_back(Value()); // by definition
+  return success();
+}
+
 LogicalResult SigmoidOp::buildRowGradients(OpBuilder &b, Value g,
                                            SmallVectorImpl<Value> &grads) {
   Location loc = getLoc();

@@ -391,7 +391,8 @@ YieldOp FusedGatherOp::getYield() {
 bool mlir::gnn::isFusableRowOp(Operation *op) {
   if (auto c = dyn_cast<ConstantOp>(op))
     return c.getValue().isSplat();
-  return isa<ReluOp, StepOp, NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp,
+  return isa<ReluOp, StepOp, StopGradientOp, NegOp, ExpOp, LogOp, SqrtOp,
+             RsqrtOp, SigmoidOp,
              TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp,
              BroadcastHeadsOp, EdgeSelectOp, ReduceSumOp, RowDotOp>(op);
 }

@@ -395,6 +395,27 @@ def GNN_RsqrtOp : GNN_UnaryOp<"rsqrt", "1 / sqrt(x)", [Pure]>;
 def GNN_StepOp : GNN_UnaryOp<"step", "x > 0 ? 1 : 0", [Pure]>;
 def GNN_EluOp : GNN_UnaryOp<"elu", "x > 0 ? x : exp(x) - 1", [Pure]>;
 
+def GNN_StopGradientOp : GNN_RowOp<"stop_gradient",
+    [Pure, SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
+  let summary = "the row itself, through which no gradient flows back";
+  let description = [{
+    The identity in the forward pass; `--gnn-autodiff` gives its operand no
+    gradient (PyTorch's `detach`). A softmax's shift is the use: GAT's
+    scores minus their per-destination maximum are exponentiated and
+    normalised, which does not depend on the shift, so the maximum's
+    gradient is zero in exact arithmetic and PyG (`src_max.detach()`) and
+    DGL (`edge_softmax`) do not compute it. Stopping it there saves the
+    backward pass through the max gather. It is not folded away before
+    autodiff; the lowering treats it as the identity.
+
+    Example: `%y = gnn.stop_gradient %x : tensor<4xf32>`
+  }];
+  let arguments = (ins GNN_F32Row:$input);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+}
+
 def GNN_LeakyReluOp : GNN_RowOp<"leaky_relu",
     [Pure, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {

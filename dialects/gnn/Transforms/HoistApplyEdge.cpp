@@ -260,11 +260,20 @@ struct GNNHoistApplyEdge
 
     // The frontier: one-side values computed in the body and read by
     // something that is not of the same side (or yielded).
+    // A value that only relabels a row (stop_gradient of a block argument)
+    // costs nothing per edge: hoisting it would add a vertex stage and a
+    // scatter for no work saved.
+    std::function<bool(Value)> isFree = [&](Value v) {
+      if (isa<BlockArgument>(v))
+        return true;
+      auto sg = v.getDefiningOp<StopGradientOp>();
+      return sg && isFree(sg.getInput());
+    };
     SmallVector<Value> frontier;
     for (Operation &op : body.without_terminator()) {
       Value r = op.getResult(0);
       unsigned d = dep.lookup(r);
-      if (op.getNumResults() != 1 || !isOneSide(d))
+      if (op.getNumResults() != 1 || !isOneSide(d) || isFree(r))
         continue;
       if (llvm::any_of(r.getUsers(), [&](Operation *u) {
             return isa<YieldOp>(u) || dep.lookup(u->getResult(0)) != d;

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -52,7 +53,8 @@ struct Tensor {
 /// Element-wise row ops: one result element from the operands' elements at
 /// the same position (scalar rows broadcast).
 bool isElementwise(Operation *op) {
-  return isa<ReluOp, StepOp, NegOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp,
+  return isa<ReluOp, StepOp, StopGradientOp, NegOp, ExpOp, LogOp, SqrtOp,
+             RsqrtOp, SigmoidOp,
              TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp>(op);
 }
 
@@ -94,6 +96,8 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
     return b.create<arith::DivFOp>(l, c(1.0),
                                    b.create<arith::AddFOp>(l, c(1.0), e));
   }
+  if (isa<StopGradientOp>(op))
+    return x;
   if (isa<TanhOp>(op)) {
     // tanh x = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
     Value e = b.create<math::ExpOp>(l, b.create<arith::AddFOp>(l, x, x));
@@ -152,8 +156,15 @@ private:
                            bool cInterface);
   Value call(StringRef name, TypeRange results, ValueRange args,
              bool cInterface = true);
-  /// A free slot (its values are all dead), else a new one.
-  int64_t takeSlot();
+  /// A buffer size as a constant factor times dynamic factors (numV, numE,
+  /// numF, numC or other values, by name), so that sizes can be compared.
+  struct SizeKey {
+    int64_t factor = 1;
+    std::string dynamic;
+  };
+  SizeKey sizeKey(Value numElements);
+  /// A free slot for a buffer of `size`, or a new one (see the definition).
+  int64_t takeSlot(const SizeKey &size);
   Value buffer(Value numElements);
   /// An i32 buffer from the same slots (liveness-managed like buffer()).
   Value bufferI32(Value numElements);
@@ -233,6 +244,7 @@ private:
   DenseMap<Value, int64_t> holders; // buffer -> live gnn values mapped to it
   std::map<int64_t, SmallVector<Value>> expiring; // index -> buffers to release
   SmallVector<int64_t> freeSlots;
+  std::map<int64_t, SizeKey> slotSize; // what each slot holds at least
   int64_t expiredUpTo = -1;
 
   ModuleOp module;
@@ -266,14 +278,71 @@ Value FunctionLowering::call(StringRef name, TypeRange results, ValueRange args,
   return op.getNumResults() ? op.getResult(0) : Value();
 }
 
-int64_t FunctionLowering::takeSlot() {
-  if (!freeSlots.empty())
-    return freeSlots.pop_back_val();
-  return nextSlot++;
+FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
+  SizeKey key;
+  SmallVector<std::string> dynamic;
+  std::function<void(Value)> walk = [&](Value v) {
+    if (auto m = v.getDefiningOp<arith::MulIOp>()) {
+      walk(m.getLhs());
+      walk(m.getRhs());
+    } else if (std::optional<int64_t> c = getConstantIntValue(v)) {
+      key.factor *= *c;
+    } else if (v == numV || v == numE || v == numF || v == numC) {
+      dynamic.push_back(v == numV ? "V" : v == numE ? "E" : v == numF ? "F" : "C");
+    } else {
+      dynamic.push_back(llvm::utohexstr(
+          reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())));
+    }
+  };
+  walk(numElements);
+  llvm::sort(dynamic);
+  key.dynamic = llvm::join(dynamic, "*");
+  return key;
+}
+
+/// The runtime keeps each slot's largest allocation, so handing a free slot
+/// to a bigger buffer grows it. Reusing some free slot never costs more than
+/// a new one; which one matters: the free slot of the same size, else the
+/// smallest one known to be big enough, else (same dynamic factors) the
+/// biggest smaller one, else the most recently freed.
+int64_t FunctionLowering::takeSlot(const SizeKey &size) {
+  int best = -1;
+  auto capacity = [&](int i) { return slotSize[freeSlots[i]]; };
+  for (int i = static_cast<int>(freeSlots.size()) - 1; i >= 0; --i) {
+    const SizeKey &have = capacity(i);
+    if (have.dynamic != size.dynamic)
+      continue;
+    if (best < 0) {
+      best = i;
+      continue;
+    }
+    const SizeKey &cur = capacity(best);
+    bool fits = have.factor >= size.factor, curFits = cur.factor >= size.factor;
+    if (fits != curFits ? fits
+                        : (fits ? have.factor < cur.factor
+                                : have.factor > cur.factor))
+      best = i;
+  }
+  if (best < 0 && !freeSlots.empty())
+    best = static_cast<int>(freeSlots.size()) - 1;
+  int64_t slot;
+  if (best < 0) {
+    slot = nextSlot++;
+    slotSize[slot] = size;
+  } else {
+    slot = freeSlots[best];
+    freeSlots.erase(freeSlots.begin() + best);
+    SizeKey &have = slotSize[slot];
+    if (have.dynamic != size.dynamic)
+      have = size; // not comparable: remember the latest
+    else
+      have.factor = std::max(have.factor, size.factor);
+  }
+  return slot;
 }
 
 Value FunctionLowering::buffer(Value numElements) {
-  int64_t slot = takeSlot();
+  int64_t slot = takeSlot(sizeKey(numElements));
   Value buf =
       call("gnnrtBuffer", memF32(), {ctx, cI64(slot), toI64(numElements)});
   slotOf[buf] = slot;
@@ -281,7 +350,7 @@ Value FunctionLowering::buffer(Value numElements) {
 }
 
 Value FunctionLowering::bufferI32(Value numElements) {
-  int64_t slot = takeSlot();
+  int64_t slot = takeSlot(sizeKey(numElements));
   Value buf =
       call("gnnrtBufferI32", memI32(), {ctx, cI64(slot), toI64(numElements)});
   slotOf[buf] = slot;
@@ -2028,9 +2097,12 @@ struct ConvertGNNToRuntime
         break;
       }
 
-    int64_t nextSlot = 0;
     for (auto [fn, training] :
          {std::pair{train, true}, std::pair{eval, false}}) {
+      // The two never run at once and nothing of one is read during the
+      // other (gnnrtSetOutput's logits are read before the next call), so
+      // they share the slots: the runtime keeps max(train, eval) per slot.
+      int64_t nextSlot = 0;
       FunctionLowering lowering(module, fn, nextSlot, edgeInputs);
       if (failed(lowering.run(training)))
         return signalPassFailure();

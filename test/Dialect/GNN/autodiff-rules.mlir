@@ -104,3 +104,40 @@ func.func @heads(%w: tensor<?x2x3xf32> {gnn.param = "w", gnn.init = #gnn.init<gl
   %loss = gnn.softmax_cross_entropy %h, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %h : f32, !gnn.vtensor<?xf32>
 }
+
+// -----
+
+// stop_gradient: the forward identity, and no gradient to its operand. The
+// shift of a softmax (GAT's per-destination max) stops there, so the max
+// gather gets no backward (no gather_grad) while the scores' gradient still
+// flows through the other path of the subtraction.
+// CHECK-LABEL: func.func @gnn_train_step
+// CHECK:         gnn.gather max
+// CHECK-NOT:     gnn.gather_grad
+// CHECK:         gnn.softmax_cross_entropy_grad
+// CHECK-NOT:     gnn.gather_grad
+// CHECK:         gnn.outer_sum
+// CHECK-NOT:     gnn.gather_grad
+// CHECK:         return
+func.func @stop(%w: tensor<?x?xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", "classes"]})
+    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %h = gnn.apply_vertex %g (%x) params(%w) : (!gnn.vtensor<?xf32>) params(tensor<?x?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%v: tensor<?xf32>, %wv: tensor<?x?xf32>):
+    %t = gnn.linear %v, %wv : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
+    gnn.yield %t : tensor<?xf32>
+  }
+  %s = gnn.scatter %g, %h from src : !gnn.vtensor<?xf32> -> !gnn.etensor<?xf32>
+  %m = gnn.gather max %g, %s to dst : !gnn.etensor<?xf32> -> !gnn.vtensor<?xf32>
+  %o = gnn.apply_vertex %g (%h, %m) : (!gnn.vtensor<?xf32>, !gnn.vtensor<?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>, %b: tensor<?xf32>):
+    %sb = gnn.stop_gradient %b : tensor<?xf32>
+    %d = gnn.sub %a, %sb : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+    gnn.yield %d : tensor<?xf32>
+  }
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %o : f32, !gnn.vtensor<?xf32>
+}

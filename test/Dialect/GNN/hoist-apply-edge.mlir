@@ -240,3 +240,30 @@ func.func @gat_concat(%att: tensor<16xf32>, %h: !gnn.vtensor<8xf32>) -> !gnn.vte
   %a = gnn.gather max %g, %m to dst : !gnn.etensor<1xf32> -> !gnn.vtensor<1xf32>
   return %a : !gnn.vtensor<1xf32>
 }
+
+// -----
+
+// A softmax shift (GAT's exp(score - stop_gradient(max))): stop_gradient of a
+// destination row only relabels it, so nothing is hoisted (no vertex stage,
+// no extra scatter, no remark).
+
+// CHECK-LABEL: func.func @shift
+// CHECK-NOT:     gnn.apply_vertex
+// CHECK:         gnn.apply_edge
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      gnn.stop_gradient
+// CHECK-NEXT:      gnn.sub
+// CHECK-NEXT:      gnn.exp
+func.func @shift(%e: !gnn.etensor<1xf32>, %m: !gnn.vtensor<1xf32>) -> !gnn.vtensor<1xf32> {
+  %g = gnn.graph : !gnn.graph
+  %r = gnn.scatter %g, %m from dst : !gnn.vtensor<1xf32> -> !gnn.etensor<1xf32>
+  %x = gnn.apply_edge %g (%e, %r) : (!gnn.etensor<1xf32>, !gnn.etensor<1xf32>) -> !gnn.etensor<1xf32> {
+  ^bb0(%d: tensor<1xf32>, %dst: tensor<1xf32>):
+    %t0 = gnn.stop_gradient %dst : tensor<1xf32>
+    %t1 = gnn.sub %d, %t0 : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+    %t2 = gnn.exp %t1 : tensor<1xf32>
+    gnn.yield %t2 : tensor<1xf32>
+  }
+  %a = gnn.gather sum %g, %x to dst : !gnn.etensor<1xf32> -> !gnn.vtensor<1xf32>
+  return %a : !gnn.vtensor<1xf32>
+}

@@ -112,6 +112,8 @@ func.func @row_ops(%g: !gnn.graph, %h: !gnn.vtensor<4x8xf32>, %e: !gnn.etensor<i
     %7 = gnn.sqrt %6 : tensor<4x8xf32>
     // CHECK: gnn.rsqrt
     %8 = gnn.rsqrt %7 : tensor<4x8xf32>
+    // CHECK: gnn.stop_gradient %{{.*}} : tensor<4x8xf32>
+    %sg = gnn.stop_gradient %8 : tensor<4x8xf32>
     // CHECK: gnn.leaky_relu %{{.*}} {alpha = 2.000000e-01 : f64} : tensor<4x8xf32>
     %9 = gnn.leaky_relu %8 {alpha = 0.2 : f64} : tensor<4x8xf32>
     // CHECK: gnn.sub %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
