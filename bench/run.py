@@ -394,7 +394,8 @@ def mem_ratio(gnnc, peer):
 
 def write_reports(result: dict, plot: bool) -> None:
     os.makedirs(OUT_DIR, exist_ok=True)
-    with open(os.path.join(OUT_DIR, "peers.json"), "w") as f:
+    name = result["output"]
+    with open(os.path.join(OUT_DIR, f"{name}.json"), "w") as f:
         json.dump(result, f, indent=1)
     cfg = result["config"]
     L = ["# gnnc against PyTorch Geometric and DGL (CPU)", "",
@@ -473,7 +474,7 @@ def write_reports(result: dict, plot: bool) -> None:
         L.append("")
     if plot and result.get("plots"):
         L += ["## Plots", ""] + [f"![{p}]({p})" for p in result["plots"]] + [""]
-    with open(os.path.join(OUT_DIR, "peers.md"), "w") as f:
+    with open(os.path.join(OUT_DIR, f"{name}.md"), "w") as f:
         f.write("\n".join(L))
 
 
@@ -558,6 +559,9 @@ def main(argv=None) -> int:
                     help="rerun cached cells that failed (OOM and timeout stay)")
     ap.add_argument("--no-setup", action="store_true", help="do not run bench/setup-peers.sh")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--output", default="peers", metavar="NAME",
+                    help="report name: docs/benchmarks/NAME.{json,md} (default peers); "
+                    "a partial run (--graphs, --systems) can keep the main report")
     ap.add_argument("--make-graph", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -617,6 +621,7 @@ def main(argv=None) -> int:
     result = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine, "config": cfg,
               "accuracy_config": acfg if do_accuracy else None, "peers_version": peers_version,
               "timing_graphs": timing_graphs, "accuracy_graphs": ACCURACY_GRAPHS if do_accuracy else [],
+              "output": args.output,
               "models": models, "systems": systems, "graphs": {}, "cells": {}, "accuracy": {},
               "runs": {}}
 
@@ -666,20 +671,21 @@ def main(argv=None) -> int:
         section(ACCURACY_GRAPHS, acfg, result["accuracy"])
 
     result["plots"] = []
+    out_json = os.path.join(OUT_DIR, f"{args.output}.json")
     if not args.no_plots and os.path.exists(PEERS_PY):
-        with open(os.path.join(OUT_DIR, "peers.json"), "w") as f:
+        with open(out_json, "w") as f:
             json.dump(result, f, indent=1)
-        p = subprocess.run([PEERS_PY, os.path.join(BENCH, "plot_peers.py"),
-                            os.path.join(OUT_DIR, "peers.json"), OUT_DIR],
+        p = subprocess.run([PEERS_PY, os.path.join(BENCH, "plot_peers.py"), out_json, OUT_DIR],
                            capture_output=True, text=True)
         if p.returncode == 0:
             result["plots"] = [l for l in p.stdout.split() if l.endswith(".png")]
         else:
             log("plots failed: " + p.stderr.strip()[-400:])
     write_reports(result, plot=True)
-    log(f"wrote {os.path.relpath(os.path.join(OUT_DIR, 'peers.md'), ROOT)}, peers.json"
+    out_md = os.path.join(OUT_DIR, f"{args.output}.md")
+    log(f"wrote {os.path.relpath(out_md, ROOT)}, {os.path.basename(out_json)}"
         + (", " + ", ".join(result["plots"]) if result["plots"] else ""))
-    with open(os.path.join(OUT_DIR, "peers.md")) as f:
+    with open(out_md) as f:
         print(f.read())
     return 0
 

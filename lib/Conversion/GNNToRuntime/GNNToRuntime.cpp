@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <limits>
 #include <map>
 
 namespace mlir::gnn {
@@ -967,12 +968,23 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
       group.push_back(&inner);
       continue;
     }
-    if (failed(flush()))
+    // An op that reads nothing of the pending run (GCN's backward: the
+    // dropout of the incoming gradient between `lin + b` and `step`) is
+    // lowered first and the run goes on past it, so that the run stays one
+    // loop nest and its intermediate rows are never stored. Nothing the run
+    // still reads may be released meanwhile.
+    bool readsRun = llvm::any_of(inner.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && llvm::is_contained(group, def);
+    });
+    if (readsRun && failed(flush()))
       return failure();
-    expire(opIndex.lookup(&inner) - 1);
+    int64_t cap = group.empty() ? std::numeric_limits<int64_t>::max()
+                                : opIndex.lookup(group.front()) - 1;
+    expire(std::min(opIndex.lookup(&inner) - 1, cap));
     if (failed(lowerRow(&inner, rows)))
       return failure();
-    expire(opIndex.lookup(&inner));
+    expire(std::min(opIndex.lookup(&inner), cap));
   }
   if (failed(flush()))
     return failure();
