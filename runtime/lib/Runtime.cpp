@@ -317,6 +317,28 @@ void _mlir_ciface_gnnrtKernelArgI32Get(gnnrtMemRefI32 *result,
   *result = ctx->kernelArgsI32[index];
 }
 
+int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op, double rate,
+                          int64_t which) {
+  if (ctx->dropoutOverride >= 0.0)
+    rate = ctx->dropoutOverride;
+  const bool on = ctx->training && rate > 0.0;
+  switch (which) {
+  case 0:
+    return static_cast<int64_t>(dropoutKey(
+        ctx->seed, static_cast<uint64_t>(ctx->step), static_cast<uint64_t>(op)));
+  case 1:
+    return on ? static_cast<int64_t>(rate * 16777216.0) : 0;
+  case 2: {
+    const float scale = on ? static_cast<float>(1.0 / (1.0 - rate)) : 1.0f;
+    uint32_t bits;
+    std::memcpy(&bits, &scale, sizeof bits);
+    return bits;
+  }
+  default:
+    fatal("gnnrtDropoutParam: unknown parameter " + std::to_string(which));
+  }
+}
+
 void gnnrtKernelInt(gnnrtContext *ctx, int64_t index, int64_t value) {
   if (index < 0)
     fatal("gnnrtKernelInt: negative index");

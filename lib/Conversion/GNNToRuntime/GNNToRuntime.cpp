@@ -157,6 +157,20 @@ private:
                            bool cInterface);
   Value call(StringRef name, TypeRange results, ValueRange args,
              bool cInterface = true);
+  /// The runtime's op number of a dropout: its mask id (shared by the
+  /// forward and backward), else a number of its own.
+  int64_t dropoutId(DropoutOp d) {
+    if (d.getMaskId())
+      return static_cast<int64_t>(*d.getMaskId());
+    auto [it, fresh] = unnumberedDropouts.try_emplace(
+        d, 1000000 + static_cast<int64_t>(unnumberedDropouts.size()));
+    return it->second;
+  }
+  DenseMap<Operation *, int64_t> unnumberedDropouts;
+  /// One element of a dropout applied inline: x * scale where the mask
+  /// keeps flat element `index`, else 0 (gnnrtDropoutParam's formula).
+  Value emitDropoutElement(OpBuilder &ob, Value x, Value index,
+                           ArrayRef<Value> params);
   /// A buffer size as a constant factor times dynamic factors (numV, numE,
   /// numF, numC or other values, by name), so that sizes can be compared.
   struct SizeKey {
@@ -277,6 +291,38 @@ Value FunctionLowering::call(StringRef name, TypeRange results, ValueRange args,
   func::FuncOp fn = runtimeFunc(name, args.getTypes(), results, cInterface);
   auto op = b.create<func::CallOp>(loc, fn, args);
   return op.getNumResults() ? op.getResult(0) : Value();
+}
+
+Value FunctionLowering::emitDropoutElement(OpBuilder &ob, Value x,
+                                           Value index,
+                                           ArrayRef<Value> params) {
+  Type i64 = ob.getI64Type();
+  auto c = [&](uint64_t v) {
+    return ob.create<arith::ConstantIntOp>(loc, static_cast<int64_t>(v), i64)
+        .getResult();
+  };
+  auto xorShift = [&](Value h, uint64_t k) {
+    return ob.create<arith::XOrIOp>(loc, h,
+                                    ob.create<arith::ShRUIOp>(loc, h, c(k)));
+  };
+  Value i = ob.create<arith::IndexCastOp>(loc, i64, index);
+  // mix64(key ^ (i * 0xd1b54a32d192ed03)) >> 40, as in the runtime.
+  Value h = ob.create<arith::XOrIOp>(
+      loc, params[0], ob.create<arith::MulIOp>(loc, i, c(0xd1b54a32d192ed03ULL)));
+  h = ob.create<arith::AddIOp>(loc, h, c(0x9e3779b97f4a7c15ULL));
+  h = ob.create<arith::MulIOp>(loc, xorShift(h, 30), c(0xbf58476d1ce4e5b9ULL));
+  h = ob.create<arith::MulIOp>(loc, xorShift(h, 27), c(0x94d049bb133111ebULL));
+  h = xorShift(h, 31);
+  Value draw = ob.create<arith::ShRUIOp>(loc, h, c(40));
+  Value keep = ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, draw,
+                                        params[1]);
+  Value scale = ob.create<arith::BitcastOp>(
+      loc, ob.getF32Type(),
+      ob.create<arith::TruncIOp>(loc, ob.getI32Type(), params[2]));
+  Value zero =
+      ob.create<arith::ConstantFloatOp>(loc, APFloat(0.0f), ob.getF32Type());
+  return ob.create<arith::SelectOp>(
+      loc, keep, ob.create<arith::MulFOp>(loc, x, scale), zero);
 }
 
 FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
@@ -776,11 +822,9 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
   if (auto d = dyn_cast<DropoutOp>(op)) {
     Tensor x = get(d.getInput());
     Tensor out = alloc(x.rows, x.batched, x.dims);
-    int64_t id = d.getMaskId() ? static_cast<int64_t>(*d.getMaskId())
-                               : 1000000 + nextSlot;
     Value rate =
         b.create<arith::ConstantFloatOp>(loc, d.getRate(), b.getF64Type());
-    call("gnnrtDropout", {}, {ctx, cI64(id), rate, x.buf, out.buf});
+    call("gnnrtDropout", {}, {ctx, cI64(dropoutId(d)), rate, x.buf, out.buf});
     bind(d.getResult(), out);
     return success();
   }
@@ -838,13 +882,29 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   SmallVector<Tensor> externalTensors;
   for (auto &e : externals)
     externalTensors.push_back(values.lookup(e.first));
+  // Each dropout's key, threshold and scale bits for this step (the same mask
+  // as the runtime's gnnrtDropout, which the backward may call instead).
+  SmallVector<DropoutOp> dropouts;
+  SmallVector<Value> dropoutParams; // 3 per dropout, i64
+  for (Operation *op : group)
+    if (auto d = dyn_cast<DropoutOp>(op)) {
+      dropouts.push_back(d);
+      Value rate =
+          b.create<arith::ConstantFloatOp>(loc, d.getRate(), b.getF64Type());
+      for (int64_t which = 0; which < 3; ++which)
+        dropoutParams.push_back(call("gnnrtDropoutParam", b.getI64Type(),
+                                     {ctx, cI64(dropoutId(d)), rate,
+                                      cI64(which)},
+                                     false));
+    }
 
   // The loop nest over rows [begin, end): in this function for one row
   // (parameters), else in a kernel that gnnrtParallelFor runs on the
   // threads, its buffers and row sizes passed through the context.
   SmallVector<Value> storedValues(llvm::make_first_range(stored));
   auto emitRows = [&](Value begin, Value end, ArrayRef<Tensor> ins,
-                      const DenseMap<Value, Value> &outBufs, Value size) {
+                      const DenseMap<Value, Value> &outBufs, Value size,
+                      ArrayRef<Value> maskParams) {
     Value one = cIndex(1), zero = cIndex(0);
     b.create<scf::ForOp>(
         loc, begin, end, one, ValueRange{},
@@ -861,7 +921,14 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
                   SmallVector<Value> args;
                   for (Value v : op->getOperands())
                     args.push_back(element.lookup(v));
-                  Value result = emitElement(ib, il, op, args);
+                  Value result;
+                  if (auto d = dyn_cast<DropoutOp>(op)) {
+                    unsigned k = llvm::find(dropouts, d) - dropouts.begin();
+                    result = emitDropoutElement(ib, args[0], out,
+                                                maskParams.slice(3 * k, 3));
+                  } else {
+                    result = emitElement(ib, il, op, args);
+                  }
                   element[op->getResult(0)] = result;
                   if (Value buf = outBufs.lookup(op->getResult(0)))
                     ib.create<memref::StoreOp>(il, result, buf, out);
@@ -875,7 +942,8 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   for (auto &[v, t] : stored)
     outBufs[v] = t.buf;
   if (!batched) {
-    emitRows(cIndex(0), outRows, externalTensors, outBufs, rowSize);
+    emitRows(cIndex(0), outRows, externalTensors, outBufs, rowSize,
+             dropoutParams);
   } else {
     int64_t k = 0;
     for (const Tensor &t : externalTensors) {
@@ -886,6 +954,8 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
     for (Value v : storedValues)
       call("gnnrtKernelArg", {}, {ctx, cI64(k++), stored[v].buf});
     call("gnnrtKernelInt", {}, {ctx, cI64(k), toI64(rowSize)}, false);
+    for (auto [i, p] : llvm::enumerate(dropoutParams))
+      call("gnnrtKernelInt", {}, {ctx, cI64(k + 1 + i), p}, false);
     func::FuncOp kernel;
     {
       OpBuilder::InsertionGuard guard(b);
@@ -912,8 +982,12 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
         kernelOut[v] = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(a++)});
       Value size = toIndex(
           call("gnnrtKernelIntGet", b.getI64Type(), {kctx, cI64(a)}, false));
+      SmallVector<Value> maskParams;
+      for (size_t i = 0; i < dropoutParams.size(); ++i)
+        maskParams.push_back(call("gnnrtKernelIntGet", b.getI64Type(),
+                                  {kctx, cI64(a + 1 + i)}, false));
       emitRows(toIndex(entry->getArgument(1)), toIndex(entry->getArgument(2)),
-               ins, kernelOut, size);
+               ins, kernelOut, size, maskParams);
       b.create<func::ReturnOp>(loc);
     }
     Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
@@ -957,7 +1031,8 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
       continue;
     }
     // Ops in a pending run are lowered together: expire nothing before them.
-    if (isElementwise(&inner)) {
+    // Dropouts join runs too: their mask is computed inline per element.
+    if (isElementwise(&inner) || isa<DropoutOp>(inner)) {
       auto shape =
           cast<RankedTensorType>(inner.getResult(0).getType()).getShape();
       if (!group.empty() &&

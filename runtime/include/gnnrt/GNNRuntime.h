@@ -207,6 +207,14 @@ GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
                                                          int64_t classes,
                                                          int64_t split);
 
+/// The mask of dropout op `op` at this step, for compiled code that applies
+/// it inline (the same mask as gnnrtDropout's): `which` 0 gives the key, 1 the
+/// threshold, 2 the scale's f32 bits. Element i is kept when
+/// (mix64(key ^ (i * 0xd1b54a32d192ed03)) >> 40) >= threshold, and is then
+/// multiplied by the scale; not training (or rate 0): threshold 0, scale 1.
+GNNRT_EXPORT int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op,
+                                       double rate, int64_t which);
+
 /// Inverted dropout with a counter-based mask of (seed, step, op, element):
 /// out = in * mask / (1 - rate) when training, out = in otherwise. The
 /// backward call recomputes the same mask. `rate` < 0 means "the op's
