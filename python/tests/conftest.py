@@ -12,6 +12,16 @@ sys.path.insert(0, os.path.dirname(HERE))
 SEED = int(os.environ.get("GNNC_TEST_SEED", np.random.SeedSequence().entropy % 2**31))
 
 
+def have_compiler() -> bool:
+    """Whether gnn-compile is built (tests that compile skip otherwise)."""
+    from gnnc import toolchain
+    try:
+        toolchain.find_tool("gnn-compile")
+        return True
+    except toolchain.ToolchainError:
+        return False
+
+
 def pytest_report_header(config):
     return f"gnnc random seed: {SEED} (set GNNC_TEST_SEED={SEED} to reproduce)"
 

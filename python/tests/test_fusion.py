@@ -14,24 +14,16 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import have_compiler
 
 from gnnc import frontend as gn
 from gnnc import toolchain
 from gnnc.check import check_dump
 from gnnc.frontend import C, F, Model
 from gnnc.printer import to_mlir
-from gnnc.toolchain import ToolchainError
 
 
-def _have_compiler():
-    try:
-        toolchain.find_tool("gnn-compile")
-        return True
-    except ToolchainError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _have_compiler(), reason="gnn-compile not built")
+pytestmark = pytest.mark.skipif(not have_compiler(), reason="gnn-compile not built")
 
 WIDTH = 6
 

@@ -3,6 +3,7 @@
 import os
 
 import pytest
+from conftest import have_compiler
 
 from gnnc import toolchain, zoo
 from gnnc.toolchain import ToolchainError
@@ -10,15 +11,7 @@ from gnnc.toolchain import ToolchainError
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _have_compiler():
-    try:
-        toolchain.find_tool("gnn-compile")
-        return True
-    except ToolchainError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _have_compiler(), reason="gnn-compile not built")
+pytestmark = pytest.mark.skipif(not have_compiler(), reason="gnn-compile not built")
 
 
 def test_compile_and_train_a_traced_program(tmp_path):
