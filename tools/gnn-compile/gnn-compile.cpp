@@ -32,15 +32,21 @@ namespace {
 enum class EmitKind { MLIR, MLIRLLVM, LLVM, Obj, Exe };
 } // namespace
 
+/// gnn-compile's own options: --help lists only these (LLVM's and MLIR's
+/// options still work, unlisted).
+static llvm::cl::OptionCategory gnnCompileCategory("gnn-compile options");
+
 static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                                 llvm::cl::desc("<model.mlir>"),
-                                                llvm::cl::init("-"));
+                                                llvm::cl::init("-"),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<std::string>
     outputFilename("o",
                    llvm::cl::desc("Output file (default: stdout; for -emit=exe "
                                   "and obj: a.out / model.o)"),
-                   llvm::cl::value_desc("file"), llvm::cl::init(""));
+                   llvm::cl::value_desc("file"), llvm::cl::init(""),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"), llvm::cl::init(EmitKind::Exe),
@@ -50,49 +56,58 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::MLIRLLVM, "mlir-llvm", "the LLVM dialect"),
         clEnumValN(EmitKind::LLVM, "llvm", "optimised LLVM IR"),
         clEnumValN(EmitKind::Obj, "obj", "an object file"),
-        clEnumValN(EmitKind::Exe, "exe", "a training executable (default)")));
+        clEnumValN(EmitKind::Exe, "exe", "a training executable (default)")),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
     noOptimize("no-optimize", llvm::cl::desc("Skip gnn-optimize-pipeline"),
-               llvm::cl::init(false));
+               llvm::cl::init(false),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
     noHoist("no-hoist", llvm::cl::desc("Skip --gnn-hoist-apply-edge"),
-            llvm::cl::init(false));
+            llvm::cl::init(false),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<std::string> reorderMode(
     "reorder",
     llvm::cl::desc("--gnn-reorder-aggregate: auto (cost model; needs the "
                    "widths: see --dataset), always, or never"),
-    llvm::cl::value_desc("mode"), llvm::cl::init("auto"));
+    llvm::cl::value_desc("mode"), llvm::cl::init("auto"),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<std::string> datasetPath(
     "dataset",
     llvm::cl::desc("A dataset directory (or its meta.json) whose widths and "
                    "average degree drive the cost models; the executable "
                    "still trains on any dataset"),
-    llvm::cl::value_desc("dir"), llvm::cl::init(""));
+    llvm::cl::value_desc("dir"), llvm::cl::init(""),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool> noFuse("no-fuse",
                                   llvm::cl::desc("Skip --gnn-fuse-sag"),
-                                  llvm::cl::init(false));
+                                  llvm::cl::init(false),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool> noShare(
     "no-share",
     llvm::cl::desc("Skip --gnn-share-contractions (backward stages then "
                    "recompute the forward linears they read)"),
-    llvm::cl::init(false));
+    llvm::cl::init(false),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
     showRemarks("remarks",
                 llvm::cl::desc("Print the passes' remarks (what each "
                                "rewrite did or why it was refused)"),
-                llvm::cl::init(false));
+                llvm::cl::init(false),
+    llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
     keepTemps("keep-temps",
               llvm::cl::desc("Keep the intermediate object file of -emit=exe"),
-              llvm::cl::init(false));
+              llvm::cl::init(false),
+    llvm::cl::cat(gnnCompileCategory));
 
 static int fail(const std::string &message) {
   llvm::errs() << "gnn-compile: error: " << message << "\n";
@@ -141,6 +156,7 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  llvm::cl::HideUnrelatedOptions(gnnCompileCategory);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "gnnc compiler: gnn model -> training executable\n\n"
