@@ -538,7 +538,8 @@ def main(argv=None) -> int:
     mode.add_argument("--quick", action="store_true", help="arxiv-shaped graph only, few epochs")
     mode.add_argument("--full", action="store_true", help="every graph incl. Reddit-shaped (hours)")
     ap.add_argument("--graphs", help="comma list overriding the mode's timing graphs "
-                    f"({', '.join(k for k in GRAPHS if k not in ACCURACY_GRAPHS)})")
+                    f"({', '.join(k for k in GRAPHS if k not in ACCURACY_GRAPHS)}); "
+                    "'' for none (with --accuracy: only the accuracy comparison)")
     ap.add_argument("--models", default=",".join(MODELS), help="comma list of " + ", ".join(MODELS))
     ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma list of " + ", ".join(SYSTEMS))
     ap.add_argument("--epochs", type=int, help="epochs per process (quick 5, else 10)")
@@ -570,7 +571,9 @@ def main(argv=None) -> int:
         return 0
 
     mode_name = "quick" if args.quick else "full" if args.full else "default"
-    timing_graphs = args.graphs.split(",") if args.graphs else TIMING_GRAPHS[mode_name]
+    # --graphs "" runs no timing graph (with --accuracy: the comparison only).
+    timing_graphs = ([g for g in args.graphs.split(",") if g] if args.graphs is not None
+                     else TIMING_GRAPHS[mode_name])
     models = [m for m in args.models.split(",") if m]
     systems = [s for s in args.systems.split(",") if s]
     for k in timing_graphs:

@@ -53,8 +53,9 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
 
 void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
                                        const GNNToLLVMOptions &options) {
-  (void)options;
-  pm.addPass(createConvertGNNToRuntime());
+  ConvertGNNToRuntimeOptions lowering;
+  lowering.edgeCacheFloats = options.edgeCacheFloats;
+  pm.addPass(createConvertGNNToRuntime(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertSCFToCFPass());

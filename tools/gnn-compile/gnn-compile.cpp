@@ -96,6 +96,14 @@ static llvm::cl::opt<bool> noShare(
     llvm::cl::init(false),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<int64_t> edgeCacheFloats(
+    "edge-cache-floats",
+    llvm::cl::desc("Floats per edge that a fused kernel may keep for later "
+                   "kernels instead of their recomputing it (default 16; 0: "
+                   "none, no memory per edge)"),
+    llvm::cl::value_desc("n"), llvm::cl::init(16),
+    llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<bool>
     showRemarks("remarks",
                 llvm::cl::desc("Print the passes' remarks (what each "
@@ -210,8 +218,13 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.share = !noShare;
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
+  if (edgeCacheFloats < 0)
+    return fail("--edge-cache-floats must be 0 or more, not " +
+                std::to_string(edgeCacheFloats));
+  gnn::GNNToLLVMOptions lowering;
+  lowering.edgeCacheFloats = edgeCacheFloats.getValue();
   if (emitKind != EmitKind::MLIR)
-    gnn::buildGNNToLLVMPipeline(pm, gnn::GNNToLLVMOptions());
+    gnn::buildGNNToLLVMPipeline(pm, lowering);
   if (failed(pm.run(*module)))
     return 1;
 

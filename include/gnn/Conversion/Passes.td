@@ -24,7 +24,20 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     scatters, the loss, dropout and the optimizer are runtime calls.
     Parameters and gradients live in the runtime (`gnnrtParam`,
     `gnnrtGrad`).
+
+    A fused_gather whose body is not a (scaled) copy of the neighbour's row
+    becomes a kernel over the vertices and their edges. Per-edge values
+    that several such kernels compute (row reductions and exponentials of at
+    most 16 floats: GAT's grad_dst . Wh_src per head, its softmax numerator)
+    are computed by the first and kept in an |E| x width buffer the later
+    ones read, within `edge-cache-floats` floats per edge for the function's
+    caches together (0: recompute everything, no memory per edge). Each is reported with a
+    remark on both fused_gathers.
   }];
+  let options = [
+    Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
+           "Floats per edge that kernels may keep for later kernels (0: none)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::math::MathDialect",

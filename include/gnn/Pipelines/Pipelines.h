@@ -56,7 +56,13 @@ void buildGNNTrainPipeline(OpPassManager &pm, const GNNOptimizeOptions &options,
                            bool optimize = true);
 
 /// Options of `gnn-to-llvm-pipeline`.
-struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {};
+struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
+  Option<int64_t> edgeCacheFloats{
+      *this, "edge-cache-floats",
+      llvm::cl::desc("--convert-gnn-to-runtime: floats per edge that kernels "
+                     "may keep for later kernels (0: none)"),
+      llvm::cl::init(16)};
+};
 
 /// Lowers a module that went through --gnn-autodiff to the LLVM dialect:
 /// --convert-gnn-to-runtime, then the upstream conversions of scf, math,

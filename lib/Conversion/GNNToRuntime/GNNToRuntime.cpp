@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <deque>
 #include <limits>
 #include <map>
 
@@ -126,6 +127,8 @@ public:
         edgeInputs(edgeInputs), b(module.getContext()) {}
 
   LogicalResult run(bool training);
+  /// Floats per edge that the function's kernels may keep for later ones.
+  void setEdgeCacheBudget(int64_t floats) { edgeCacheBudget = floats; }
 
 private:
   // --- helpers -------------------------------------------------------------
@@ -218,8 +221,32 @@ private:
   /// A new private `@__gnn_kernel_N(ctx: !llvm.ptr, begin: i64, end: i64)`
   /// with an entry block, for gnnrtParallelFor.
   func::FuncOp newKernel();
+  /// A per-edge value one fused_gather kernel stores for later ones, which
+  /// load it instead of recomputing it (edgeCacheFor).
+  struct EdgeCache {
+    FusedGatherOp producer;
+    Value value;      // in the producer's body
+    Value buf;        // |E| x width floats
+    int64_t width;
+    int64_t slot;
+    Operation *last;  // the last fused_gather that may read it
+  };
+  /// The kernel's cached values: value of its body -> (cache, stores it).
+  using KernelCaches = SmallVector<std::tuple<Value, EdgeCache *, bool>>;
+  /// Edge caches of the kernel of `fg`: its per-edge row reductions and
+  /// exponentials (<= 16 floats per edge) that a live cache holds (loaded)
+  /// or that a later fused_gather computes too (stored, in a new cache).
+  KernelCaches edgeCachesFor(FusedGatherOp fg);
+  /// Frees the caches nothing after `op` reads.
+  void releaseEdgeCaches(Operation *op);
+  std::deque<EdgeCache> edgeCaches;
+  SmallVector<FusedGatherOp> fusedGathers; // of the function, in order
+  int64_t edgeCacheBudget = 16;
+  int64_t edgeCacheFloatsUsed = 0;
   func::FuncOp emitFusedGatherKernel(FusedGatherOp fg,
-                                     ArrayRef<Tensor> operands);
+                                     ArrayRef<Tensor> operands,
+                                     const KernelCaches &caches,
+                                     int64_t firstCacheArg);
   /// weights[e] = `scale` (a one-element value of `fg`'s body computed from
   /// one-element rows) for every edge, by an edge-parallel kernel.
   LogicalResult computeEdgeScalars(FusedGatherOp fg, Value scale,
@@ -1206,8 +1233,11 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     bind(g.getResult(), out);
     return success();
   }
-  if (auto fg = dyn_cast<FusedGatherOp>(op))
-    return lowerFusedGather(fg);
+  if (auto fg = dyn_cast<FusedGatherOp>(op)) {
+    LogicalResult r = lowerFusedGather(fg);
+    releaseEdgeCaches(fg);
+    return r;
+  }
   if (auto s = dyn_cast<ApplyVertexOp>(op))
     return lowerStage(op, s.getBody(), s.getInputs(),
                       SmallVector<Value>(s.getParams()), false);
@@ -1589,7 +1619,14 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
     call("gnnrtKernelInt", {}, {ctx, cI64(numOuts + i), toI64(t.rowSize)},
          false);
   }
-  func::FuncOp kernel = emitFusedGatherKernel(fg, tensors);
+  KernelCaches caches = edgeCachesFor(fg);
+  int64_t firstCacheArg = numOuts + static_cast<int64_t>(tensors.size());
+  for (auto [i, c] : llvm::enumerate(caches))
+    call("gnnrtKernelArg", {},
+         {ctx, cI64(firstCacheArg + static_cast<int64_t>(i)),
+          std::get<1>(c)->buf});
+  func::FuncOp kernel =
+      emitFusedGatherKernel(fg, tensors, caches, firstCacheArg);
   if (!kernel)
     return failure();
   Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
@@ -1600,9 +1637,105 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
   return success();
 }
 
+/// Whether `x` of `a`'s body and `y` of `b`'s body are the same value of
+/// every edge: block arguments reading the same outer value from the same
+/// end (or as edge data or parameter), ops equivalent over such operands.
+static bool sameEdgeValue(FusedGatherOp a, Value x, FusedGatherOp b, Value y) {
+  auto ax = dyn_cast<BlockArgument>(x), by = dyn_cast<BlockArgument>(y);
+  if (ax || by) {
+    if (!ax || !by)
+      return false;
+    auto outer = [](FusedGatherOp g, BlockArgument arg) {
+      unsigned i = arg.getArgNumber();
+      unsigned ns = g.getSrcInputs().size(), nd = g.getDstInputs().size(),
+               ne = g.getEdgeInputs().size();
+      if (i < ns)
+        return std::pair{0, g.getSrcInputs()[i]};
+      if (i < ns + nd)
+        return std::pair{1, g.getDstInputs()[i - ns]};
+      if (i < ns + nd + ne)
+        return std::pair{2, g.getEdgeInputs()[i - ns - nd]};
+      return std::pair{3, g.getParams()[i - ns - nd - ne]};
+    };
+    return outer(a, ax) == outer(b, by);
+  }
+  return OperationEquivalence::isEquivalentTo(
+      x.getDefiningOp(), y.getDefiningOp(),
+      [&](Value l, Value r) { return success(sameEdgeValue(a, l, b, r)); },
+      nullptr, OperationEquivalence::IgnoreLocations);
+}
+
+/// The width of a per-edge value worth keeping: a row reduction or an
+/// exponential with a small static row; 0 for others.
+static int64_t cacheableWidth(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (!op || !isa<RowDotOp, ReduceSumOp, ExpOp>(op))
+    return 0;
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.hasStaticShape() || t.getRank() > 1 || t.getNumElements() > 16)
+    return 0;
+  return t.getNumElements();
+}
+
+FunctionLowering::KernelCaches
+FunctionLowering::edgeCachesFor(FusedGatherOp fg) {
+  KernelCaches result;
+  auto self = llvm::find(fusedGathers, fg);
+  for (Operation &op : fg.getBody().front().without_terminator()) {
+    Value v = op.getResult(0);
+    int64_t width = cacheableWidth(v);
+    if (!width)
+      continue;
+    EdgeCache *live = nullptr;
+    for (EdgeCache &c : edgeCaches)
+      if (c.width == width && sameEdgeValue(c.producer, c.value, fg, v))
+        live = &c;
+    if (live) {
+      result.push_back({v, live, false});
+      fg.emitRemark() << "reads the per-edge " << op.getName() << " "
+                      << v.getType()
+                      << " an earlier kernel kept, instead of recomputing it";
+      continue;
+    }
+    Operation *last = nullptr;
+    for (auto it = self + 1; it != fusedGathers.end(); ++it)
+      for (Operation &o : it->getBody().front().without_terminator())
+        if (cacheableWidth(o.getResult(0)) == width &&
+            sameEdgeValue(fg, v, *it, o.getResult(0)))
+          last = *it;
+    // The budget counts every cache of the function: its slot keeps the
+    // memory for the whole run.
+    if (!last || edgeCacheFloatsUsed + width > edgeCacheBudget)
+      continue;
+    edgeCacheFloatsUsed += width;
+    int64_t slot = takeSlot(sizeKey(mul(numE, cIndex(width))));
+    Value buf = call("gnnrtBuffer", memF32(),
+                     {ctx, cI64(slot), toI64(mul(numE, cIndex(width)))});
+    edgeCaches.push_back({fg, v, buf, width, slot, last});
+    result.push_back({v, &edgeCaches.back(), true});
+    fg.emitRemark() << "keeps its per-edge " << op.getName() << " "
+                    << v.getType() << " (" << width
+                    << " floats per edge) for later kernels";
+  }
+  return result;
+}
+
+void FunctionLowering::releaseEdgeCaches(Operation *op) {
+  for (auto it = edgeCaches.begin(); it != edgeCaches.end();) {
+    if (it->last == op) {
+      freeSlots.push_back(it->slot);
+      it = edgeCaches.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 func::FuncOp
 FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
-                                        ArrayRef<Tensor> operands) {
+                                        ArrayRef<Tensor> operands,
+                                        const KernelCaches &caches,
+                                        int64_t firstCacheArg) {
   OpBuilder::InsertionGuard guard(b);
   Type i64 = b.getI64Type();
   func::FuncOp kernel = newKernel();
@@ -1660,6 +1793,15 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
           : toIndex(b, call("gnnrtKernelIntGet", i64, {kctx, cI64(numOuts + i)},
                             false)));
   }
+  // Per-edge values kept across kernels: loaded instead of recomputed, or
+  // stored for later kernels.
+  DenseMap<Value, std::pair<Value, int64_t>> cacheLoad, cacheStore;
+  for (auto [i, c] : llvm::enumerate(caches)) {
+    auto [v, cache, store] = c;
+    Value buf = call("gnnrtKernelArgGet", memF32(),
+                     {kctx, cI64(firstCacheArg + static_cast<int64_t>(i))});
+    (store ? cacheStore : cacheLoad)[v] = {buf, cache->width};
+  }
   Value offsets =
       call("gnnrtGraphOffsets", memI64(), {kctx, cI64(toDst ? 1 : 0)});
   // To dst: edge p of v is edge id p, its source indices[p]. To src: edge
@@ -1714,6 +1856,16 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
       headValues[r] = b.create<memref::AllocaOp>(
           loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
     }
+  }
+  // A stored value is computed once per edge (into its stack buffer); a
+  // loaded one is not computed at all.
+  for (auto &[v, cw] : cacheStore)
+    if (cw.second > 1 && !headSums.count(v) && !headValues.count(v))
+      headValues[v] = b.create<memref::AllocaOp>(
+          loc, MemRefType::get({cw.second}, b.getF32Type()));
+  for (auto &[v, cw] : cacheLoad) {
+    headSums.erase(v);
+    headValues.erase(v);
   }
   // Check every shape is known before emitting loops.
   for (Operation &op : body.without_terminator())
@@ -1869,7 +2021,14 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                                          loc, widthOf(ctx), cIndex(ctx[0])))
                                      .getResult();
                 Value r;
-                if (auto arg = dyn_cast<BlockArgument>(x)) {
+                if (auto it = cacheLoad.find(x); it != cacheLoad.end()) {
+                  auto [buf, width] = it->second;
+                  r = loadAt(ob, buf,
+                             ob.create<arith::AddIOp>(
+                                 loc,
+                                 ob.create<arith::MulIOp>(loc, e, cIndex(width)),
+                                 index));
+                } else if (auto arg = dyn_cast<BlockArgument>(x)) {
                   unsigned i = arg.getArgNumber();
                   Value at = index;
                   if (Value row = rowOf(i))
@@ -1956,8 +2115,33 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
               // edge and head into their stack buffer, not once per element
               // of the heads x F row.
               DenseMap<Value, Value> pendingHeads = headValues;
+              auto storeToCache = [&](Value r) {
+                auto it = cacheStore.find(r);
+                if (it == cacheStore.end())
+                  return;
+                auto [buf, width] = it->second;
+                Value base = eb.create<arith::MulIOp>(loc, e, cIndex(width));
+                if (Value pe = perEdge.lookup(r)) {
+                  eb.create<memref::StoreOp>(loc, pe, buf, base);
+                  return;
+                }
+                Value heads = headSums.lookup(r);
+                for (int64_t h = 0; h < width; ++h)
+                  eb.create<memref::StoreOp>(
+                      loc, loadAt(eb, heads, cIndex(h)), buf,
+                      ValueRange{eb.create<arith::AddIOp>(loc, base,
+                                                          cIndex(h))});
+              };
               for (Operation &op : body.without_terminator()) {
                 Value r = op.getResult(0);
+                if (cacheLoad.count(r)) {
+                  if (oneElement(r)) {
+                    Cache cache;
+                    perEdge[r] =
+                        at(eb, r, shapeOf(r), zero, Value(), cache);
+                  }
+                  continue;
+                }
                 if (isa<ReduceSumOp, RowDotOp>(op)) {
                   reduce(op);
                 } else if (oneElement(r)) {
@@ -1976,6 +2160,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
                       });
                   headSums[r] = buf;
                 }
+                storeToCache(r);
               }
               for (int64_t o = 0; o < numOuts; ++o)
                 forElements(
@@ -2059,6 +2244,7 @@ LogicalResult FunctionLowering::run(bool training) {
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   ctx = entry->getArgument(0);
+  source.walk([&](FusedGatherOp g) { fusedGathers.push_back(g); });
   auto dim = [&](int64_t which) {
     Value v = call("gnnrtDim", b.getI64Type(), {ctx, cI64(which)}, false);
     return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v).getResult();
@@ -2191,6 +2377,7 @@ struct ConvertGNNToRuntime
       // they share the slots: the runtime keeps max(train, eval) per slot.
       int64_t nextSlot = 0;
       FunctionLowering lowering(module, fn, nextSlot, edgeInputs);
+      lowering.setEdgeCacheBudget(edgeCacheFloats);
       if (failed(lowering.run(training)))
         return signalPassFailure();
     }
