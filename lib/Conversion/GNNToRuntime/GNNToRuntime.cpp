@@ -1041,6 +1041,13 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
     Tensor t = values.lookup(p);
     bind(arg, t);
   }
+  // Whether a body value depends on the stage's rows (not only parameters).
+  std::function<bool(Value)> readsRows = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &block && arg.getArgNumber() < inputs.size();
+    Operation *def = v.getDefiningOp();
+    return def && llvm::any_of(def->getOperands(), readsRows);
+  };
   // Runs of element-wise ops with one row shape become one loop nest.
   SmallVector<Operation *> group;
   auto flush = [&]() -> LogicalResult {
@@ -1058,8 +1065,11 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
       continue;
     }
     // Ops in a pending run are lowered together: expire nothing before them.
-    // Dropouts join runs too: their mask is computed inline per element.
-    if (isElementwise(&inner) || isa<DropoutOp>(inner)) {
+    // Dropouts of per-row values join runs too: their mask is computed
+    // inline per element (one of a parameter row keeps the runtime call: its
+    // mask is one row's, shared by every vertex).
+    if (isElementwise(&inner) ||
+        (isa<DropoutOp>(inner) && readsRows(inner.getOperand(0)))) {
       auto shape =
           cast<RankedTensorType>(inner.getResult(0).getType()).getShape();
       if (!group.empty() &&
