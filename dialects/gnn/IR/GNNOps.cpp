@@ -353,14 +353,8 @@ template ApplyVertexOp mlir::gnn::rebuildStage(ApplyVertexOp, ValueRange,
 template <typename StageOp>
 StageOp mlir::gnn::appendStageResults(StageOp stage, ArrayRef<Value> extra) {
   SmallVector<Type> types(stage->getResultTypes());
-  for (Value v : extra) {
-    auto row = cast<RankedTensorType>(v.getType());
-    if constexpr (std::is_same_v<StageOp, ApplyVertexOp>)
-      types.push_back(
-          VertexTensorType::get(row.getShape(), row.getElementType()));
-    else
-      types.push_back(EdgeTensorType::get(row.getShape(), row.getElementType()));
-  }
+  for (Value v : extra)
+    types.push_back(rowTensorOf<StageOp>(cast<RankedTensorType>(v.getType())));
   OpBuilder b(stage);
   auto fresh = b.create<StageOp>(stage.getLoc(), types, stage.getGraph(),
                                  stage.getInputs(), stage.getParams());

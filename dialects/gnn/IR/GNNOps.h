@@ -41,6 +41,16 @@ bool isFusableRowOp(Operation *op);
 /// last to first, so that chains of dead ops go too.
 void eraseDeadRowOps(Block &body);
 
+/// The row tensor type of the stage kind `StageOp` (ApplyVertexOp or
+/// ApplyEdgeOp) with rows of `row`.
+template <typename StageOp>
+Type rowTensorOf(RankedTensorType row) {
+  if constexpr (std::is_same_v<StageOp, ApplyVertexOp>)
+    return VertexTensorType::get(row.getShape(), row.getElementType());
+  else
+    return EdgeTensorType::get(row.getShape(), row.getElementType());
+}
+
 /// Recreates a stage (ApplyVertexOp or ApplyEdgeOp) with `extraInputs`
 /// appended to its inputs, `replace[i]` (a value of the old body) read from
 /// the row of `extraInputs[i]`, and the inputs and parameters nothing reads

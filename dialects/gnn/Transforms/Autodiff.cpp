@@ -29,15 +29,6 @@ namespace {
 constexpr llvm::StringLiteral kTrainStep = GNNDialect::kTrainStepName;
 constexpr llvm::StringLiteral kEval = GNNDialect::kEvalName;
 
-/// The row tensor type of the stage kind `Op` with rows of `row`.
-template <typename Op>
-Type rowTensorOf(RankedTensorType row) {
-  if constexpr (std::is_same_v<Op, ApplyVertexOp>)
-    return VertexTensorType::get(row.getShape(), row.getElementType());
-  else
-    return EdgeTensorType::get(row.getShape(), row.getElementType());
-}
-
 /// Adds two rows inside a stage body (shapes equal or one a scalar row).
 Value addRows(OpBuilder &b, Location loc, Value x, Value y) {
   return b.create<AddOp>(loc,
