@@ -107,7 +107,11 @@ def main() -> int:
                          "max": max(epoch_ms), "epochs": args.epochs},
         "aggregation": probe,
         "naive_spmm": naive,
-        "ratio_gflops_vs_naive": (probe["GFLOPs"] / naive["GFLOPs"]) if naive else None,
+        # spmm.cpp prints its best of 4 runs: the ratio compares best with
+        # best (gnnrt-bench's minimum); the median's ratio is shown as well.
+        "ratio_gflops_vs_naive": (2.0 * probe["edges"] * probe["width"] / probe["spmm_ms_min"]
+                                  / 1e6 / naive["GFLOPs"]) if naive else None,
+        "ratio_median_vs_naive_best": (probe["GFLOPs"] / naive["GFLOPs"]) if naive else None,
         "no_reuse_fraction_of_copy": probe["no_reuse_GBps"] / probe["copy_GBps"],
     }
     out_dir = os.path.join(ROOT, "docs", "benchmarks")
@@ -126,13 +130,17 @@ def main() -> int:
         f"| GCN epoch (F→256→C, train step) | median {result['gcn_epoch_ms']['median']:.1f} ms "
         f"(min {result['gcn_epoch_ms']['min']:.1f}, max {result['gcn_epoch_ms']['max']:.1f}) |",
         f"| copy probe (2 streams) | {probe['copy_GBps']:.1f} GB/s |",
-        f"| gnnrt aggregation F=128 | {probe['spmm_ms']:.1f} ms, {probe['GFLOPs']:.2f} GFLOP/s, "
+        f"| gnnrt aggregation F=128 | best {probe['spmm_ms_min']:.1f} ms "
+        f"({2.0 * probe['edges'] * 128 / probe['spmm_ms_min'] / 1e6:.2f} GFLOP/s), "
+        f"median {probe['spmm_ms']:.1f} ms, {probe['GFLOPs']:.2f} GFLOP/s, "
         f"no-reuse {probe['no_reuse_GBps']:.1f} GB/s, compulsory {probe['compulsory_GBps']:.1f} GB/s |",
     ]
     if naive:
-        lines.append(f"| naive spmm.cpp F=128 | {naive['ms']:.1f} ms, {naive['GFLOPs']:.2f} GFLOP/s, "
+        lines.append(f"| naive spmm.cpp F=128 (best of 4) | {naive['ms']:.1f} ms, {naive['GFLOPs']:.2f} GFLOP/s, "
                      f"no-reuse {naive['no_reuse_GBps']:.1f} GB/s (nnz {naive['nnz']}) |")
-        lines.append(f"| gnnrt / naive GFLOP/s | {result['ratio_gflops_vs_naive']:.2f}x |")
+        lines.append(f"| gnnrt / naive GFLOP/s, best against best | "
+                     f"{result['ratio_gflops_vs_naive']:.2f}x (gnnrt's median: "
+                     f"{result['ratio_median_vs_naive_best']:.2f}x) |")
     with open(os.path.join(out_dir, "gcn-arxiv.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

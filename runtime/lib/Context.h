@@ -54,7 +54,12 @@ struct OptimizerConfig {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
-/// A 64-byte aligned float buffer.
+/// `bytes` (at least 1) of zeroed memory, 64-byte aligned; large blocks are
+/// 2 MiB aligned and backed by huge pages where the kernel allows. Free with
+/// std::free. Exits with "error: out of memory" when it fails.
+void *allocateZeroed(size_t bytes);
+
+/// A zeroed, 64-byte aligned float buffer (huge pages when large).
 struct Buffer {
   float *data = nullptr;
   int64_t size = 0;
@@ -78,7 +83,8 @@ class Backend;
 
 struct gnnrtContext {
   gnnrt::Backend *backend = nullptr; // null: the CPU backend
-  gnnrt::Dataset ds;
+  gnnrt::Dataset ds;                       // ds.features is moved to:
+  std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
   std::vector<int32_t> dst;     // destination of each edge (CSC order)
   std::vector<int64_t> csrPtr;  // out-edges by source
   std::vector<int32_t> csrEdge; // edge ids, ascending within a source

@@ -80,17 +80,18 @@ int main(int argc, char **argv) {
   }
   const double copyGBs = 2.0 * n * 4 / copyBest / 1e9;
 
-  // GCN aggregation: weights 1/sqrt(d_out(u) d_in(v)).
-  std::vector<float> w(E), x(static_cast<size_t>(V) * width),
-      y(static_cast<size_t>(V) * width);
+  // GCN aggregation: weights 1/sqrt(d_out(u) d_in(v)). The operands are
+  // runtime buffers, allocated as a compiled program's are.
+  Buffer w(E), x(V * width), y(V * width);
   for (int64_t v = 0; v < V; ++v)
     for (int64_t e = ctx->ds.indptr[v]; e < ctx->ds.indptr[v + 1]; ++e)
-      w[e] = 1.0f / std::sqrt(ctx->outDeg[ctx->ds.indices[e]] * ctx->inDeg[v]);
-  for (size_t i = 0; i < x.size(); ++i)
-    x[i] = static_cast<float>((i * 2654435761u) % 1000) / 1000.0f;
-  gnnrtMemRefF32 wm{w.data(), w.data(), 0, {E}, {1}};
-  gnnrtMemRefF32 xm{x.data(), x.data(), 0, {V * width}, {1}};
-  gnnrtMemRefF32 ym{y.data(), y.data(), 0, {V * width}, {1}};
+      w.data[e] =
+          1.0f / std::sqrt(ctx->outDeg[ctx->ds.indices[e]] * ctx->inDeg[v]);
+  for (int64_t i = 0; i < x.size; ++i)
+    x.data[i] = static_cast<float>((i * 2654435761u) % 1000) / 1000.0f;
+  gnnrtMemRefF32 wm{w.data, w.data, 0, {E}, {1}};
+  gnnrtMemRefF32 xm{x.data, x.data, 0, {V * width}, {1}};
+  gnnrtMemRefF32 ym{y.data, y.data, 0, {V * width}, {1}};
   std::vector<double> times;
   _mlir_ciface_gnnrtSpmm(ctx, 1, 0, &wm, &xm, &ym, width); // warm-up
   for (int64_t r = 0; r < reps; ++r) {
