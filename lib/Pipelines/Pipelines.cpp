@@ -55,6 +55,7 @@ void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
                                        const GNNToLLVMOptions &options) {
   ConvertGNNToRuntimeOptions lowering;
   lowering.edgeCacheFloats = options.edgeCacheFloats;
+  lowering.meta = options.meta;
   pm.addPass(createConvertGNNToRuntime(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

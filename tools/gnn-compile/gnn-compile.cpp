@@ -223,6 +223,7 @@ int main(int argc, char **argv) {
                 std::to_string(edgeCacheFloats));
   gnn::GNNToLLVMOptions lowering;
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();
+  lowering.meta = options.meta.getValue();
   if (emitKind != EmitKind::MLIR)
     gnn::buildGNNToLLVMPipeline(pm, lowering);
   if (failed(pm.run(*module)))

@@ -169,27 +169,19 @@ struct GNNReorderAggregate
     int64_t numFeatures = features, numClasses = classes;
     double degree = avgDegree;
     if (!meta.empty()) {
-      auto buf = llvm::MemoryBuffer::getFile(meta);
-      if (!buf) {
-        getOperation().emitError() << "gnn-reorder-aggregate: cannot read '"
-                                   << meta << "': " << buf.getError().message();
+      std::string error;
+      FailureOr<DatasetMeta> m = readDatasetMeta(meta, error);
+      if (failed(m)) {
+        getOperation().emitError() << "gnn-reorder-aggregate: " << error;
         return signalPassFailure();
       }
-      auto json = llvm::json::parse((*buf)->getBuffer());
-      const llvm::json::Object *obj = json ? json->getAsObject() : nullptr;
-      if (!obj) {
-        if (!json)
-          llvm::consumeError(json.takeError());
-        getOperation().emitError()
-            << "gnn-reorder-aggregate: '" << meta << "' is not a JSON object";
-        return signalPassFailure();
-      }
-      numFeatures = obj->getInteger("num_features").value_or(numFeatures);
-      numClasses = obj->getInteger("num_classes").value_or(numClasses);
-      int64_t v = obj->getInteger("num_vertices").value_or(0);
-      int64_t e = obj->getInteger("num_edges").value_or(0);
-      if (v > 0)
-        degree = static_cast<double>(e) / static_cast<double>(v);
+      if (m->numFeatures > 0)
+        numFeatures = m->numFeatures;
+      if (m->numClasses > 0)
+        numClasses = m->numClasses;
+      if (m->numVertices > 0)
+        degree = static_cast<double>(m->numEdges) /
+                 static_cast<double>(m->numVertices);
     }
 
     SmallVector<Candidate> candidates;

@@ -33,10 +33,22 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     ones read, within `edge-cache-floats` floats per edge for the function's
     caches together (0: recompute everything, no memory per edge). Each is reported with a
     remark on both fused_gathers.
+
+    Slots: every buffer's live range (from its allocation to its last
+    reader) is known once a function is lowered; buffers then get runtime
+    slots greedily by size (largest first, each into the slot whose buffers
+    are all dead or not yet born over its range and that fits it most
+    tightly, else grows least, else a new slot). The runtime keeps each
+    slot's largest allocation, so memory is the sum of the slots' largest
+    buffers. Sizes with run-time factors are compared at the `meta`
+    dataset's sizes (or typical ones); the plan is correct at any size.
   }];
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
-           "Floats per edge that kernels may keep for later kernels (0: none)">
+           "Floats per edge that kernels may keep for later kernels (0: none)">,
+    Option<"meta", "meta", "std::string", /*default=*/"",
+           "A dataset's meta.json: |V|, |E|, F and C to compare buffer sizes "
+           "in the slot plan (default: 100000, 1500000, 128, 16)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -62,6 +62,10 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: floats per edge that kernels "
                      "may keep for later kernels (0: none)"),
       llvm::cl::init(16)};
+  Option<std::string> meta{
+      *this, "meta",
+      llvm::cl::desc("--convert-gnn-to-runtime: a dataset's meta.json, whose "
+                     "sizes the slot plan compares buffers at")};
 };
 
 /// Lowers a module that went through --gnn-autodiff to the LLVM dialect:

@@ -60,6 +60,13 @@ bool isElementwise(Operation *op) {
              TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp>(op);
 }
 
+/// A broadcast_heads with a static head width: it joins element-wise runs of
+/// its result shape, element j reading element j / width of its operand.
+bool spreadsHeads(Operation *op) {
+  auto bh = dyn_cast<BroadcastHeadsOp>(op);
+  return bh && !bh.getType().isDynamicDim(1);
+}
+
 /// One element of an element-wise op's result.
 Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   auto c = [&](double x) {
@@ -121,10 +128,10 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
 
 class FunctionLowering {
 public:
-  FunctionLowering(ModuleOp module, func::FuncOp source, int64_t &nextSlot,
+  FunctionLowering(ModuleOp module, func::FuncOp source,
                    ArrayRef<std::string> edgeInputs)
-      : module(module), source(source), nextSlot(nextSlot),
-        edgeInputs(edgeInputs), b(module.getContext()) {}
+      : module(module), source(source), edgeInputs(edgeInputs),
+        b(module.getContext()) {}
 
   LogicalResult run(bool training);
   /// Floats per edge that the function's kernels may keep for later ones.
@@ -181,8 +188,13 @@ private:
     std::string dynamic;
   };
   SizeKey sizeKey(Value numElements);
-  /// A free slot for a buffer of `size`, or a new one (see the definition).
+  /// A new buffer of `size` from now until release(): its slot constant is
+  /// patched by planSlots() once the function's buffers are all known.
   int64_t takeSlot(const SizeKey &size);
+  /// The i64 slot operand of a gnnrtBuffer call for buffer `id`.
+  Value slotOperand(int64_t id);
+  /// Buffer `id` is not read after now; later buffers may share its slot.
+  void release(int64_t id);
   Value buffer(Value numElements);
   /// An i32 buffer from the same slots (liveness-managed like buffer()).
   Value bufferI32(Value numElements);
@@ -282,16 +294,32 @@ private:
   DenseMap<Value, int64_t> lastUse;
   /// Loss gradients computed by their loss's runtime call.
   DenseMap<Operation *, Tensor> lossGrads;
-  DenseMap<Value, int64_t> slotOf;  // buffer -> slot, for slot buffers
+  DenseMap<Value, int64_t> slotOf;  // buffer -> its id in `buffers`
   DenseMap<Value, int64_t> holders; // buffer -> live gnn values mapped to it
   std::map<int64_t, SmallVector<Value>> expiring; // index -> buffers to release
-  SmallVector<int64_t> freeSlots;
-  std::map<int64_t, SizeKey> slotSize; // what each slot holds at least
   int64_t expiredUpTo = -1;
+  /// Every buffer the function takes, with the times (a counter of takes and
+  /// releases) it is live: [taken, released]. Two buffers may share a slot
+  /// when one is released before the other is taken.
+  struct BufferUse {
+    SizeKey size;
+    int64_t taken, released = std::numeric_limits<int64_t>::max();
+    SmallVector<Operation *> slotConstants; // patched by planSlots
+  };
+  std::vector<BufferUse> buffers;
+  int64_t clock = 0;
+
+public:
+  /// Gives every buffer a runtime slot: greedy by size (largest first, into
+  /// the slot that holds no buffer live at the same time and fits it most
+  /// tightly, else the one that grows least, else a new slot), slots
+  /// numbered by decreasing size from `firstSlot`. Returns the slot count.
+  int64_t planSlots(const DenseMap<StringRef, int64_t> &estimates);
+
+private:
 
   ModuleOp module;
   func::FuncOp source;
-  int64_t &nextSlot;
   ArrayRef<std::string> edgeInputs;
   OpBuilder b;
   Location loc = UnknownLoc::get(module.getContext());
@@ -374,59 +402,109 @@ FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
   return key;
 }
 
-/// The runtime keeps each slot's largest allocation, so handing a free slot
-/// to a bigger buffer grows it. Reusing some free slot never costs more than
-/// a new one; which one matters: the free slot of the same size, else the
-/// smallest one known to be big enough, else (same dynamic factors) the
-/// biggest smaller one, else the most recently freed.
 int64_t FunctionLowering::takeSlot(const SizeKey &size) {
-  int best = -1;
-  auto capacity = [&](int i) { return slotSize[freeSlots[i]]; };
-  for (int i = static_cast<int>(freeSlots.size()) - 1; i >= 0; --i) {
-    const SizeKey &have = capacity(i);
-    if (have.dynamic != size.dynamic)
-      continue;
-    if (best < 0) {
-      best = i;
-      continue;
+  buffers.push_back({size, clock++, std::numeric_limits<int64_t>::max(), {}});
+  return static_cast<int64_t>(buffers.size()) - 1;
+}
+
+Value FunctionLowering::slotOperand(int64_t id) {
+  Value c = cI64(-1);
+  buffers[id].slotConstants.push_back(c.getDefiningOp());
+  return c;
+}
+
+void FunctionLowering::release(int64_t id) {
+  if (buffers[id].released == std::numeric_limits<int64_t>::max())
+    buffers[id].released = clock++;
+}
+
+/// The runtime keeps each slot's largest allocation, so a slot costs the size
+/// of its largest buffer. Sizes are products of constants and of |V|, |E|, F,
+/// C or other run-time values, compared through `estimates` (the dataset's
+/// when gnn-compile has one; the plan is correct for any sizes, only its
+/// economy depends on them).
+int64_t
+FunctionLowering::planSlots(const DenseMap<StringRef, int64_t> &estimates) {
+  auto estimate = [&](const SizeKey &k) {
+    double n = static_cast<double>(k.factor);
+    for (StringRef part : llvm::split(StringRef(k.dynamic), '*')) {
+      if (part.empty())
+        continue;
+      auto it = estimates.find(part);
+      n *= it != estimates.end() ? static_cast<double>(it->second) : 1000.0;
     }
-    const SizeKey &cur = capacity(best);
-    bool fits = have.factor >= size.factor, curFits = cur.factor >= size.factor;
-    if (fits != curFits ? fits
-                        : (fits ? have.factor < cur.factor
-                                : have.factor > cur.factor))
-      best = i;
+    return n;
+  };
+  SmallVector<int64_t> order;
+  for (int64_t i = 0, e = buffers.size(); i < e; ++i)
+    order.push_back(i);
+  llvm::stable_sort(order, [&](int64_t x, int64_t y) {
+    return estimate(buffers[x].size) > estimate(buffers[y].size);
+  });
+  struct Slot {
+    double capacity = 0;
+    SmallVector<int64_t> members;
+  };
+  SmallVector<Slot> slots;
+  SmallVector<int64_t> slotOfBuffer(buffers.size(), -1);
+  auto overlaps = [&](const BufferUse &a, const BufferUse &b) {
+    return !(a.released < b.taken || b.released < a.taken);
+  };
+  for (int64_t id : order) {
+    const BufferUse &use = buffers[id];
+    const double size = estimate(use.size);
+    int best = -1;
+    for (int s = 0, e = slots.size(); s < e; ++s) {
+      if (llvm::any_of(slots[s].members, [&](int64_t other) {
+            return overlaps(use, buffers[other]);
+          }))
+        continue;
+      if (best < 0) {
+        best = s;
+        continue;
+      }
+      const double have = slots[s].capacity, cur = slots[best].capacity;
+      const bool fits = have >= size, curFits = cur >= size;
+      if (fits != curFits ? fits : (fits ? have < cur : have > cur))
+        best = s;
+    }
+    if (best < 0) {
+      best = static_cast<int>(slots.size());
+      slots.emplace_back();
+    }
+    slots[best].capacity = std::max(slots[best].capacity, size);
+    slots[best].members.push_back(id);
+    slotOfBuffer[id] = best;
   }
-  if (best < 0 && !freeSlots.empty())
-    best = static_cast<int>(freeSlots.size()) - 1;
-  int64_t slot;
-  if (best < 0) {
-    slot = nextSlot++;
-    slotSize[slot] = size;
-  } else {
-    slot = freeSlots[best];
-    freeSlots.erase(freeSlots.begin() + best);
-    SizeKey &have = slotSize[slot];
-    if (have.dynamic != size.dynamic)
-      have = size; // not comparable: remember the latest
-    else
-      have.factor = std::max(have.factor, size.factor);
-  }
-  return slot;
+  // Largest first, so that the training step's and the evaluation's big
+  // slots coincide (the runtime keeps the larger of the two per slot).
+  SmallVector<int> byCapacity;
+  for (int s = 0, e = slots.size(); s < e; ++s)
+    byCapacity.push_back(s);
+  llvm::stable_sort(byCapacity, [&](int x, int y) {
+    return slots[x].capacity > slots[y].capacity;
+  });
+  SmallVector<int64_t> number(slots.size());
+  for (int rank = 0, e = byCapacity.size(); rank < e; ++rank)
+    number[byCapacity[rank]] = rank;
+  for (int64_t id = 0, e = buffers.size(); id < e; ++id)
+    for (Operation *c : buffers[id].slotConstants)
+      c->setAttr("value", b.getI64IntegerAttr(number[slotOfBuffer[id]]));
+  return static_cast<int64_t>(slots.size());
 }
 
 Value FunctionLowering::buffer(Value numElements) {
   int64_t slot = takeSlot(sizeKey(numElements));
-  Value buf =
-      call("gnnrtBuffer", memF32(), {ctx, cI64(slot), toI64(numElements)});
+  Value buf = call("gnnrtBuffer", memF32(),
+                   {ctx, slotOperand(slot), toI64(numElements)});
   slotOf[buf] = slot;
   return buf;
 }
 
 Value FunctionLowering::bufferI32(Value numElements) {
   int64_t slot = takeSlot(sizeKey(numElements));
-  Value buf =
-      call("gnnrtBufferI32", memI32(), {ctx, cI64(slot), toI64(numElements)});
+  Value buf = call("gnnrtBufferI32", memI32(),
+                   {ctx, slotOperand(slot), toI64(numElements)});
   slotOf[buf] = slot;
   return buf;
 }
@@ -445,7 +523,7 @@ void FunctionLowering::expire(int64_t upTo) {
   while (!expiring.empty() && expiring.begin()->first <= upTo) {
     for (Value buf : expiring.begin()->second)
       if (--holders[buf] == 0)
-        freeSlots.push_back(slotOf[buf]);
+        release(slotOf[buf]);
     expiring.erase(expiring.begin());
   }
   expiredUpTo = std::max(expiredUpTo, upTo);
@@ -879,6 +957,11 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
         cast<RankedTensorType>(v.getType()).getShape() == resultType.getShape())
       dims = t.dims;
   }
+  if (dims.empty() && spreadsHeads(group.front())) {
+    auto bh = cast<BroadcastHeadsOp>(group.front());
+    dims = {values.lookup(bh.getInput()).dims[0],
+            cIndex(bh.getType().getDimSize(1))};
+  }
   for (Operation *op : group.drop_front())
     for (Value v : op->getOperands())
       if (!inGroup.contains(v.getDefiningOp()))
@@ -897,18 +980,29 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
       stored[r] = alloc(outRows, batched, dims);
   }
   // External operands, loaded per element (scalar rows broadcast).
-  SmallVector<std::pair<Value, bool>> externals; // value, broadcast
+  // An operand of a broadcast_heads is read at element j / head width (its
+  // other readers in the run, if any, are scalar rows: broadcast).
+  struct External {
+    Value value;
+    bool broadcast;
+    int64_t spread; // > 0: the head width of a broadcast_heads operand
+  };
+  SmallVector<External> externals;
   for (Operation *op : group)
     for (Value v : op->getOperands())
       if (!inGroup.contains(v.getDefiningOp()) &&
-          !llvm::is_contained(llvm::make_first_range(externals), v)) {
+          llvm::none_of(externals,
+                        [&](const External &e) { return e.value == v; })) {
         auto t = cast<RankedTensorType>(v.getType());
         bool scalar = t.hasStaticShape() && t.getNumElements() == 1;
-        externals.push_back({v, scalar && !scalarShape});
+        int64_t spread = 0;
+        if (spreadsHeads(op) && !scalar)
+          spread = cast<BroadcastHeadsOp>(op).getType().getDimSize(1);
+        externals.push_back({v, scalar && !scalarShape, spread});
       }
   SmallVector<Tensor> externalTensors;
-  for (auto &e : externals)
-    externalTensors.push_back(values.lookup(e.first));
+  for (const External &e : externals)
+    externalTensors.push_back(values.lookup(e.value));
   // Each dropout's key, threshold and scale bits for this step (the same mask
   // as the runtime's gnnrtDropout, which the backward may call instead).
   SmallVector<DropoutOp> dropouts;
@@ -940,8 +1034,13 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
               l, zero, size, one, ValueRange{},
               [&](OpBuilder &ib, Location il, Value j, ValueRange) {
                 DenseMap<Value, Value> element;
-                for (auto [e, t] : llvm::zip(externals, ins))
-                  element[e.first] = load(ib, t, r, j, e.second);
+                for (auto [e, t] : llvm::zip(externals, ins)) {
+                  Value at = j;
+                  if (e.spread > 0)
+                    at = ib.create<arith::DivUIOp>(il, j,
+                                                   ib.create<arith::ConstantIndexOp>(il, e.spread));
+                  element[e.value] = load(ib, t, r, at, e.broadcast);
+                }
                 Value out = ib.create<arith::AddIOp>(
                     il, ib.create<arith::MulIOp>(il, r, size), j);
                 for (Operation *op : group) {
@@ -949,7 +1048,9 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
                   for (Value v : op->getOperands())
                     args.push_back(element.lookup(v));
                   Value result;
-                  if (auto d = dyn_cast<DropoutOp>(op)) {
+                  if (isa<BroadcastHeadsOp>(op)) {
+                    result = args[0]; // loaded at j / head width
+                  } else if (auto d = dyn_cast<DropoutOp>(op)) {
                     unsigned k = llvm::find(dropouts, d) - dropouts.begin();
                     result = emitDropoutElement(ib, args[0], out,
                                                 maskParams.slice(3 * k, 3));
@@ -1069,7 +1170,8 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
     // inline per element (one of a parameter row keeps the runtime call: its
     // mask is one row's, shared by every vertex).
     if (isElementwise(&inner) ||
-        (isa<DropoutOp>(inner) && readsRows(inner.getOperand(0)))) {
+        (isa<DropoutOp>(inner) && readsRows(inner.getOperand(0))) ||
+        spreadsHeads(&inner)) {
       auto shape =
           cast<RankedTensorType>(inner.getResult(0).getType()).getShape();
       if (!group.empty() &&
@@ -1295,14 +1397,15 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     Tensor x = values.lookup(gg.getInput()), g = values.lookup(gg.getGrad());
     Value side = cI64(gg.getSide() == Side::Src ? 0 : 1);
     Tensor tmp = alloc(numV, true, x.dims);
-    Value arg = call("gnnrtBufferI32", memI32(),
-                     {ctx, cI64(nextSlot++), toI64(mul(numV, x.rowSize))});
+    Value arg = bufferI32(mul(numV, x.rowSize));
     call("gnnrtGather", {},
          {ctx, cI64(static_cast<int64_t>(gg.getAcc())), side, x.buf, tmp.buf,
           arg, toI64(x.rowSize)});
+    release(slotOf.lookup(tmp.buf));
     Tensor out = alloc(numE, true, x.dims);
     call("gnnrtGatherArgBackward", {},
          {ctx, side, g.buf, arg, out.buf, toI64(x.rowSize)});
+    release(slotOf.lookup(arg));
     bind(gg.getResult(), out);
     return success();
   }
@@ -1580,7 +1683,7 @@ LogicalResult FunctionLowering::lowerFusedGather(FusedGatherOp fg) {
             out.buf, toI64(xt.rowSize)});
       bind(fg.getOuts()[0], out);
       if (tempSlot >= 0)
-        freeSlots.push_back(tempSlot); // nothing reads the weights after
+        release(tempSlot); // nothing reads the weights after
       return success();
     }
   }
@@ -1720,7 +1823,7 @@ FunctionLowering::edgeCachesFor(FusedGatherOp fg) {
     edgeCacheFloatsUsed += width;
     int64_t slot = takeSlot(sizeKey(mul(numE, cIndex(width))));
     Value buf = call("gnnrtBuffer", memF32(),
-                     {ctx, cI64(slot), toI64(mul(numE, cIndex(width)))});
+                     {ctx, slotOperand(slot), toI64(mul(numE, cIndex(width)))});
     edgeCaches.push_back({fg, v, buf, width, slot, last});
     result.push_back({v, &edgeCaches.back(), true});
     fg.emitRemark() << "keeps its per-edge " << op.getName() << " "
@@ -1733,7 +1836,7 @@ FunctionLowering::edgeCachesFor(FusedGatherOp fg) {
 void FunctionLowering::releaseEdgeCaches(Operation *op) {
   for (auto it = edgeCaches.begin(); it != edgeCaches.end();) {
     if (it->last == op) {
-      freeSlots.push_back(it->slot);
+      release(it->slot);
       it = edgeCaches.erase(it);
     } else {
       ++it;
@@ -2380,16 +2483,34 @@ struct ConvertGNNToRuntime
         break;
       }
 
+    // The sizes at which the slot plan compares buffers with different
+    // run-time factors: the dataset's, else typical ones (degree 15).
+    DenseMap<StringRef, int64_t> estimates = {
+        {"V", 100000}, {"E", 1500000}, {"F", 128}, {"C", 16}};
+    if (!meta.empty()) {
+      std::string error;
+      FailureOr<DatasetMeta> m = readDatasetMeta(meta, error);
+      if (failed(m)) {
+        module.emitError() << "convert-gnn-to-runtime: " << error;
+        return signalPassFailure();
+      }
+      for (auto [key, n] : {std::pair{"V", m->numVertices},
+                            {"E", m->numEdges},
+                            {"F", m->numFeatures},
+                            {"C", m->numClasses}})
+        if (n > 0)
+          estimates[key] = n;
+    }
     for (auto [fn, training] :
          {std::pair{train, true}, std::pair{eval, false}}) {
       // The two never run at once and nothing of one is read during the
       // other (gnnrtSetOutput's logits are read before the next call), so
       // they share the slots: the runtime keeps max(train, eval) per slot.
-      int64_t nextSlot = 0;
-      FunctionLowering lowering(module, fn, nextSlot, edgeInputs);
+      FunctionLowering lowering(module, fn, edgeInputs);
       lowering.setEdgeCacheBudget(edgeCacheFloats);
       if (failed(lowering.run(training)))
         return signalPassFailure();
+      lowering.planSlots(estimates);
     }
     // Drop every gnn function; the lowered ones take their names.
     for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
