@@ -54,12 +54,8 @@ struct OptimizerConfig {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
-/// `bytes` (at least 1) of zeroed memory, 64-byte aligned; large blocks are
-/// 2 MiB aligned and backed by huge pages where the kernel allows. Free with
-/// std::free. Exits with "error: out of memory" when it fails.
-void *allocateZeroed(size_t bytes);
-
-/// A zeroed, 64-byte aligned float buffer (huge pages when large).
+/// A zeroed, 64-byte aligned float buffer; from 4 MiB on, 2 MiB aligned and
+/// advised as transparent huge pages (GNNRT_HUGE_PAGES=0: never).
 struct Buffer {
   float *data = nullptr;
   int64_t size = 0;

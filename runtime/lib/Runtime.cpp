@@ -26,7 +26,9 @@ namespace gnnrt {
   std::exit(1);
 }
 
-void *allocateZeroed(size_t bytes) {
+/// `bytes` (at least 1) of zeroed memory for a Buffer; exits with "error:
+/// out of memory" when it fails.
+static void *allocateZeroed(size_t bytes) {
   // Buffers of a few MiB and more are read at random rows (a gather's
   // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
   // missed it on nearly every row, about a fifth of an aggregation's time).

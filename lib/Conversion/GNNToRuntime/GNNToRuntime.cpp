@@ -134,6 +134,11 @@ public:
         b(module.getContext()) {}
 
   LogicalResult run(bool training);
+  /// After run(): gives every buffer a runtime slot, greedy by size (largest
+  /// first, into the slot that holds no buffer live at the same time and
+  /// fits it most tightly, else the one that grows least, else a new slot);
+  /// slots are numbered from 0 by decreasing size.
+  void planSlots(const DenseMap<StringRef, int64_t> &estimates);
   /// Floats per edge that the function's kernels may keep for later ones.
   void setEdgeCacheBudget(int64_t floats) { edgeCacheBudget = floats; }
 
@@ -309,14 +314,6 @@ private:
   std::vector<BufferUse> buffers;
   int64_t clock = 0;
 
-public:
-  /// Gives every buffer a runtime slot: greedy by size (largest first, into
-  /// the slot that holds no buffer live at the same time and fits it most
-  /// tightly, else the one that grows least, else a new slot), slots
-  /// numbered by decreasing size from `firstSlot`. Returns the slot count.
-  int64_t planSlots(const DenseMap<StringRef, int64_t> &estimates);
-
-private:
 
   ModuleOp module;
   func::FuncOp source;
@@ -423,8 +420,8 @@ void FunctionLowering::release(int64_t id) {
 /// C or other run-time values, compared through `estimates` (the dataset's
 /// when gnn-compile has one; the plan is correct for any sizes, only its
 /// economy depends on them).
-int64_t
-FunctionLowering::planSlots(const DenseMap<StringRef, int64_t> &estimates) {
+void FunctionLowering::planSlots(
+    const DenseMap<StringRef, int64_t> &estimates) {
   auto estimate = [&](const SizeKey &k) {
     double n = static_cast<double>(k.factor);
     for (StringRef part : llvm::split(StringRef(k.dynamic), '*')) {
@@ -435,12 +432,14 @@ FunctionLowering::planSlots(const DenseMap<StringRef, int64_t> &estimates) {
     }
     return n;
   };
+  SmallVector<double> sizes;
   SmallVector<int64_t> order;
-  for (int64_t i = 0, e = buffers.size(); i < e; ++i)
+  for (int64_t i = 0, e = buffers.size(); i < e; ++i) {
+    sizes.push_back(estimate(buffers[i].size));
     order.push_back(i);
-  llvm::stable_sort(order, [&](int64_t x, int64_t y) {
-    return estimate(buffers[x].size) > estimate(buffers[y].size);
-  });
+  }
+  llvm::stable_sort(order,
+                    [&](int64_t x, int64_t y) { return sizes[x] > sizes[y]; });
   struct Slot {
     double capacity = 0;
     SmallVector<int64_t> members;
@@ -452,7 +451,7 @@ FunctionLowering::planSlots(const DenseMap<StringRef, int64_t> &estimates) {
   };
   for (int64_t id : order) {
     const BufferUse &use = buffers[id];
-    const double size = estimate(use.size);
+    const double size = sizes[id];
     int best = -1;
     for (int s = 0, e = slots.size(); s < e; ++s) {
       if (llvm::any_of(slots[s].members, [&](int64_t other) {
@@ -490,7 +489,6 @@ FunctionLowering::planSlots(const DenseMap<StringRef, int64_t> &estimates) {
   for (int64_t id = 0, e = buffers.size(); id < e; ++id)
     for (Operation *c : buffers[id].slotConstants)
       c->setAttr("value", b.getI64IntegerAttr(number[slotOfBuffer[id]]));
-  return static_cast<int64_t>(slots.size());
 }
 
 Value FunctionLowering::buffer(Value numElements) {
@@ -1037,8 +1035,8 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
                 for (auto [e, t] : llvm::zip(externals, ins)) {
                   Value at = j;
                   if (e.spread > 0)
-                    at = ib.create<arith::DivUIOp>(il, j,
-                                                   ib.create<arith::ConstantIndexOp>(il, e.spread));
+                    at = ib.create<arith::DivUIOp>(
+                        il, j, ib.create<arith::ConstantIndexOp>(il, e.spread));
                   element[e.value] = load(ib, t, r, at, e.broadcast);
                 }
                 Value out = ib.create<arith::AddIOp>(

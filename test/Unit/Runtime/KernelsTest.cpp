@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../runtime/lib/Context.h"
+#include "Context.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <gtest/gtest.h>
@@ -68,8 +68,8 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
   std::unique_ptr<gnnrtContext> ctx = randomGraph(V, E, rng);
   const Dataset &ds = ctx->ds;
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (int64_t width : {1, 5, 15, 16, 17, 40, 63, 64, 100, 127, 128, 129, 130,
-                        200, 256, 602}) {
+  for (int64_t width :
+       {1, 5, 15, 16, 17, 40, 63, 64, 100, 127, 128, 129, 130, 200, 256, 602}) {
     for (int64_t side : {0, 1}) {
       for (int64_t mean : {0, 1}) {
         for (bool weighted : {false, true}) {
@@ -103,8 +103,8 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
                 want /= static_cast<double>(count[v]);
               ASSERT_NEAR(y[v * width + i], want, 1e-4 * (1.0 + std::abs(want)))
                   << "width " << width << " side " << side << " mean " << mean
-                  << " weighted " << weighted << " vertex " << v
-                  << " column " << i << " (in-degree " << count[v] << ")";
+                  << " weighted " << weighted << " vertex " << v << " column "
+                  << i << " (in-degree " << count[v] << ")";
             }
         }
       }
