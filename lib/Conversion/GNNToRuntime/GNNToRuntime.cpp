@@ -9,6 +9,7 @@
 
 #include "gnn/Conversion/Passes.h"
 #include "gnn/IR/GNNOps.h"
+#include "gnnrt/GNNRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,7 +22,9 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/SaveAndRestore.h"
 
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
@@ -274,6 +277,17 @@ private:
   /// Element-wise ops of one row shape in one loop nest: intermediate
   /// elements stay in registers; results used elsewhere are stored.
   LogicalResult lowerFused(ArrayRef<Operation *> group, Value rows);
+  /// Whether result `r` of run `group` is only summed over the rows after the
+  /// stage: every use outside the run a yield whose stage result only feeds
+  /// sum_rows (bias and attention gradients).
+  bool onlySummed(Value r, const llvm::SmallPtrSetImpl<Operation *> &group,
+                  Value rows);
+  /// Whether nothing reads slot buffer `buf` after the run `group` of the
+  /// current stage, whose first op has index `first`.
+  bool diesIn(Value buf, const llvm::SmallPtrSetImpl<Operation *> &group,
+              int64_t first);
+  /// The stage being lowered (null at the top level).
+  Operation *stage = nullptr;
   Tensor broadcastRows(const Tensor &t, Value rows);
   int64_t splitOf(Value mask);
   void planAggregations(Block &body);
@@ -301,6 +315,7 @@ private:
   DenseMap<Operation *, Tensor> lossGrads;
   DenseMap<Value, int64_t> slotOf;  // buffer -> its id in `buffers`
   DenseMap<Value, int64_t> holders; // buffer -> live gnn values mapped to it
+  DenseMap<Value, SmallVector<Value>> boundTo; // buffer -> gnn values, ever
   std::map<int64_t, SmallVector<Value>> expiring; // index -> buffers to release
   int64_t expiredUpTo = -1;
   /// Every buffer the function takes, with the times (a counter of takes and
@@ -386,6 +401,12 @@ FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
       walk(m.getRhs());
     } else if (std::optional<int64_t> c = getConstantIntValue(v)) {
       key.factor *= *c;
+    } else if (auto d = v.getDefiningOp<arith::DivUIOp>();
+               d && d.getLhs().getDefiningOp<arith::AddIOp>() &&
+               d.getLhs().getDefiningOp<arith::AddIOp>().getLhs() == numV &&
+               getConstantIntValue(d.getRhs())) {
+      // Chunks of a parallel loop over the vertices (onlySummed's partials).
+      dynamic.push_back("V/" + std::to_string(*getConstantIntValue(d.getRhs())));
     } else if (v == numV || v == numE || v == numF || v == numC) {
       dynamic.push_back(v == numV ? "V" : v == numE ? "E" : v == numF ? "F" : "C");
     } else {
@@ -427,8 +448,13 @@ void FunctionLowering::planSlots(
     for (StringRef part : llvm::split(StringRef(k.dynamic), '*')) {
       if (part.empty())
         continue;
-      auto it = estimates.find(part);
-      n *= it != estimates.end() ? static_cast<double>(it->second) : 1000.0;
+      auto [name, divisor] = part.split('/');
+      auto it = estimates.find(name);
+      double x = it != estimates.end() ? static_cast<double>(it->second) : 1000.0;
+      int64_t by = 1;
+      if (!divisor.empty() && !divisor.getAsInteger(10, by) && by > 0)
+        x = std::ceil(x / static_cast<double>(by));
+      n *= x;
     }
     return n;
   };
@@ -511,6 +537,7 @@ void FunctionLowering::bind(Value v, const Tensor &t) {
   values[v] = t;
   if (!slotOf.count(t.buf))
     return;
+  boundTo[t.buf].push_back(v);
   ++holders[t.buf];
   auto it = lastUse.find(v);
   int64_t last = it != lastUse.end() ? it->second : -1;
@@ -969,14 +996,6 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   bool scalarShape =
       resultType.getNumElements() == 1 && resultType.hasStaticShape();
 
-  // Results needed after the group get buffers.
-  DenseMap<Value, Tensor> stored;
-  for (Operation *op : group) {
-    Value r = op->getResult(0);
-    if (llvm::any_of(r.getUsers(),
-                     [&](Operation *u) { return !inGroup.contains(u); }))
-      stored[r] = alloc(outRows, batched, dims);
-  }
   // External operands, loaded per element (scalar rows broadcast).
   // An operand of a broadcast_heads is read at element j / head width (its
   // other readers in the run, if any, are scalar rows: broadcast).
@@ -1001,6 +1020,48 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   SmallVector<Tensor> externalTensors;
   for (const External &e : externals)
     externalTensors.push_back(values.lookup(e.value));
+
+  // Results needed after the group get buffers, except those only summed
+  // over rows after the stage: each chunk of GNNRT_PARALLEL_CHUNK rows (one
+  // gnnrtParallelFor call) sums its rows into a partial row, and the stage
+  // result becomes the partials (rows: chunks), which sum_rows adds up.
+  // A stored result may take over the buffer of an operand nothing reads
+  // after the run: each element is loaded before it is stored at the same
+  // index.
+  DenseMap<Value, Tensor> stored, summed;
+  DenseMap<Value, int64_t> inPlace; // result -> the external it overwrites
+  llvm::SmallPtrSet<Value, 4> reused;
+  const int64_t first = opIndex.lookup(group.front());
+  for (Operation *op : group) {
+    Value r = op->getResult(0);
+    if (llvm::all_of(r.getUsers(),
+                     [&](Operation *u) { return inGroup.contains(u); }))
+      continue;
+    if (batched && onlySummed(r, inGroup, rows)) {
+      Value chunks = b.create<arith::DivUIOp>(
+          loc, add(rows, cIndex(GNNRT_PARALLEL_CHUNK - 1)),
+          cIndex(GNNRT_PARALLEL_CHUNK));
+      summed[r] = alloc(chunks, true, dims);
+      continue;
+    }
+    Tensor out;
+    for (auto [k, e, t] : llvm::enumerate(externals, externalTensors)) {
+      if (e.broadcast || e.spread > 0 || !t.batched || t.rows != outRows ||
+          !slotOf.count(t.buf) || reused.contains(t.buf) ||
+          sizeKey(t.rowSize).factor != sizeKey(rowSize).factor ||
+          sizeKey(t.rowSize).dynamic != sizeKey(rowSize).dynamic ||
+          llvm::count_if(externalTensors, [&](const Tensor &o) {
+            return o.buf == t.buf;
+          }) != 1 ||
+          !diesIn(t.buf, inGroup, first))
+        continue;
+      out = make(t.buf, outRows, true, dims);
+      reused.insert(t.buf);
+      inPlace[r] = k;
+      break;
+    }
+    stored[r] = out.buf ? out : alloc(outRows, batched, dims);
+  }
   // Each dropout's key, threshold and scale bits for this step (the same mask
   // as the runtime's gnnrtDropout, which the backward may call instead).
   SmallVector<DropoutOp> dropouts;
@@ -1021,54 +1082,100 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   // (parameters), else in a kernel that gnnrtParallelFor runs on the
   // threads, its buffers and row sizes passed through the context.
   SmallVector<Value> storedValues(llvm::make_first_range(stored));
+  SmallVector<Value> summedValues(llvm::make_first_range(summed));
+  // The head width of the run's broadcast_heads (all of its row shape).
+  int64_t headWidth = 0;
+  for (const External &e : externals)
+    headWidth = std::max(headWidth, e.spread);
   auto emitRows = [&](Value begin, Value end, ArrayRef<Tensor> ins,
-                      const DenseMap<Value, Value> &outBufs, Value size,
+                      const DenseMap<Value, Value> &outBufs,
+                      const DenseMap<Value, Value> &sumBufs, Value size,
                       ArrayRef<Value> maskParams) {
     Value one = cIndex(1), zero = cIndex(0);
     b.create<scf::ForOp>(
         loc, begin, end, one, ValueRange{},
         [&](OpBuilder &ob, Location l, Value r, ValueRange) {
-          ob.create<scf::ForOp>(
-              l, zero, size, one, ValueRange{},
-              [&](OpBuilder &ib, Location il, Value j, ValueRange) {
-                DenseMap<Value, Value> element;
-                for (auto [e, t] : llvm::zip(externals, ins)) {
-                  Value at = j;
-                  if (e.spread > 0)
-                    at = ib.create<arith::DivUIOp>(
-                        il, j, ib.create<arith::ConstantIndexOp>(il, e.spread));
-                  element[e.value] = load(ib, t, r, at, e.broadcast);
-                }
-                Value out = ib.create<arith::AddIOp>(
-                    il, ib.create<arith::MulIOp>(il, r, size), j);
-                for (Operation *op : group) {
-                  SmallVector<Value> args;
-                  for (Value v : op->getOperands())
-                    args.push_back(element.lookup(v));
-                  Value result;
-                  if (isa<BroadcastHeadsOp>(op)) {
-                    result = args[0]; // loaded at j / head width
-                  } else if (auto d = dyn_cast<DropoutOp>(op)) {
-                    unsigned k = llvm::find(dropouts, d) - dropouts.begin();
-                    result = emitDropoutElement(ib, args[0], out,
-                                                maskParams.slice(3 * k, 3));
-                  } else {
-                    result = emitElement(ib, il, op, args);
-                  }
-                  element[op->getResult(0)] = result;
-                  if (Value buf = outBufs.lookup(op->getResult(0)))
-                    ib.create<memref::StoreOp>(il, result, buf, out);
-                }
-                ib.create<scf::YieldOp>(il);
-              });
+          // The row's partial sums: row r / chunk, restarted at its first row.
+          Value chunk, partial, restart;
+          if (!sumBufs.empty()) {
+            Value rows = ob.create<arith::ConstantIndexOp>(l, GNNRT_PARALLEL_CHUNK);
+            chunk = ob.create<arith::DivUIOp>(l, r, rows);
+            partial = ob.create<arith::MulIOp>(l, chunk, size);
+            restart = ob.create<arith::CmpIOp>(
+                l, arith::CmpIPredicate::eq,
+                ob.create<arith::RemUIOp>(l, r, rows), zero);
+          }
+          // The row's elements j; with per-head operands, as heads h and
+          // elements k of a head (j = h * width + k), so that the head's
+          // values are loop-invariant and the inner loop's addresses affine
+          // (vectorisable; j / width would not be).
+          auto element = [&](OpBuilder &ib, Location il, Value j, Value head) {
+            DenseMap<Value, Value> element;
+            for (auto [e, t] : llvm::zip(externals, ins)) {
+              Value at = e.spread > 0 ? head : j;
+              element[e.value] = load(ib, t, r, at, e.broadcast);
+            }
+            Value out = ib.create<arith::AddIOp>(
+                il, ib.create<arith::MulIOp>(il, r, size), j);
+            for (Operation *op : group) {
+              SmallVector<Value> args;
+              for (Value v : op->getOperands())
+                args.push_back(element.lookup(v));
+              Value result;
+              if (isa<BroadcastHeadsOp>(op)) {
+                result = args[0]; // loaded at the head
+              } else if (auto d = dyn_cast<DropoutOp>(op)) {
+                unsigned k = llvm::find(dropouts, d) - dropouts.begin();
+                result = emitDropoutElement(ib, args[0], out,
+                                            maskParams.slice(3 * k, 3));
+              } else {
+                result = emitElement(ib, il, op, args);
+              }
+              element[op->getResult(0)] = result;
+              if (Value buf = outBufs.lookup(op->getResult(0)))
+                ib.create<memref::StoreOp>(il, result, buf, out);
+              if (Value buf = sumBufs.lookup(op->getResult(0))) {
+                Value at = ib.create<arith::AddIOp>(il, partial, j);
+                Value old = ib.create<memref::LoadOp>(il, buf, at);
+                Value acc = ib.create<arith::AddFOp>(il, old, result);
+                ib.create<memref::StoreOp>(
+                    il, ib.create<arith::SelectOp>(il, restart, result, acc),
+                    buf, at);
+              }
+            }
+          };
+          if (headWidth == 0) {
+            ob.create<scf::ForOp>(
+                l, zero, size, one, ValueRange{},
+                [&](OpBuilder &ib, Location il, Value j, ValueRange) {
+                  element(ib, il, j, Value());
+                  ib.create<scf::YieldOp>(il);
+                });
+          } else {
+            Value width = ob.create<arith::ConstantIndexOp>(l, headWidth);
+            Value heads = ob.create<arith::DivUIOp>(l, size, width);
+            ob.create<scf::ForOp>(
+                l, zero, heads, one, ValueRange{},
+                [&](OpBuilder &hb, Location hl, Value h, ValueRange) {
+                  Value base = hb.create<arith::MulIOp>(hl, h, width);
+                  hb.create<scf::ForOp>(
+                      hl, zero, width, one, ValueRange{},
+                      [&](OpBuilder &ib, Location il, Value k, ValueRange) {
+                        element(ib, il, ib.create<arith::AddIOp>(il, base, k),
+                                h);
+                        ib.create<scf::YieldOp>(il);
+                      });
+                  hb.create<scf::YieldOp>(hl);
+                });
+          }
           ob.create<scf::YieldOp>(l);
         });
   };
-  DenseMap<Value, Value> outBufs;
+  DenseMap<Value, Value> outBufs, sumBufs;
   for (auto &[v, t] : stored)
     outBufs[v] = t.buf;
   if (!batched) {
-    emitRows(cIndex(0), outRows, externalTensors, outBufs, rowSize,
+    emitRows(cIndex(0), outRows, externalTensors, outBufs, sumBufs, rowSize,
              dropoutParams);
   } else {
     int64_t k = 0;
@@ -1078,7 +1185,10 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
       ++k;
     }
     for (Value v : storedValues)
-      call("gnnrtKernelArg", {}, {ctx, cI64(k++), stored[v].buf});
+      if (!inPlace.count(v))
+        call("gnnrtKernelArg", {}, {ctx, cI64(k++), stored[v].buf});
+    for (Value v : summedValues)
+      call("gnnrtKernelArg", {}, {ctx, cI64(k++), summed[v].buf});
     call("gnnrtKernelInt", {}, {ctx, cI64(k), toI64(rowSize)}, false);
     for (auto [i, p] : llvm::enumerate(dropoutParams))
       call("gnnrtKernelInt", {}, {ctx, cI64(k + 1 + i), p}, false);
@@ -1103,17 +1213,28 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
         ins.push_back(proxy);
         ++a;
       }
-      DenseMap<Value, Value> kernelOut;
+      DenseMap<Value, Value> kernelOut, kernelSum;
+      // An in-place result is stored through its operand's memref (the
+      // operand then read with the run's row size): one base pointer and one
+      // index, so that the loop still vectorises, without an alias check
+      // (which overlapping buffers would fail).
       for (Value v : storedValues)
-        kernelOut[v] = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(a++)});
+        kernelOut[v] =
+            inPlace.count(v)
+                ? ins[inPlace.lookup(v)].buf
+                : call("gnnrtKernelArgGet", memF32(), {kctx, cI64(a++)});
+      for (Value v : summedValues)
+        kernelSum[v] = call("gnnrtKernelArgGet", memF32(), {kctx, cI64(a++)});
       Value size = toIndex(
           call("gnnrtKernelIntGet", b.getI64Type(), {kctx, cI64(a)}, false));
+      for (auto [v, k] : inPlace)
+        ins[k].rowSize = size;
       SmallVector<Value> maskParams;
       for (size_t i = 0; i < dropoutParams.size(); ++i)
         maskParams.push_back(call("gnnrtKernelIntGet", b.getI64Type(),
                                   {kctx, cI64(a + 1 + i)}, false));
       emitRows(toIndex(entry->getArgument(1)), toIndex(entry->getArgument(2)),
-               ins, kernelOut, size, maskParams);
+               ins, kernelOut, kernelSum, size, maskParams);
       b.create<func::ReturnOp>(loc);
     }
     Value fn = b.create<func::ConstantOp>(loc, kernel.getFunctionType(),
@@ -1122,7 +1243,55 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   }
   for (auto &[v, t] : stored)
     bind(v, t);
+  for (auto &[v, t] : summed)
+    bind(v, t);
   return success();
+}
+
+bool FunctionLowering::onlySummed(
+    Value r, const llvm::SmallPtrSetImpl<Operation *> &group, Value rows) {
+  if (!stage || rows != numV)
+    return false;
+  bool any = false;
+  for (OpOperand &use : r.getUses()) {
+    if (group.contains(use.getOwner()))
+      continue;
+    auto yield = dyn_cast<YieldOp>(use.getOwner());
+    if (!yield || yield->getParentOp() != stage)
+      return false;
+    Value result = stage->getResult(use.getOperandNumber());
+    if (result.use_empty() ||
+        !llvm::all_of(result.getUsers(),
+                      [](Operation *u) { return isa<SumRowsOp>(u); }))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+bool FunctionLowering::diesIn(Value buf,
+                              const llvm::SmallPtrSetImpl<Operation *> &group,
+                              int64_t first) {
+  if (!stage)
+    return false;
+  const int64_t stageIndex = opIndex.lookup(stage);
+  for (Value v : boundTo.lookup(buf)) {
+    // Later readers, including the ones lastUse adds (an SpMM's input).
+    if (lastUse.lookup(v) > stageIndex)
+      return false;
+    for (Operation *u : v.getUsers()) {
+      if (group.contains(u) || u == stage) // the stage reads it by its block
+        continue;                          // arguments, checked themselves
+      if (isa<YieldOp>(u) && u->getParentOp() == stage)
+        return false; // the stage's result
+      Operation *top = u;
+      while (top && !opIndex.count(top))
+        top = top->getParentOp();
+      if (!top || opIndex.lookup(top) >= first)
+        return false; // read after the run starts, outside it
+    }
+  }
+  return true;
 }
 
 LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
@@ -1130,6 +1299,7 @@ LogicalResult FunctionLowering::lowerStage(Operation *op, Region &body,
                                            ArrayRef<Value> params, bool edges) {
   Value rows = edges ? numE : numV;
   Block &block = body.front();
+  llvm::SaveAndRestore<Operation *> inStage(stage, op);
   for (auto [arg, in] :
        llvm::zip(block.getArguments().take_front(inputs.size()), inputs)) {
     Tensor t = values.lookup(in);

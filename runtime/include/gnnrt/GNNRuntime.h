@@ -91,8 +91,14 @@ GNNRT_EXPORT void gnnrtKernelInt(gnnrtContext *ctx, int64_t index,
                                  int64_t value);
 GNNRT_EXPORT int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index);
 
-/// Runs `kernel(ctx, begin, end)` over [0, n) in chunks on the context's
-/// threads (dynamic schedule: skewed degrees balance).
+/// Rows per call of a gnnrtParallelFor kernel.
+#define GNNRT_PARALLEL_CHUNK 32
+
+/// Runs `kernel(ctx, begin, end)` over [0, n) on the context's threads
+/// (dynamic schedule: skewed degrees balance), once for each chunk
+/// [c * GNNRT_PARALLEL_CHUNK, min(n, (c + 1) * GNNRT_PARALLEL_CHUNK)). Kernels
+/// rely on that split: one that sums rows keeps a partial per chunk, so its
+/// result does not depend on the threads.
 GNNRT_EXPORT void gnnrtParallelFor(gnnrtContext *ctx,
                                    void (*kernel)(gnnrtContext *, int64_t,
                                                   int64_t),

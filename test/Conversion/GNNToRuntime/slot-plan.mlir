@@ -2,44 +2,57 @@
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime | %PYTHON %S/Inputs/count_slots.py | FileCheck %s --check-prefix=COUNT
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.missing.json" 2>&1 | FileCheck %s --check-prefix=META
 
-// Slot plan and per-head spreading in element-wise runs.
+// Slot plan, per-head spreading and in-place runs.
 //
 // t = x W (V x 32), s = t . att per head (V x 4), m = t * broadcast_heads(s)
 // (V x 32), o = m W2 (V x C). The broadcast_heads joins the multiplication's
 // run: element j of the row reads head j / 8 of s, so the 32-wide spread is
-// never stored: four buffers, not five. The plan then places them largest
-// first: t in slot 0, m (live with t) in slot 1, o (born after t's last
-// reader) back in slot 0, s in slot 2.
+// never stored. Nothing reads t after the run, so m is stored over t (through
+// the kernel's memref of t: no second kernel argument). The
+// plan then places the three buffers largest first: t (and m) in slot 0, s
+// in slot 1, o (born after s's last reader) in slot 1 too.
 
-// COUNT: gnn_eval: 4 buffers in 3 slots
+// COUNT: gnn_eval: 3 buffers in 2 slots
 
 // CHECK-LABEL: func.func @gnn_eval
 // CHECK:         call @gnnrtFeatures
 // CHECK:         %[[S0:.*]] = arith.constant 0 : i64
 // CHECK-NEXT:    arith.index_cast
-// CHECK-NEXT:    call @gnnrtBuffer(%{{.*}}, %[[S0]], %{{.*}})
+// CHECK-NEXT:    %[[T:.*]] = call @gnnrtBuffer(%{{.*}}, %[[S0]], %{{.*}})
 // CHECK:         call @gnnrtGemm
-// CHECK:         %[[S2:.*]] = arith.constant 2 : i64
-// CHECK-NEXT:    arith.index_cast
-// CHECK-NEXT:    call @gnnrtBuffer(%{{.*}}, %[[S2]], %{{.*}})
 // CHECK:         %[[S1:.*]] = arith.constant 1 : i64
 // CHECK-NEXT:    arith.index_cast
-// CHECK-NEXT:    call @gnnrtBuffer(%{{.*}}, %[[S1]], %{{.*}})
+// CHECK-NEXT:    %[[S:.*]] = call @gnnrtBuffer(%{{.*}}, %[[S1]], %{{.*}})
 // CHECK-NOT:     call @gnnrtBuffer
+// CHECK:         call @gnnrtKernelArg(%{{.*}}, %{{.*}}, %[[S]])
+// CHECK:         call @gnnrtKernelArg(%{{.*}}, %{{.*}}, %[[T]])
+// CHECK-NOT:     call @gnnrtKernelArg(
 // CHECK:         %[[K:.*]] = constant @__gnn_kernel_[[N:[0-9]+]]
 // CHECK:         call @gnnrtParallelFor(%{{.*}}, %[[K]]
-// CHECK:         %[[S0B:.*]] = arith.constant 0 : i64
+// CHECK:         %[[S1B:.*]] = arith.constant 1 : i64
 // CHECK-NEXT:    arith.index_cast
-// CHECK-NEXT:    call @gnnrtBuffer(%{{.*}}, %[[S0B]], %{{.*}})
-// CHECK:         call @gnnrtGemm
+// CHECK-NEXT:    call @gnnrtBuffer(%{{.*}}, %[[S1B]], %{{.*}})
+// CHECK:         call @gnnrtGemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]],
 
-// The run's kernel: one load of t, one of s at element j / 8, one store.
+// The run's kernel: per row r, per head h (size / 8), per element k of the
+// head: s is loaded at the head (loop-invariant in k), t at j = h * 8 + k,
+// and m is stored over t at the same index.
 // CHECK:       func.func private @__gnn_kernel_[[N]](
-// CHECK:         arith.divui %{{.*}}, %c8 : index
-// CHECK-COUNT-2: memref.load
-// CHECK-NOT:     memref.load
-// CHECK:         memref.store
-// CHECK-NOT:     memref.store
+// CHECK:         scf.for %[[R:.*]] =
+// CHECK:           %[[HEADS:.*]] = arith.divui %{{.*}}, %c8 : index
+// CHECK-NEXT:      scf.for %[[H:.*]] = %{{.*}} to %[[HEADS]]
+// CHECK-NEXT:        %[[BASE:.*]] = arith.muli %[[H]], %c8 : index
+// CHECK-NEXT:        scf.for %[[K:.*]] = %{{.*}} to %c8
+// CHECK-NEXT:          %[[J:.*]] = arith.addi %[[BASE]], %[[K]] : index
+// CHECK-NEXT:          %[[SROW:.*]] = arith.muli %[[R]], %{{.*}} : index
+// CHECK-NEXT:          %[[SAT:.*]] = arith.addi %[[SROW]], %[[H]] : index
+// CHECK-NEXT:          memref.load %{{.*}}[%[[SAT]]]
+// CHECK-NEXT:          %[[TROW:.*]] = arith.muli %[[R]], %{{.*}} : index
+// CHECK-NEXT:          %[[TAT:.*]] = arith.addi %[[TROW]], %[[J]] : index
+// CHECK-NEXT:          memref.load %[[TBUF:.*]][%[[TAT]]]
+// CHECK-NOT:           memref.load
+// CHECK:               memref.store %{{.*}}, %[[TBUF]][%{{.*}}]
+// CHECK-NOT:           memref.store
 // CHECK:         return
 
 // META: error: convert-gnn-to-runtime: cannot read '{{.*}}.missing.json'
