@@ -49,6 +49,8 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (optimize)
+    pm.addPass(createGNNDeferTransposes());
 }
 
 void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,

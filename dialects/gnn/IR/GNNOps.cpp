@@ -378,6 +378,47 @@ template ApplyEdgeOp mlir::gnn::appendStageResults(ApplyEdgeOp,
 template ApplyVertexOp mlir::gnn::appendStageResults(ApplyVertexOp,
                                                      ArrayRef<Value>);
 
+template <typename StageOp>
+StageOp mlir::gnn::dropStageResults(StageOp stage, ArrayRef<unsigned> drop) {
+  SmallVector<Type> types;
+  SmallVector<Value> kept;
+  SmallVector<unsigned> keptIndices;
+  for (auto [i, r] : llvm::enumerate(stage->getResults())) {
+    if (llvm::is_contained(drop, i)) {
+      assert(r.use_empty() && "dropping a result that is read");
+      continue;
+    }
+    types.push_back(r.getType());
+    kept.push_back(r);
+    keptIndices.push_back(i);
+  }
+  OpBuilder b(stage);
+  auto fresh = b.create<StageOp>(stage.getLoc(), types, stage.getGraph(),
+                                 stage.getInputs(), stage.getParams());
+  fresh->setDiscardableAttrs(stage->getDiscardableAttrDictionary());
+  Block &body = fresh.getBody().front(), &old = stage.getBody().front();
+  for (auto [from, to] : llvm::zip(old.getArguments(), body.getArguments()))
+    from.replaceAllUsesWith(to);
+  body.getOperations().splice(body.end(), old.getOperations());
+  // The yield's operands after the arguments' replacement.
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> yielded;
+  for (unsigned i : keptIndices)
+    yielded.push_back(yield.getValues()[i]);
+  yield->setOperands(yielded);
+  for (auto [from, to] : llvm::zip(kept, fresh.getResults()))
+    from.replaceAllUsesWith(to);
+  stage.erase();
+  // Drops the body ops and the inputs and parameters only the dropped
+  // results needed.
+  return rebuildStage(fresh, ValueRange(), ArrayRef<Value>());
+}
+
+template ApplyEdgeOp mlir::gnn::dropStageResults(ApplyEdgeOp,
+                                                 ArrayRef<unsigned>);
+template ApplyVertexOp mlir::gnn::dropStageResults(ApplyVertexOp,
+                                                   ArrayRef<unsigned>);
+
 YieldOp FusedGatherOp::getYield() {
   return cast<YieldOp>(getBody().front().getTerminator());
 }

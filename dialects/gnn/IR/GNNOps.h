@@ -64,6 +64,12 @@ StageOp rebuildStage(StageOp stage, ValueRange extraInputs,
 template <typename StageOp>
 StageOp appendStageResults(StageOp stage, ArrayRef<Value> extra);
 
+/// Recreates a stage without its results `drop` (which nothing may read),
+/// erasing the body ops and dropping the inputs and parameters only they
+/// needed. The old stage is erased.
+template <typename StageOp>
+StageOp dropStageResults(StageOp stage, ArrayRef<unsigned> drop);
+
 /// The row type of a vertex or edge tensor type; null for other types.
 RankedTensorType rowTypeOf(Type type);
 } // namespace mlir::gnn

@@ -97,6 +97,33 @@ def GNNShareContractions : Pass<"gnn-share-contractions", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
+def GNNDeferTransposes : Pass<"gnn-defer-transposes", "::mlir::ModuleOp"> {
+  let summary = "Compute a stage's transposed contraction just before its first reader";
+  let description = [{
+    A backward `gnn.apply_vertex` ends with the gradient of its forward
+    linear, `gnn.linear_transpose` (or `gnn.typed_linear_transpose`) of a
+    row the stage also yields: `g W^T`, a |V| x in-width product. When the
+    stage's result is first read several ops later (the weight gradient
+    `gnn.outer_sum` of the layer's input comes in between), that product is
+    born early and shares the memory peak with rows those ops still read.
+    This pass moves such a contraction into a stage of its own, placed right
+    before the first op that reads its result, so that the rows which die in
+    between (GAT and GCN: the layer input `h`, read last by its weight
+    gradient) are released before the product is allocated. In GAT's
+    training step that removes one |V| x 256 buffer from the peak.
+
+    Moved: a transposed contraction whose result only the stage's yield
+    reads, whose row operands are rows the stage yields or reads (the new
+    stage reads them from the stage's results or inputs) and whose weight is
+    one of the stage's parameters. Kept: one whose result is read by the op
+    right after the stage (nothing to gain), or whose row is wider than its
+    result (both widths static): deferring it would keep the wider row alive
+    longer. Each move is reported with a remark on the new stage. Run after
+    autodiff, fusion and `--gnn-share-contractions`.
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
 def GNNHoistApplyEdge : Pass<"gnn-hoist-apply-edge", "::mlir::ModuleOp"> {
   let summary = "Move source-only and destination-only work out of edge stages";
   let description = [{
