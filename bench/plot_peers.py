@@ -65,7 +65,9 @@ def main() -> int:
         fig.suptitle(f"{key}: {info['vertices']:,} vertices, {info['edges']:,} edges, "
                      f"F={info['features']}, C={info['classes']}; {r['config']['threads']} threads")
         fig.tight_layout()
-        name = f"peers-{key}.png"
+        # A named report (--output) gets plots of its own name, so that it
+        # never overwrites the main report's.
+        name = f"{r.get('output') or 'peers'}-{key}.png"
         fig.savefig(os.path.join(out_dir, name), dpi=110)
         plt.close(fig)
         written.append(name)

@@ -204,15 +204,19 @@ def file_hash(*paths: str) -> str:
     return h.hexdigest()[:16]
 
 
-def compile_gnnc(model: str) -> str:
-    """The executable of one model at DESIGN's widths, cached by the hash of
-    its IR, of gnn-compile and of the runtime it links (both change under this
-    benchmark)."""
+def compile_gnnc(model: str, data: str) -> str:
+    """The executable of one model at DESIGN's widths for the graph in `data`,
+    compiled as a user would (`gnn-compile --dataset DIR`: the dataset's widths
+    and degree drive the cost models, like DGL's GraphConv choosing its
+    multiply order from the widths), cached by the hash of its IR, of the
+    dataset's meta.json, of gnn-compile and of the runtime it links (both
+    change under this benchmark)."""
     from gnnc import toolchain
     from gnnc.printer import to_mlir
     program = gnnc_program(model)
     compiler = toolchain.find_tool("gnn-compile")
     h = hashlib.sha256(to_mlir(program).encode())
+    h.update(file_hash(os.path.join(data, "meta.json")).encode())
     lib = os.path.join(os.path.dirname(os.path.dirname(compiler)), "lib")
     runtime = [os.path.join(lib, f) for f in ("libgnnrt.a", "libgnnrt_main.a")]
     h.update(file_hash(compiler, *[p for p in runtime if os.path.exists(p)]).encode())
@@ -220,11 +224,8 @@ def compile_gnnc(model: str) -> str:
     if not os.path.exists(exe):
         os.makedirs(os.path.dirname(exe), exist_ok=True)
         log(f"compiling {model} with {os.path.relpath(compiler, ROOT)}")
-        toolchain.compile(program, exe + ".tmp")
+        toolchain.compile(program, exe + ".tmp", ["--dataset", data])
         os.replace(exe + ".tmp", exe)
-        for old in os.listdir(os.path.dirname(exe)):      # older builds of this model
-            if old.startswith(f"{model}-") and old != os.path.basename(exe):
-                os.remove(os.path.join(os.path.dirname(exe), old))
     return exe
 
 
@@ -415,7 +416,10 @@ def write_reports(result: dict, plot: bool) -> None:
          "**OOM** / **timeout**. Peers as DESIGN.md says: PyG `GCNConv(cached=True)` and `SAGEConv` on a "
          "torch.sparse CSR adjacency, `GATConv` on edge_index; DGL `GraphConv`, `SAGEConv`, `GATConv`; "
          "G-GCN written by hand in each with W_H h and W_C h hoisted to the vertices "
-         "(code: `bench/peers.py`).", ""]
+         "(code: `bench/peers.py`). gnnc: each model compiled per graph with "
+         "`gnn-compile --dataset DIR`, as a user would (the graph's widths and degree drive "
+         "the cost models: the aggregation order, the slot plan; DGL's GraphConv picks its "
+         "multiply order from the widths too).", ""]
     for key in result["timing_graphs"]:
         info = result["graphs"].get(key)
         if not info:
@@ -610,15 +614,18 @@ def main(argv=None) -> int:
     peers_code = file_hash(os.path.join(BENCH, "peers.py"), os.path.join(BENCH, "requirements-peers.lock"))
 
     exes = {}
-    if "gnnc" in systems:
-        for m in models:
+
+    def exe_for(m, data):
+        """gnnc's executable of model m for the graph in data (or the error)."""
+        if (m, data) not in exes:
             try:
-                exes[m] = compile_gnnc(m)
+                exes[(m, data)] = compile_gnnc(m, data)
             except Exception as e:  # noqa: BLE001 - recorded per cell
                 lines = [l for l in str(e).splitlines()
                          if l.strip() and not l.lstrip().startswith(("#", "Stack dump", "0."))]
-                exes[m] = RuntimeError(" | ".join(lines[:4]))
-                log(f"gnnc {m}: compile failed: {exes[m]}")
+                exes[(m, data)] = RuntimeError(" | ".join(lines[:4]))
+                log(f"gnnc {m}: compile failed: {exes[(m, data)]}")
+        return exes[(m, data)]
 
     cells = load_cells()
     result = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine, "config": cfg,
@@ -639,9 +646,10 @@ def main(argv=None) -> int:
             for m in models:
                 runs = {s: [] for s in systems}
                 # repetitions outermost, systems inside: drift hits all alike
+                exe = exe_for(m, data) if "gnnc" in systems else None
                 for rep in range(c["reps"]):
                     for s in systems:
-                        code = file_hash(exes[m]) if s == "gnnc" and isinstance(exes[m], str) else \
+                        code = file_hash(exe) if s == "gnnc" and isinstance(exe, str) else \
                             ("compile-failed" if s == "gnnc" else peers_code)
                         ck = (f"{graph_name(key)}|{m}|{s}|T{c['threads']}|E{c['epochs']}|lr{c['lr']}"
                               f"|wd{c['weight_decay']}|seed{rep}|{code}")
@@ -654,7 +662,7 @@ def main(argv=None) -> int:
                         else:
                             log(f"{key} {m} {LABEL[s]} rep {rep + 1}/{c['reps']} ({c['epochs']} epochs)")
                             tag = f"{key}-{m}-{s}-e{c['epochs']}-s{rep}"
-                            r = run_cell(s, m, key, data, rep, c, exes.get(m), tag)
+                            r = run_cell(s, m, key, data, rep, c, exe, tag)
                             med = (f"median {fmt_ms(statistics.median(steady(r['epoch_ms'])))}, "
                                    f"test {r['test_acc']:.3f}, " if r["status"] == "ok" else "")
                             log(f"  {r['status']}: {med}peak RSS {r.get('maxrss_mib', 0):.0f} MiB, "

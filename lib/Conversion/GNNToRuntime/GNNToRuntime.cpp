@@ -997,7 +997,7 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
       resultType.getNumElements() == 1 && resultType.hasStaticShape();
 
   // External operands, loaded per element (scalar rows broadcast).
-  // An operand of a broadcast_heads is read at element j / head width (its
+  // An operand of a broadcast_heads is read at the element's head (its
   // other readers in the run, if any, are scalar rows: broadcast).
   struct External {
     Value value;
@@ -1272,7 +1272,8 @@ bool FunctionLowering::onlySummed(
 bool FunctionLowering::diesIn(Value buf,
                               const llvm::SmallPtrSetImpl<Operation *> &group,
                               int64_t first) {
-  if (!stage)
+  // A buffer no gnn value was bound to (an edge cache) is not a run's.
+  if (!stage || boundTo.lookup(buf).empty())
     return false;
   const int64_t stageIndex = opIndex.lookup(stage);
   for (Value v : boundTo.lookup(buf)) {
