@@ -350,11 +350,10 @@ template ApplyEdgeOp mlir::gnn::rebuildStage(ApplyEdgeOp, ValueRange,
 template ApplyVertexOp mlir::gnn::rebuildStage(ApplyVertexOp, ValueRange,
                                                ArrayRef<Value>);
 
+/// A stage like `stage` (graph, inputs, parameters, attributes) with result
+/// types `types`, placed before it; `stage`'s body moves into it.
 template <typename StageOp>
-StageOp mlir::gnn::appendStageResults(StageOp stage, ArrayRef<Value> extra) {
-  SmallVector<Type> types(stage->getResultTypes());
-  for (Value v : extra)
-    types.push_back(rowTensorOf<StageOp>(cast<RankedTensorType>(v.getType())));
+static StageOp moveIntoNewStage(StageOp stage, TypeRange types) {
   OpBuilder b(stage);
   auto fresh = b.create<StageOp>(stage.getLoc(), types, stage.getGraph(),
                                  stage.getInputs(), stage.getParams());
@@ -363,7 +362,16 @@ StageOp mlir::gnn::appendStageResults(StageOp stage, ArrayRef<Value> extra) {
   for (auto [from, to] : llvm::zip(old.getArguments(), body.getArguments()))
     from.replaceAllUsesWith(to);
   body.getOperations().splice(body.end(), old.getOperations());
-  auto yield = cast<YieldOp>(body.getTerminator());
+  return fresh;
+}
+
+template <typename StageOp>
+StageOp mlir::gnn::appendStageResults(StageOp stage, ArrayRef<Value> extra) {
+  SmallVector<Type> types(stage->getResultTypes());
+  for (Value v : extra)
+    types.push_back(rowTensorOf<StageOp>(cast<RankedTensorType>(v.getType())));
+  StageOp fresh = moveIntoNewStage(stage, types);
+  auto yield = cast<YieldOp>(fresh.getBody().front().getTerminator());
   SmallVector<Value> yielded(yield.getValues());
   llvm::append_range(yielded, extra);
   yield->setOperands(yielded);
@@ -392,16 +400,9 @@ StageOp mlir::gnn::dropStageResults(StageOp stage, ArrayRef<unsigned> drop) {
     kept.push_back(r);
     keptIndices.push_back(i);
   }
-  OpBuilder b(stage);
-  auto fresh = b.create<StageOp>(stage.getLoc(), types, stage.getGraph(),
-                                 stage.getInputs(), stage.getParams());
-  fresh->setDiscardableAttrs(stage->getDiscardableAttrDictionary());
-  Block &body = fresh.getBody().front(), &old = stage.getBody().front();
-  for (auto [from, to] : llvm::zip(old.getArguments(), body.getArguments()))
-    from.replaceAllUsesWith(to);
-  body.getOperations().splice(body.end(), old.getOperations());
+  StageOp fresh = moveIntoNewStage(stage, types);
   // The yield's operands after the arguments' replacement.
-  auto yield = cast<YieldOp>(body.getTerminator());
+  auto yield = cast<YieldOp>(fresh.getBody().front().getTerminator());
   SmallVector<Value> yielded;
   for (unsigned i : keptIndices)
     yielded.push_back(yield.getValues()[i]);
