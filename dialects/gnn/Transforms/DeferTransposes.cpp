@@ -30,7 +30,8 @@ int64_t staticElements(Type row) {
 }
 
 /// Moves the deferrable transposes of `stage` (see Passes.td); returns the
-/// rebuilt stage, or `stage` when nothing moved.
+/// rebuilt stage, `stage` when nothing moved, or null when everything did
+/// (the stage is erased).
 ApplyVertexOp defer(ApplyVertexOp stage) {
   Block &body = stage.getBody().front();
   Block *block = stage->getBlock();
@@ -55,6 +56,14 @@ ApplyVertexOp defer(ApplyVertexOp stage) {
         first = top;
     }
     if (!first || !sameBlock || first == stage->getNextNode())
+      continue;
+    // The weights it reads must not be updated in between (an optimizer
+    // update writes the parameter's buffer in place).
+    bool updated = false;
+    for (Operation *op = stage->getNextNode(); op != first;
+         op = op->getNextNode())
+      updated |= isa<OptimizerUpdateOp>(op);
+    if (updated)
       continue;
     // Its operands outside the stage: rows the stage reads or yields, and
     // the stage's parameters.
@@ -108,6 +117,10 @@ ApplyVertexOp defer(ApplyVertexOp stage) {
   }
   if (moved.empty())
     return stage;
+  if (moved.size() == stage->getNumResults()) { // nothing else to compute
+    stage.erase();
+    return nullptr;
+  }
   return dropStageResults(stage, moved);
 }
 

@@ -115,10 +115,12 @@ def GNNDeferTransposes : Pass<"gnn-defer-transposes", "::mlir::ModuleOp"> {
     Moved: a transposed contraction whose result only the stage's yield
     reads, whose row operands are rows the stage yields or reads (the new
     stage reads them from the stage's results or inputs) and whose weight is
-    one of the stage's parameters. Kept: one whose result is read by the op
-    right after the stage (nothing to gain), or whose row is wider than its
-    result (both widths static): deferring it would keep the wider row alive
-    longer. Each move is reported with a remark on the new stage. Run after
+    one of the stage's parameters; a stage left with no result is erased.
+    Kept: one whose result is read by the op right after the stage (nothing
+    to gain), one with a `gnn.optimizer_update` between the stage and the
+    reader (it writes the weight in place), or one whose row is wider than
+    its result (both widths static): deferring it would keep the wider row
+    alive longer. Each move is reported with a remark on the new stage. Run after
     autodiff, fusion and `--gnn-share-contractions`.
   }];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];

@@ -119,3 +119,45 @@ func.func @pass_through(%h: !gnn.vtensor<16xf32>, %gin: !gnn.vtensor<4xf32>, %w:
   %sum = gnn.sum_rows %s#2 : !gnn.vtensor<4xf32> -> tensor<4xf32>
   return %wg, %sum, %s#1 : tensor<16x4xf32>, tensor<4xf32>, !gnn.vtensor<16xf32>
 }
+
+// -----
+
+// A stage whose only result moves is erased. A transpose with an optimizer
+// update of its weight before its reader stays (the update writes the
+// weight in place).
+
+// CHECK-LABEL: func.func @all_moved
+// CHECK-SAME:    (%[[H:.*]]: !gnn.vtensor<16xf32>, %[[G:.*]]: !gnn.vtensor<4xf32>, %[[W:.*]]: tensor<16x4xf32>)
+// CHECK-NEXT:    %[[GR:.*]] = gnn.graph
+// CHECK-NEXT:    gnn.outer_sum %[[H]], %[[G]]
+// CHECK-NEXT:    %[[T:.*]] = gnn.apply_vertex %[[GR]](%[[G]]) params(%[[W]])
+// CHECK:         gnn.linear_transpose
+// CHECK:         return %{{.*}}, %[[T]]
+func.func @all_moved(%h: !gnn.vtensor<16xf32>, %gin: !gnn.vtensor<4xf32>, %w: tensor<16x4xf32>) -> (tensor<16x4xf32>, !gnn.vtensor<16xf32>) {
+  %g = gnn.graph : !gnn.graph
+  // expected-remark @+1 {{deferred: the gnn.linear_transpose}}
+  %s = gnn.apply_vertex %g (%gin) params(%w) : (!gnn.vtensor<4xf32>) params(tensor<16x4xf32>) -> !gnn.vtensor<16xf32> {
+  ^bb0(%gg: tensor<4xf32>, %wa: tensor<16x4xf32>):
+    %t = gnn.linear_transpose %gg, %wa : (tensor<4xf32>, tensor<16x4xf32>) -> tensor<16xf32>
+    gnn.yield %t : tensor<16xf32>
+  }
+  %wg = gnn.outer_sum %h, %gin : !gnn.vtensor<16xf32>, !gnn.vtensor<4xf32> -> tensor<16x4xf32>
+  return %wg, %s : tensor<16x4xf32>, !gnn.vtensor<16xf32>
+}
+
+// CHECK-LABEL: func.func @updated_between
+// CHECK:         gnn.apply_vertex {{.*}} -> !gnn.vtensor<4xf32>, !gnn.vtensor<16xf32> {
+// CHECK:           gnn.linear_transpose
+// CHECK-NOT:     gnn.linear_transpose
+func.func @updated_between(%h: !gnn.vtensor<16xf32>, %gin: !gnn.vtensor<4xf32>, %w: tensor<16x4xf32>) -> (tensor<16x4xf32>, tensor<16xf32>) {
+  %g = gnn.graph : !gnn.graph
+  %s:2 = gnn.apply_vertex %g (%gin) params(%w) : (!gnn.vtensor<4xf32>) params(tensor<16x4xf32>) -> !gnn.vtensor<4xf32>, !gnn.vtensor<16xf32> {
+  ^bb0(%gg: tensor<4xf32>, %wa: tensor<16x4xf32>):
+    %t = gnn.linear_transpose %gg, %wa : (tensor<4xf32>, tensor<16x4xf32>) -> tensor<16xf32>
+    gnn.yield %gg, %t : tensor<4xf32>, tensor<16xf32>
+  }
+  %wg = gnn.outer_sum %h, %s#0 : !gnn.vtensor<16xf32>, !gnn.vtensor<4xf32> -> tensor<16x4xf32>
+  %nw = gnn.optimizer_update "w" %w, %wg : tensor<16x4xf32>
+  %sum = gnn.sum_rows %s#1 : !gnn.vtensor<16xf32> -> tensor<16xf32>
+  return %nw, %sum : tensor<16x4xf32>, tensor<16xf32>
+}
