@@ -220,12 +220,16 @@ def compile_gnnc(model: str, data: str) -> str:
     lib = os.path.join(os.path.dirname(os.path.dirname(compiler)), "lib")
     runtime = [os.path.join(lib, f) for f in ("libgnnrt.a", "libgnnrt_main.a")]
     h.update(file_hash(compiler, *[p for p in runtime if os.path.exists(p)]).encode())
-    exe = os.path.join(CACHE, "bin", f"{model}-{h.hexdigest()[:12]}")
+    prefix = f"{model}-{os.path.basename(os.path.normpath(data))}-"
+    exe = os.path.join(CACHE, "bin", prefix + h.hexdigest()[:12])
     if not os.path.exists(exe):
         os.makedirs(os.path.dirname(exe), exist_ok=True)
-        log(f"compiling {model} with {os.path.relpath(compiler, ROOT)}")
+        log(f"compiling {model} for {os.path.basename(data)} with {os.path.relpath(compiler, ROOT)}")
         toolchain.compile(program, exe + ".tmp", ["--dataset", data])
         os.replace(exe + ".tmp", exe)
+        for old in os.listdir(os.path.dirname(exe)):      # older builds of this model and graph
+            if old.startswith(prefix) and old != os.path.basename(exe):
+                os.remove(os.path.join(os.path.dirname(exe), old))
     return exe
 
 

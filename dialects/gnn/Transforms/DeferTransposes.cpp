@@ -73,10 +73,13 @@ ApplyVertexOp defer(ApplyVertexOp stage) {
     for (Value v : op->getOperands()) {
       if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body) {
         unsigned i = arg.getArgNumber();
-        (i < numInputs ? rows : params)
-            .push_back(i < numInputs ? stage.getInputs()[i]
-                                     : stage.getParams()[i - numInputs]);
-        (i < numInputs ? bodyRows : bodyParams).push_back(v);
+        if (i < numInputs) {
+          rows.push_back(stage.getInputs()[i]);
+          bodyRows.push_back(v);
+        } else {
+          params.push_back(stage.getParams()[i - numInputs]);
+          bodyParams.push_back(v);
+        }
         continue;
       }
       auto it = llvm::find(stage.getYield().getValues(), v);

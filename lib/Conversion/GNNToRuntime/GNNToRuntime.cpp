@@ -310,6 +310,14 @@ private:
   void computeLastUses(Block &body);
 
   DenseMap<Operation *, int64_t> opIndex;
+  int64_t numIndexed = 0; // ops in opIndex
+  /// The index of `op`, else of its nearest indexed ancestor (a yield is read
+  /// when its stage binds the results); numIndexed for none (the return).
+  int64_t indexOf(Operation *op) const {
+    while (op && !opIndex.count(op))
+      op = op->getParentOp();
+    return op ? opIndex.lookup(op) : numIndexed;
+  }
   DenseMap<Value, int64_t> lastUse;
   /// Loss gradients computed by their loss's runtime call.
   DenseMap<Operation *, Tensor> lossGrads;
@@ -567,24 +575,19 @@ void FunctionLowering::computeLastUses(Block &body) {
     }
   };
   number(body);
-  auto indexOfUser = [&](Operation *user) -> int64_t {
-    // A yield is read when its stage binds the results.
-    while (user && !opIndex.count(user))
-      user = user->getParentOp();
-    return user ? opIndex.lookup(user) : next;
-  };
+  numIndexed = next;
   body.walk([&](Operation *op) {
     for (Value r : op->getResults()) {
       int64_t last = opIndex.count(op) ? opIndex.lookup(op) : -1;
       for (Operation *u : r.getUsers())
-        last = std::max(last, indexOfUser(u));
+        last = std::max(last, indexOf(u));
       lastUse[r] = last;
     }
     for (Region &region : op->getRegions())
       for (BlockArgument arg : region.getArguments()) {
         int64_t last = opIndex.lookup(op);
         for (Operation *u : arg.getUsers())
-          last = std::max(last, indexOfUser(u));
+          last = std::max(last, indexOf(u));
         lastUse[arg] = last;
       }
   });
@@ -1032,6 +1035,17 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
   DenseMap<Value, int64_t> inPlace; // result -> the external it overwrites
   llvm::SmallPtrSet<Value, 4> reused;
   const int64_t first = opIndex.lookup(group.front());
+  const SizeKey outSize = sizeKey(rowSize);
+  auto canOverwrite = [&](const External &e, const Tensor &t) {
+    SizeKey size = sizeKey(t.rowSize);
+    return !e.broadcast && e.spread == 0 && t.batched && t.rows == outRows &&
+           slotOf.count(t.buf) && !reused.contains(t.buf) &&
+           size.factor == outSize.factor && size.dynamic == outSize.dynamic &&
+           llvm::count_if(externalTensors,
+                          [&](const Tensor &o) { return o.buf == t.buf; }) ==
+               1 &&
+           diesIn(t.buf, inGroup, first);
+  };
   for (Operation *op : group) {
     Value r = op->getResult(0);
     if (llvm::all_of(r.getUsers(),
@@ -1046,14 +1060,7 @@ LogicalResult FunctionLowering::lowerFused(ArrayRef<Operation *> group,
     }
     Tensor out;
     for (auto [k, e, t] : llvm::enumerate(externals, externalTensors)) {
-      if (e.broadcast || e.spread > 0 || !t.batched || t.rows != outRows ||
-          !slotOf.count(t.buf) || reused.contains(t.buf) ||
-          sizeKey(t.rowSize).factor != sizeKey(rowSize).factor ||
-          sizeKey(t.rowSize).dynamic != sizeKey(rowSize).dynamic ||
-          llvm::count_if(externalTensors, [&](const Tensor &o) {
-            return o.buf == t.buf;
-          }) != 1 ||
-          !diesIn(t.buf, inGroup, first))
+      if (!canOverwrite(e, t))
         continue;
       out = make(t.buf, outRows, true, dims);
       reused.insert(t.buf);
@@ -1285,10 +1292,7 @@ bool FunctionLowering::diesIn(Value buf,
         continue;                          // arguments, checked themselves
       if (isa<YieldOp>(u) && u->getParentOp() == stage)
         return false; // the stage's result
-      Operation *top = u;
-      while (top && !opIndex.count(top))
-        top = top->getParentOp();
-      if (!top || opIndex.lookup(top) >= first)
+      if (indexOf(u) >= first)
         return false; // read after the run starts, outside it
     }
   }
