@@ -84,6 +84,8 @@ struct gnnrtContext {
   std::vector<int32_t> dst;     // destination of each edge (CSC order)
   std::vector<int64_t> csrPtr;  // out-edges by source
   std::vector<int32_t> csrEdge; // edge ids, ascending within a source
+  std::vector<int32_t> csrDst;  // dst[csrEdge[p]]: read in order by to-src
+                                // gathers (not one random load per edge)
   std::vector<float> inDeg, outDeg;
   gnnrt::ModelInfo model;
   std::vector<std::unique_ptr<gnnrt::Buffer>> params, grads;

@@ -167,8 +167,10 @@ void cpuGatherArgBackward(gnnrtContext *ctx, int64_t side,
 
 namespace {
 
-/// One aggregation's operands: out row v = sum over its segment's edges e of
-/// w[e] * in[other[e]] (w = 1 when null), times `scale`.
+/// One aggregation's operands: out row v = sum over the positions j of its
+/// segment of w[edge(j)] * in[other[j]] (w = 1 when null), times `scale`.
+/// `other` is indexed by position (the CSR's destinations for a to-src
+/// aggregation), so only weighted aggregations read the edge ids.
 struct SpmmOperands {
   Segments seg;
   const int32_t *other;
@@ -198,17 +200,15 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
     acc[i] = 0.0f;
   for (int64_t j = begin; j < end; ++j) {
     if (j + kPrefetchDistance < last) {
-      const int64_t ahead = Indirect ? edges[j + kPrefetchDistance]
-                                     : j + kPrefetchDistance;
-      const float *row = x + static_cast<int64_t>(other[ahead]) * width;
+      const float *row =
+          x + static_cast<int64_t>(other[j + kPrefetchDistance]) * width;
       // The first lines only (more fill the line-fill buffers and stall on
       // wide rows); the hardware streams the rest of the chunk.
       for (int64_t i = 0; i < std::min<int64_t>(N, 64); i += 16)
         __builtin_prefetch(row + i, 0, 3);
     }
-    const int64_t e = Indirect ? edges[j] : j;
-    const float c = w ? w[e] : 1.0f;
-    const float *row = x + static_cast<int64_t>(other[e]) * width;
+    const float c = w ? w[Indirect ? edges[j] : j] : 1.0f;
+    const float *row = x + static_cast<int64_t>(other[j]) * width;
 #pragma omp simd aligned(acc : 64)
     for (int64_t i = 0; i < N; ++i)
       acc[i] += c * row[i];
@@ -224,9 +224,8 @@ inline void spmmTail(const SpmmOperands &op, int64_t begin, int64_t end,
   for (int64_t i = col; i < op.width; ++i)
     o[i] = 0.0f;
   for (int64_t j = begin; j < end; ++j) {
-    const int64_t e = op.seg.edge(j);
-    const float c = op.w ? op.w[e] : 1.0f;
-    const float *row = op.x + static_cast<int64_t>(op.other[e]) * op.width;
+    const float c = op.w ? op.w[op.seg.edge(j)] : 1.0f;
+    const float *row = op.x + static_cast<int64_t>(op.other[j]) * op.width;
     for (int64_t i = col; i < op.width; ++i)
       o[i] += c * row[i];
   }
@@ -280,7 +279,7 @@ void cpuSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
     need(weights->sizes[0], E, "gnnrtSpmm weights");
   const Segments seg = segmentsOf(ctx, side);
   const SpmmOperands op{seg,
-                        side == 1 ? ctx->ds.indices.data() : ctx->dst.data(),
+                        side == 1 ? ctx->ds.indices.data() : ctx->csrDst.data(),
                         weighted ? ptr(weights) : nullptr,
                         ptr(in),
                         width,

@@ -178,6 +178,9 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
   std::vector<int64_t> fill(ctx->csrPtr.begin(), ctx->csrPtr.end() - 1);
   for (int64_t e = 0; e < E; ++e) // ascending e: CSC order within a source
     ctx->csrEdge[fill[ds.indices[e]]++] = static_cast<int32_t>(e);
+  ctx->csrDst.resize(E);
+  for (int64_t p = 0; p < E; ++p)
+    ctx->csrDst[p] = ctx->dst[ctx->csrEdge[p]];
   ctx->inDeg.resize(V);
   ctx->outDeg.resize(V);
   for (int64_t v = 0; v < V; ++v) {
@@ -311,9 +314,12 @@ void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result, gnnrtContext *ctx,
 
 void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
                                   int64_t which) {
+  if (which < 0 || which > 3)
+    fatal("gnnrtGraphIndex: unknown index " + std::to_string(which));
   std::vector<int32_t> &a = which == 0   ? ctx->ds.indices
                             : which == 1 ? ctx->dst
-                                         : ctx->csrEdge;
+                            : which == 2 ? ctx->csrEdge
+                                         : ctx->csrDst;
   view(result, a.data(), static_cast<int64_t>(a.size()));
 }
 

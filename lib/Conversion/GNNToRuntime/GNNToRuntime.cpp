@@ -2091,8 +2091,10 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
   Value offsets =
       call("gnnrtGraphOffsets", memI64(), {kctx, cI64(toDst ? 1 : 0)});
   // To dst: edge p of v is edge id p, its source indices[p]. To src: edge
-  // ids come from the CSR order, the other end from the destinations.
-  Value other = call("gnnrtGraphIndex", memI32(), {kctx, cI64(toDst ? 0 : 1)});
+  // ids come from the CSR order (loaded only where the body reads per-edge
+  // data), the other end from the destinations in CSR order: read in order,
+  // not one dependent cache miss per edge before its rows can be fetched.
+  Value other = call("gnnrtGraphIndex", memI32(), {kctx, cI64(toDst ? 0 : 3)});
   Value csrEdge =
       toDst ? Value() : call("gnnrtGraphIndex", memI32(), {kctx, cI64(2)});
   // The width of every row shape in the body: static, or a `?` shape's from
@@ -2239,7 +2241,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
               Value e = toDst ? p : toIndex(eb, loadAt(eb, csrEdge, p));
               Value e32 =
                   eb.create<arith::IndexCastOp>(loc, eb.getI32Type(), e);
-              Value u = toIndex(eb, loadAt(eb, other, toDst ? p : e));
+              Value u = toIndex(eb, loadAt(eb, other, p));
               Value srcRow = toDst ? u : v, dstRow = toDst ? v : u;
               // Prefetch the neighbour rows of the edge kPrefetchDistance
               // positions ahead (they are scattered over the inputs): several
@@ -2248,9 +2250,7 @@ FunctionLowering::emitFusedGatherKernel(FusedGatherOp fg,
               Value inRange = eb.create<arith::CmpIOp>(
                   loc, arith::CmpIPredicate::ult, ahead, numPositions);
               eb.create<scf::IfOp>(loc, inRange, [&](OpBuilder &ib, Location) {
-                Value ea =
-                    toDst ? ahead : toIndex(ib, loadAt(ib, csrEdge, ahead));
-                Value ua = toIndex(ib, loadAt(ib, other, toDst ? ahead : ea));
+                Value ua = toIndex(ib, loadAt(ib, other, ahead));
                 for (unsigned i = toDst ? 0 : numSrc,
                               n = toDst ? numSrc : numSrc + numDst;
                      i < n; ++i) {

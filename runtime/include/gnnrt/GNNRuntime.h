@@ -69,7 +69,9 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result,
                                                  gnnrtContext *ctx,
                                                  int64_t side);
 /// Per-edge arrays (|E| entries): 0 = the source of each edge, 1 = its
-/// destination, 2 = the edge ids in CSR order.
+/// destination, 2 = the edge ids in CSR order, 3 = the destinations in CSR
+/// order (array 1 at array 2's ids, so that a to-src traversal reads them
+/// in order).
 GNNRT_EXPORT void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result,
                                                gnnrtContext *ctx,
                                                int64_t which);

@@ -34,6 +34,28 @@
 // CHECK:               arith.select
 // CHECK:               memref.store
 
+// A gather to the source (the backward's gradient of the source row) runs
+// over the CSR: the destinations in CSR order (array 3) are read at the
+// position, in order; the edge ids (array 2) only where the body needs the
+// edge (here the edge_select of the max gather's chosen edge).
+// CHECK-LABEL: func.func private @__gnn_kernel_2
+// CHECK:         call @gnnrtGraphOffsets(%{{.*}}, %[[C0:.*]]) :
+// CHECK:         %[[C3:.*]] = arith.constant 3 : i64
+// CHECK-NEXT:    %[[OTHER:.*]] = call @gnnrtGraphIndex(%{{.*}}, %[[C3]])
+// CHECK-NEXT:    %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-NEXT:    %[[EDGE:.*]] = call @gnnrtGraphIndex(%{{.*}}, %[[C2]])
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             memref.store
+// CHECK:           scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:        memref.load %[[EDGE]][%[[P]]]
+// CHECK:             memref.load %[[OTHER]][%[[P]]]
+// CHECK:             scf.if
+// CHECK:               memref.load %[[OTHER]][%{{.*}}]
+// CHECK-NOT:           memref.load %[[EDGE]]
+// CHECK:               memref.prefetch
+// CHECK:             arith.cmpi eq
+
 // LLVM-LABEL: llvm.func @gnn_train_step
 // LLVM:         llvm.mlir.addressof @__gnn_kernel_
 // LLVM:         llvm.call @gnnrtParallelFor
