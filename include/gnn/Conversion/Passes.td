@@ -25,8 +25,18 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Parameters and gradients live in the runtime (`gnnrtParam`,
     `gnnrtGrad`).
 
+    Transcendental functions are `math.exp`/`math.expm1` with their
+    argument clamped to where glibc's vector expf stays on its fast path
+    (sigmoid and tanh to [-87, 87], ELU's expm1 and `gnn.exp` from -87):
+    one lane outside it makes the vector call redo every lane through the
+    scalar expf (G-GCN's unnormalised gates on dense graphs: a sixth of the
+    epoch).
+
     A fused_gather whose body is not a (scaled) copy of the neighbour's row
-    becomes a kernel over the vertices and their edges. Per-edge values
+    becomes a kernel over the vertices and their edges. A gather to the
+    source walks the CSR and reads the destinations in CSR order (no
+    per-edge indirection through the edge ids unless the body reads
+    per-edge data). Per-edge values
     that several such kernels compute (row reductions and exponentials of at
     most 16 floats: GAT's grad_dst . Wh_src per head, its softmax numerator)
     are computed by the first and kept in an |E| x width buffer the later

@@ -70,6 +70,9 @@ bool spreadsHeads(Operation *op) {
   return bh && !bh.getType().isDynamicDim(1);
 }
 
+/// Where exp's argument is clamped (see emitElement).
+constexpr float kExpRange = 87.0f;
+
 /// One element of an element-wise op's result.
 Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   auto c = [&](double x) {
@@ -77,6 +80,18 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
         .create<arith::ConstantFloatOp>(l, APFloat(static_cast<float>(x)),
                                         b.getF32Type())
         .getResult();
+  };
+  // exp's argument kept within [lo, hi]: glibc's vector expf (what the
+  // loop vectoriser calls) redoes a whole vector lane by lane through the
+  // scalar expf, errno handling included, when one lane is below -87.3
+  // (underflow) or above 88.7 (overflow). Sigmoid and tanh saturate long
+  // before that (sigmoid(+-87) is 1 or 1.6e-38, tanh(43.5) is 1), ELU's
+  // expm1 is -1 there, and a plain exp only changes results below 1.6e-38.
+  auto clampExp = [&](Value t, float lo, float hi) -> Value {
+    t = b.create<arith::MaxNumFOp>(l, t, c(lo));
+    if (std::isinf(hi))
+      return t;
+    return b.create<arith::MinNumFOp>(l, t, c(hi));
   };
   Value x = v[0];
   if (isa<AddOp>(op))
@@ -96,7 +111,8 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   if (isa<NegOp>(op))
     return b.create<arith::NegFOp>(l, x);
   if (isa<ExpOp>(op))
-    return b.create<math::ExpOp>(l, x);
+    return b.create<math::ExpOp>(
+        l, clampExp(x, -kExpRange, std::numeric_limits<float>::infinity()));
   if (isa<LogOp>(op))
     return b.create<math::LogOp>(l, x);
   if (isa<SqrtOp>(op))
@@ -104,7 +120,8 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   if (isa<RsqrtOp>(op))
     return b.create<arith::DivFOp>(l, c(1.0), b.create<math::SqrtOp>(l, x));
   if (isa<SigmoidOp>(op)) {
-    Value e = b.create<math::ExpOp>(l, b.create<arith::NegFOp>(l, x));
+    Value e = b.create<math::ExpOp>(
+        l, clampExp(b.create<arith::NegFOp>(l, x), -kExpRange, kExpRange));
     return b.create<arith::DivFOp>(l, c(1.0),
                                    b.create<arith::AddFOp>(l, c(1.0), e));
   }
@@ -112,15 +129,17 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
     return x;
   if (isa<TanhOp>(op)) {
     // tanh x = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
-    Value e = b.create<math::ExpOp>(l, b.create<arith::AddFOp>(l, x, x));
+    Value e = b.create<math::ExpOp>(
+        l, clampExp(b.create<arith::AddFOp>(l, x, x), -kExpRange, kExpRange));
     Value q = b.create<arith::DivFOp>(l, c(2.0),
                                       b.create<arith::AddFOp>(l, e, c(1.0)));
     return b.create<arith::SubFOp>(l, c(1.0), q);
   }
   if (isa<EluOp>(op)) {
     Value gt = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, c(0.0));
-    Value em1 =
-        b.create<math::ExpM1Op>(l, b.create<arith::MinimumFOp>(l, x, c(0.0)));
+    Value em1 = b.create<math::ExpM1Op>(
+        l, clampExp(b.create<arith::MinimumFOp>(l, x, c(0.0)), -kExpRange,
+                    std::numeric_limits<float>::infinity()));
     return b.create<arith::SelectOp>(l, gt, x, em1);
   }
   auto lr = cast<LeakyReluOp>(op);
