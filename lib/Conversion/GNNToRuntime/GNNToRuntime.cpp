@@ -419,7 +419,24 @@ Value FunctionLowering::emitDropoutElement(OpBuilder &ob, Value x,
       loc, keep, ob.create<arith::MulFOp>(loc, x, scale), zero);
 }
 
+/// k when `v` is ceil(|V| / k) computed as (|V| + k - 1) / k (the chunk
+/// count of a parallel loop over the vertices).
+static std::optional<int64_t> chunksOf(Value v, Value numV) {
+  auto d = v.getDefiningOp<arith::DivUIOp>();
+  if (!d)
+    return std::nullopt;
+  auto add = d.getLhs().getDefiningOp<arith::AddIOp>();
+  std::optional<int64_t> k = getConstantIntValue(d.getRhs());
+  if (!add || add.getLhs() != numV || !k || *k <= 0)
+    return std::nullopt;
+  std::optional<int64_t> c = getConstantIntValue(add.getRhs());
+  if (!c || *c != *k - 1)
+    return std::nullopt;
+  return k;
+}
+
 FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
+  auto chunksOfV = [&](Value v) { return chunksOf(v, numV); };
   SizeKey key;
   SmallVector<std::string> dynamic;
   std::function<void(Value)> walk = [&](Value v) {
@@ -428,12 +445,9 @@ FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
       walk(m.getRhs());
     } else if (std::optional<int64_t> c = getConstantIntValue(v)) {
       key.factor *= *c;
-    } else if (auto d = v.getDefiningOp<arith::DivUIOp>();
-               d && d.getLhs().getDefiningOp<arith::AddIOp>() &&
-               d.getLhs().getDefiningOp<arith::AddIOp>().getLhs() == numV &&
-               getConstantIntValue(d.getRhs())) {
+    } else if (std::optional<int64_t> k = chunksOfV(v)) {
       // Chunks of a parallel loop over the vertices (onlySummed's partials).
-      dynamic.push_back("V/" + std::to_string(*getConstantIntValue(d.getRhs())));
+      dynamic.push_back("V/" + std::to_string(*k));
     } else if (v == numV || v == numE || v == numF || v == numC) {
       dynamic.push_back(v == numV ? "V" : v == numE ? "E" : v == numF ? "F" : "C");
     } else {
