@@ -176,11 +176,12 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     ctx->csrPtr[v + 1] += ctx->csrPtr[v];
   ctx->csrEdge.resize(E);
   std::vector<int64_t> fill(ctx->csrPtr.begin(), ctx->csrPtr.end() - 1);
-  for (int64_t e = 0; e < E; ++e) // ascending e: CSC order within a source
-    ctx->csrEdge[fill[ds.indices[e]]++] = static_cast<int32_t>(e);
   ctx->csrDst.resize(E);
-  for (int64_t p = 0; p < E; ++p)
-    ctx->csrDst[p] = ctx->dst[ctx->csrEdge[p]];
+  for (int64_t e = 0; e < E; ++e) { // ascending e: CSC order within a source
+    const int64_t p = fill[ds.indices[e]]++;
+    ctx->csrEdge[p] = static_cast<int32_t>(e);
+    ctx->csrDst[p] = ctx->dst[e];
+  }
   ctx->inDeg.resize(V);
   ctx->outDeg.resize(V);
   for (int64_t v = 0; v < V; ++v) {

@@ -87,11 +87,10 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   // (underflow) or above 88.7 (overflow). Sigmoid and tanh saturate long
   // before that (sigmoid(+-87) is 1 or 1.6e-38, tanh(43.5) is 1), ELU's
   // expm1 is -1 there, and a plain exp only changes results below 1.6e-38.
-  auto clampExp = [&](Value t, float lo, float hi) -> Value {
-    t = b.create<arith::MaxNumFOp>(l, t, c(lo));
-    if (std::isinf(hi))
-      return t;
-    return b.create<arith::MinNumFOp>(l, t, c(hi));
+  // From below always, from above where the function saturates.
+  auto expArg = [&](Value t, bool clampAbove) -> Value {
+    t = b.create<arith::MaxNumFOp>(l, t, c(-kExpRange));
+    return clampAbove ? b.create<arith::MinNumFOp>(l, t, c(kExpRange)) : t;
   };
   Value x = v[0];
   if (isa<AddOp>(op))
@@ -111,8 +110,7 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   if (isa<NegOp>(op))
     return b.create<arith::NegFOp>(l, x);
   if (isa<ExpOp>(op))
-    return b.create<math::ExpOp>(
-        l, clampExp(x, -kExpRange, std::numeric_limits<float>::infinity()));
+    return b.create<math::ExpOp>(l, expArg(x, /*clampAbove=*/false));
   if (isa<LogOp>(op))
     return b.create<math::LogOp>(l, x);
   if (isa<SqrtOp>(op))
@@ -121,7 +119,7 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
     return b.create<arith::DivFOp>(l, c(1.0), b.create<math::SqrtOp>(l, x));
   if (isa<SigmoidOp>(op)) {
     Value e = b.create<math::ExpOp>(
-        l, clampExp(b.create<arith::NegFOp>(l, x), -kExpRange, kExpRange));
+        l, expArg(b.create<arith::NegFOp>(l, x), /*clampAbove=*/true));
     return b.create<arith::DivFOp>(l, c(1.0),
                                    b.create<arith::AddFOp>(l, c(1.0), e));
   }
@@ -130,7 +128,7 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   if (isa<TanhOp>(op)) {
     // tanh x = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
     Value e = b.create<math::ExpOp>(
-        l, clampExp(b.create<arith::AddFOp>(l, x, x), -kExpRange, kExpRange));
+        l, expArg(b.create<arith::AddFOp>(l, x, x), /*clampAbove=*/true));
     Value q = b.create<arith::DivFOp>(l, c(2.0),
                                       b.create<arith::AddFOp>(l, e, c(1.0)));
     return b.create<arith::SubFOp>(l, c(1.0), q);
@@ -138,8 +136,8 @@ Value emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   if (isa<EluOp>(op)) {
     Value gt = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, c(0.0));
     Value em1 = b.create<math::ExpM1Op>(
-        l, clampExp(b.create<arith::MinimumFOp>(l, x, c(0.0)), -kExpRange,
-                    std::numeric_limits<float>::infinity()));
+        l, expArg(b.create<arith::MinimumFOp>(l, x, c(0.0)),
+                  /*clampAbove=*/false));
     return b.create<arith::SelectOp>(l, gt, x, em1);
   }
   auto lr = cast<LeakyReluOp>(op);
@@ -356,7 +354,6 @@ private:
   std::vector<BufferUse> buffers;
   int64_t clock = 0;
 
-
   ModuleOp module;
   func::FuncOp source;
   ArrayRef<std::string> edgeInputs;
@@ -436,7 +433,6 @@ static std::optional<int64_t> chunksOf(Value v, Value numV) {
 }
 
 FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
-  auto chunksOfV = [&](Value v) { return chunksOf(v, numV); };
   SizeKey key;
   SmallVector<std::string> dynamic;
   std::function<void(Value)> walk = [&](Value v) {
@@ -445,7 +441,7 @@ FunctionLowering::SizeKey FunctionLowering::sizeKey(Value numElements) {
       walk(m.getRhs());
     } else if (std::optional<int64_t> c = getConstantIntValue(v)) {
       key.factor *= *c;
-    } else if (std::optional<int64_t> k = chunksOfV(v)) {
+    } else if (std::optional<int64_t> k = chunksOf(v, numV)) {
       // Chunks of a parallel loop over the vertices (onlySummed's partials).
       dynamic.push_back("V/" + std::to_string(*k));
     } else if (v == numV || v == numE || v == numF || v == numC) {
