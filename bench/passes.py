@@ -14,11 +14,17 @@
 - Reordering (GCN on the arxiv-shaped graph, F = 128 -> 256 -> 40): the cost
   model's decisions with --dataset and the epoch times with --reorder=never,
   auto and always.
+- Edge-scale factoring (GCN F -> 256 -> C): epoch times with --no-factor
+  (a per-edge normalisation scalar computed for every aggregation, then a
+  weighted SpMM) and without (per-vertex factors, unweighted SpMM), runs
+  interleaved, on the arxiv-shaped graph and, with --factor-graphs
+  arxiv,reddit, on bench/run.py's Reddit-shaped graph.
 
 Writes docs/benchmarks/passes.{json,md}. Not a test: numbers drift on a
 shared machine; comparisons are within one run.
 
 Usage: bench/passes.py [--quick] [--threads T] [--epochs N] [--mem-limit-gb G]
+       [--only PART] [--factor-graphs arxiv,reddit] [--reps R]
 """
 
 import argparse
@@ -166,11 +172,53 @@ def reordering(args, results):
     results["reordering"] = {"graph": os.path.basename(data), "V": V, "E": E, "runs": rows}
 
 
+def factoring(args, results):
+    graphs = []
+    for name in args.factor_graphs.split(","):
+        if name == "arxiv":
+            V, draws = (40000, 600000) if args.quick else (169343, 2900000)
+            graphs.append(dataset(f"rmat-arxiv-{V}-{draws}", V, draws, 128, 40)[0])
+        elif name == "reddit":
+            path = os.path.join(CACHE, "rmat-reddit-232965-119000000")
+            if not os.path.exists(os.path.join(path, "meta.json")):
+                log("factoring: no Reddit-shaped graph (bench/run.py --make-graph reddit)")
+                continue
+            graphs.append(path)
+        else:
+            raise SystemExit(f"--factor-graphs: unknown graph '{name}' (arxiv, reddit)")
+    rows = []
+    for data in graphs:
+        with open(os.path.join(data, "meta.json")) as f:
+            meta = json.load(f)
+        times = {"factored": [], "no-factor": []}
+        exes = {tag: compile_model(zoo.gcn(hidden=256), f"gcn-{tag}-{os.path.basename(data)}",
+                                   ["--dataset", data] + (["--no-factor"] if tag == "no-factor"
+                                                          else []))
+                for tag in times}
+        for rep in range(args.reps):
+            for tag in times:  # interleaved: drift hits both alike
+                r = run(exes[tag], data, args.epochs, args.threads)
+                log(f"GCN {tag} {os.path.basename(data)} rep {rep + 1}: {r}")
+                if not isinstance(r, str):
+                    times[tag].append(r[0])
+        row = {"graph": os.path.basename(data), "V": meta["num_vertices"],
+               "E": meta["num_edges"], "F": meta["num_features"]}
+        for tag, ms in times.items():
+            row[tag] = statistics.median(ms) if ms else None
+        if row["factored"] and row["no-factor"]:
+            row["speedup"] = row["no-factor"] / row["factored"]
+        rows.append(row)
+    results["factoring"] = rows
+
+
 def markdown(results, args):
+    dates = results.get("dates", {})
+    parts = [p for p in ("hoisting", "fusion", "reordering", "factoring") if p in results]
     lines = ["# What the SAGA passes buy", "",
-             f"`bench/passes.py{' --quick' if args.quick else ''}`, {args.threads} threads, "
-             f"one run ({time.strftime('%Y-%m-%d')}); times are medians over the epochs after "
-             "the first.", ""]
+             f"`bench/passes.py{' --quick' if args.quick else ''}`, {args.threads} threads; "
+             "times are medians over the epochs after the first. Sections measured on "
+             + ", ".join(f"{p} {dates.get(p, 'an earlier date')}" for p in parts)
+             + " (`--only PART` reruns one section).", ""]
     h = results.get("hoisting")
     if h:
         lines += ["## ApplyEdge hoisting: G-GCN (F=128 -> 128 -> C)", "",
@@ -207,6 +255,20 @@ def markdown(results, args):
             ms = r["epoch_ms"] if isinstance(r["epoch_ms"], str) else f"{r['epoch_ms']:.0f}"
             lines.append(f"| {r['mode']} | {'<br>'.join(r['decisions'])} | {ms} |")
         lines.append("")
+    fa = results.get("factoring")
+    if fa:
+        lines += ["## Edge-scale factoring: GCN (F -> 256 -> C)", "",
+                  "Median epoch over the interleaved runs of each executable (`--no-factor`: "
+                  "the per-edge normalisation computed for every aggregation and a weighted "
+                  "SpMM; factored: per-vertex factors and the unweighted SpMM).", "",
+                  "| graph | |V| | |E| | F | no-factor ms | factored ms | speed-up |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in fa:
+            cell = lambda x: "failed" if x is None else f"{x:.0f}"
+            sp = f"{r['speedup']:.2f}x" if "speedup" in r else "-"
+            lines.append(f"| {r['graph']} | {r['V']} | {r['E']} | {r['F']} | "
+                         f"{cell(r['no-factor'])} | {cell(r['factored'])} | {sp} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -217,7 +279,11 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--fusion-epochs", type=int, default=2)
     parser.add_argument("--mem-limit-gb", type=float, default=16.0)
-    parser.add_argument("--only", choices=["hoisting", "fusion", "reordering"])
+    parser.add_argument("--only", choices=["hoisting", "fusion", "reordering", "factoring"])
+    parser.add_argument("--factor-graphs", default="arxiv",
+                        help="factoring runs: comma list of arxiv, reddit (default arxiv)")
+    parser.add_argument("--reps", type=int, default=3,
+                        help="factoring runs: processes per executable (default 3)")
     parser.add_argument("--fractions", help="edge densities of Reddit's for the fusion "
                         "runs, e.g. 1/64,1/4,1 (default 1/64,1/16,1/4)")
     parser.add_argument("--fused-only", action="store_true",
@@ -231,9 +297,10 @@ def main() -> int:
     if args.only and os.path.exists(path):
         with open(path) as f:
             results = json.load(f)
-    for part in ("hoisting", "fusion", "reordering"):
+    for part in ("hoisting", "fusion", "reordering", "factoring"):
         if args.only in (None, part):
             globals()[part](args, results)
+            results.setdefault("dates", {})[part] = time.strftime("%Y-%m-%d")
     os.makedirs(OUT, exist_ok=True)
     with open(path, "w") as f:
         json.dump(results, f, indent=2)

@@ -32,6 +32,11 @@ void mlir::gnn::buildGNNOptimizePipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (options.factor) {
+    pm.addPass(createGNNFactorEdgeScale());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,

@@ -69,6 +69,10 @@ static llvm::cl::opt<bool>
             llvm::cl::init(false),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<bool> noFactor(
+    "no-factor", llvm::cl::desc("Skip --gnn-factor-edge-scale"),
+    llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<std::string> reorderMode(
     "reorder",
     llvm::cl::desc("--gnn-reorder-aggregate: auto (cost model; needs the "
@@ -202,6 +206,7 @@ int main(int argc, char **argv) {
   pm.enableVerifier();
   gnn::GNNOptimizeOptions options;
   options.hoist = !noHoist;
+  options.factor = !noFactor;
   if (reorderMode != "auto" && reorderMode != "always" &&
       reorderMode != "never")
     return fail("--reorder must be auto, always or never, not '" + reorderMode +

@@ -204,4 +204,44 @@ def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
+def GNNFactorEdgeScale : Pass<"gnn-factor-edge-scale", "::mlir::ModuleOp"> {
+  let summary = "Split a per-edge scale into per-vertex factors before and after the aggregation";
+  let description = [{
+    Matches `gather sum|mean` of an edge stage whose body is
+    `yield row * s`, `row` scattered from the neighbour side (the source for
+    a gather to dst) and `s` a one-element value per edge. When `s` is a
+    product of a neighbour-side factor `f` and a self-side factor `g`, the
+    aggregation becomes
+
+    ```
+    gather(scatter(h) * s)   ==>   g * gather(scatter(h * f))
+    ```
+
+    (`g` is the same for every edge a vertex aggregates): two vertex stages
+    and an aggregation of plain rows, with no per-edge scalar to compute,
+    store or read in the forward or the backward pass. This is GCN's
+    symmetric normalisation as DGL's `GraphConv(norm='both')` applies it
+    (`D_out^-1/2` on the rows, `D_in^-1/2` on the sums), derived here from the
+    model's per-edge `rsqrt(d_out[src] * d_in[dst])`.
+
+    `s` is factored through the edge stages that compute it: one-element
+    rows scattered from either end (a leaf of that end's factor), splat
+    constants, `mul`, `div`, `sqrt` and `rsqrt`. A quotient or a root splits
+    only when its operands' factors are known to be positive wherever they
+    are read: the degree of an edge's own end (`gnn.degree out` read at the
+    source, `in` at the destination: at least 1 on every edge), positive
+    constants, and products, quotients and roots of those. Such a degree is
+    computed as `max(d, 1)`: equal on every edge, and finite on vertices
+    without edges, whose aggregate is 0 and stays 0 after the post-scale
+    (as DGL's and PyG's `clamp(min=1)` / `inf -> 0`).
+
+    Refused, with a remark on the gather naming the reason: a scale that
+    reads edge data or a parameter, an op other than those above, a root or
+    quotient of a factor not known to be positive. Every rewrite is reported
+    with a remark too. Run after `--gnn-reorder-aggregate`, which matches the
+    scaled form.
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
 #endif // GNN_TRANSFORMS_PASSES

@@ -30,6 +30,10 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
       llvm::cl::desc("A dataset's meta.json: widths and average degree for "
                      "--gnn-reorder-aggregate's cost model"),
       llvm::cl::init("")};
+  Option<bool> factor{
+      *this, "factor",
+      llvm::cl::desc("Run --gnn-factor-edge-scale after the reordering"),
+      llvm::cl::init(true)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "
                                    "(gnn-train-pipeline only)"),
@@ -44,7 +48,7 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
 /// The gnn-to-gnn optimisation of a forward model (DESIGN.md's order):
 /// --gnn-hoist-apply-edge, canonicalisation and CSE (merging the hoisted
 /// products of both sides), --gnn-reorder-aggregate, canonicalisation and
-/// CSE.
+/// CSE, --gnn-factor-edge-scale, canonicalisation and CSE.
 void buildGNNOptimizePipeline(OpPassManager &pm,
                               const GNNOptimizeOptions &options);
 
