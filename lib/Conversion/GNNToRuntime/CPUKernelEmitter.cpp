@@ -1,0 +1,95 @@
+//===- CPUKernelEmitter.cpp - kernels run by gnnrtParallelFor -------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+KernelEmitter::~KernelEmitter() = default;
+
+namespace {
+constexpr llvm::StringLiteral kKernelPrefix = "__gnn_kernel_";
+
+class CPUKernelEmitter final : public KernelEmitter {
+public:
+  CPUKernelEmitter(ModuleOp module, LoweringBuilder &lb)
+      : module(module), lb(lb) {}
+
+  void setBuffer(int64_t index, Value memref) override {
+    bool i32 = cast<MemRefType>(memref.getType()).getElementType().isInteger(32);
+    lb.call(i32 ? rt::Call::gnnrtKernelArgI32 : rt::Call::gnnrtKernelArg,
+            {lb.ctx, lb.cI64(index), memref});
+  }
+  void setInt(int64_t index, Value value) override {
+    Value position = lb.cI64(index);
+    if (value.getType().isIndex())
+      value = lb.toI64(value);
+    lb.call(rt::Call::gnnrtKernelInt, {lb.ctx, position, value});
+  }
+
+  void begin() override;
+  Value getBuffer(int64_t index, bool isI32) override {
+    return lb.call(isI32 ? rt::Call::gnnrtKernelArgI32Get
+                         : rt::Call::gnnrtKernelArgGet,
+                   {kernelCtx(), lb.cI64(index)});
+  }
+  Value getInt(int64_t index) override {
+    return lb.call(rt::Call::gnnrtKernelIntGet, {kernelCtx(), lb.cI64(index)});
+  }
+  Value rangeBegin() override {
+    return lb.toIndex(lb.b, kernel.getArgument(1));
+  }
+  Value rangeEnd() override { return lb.toIndex(lb.b, kernel.getArgument(2)); }
+  Value graphOffsets(int64_t side) override {
+    return lb.call(rt::Call::gnnrtGraphOffsets, {kernelCtx(), lb.cI64(side)});
+  }
+  Value graphIndex(int64_t which) override {
+    return lb.call(rt::Call::gnnrtGraphIndex, {kernelCtx(), lb.cI64(which)});
+  }
+  void launch(Value n) override;
+
+private:
+  Value kernelCtx() { return kernel.getArgument(0); }
+
+  ModuleOp module;
+  LoweringBuilder &lb;
+  func::FuncOp kernel;
+  OpBuilder::InsertPoint host;
+};
+} // namespace
+
+void CPUKernelEmitter::begin() {
+  MLIRContext *mctx = module.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(mctx);
+  Type i64 = lb.b.getI64Type();
+  std::string name;
+  for (int64_t n = 0;; ++n) {
+    name = (kKernelPrefix + Twine(n)).str();
+    if (!module.lookupSymbol(name))
+      break;
+  }
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  kernel = mb.create<func::FuncOp>(
+      lb.loc, name, FunctionType::get(mctx, {ptr, i64, i64}, {}));
+  kernel.setPrivate();
+  kernel.addEntryBlock();
+  host = lb.b.saveInsertionPoint();
+  lb.b.setInsertionPointToStart(&kernel.getBody().front());
+}
+
+void CPUKernelEmitter::launch(Value n) {
+  lb.b.create<func::ReturnOp>(lb.loc);
+  lb.b.restoreInsertionPoint(host);
+  Value fn = lb.b.create<func::ConstantOp>(lb.loc, kernel.getFunctionType(),
+                                           SymbolRefAttr::get(kernel));
+  lb.call(rt::Call::gnnrtParallelFor, {lb.ctx, fn, lb.toI64(n)});
+  kernel = nullptr;
+}
+
+std::unique_ptr<KernelEmitter>
+gnn::createCPUKernelEmitter(ModuleOp module, LoweringBuilder &lb) {
+  return std::make_unique<CPUKernelEmitter>(module, lb);
+}

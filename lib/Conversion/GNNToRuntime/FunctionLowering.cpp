@@ -1,0 +1,402 @@
+//===- FunctionLowering.cpp - one gnn function to runtime calls -----------===//
+
+#include "FunctionLowering.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+FunctionLowering::FunctionLowering(ModuleOp module, func::FuncOp source,
+                                   ArrayRef<std::string> edgeInputs,
+                                   int64_t edgeCacheFloats)
+    : module(module), source(source), edgeInputs(edgeInputs),
+      lb(module, source.getLoc()), buffers(lb, slots),
+      kernels(createCPUKernelEmitter(module, lb)), rowOps(lb, buffers),
+      stages(lb, buffers, *kernels, rowOps),
+      fusedGathers(lb, buffers, *kernels, edgeCacheFloats) {}
+
+LogicalResult FunctionLowering::run(bool training) {
+  MLIRContext *mctx = module.getContext();
+  Location loc = lb.loc;
+  Type ptr = LLVM::LLVMPointerType::get(mctx);
+  OpBuilder mb(mctx);
+  mb.setInsertionPointAfter(source);
+  StringRef name =
+      training ? GNNDialect::kTrainStepName : GNNDialect::kEvalName;
+  auto fn = mb.create<func::FuncOp>(
+      loc, (name + "_lowered").str(),
+      FunctionType::get(mctx, {ptr}, {lb.b.getF32Type()}));
+  Block *entry = fn.addEntryBlock();
+  lb.b.setInsertionPointToStart(entry);
+  lb.ctx = entry->getArgument(0);
+  fusedGathers.collect(source);
+  auto dim = [&](int64_t which) {
+    return lb.toIndex(lb.b,
+                      lb.call(rt::Call::gnnrtDim, {lb.ctx, lb.cI64(which)}));
+  };
+  lb.sizes.numV = dim(0);
+  lb.sizes.numE = dim(1);
+  lb.sizes.numF = dim(2);
+  lb.sizes.numC = dim(3);
+  bindParameters();
+
+  Block &body = source.getBody().front();
+  planAggregations(body);
+  buffers.computeLastUses(body);
+  // A gather folded into an SpMM reads the scatter's input and the edge
+  // weights itself (the scatter and the edge stage are not lowered).
+  for (auto &[gather, agg] : aggregations)
+    for (Value v : {agg.vertexInput, agg.weights})
+      if (v)
+        buffers.addRead(gather, v);
+  for (Operation &op : body.without_terminator()) {
+    if (failed(lowerTop(&op)))
+      return failure();
+    buffers.expire(buffers.indexOfOp(&op));
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (!loss)
+    return source.emitOpError() << "computes no loss";
+  Tensor logits = buffers.lookup(ret.getOperand(1));
+  lb.call(rt::Call::gnnrtSetOutput, {lb.ctx, logits.buf, loss});
+  lb.b.create<func::ReturnOp>(loc, loss);
+  return success();
+}
+
+void FunctionLowering::bindParameters() {
+  for (unsigned i = 0; i < source.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(source.getArgumentTypes()[i]);
+    auto binding =
+        source.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
+    SmallVector<Value> dims;
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        dims.push_back(lb.cIndex(type.getDimSize(d)));
+        continue;
+      }
+      StringRef bind = binding ? cast<StringAttr>(binding[d]).getValue() : "";
+      dims.push_back(bind == kDimClasses ? lb.sizes.numC : lb.sizes.numF);
+    }
+    Value buf = lb.call(rt::Call::gnnrtParam, {lb.ctx, lb.cI64(i)});
+    buffers.bind(source.getArgument(i),
+                 buffers.make(buf, lb.cIndex(1), false, dims));
+  }
+}
+
+void FunctionLowering::planAggregations(Block &body) {
+  auto isScalarEdgeRow = [](Value v) {
+    auto t = dyn_cast<EdgeTensorType>(v.getType());
+    if (!t || !t.getElementType().isF32())
+      return false;
+    ArrayRef<int64_t> shape = t.getRowShape();
+    return shape.empty() || (shape.size() == 1 && shape[0] == 1);
+  };
+  body.walk([&](GatherOp g) {
+    if (g.getAcc() != Accumulator::Sum && g.getAcc() != Accumulator::Mean)
+      return;
+    Side want = g.getSide() == Side::Dst ? Side::Src : Side::Dst;
+    auto scatterOf = [&](Value v) -> ScatterOp {
+      auto sc = v.getDefiningOp<ScatterOp>();
+      return sc && sc.getSide() == want ? sc : ScatterOp();
+    };
+    Value in = g.getInput();
+    if (ScatterOp sc = scatterOf(in)) {
+      aggregations[g] = {sc.getInput(), Value()};
+      return;
+    }
+    auto ae = in.getDefiningOp<ApplyEdgeOp>();
+    if (!ae || ae.getNumResults() != 1 || !in.hasOneUse() ||
+        !ae.getParams().empty())
+      return;
+    Block &b = ae.getBody().front();
+    auto yield = cast<YieldOp>(b.getTerminator());
+    Value y = yield.getValues()[0];
+    auto inputOf = [&](Value v) -> Value {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (!arg || arg.getOwner() != &b)
+        return Value();
+      return ae.getInputs()[arg.getArgNumber()];
+    };
+    if (&b.front() == yield.getOperation()) { // pass-through
+      if (ScatterOp sc = scatterOf(inputOf(y))) {
+        aggregations[g] = {sc.getInput(), Value()};
+        skipped.insert(ae);
+      }
+      return;
+    }
+    auto mul = y.getDefiningOp<MulOp>();
+    if (!mul || &b.front() != mul.getOperation() ||
+        mul->getNextNode() != yield.getOperation())
+      return;
+    for (auto [row, scale] : {std::pair{mul.getLhs(), mul.getRhs()},
+                              std::pair{mul.getRhs(), mul.getLhs()}}) {
+      ScatterOp sc = scatterOf(inputOf(row));
+      Value weights = inputOf(scale);
+      if (sc && weights && isScalarEdgeRow(weights) &&
+          cast<RankedTensorType>(row.getType()) == mul.getType()) {
+        aggregations[g] = {sc.getInput(), weights};
+        skipped.insert(ae);
+        return;
+      }
+    }
+  });
+  // A scatter whose every use is folded into an aggregation is not needed.
+  body.walk([&](ScatterOp sc) {
+    bool allFolded = llvm::all_of(sc->getUsers(), [&](Operation *user) {
+      if (skipped.contains(user))
+        return true;
+      auto it = aggregations.find(user);
+      return it != aggregations.end() && !it->second.weights &&
+             user->getOperand(1) == sc.getResult();
+    });
+    if (allFolded && !sc->use_empty())
+      skipped.insert(sc);
+  });
+}
+
+
+LogicalResult FunctionLowering::lowerTop(Operation *op) {
+  if (isa<GraphOp>(op) || skipped.contains(op))
+    return success();
+  if (aggregations.count(op))
+    return lowerAggregation(cast<GatherOp>(op));
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](InputOp o) { return lowerInput(o); })
+      .Case([&](DegreeOp o) { return lowerDegree(o); })
+      .Case([&](ScatterOp o) { return lowerScatter(o); })
+      .Case([&](GatherOp o) { return lowerGather(o); })
+      .Case([&](FusedGatherOp o) { return fusedGathers.lower(o); })
+      .Case([&](ApplyVertexOp s) {
+        return stages.lowerStage(s, s.getBody(), s.getInputs(),
+                                 SmallVector<Value>(s.getParams()), false);
+      })
+      .Case([&](ApplyEdgeOp s) {
+        return stages.lowerStage(s, s.getBody(), s.getInputs(),
+                                 SmallVector<Value>(s.getParams()), true);
+      })
+      .Case([&](SumRowsOp o) { return lowerSumRows(o); })
+      .Case([&](OuterSumOp o) { return lowerOuterSum(o); })
+      .Case([&](TypedOuterSumOp o) { return lowerTypedOuterSum(o); })
+      .Case([&](GatherGradOp o) { return lowerGatherGrad(o); })
+      .Case([&](TensorAddOp o) { return lowerTensorAdd(o); })
+      .Case([&](SoftmaxCrossEntropyOp o) { return lowerLoss(o); })
+      .Case([&](SoftmaxCrossEntropyGradOp o) { return lowerLossGrad(o); })
+      .Case([&](OptimizerUpdateOp o) { return lowerOptimizerUpdate(o); })
+      .Default([](Operation *o) {
+        return o->emitOpError() << "is not lowered to the runtime yet";
+      });
+}
+
+LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
+  const Aggregation &agg = aggregations.find(g)->second;
+  Tensor x = buffers.lookup(agg.vertexInput);
+  Value weights = agg.weights ? buffers.lookup(agg.weights).buf : lb.emptyF32();
+  Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
+  lb.call(rt::Call::gnnrtSpmm,
+          {lb.ctx, lb.cI64(g.getSide() == Side::Src ? 0 : 1),
+           lb.cI64(g.getAcc() == Accumulator::Mean ? 1 : 0), weights, x.buf,
+           out.buf, lb.toI64(x.rowSize)});
+  buffers.bind(g.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerInput(InputOp in) {
+  StringRef name = in.getName();
+  if (name == "features") {
+    Value buf = lb.call(rt::Call::gnnrtFeatures, {lb.ctx});
+    buffers.bind(in.getResult(),
+                 buffers.make(buf, lb.sizes.numV, true, {lb.sizes.numF}));
+    return success();
+  }
+  if (InputOp::isVertexInputName(name))
+    return success(); // labels and masks are read by the runtime's loss
+  auto type = cast<EdgeTensorType>(in.getType());
+  auto it = llvm::find(edgeInputs, name.str());
+  int64_t index = it - edgeInputs.begin();
+  if (type.getElementType().isInteger(32)) {
+    Value buf = lb.call(rt::Call::gnnrtEdgeDataI32, {lb.ctx, lb.cI64(index)});
+    buffers.bind(in.getResult(), buffers.make(buf, lb.sizes.numE, true, {}));
+  } else {
+    Value buf = lb.call(rt::Call::gnnrtEdgeDataF32, {lb.ctx, lb.cI64(index)});
+    buffers.bind(in.getResult(),
+                 buffers.make(buf, lb.sizes.numE, true,
+                              lb.staticDims(type.getRowType())));
+  }
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerDegree(DegreeOp d) {
+  Value buf = lb.call(
+      rt::Call::gnnrtDegree,
+      {lb.ctx, lb.cI64(d.getDirection() == Direction::In ? 0 : 1)});
+  buffers.bind(d.getResult(),
+               buffers.make(buf, lb.sizes.numV, true, {lb.cIndex(1)}));
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerScatter(ScatterOp s) {
+  Tensor x = buffers.lookup(s.getInput());
+  Tensor out = buffers.alloc(lb.sizes.numE, true, x.dims);
+  lb.call(rt::Call::gnnrtScatter,
+          {lb.ctx, lb.cI64(s.getSide() == Side::Src ? 0 : 1), x.buf, out.buf,
+           lb.toI64(x.rowSize)});
+  buffers.bind(s.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerGather(GatherOp g) {
+  Tensor x = buffers.lookup(g.getInput());
+  Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
+  lb.call(rt::Call::gnnrtGather,
+          {lb.ctx, lb.cI64(static_cast<int64_t>(g.getAcc())),
+           lb.cI64(g.getSide() == Side::Src ? 0 : 1), x.buf, out.buf,
+           lb.emptyI32(), lb.toI64(x.rowSize)});
+  buffers.bind(g.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerSumRows(SumRowsOp sr) {
+  Tensor x = buffers.lookup(sr.getInput());
+  if (!x.batched) // one row standing for every vertex
+    x = stages.broadcastRows(x, x.rows);
+  Tensor out = buffers.alloc(lb.cIndex(1), false, x.dims);
+  lb.call(rt::Call::gnnrtSumRows,
+          {lb.toI64(x.rows), lb.toI64(x.rowSize), x.buf, out.buf});
+  buffers.bind(sr.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerOuterSum(OuterSumOp os) {
+  Tensor x = buffers.lookup(os.getInput());
+  Tensor g = buffers.lookup(os.getGrad());
+  SmallVector<Value> dims(x.dims);
+  llvm::append_range(dims, g.dims);
+  Tensor out = buffers.alloc(lb.cIndex(1), false, dims);
+  lb.call(rt::Call::gnnrtGemm,
+          {lb.cI64(1), lb.cI64(0), lb.toI64(x.rowSize), lb.toI64(g.rowSize),
+           lb.toI64(x.rows), lb.cF32(1.0), x.buf, g.buf, lb.cF32(0.0),
+           out.buf});
+  buffers.bind(os.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerTypedOuterSum(TypedOuterSumOp ts) {
+  Tensor x = buffers.lookup(ts.getInput()), t = buffers.lookup(ts.getType()),
+         g = buffers.lookup(ts.getGrad());
+  int64_t types = ts.getResult().getType().getDimSize(0);
+  SmallVector<Value> dims{lb.cIndex(types)};
+  llvm::append_range(dims, x.dims);
+  llvm::append_range(dims, g.dims);
+  Tensor out = buffers.alloc(lb.cIndex(1), false, dims);
+  lb.call(rt::Call::gnnrtTypedOuterSum,
+          {lb.ctx, lb.toI64(x.rows), lb.toI64(x.rowSize), lb.toI64(g.rowSize),
+           lb.cI64(types), x.buf, t.buf, g.buf, out.buf});
+  buffers.bind(ts.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerGatherGrad(GatherGradOp gg) {
+  // Recompute the gather's choice, then route the gradient through it.
+  Tensor x = buffers.lookup(gg.getInput()), g = buffers.lookup(gg.getGrad());
+  Value side = lb.cI64(gg.getSide() == Side::Src ? 0 : 1);
+  Tensor tmp = buffers.alloc(lb.sizes.numV, true, x.dims);
+  Value arg = buffers.bufferI32(lb.mul(lb.sizes.numV, x.rowSize));
+  lb.call(rt::Call::gnnrtGather,
+          {lb.ctx, lb.cI64(static_cast<int64_t>(gg.getAcc())), side, x.buf,
+           tmp.buf, arg, lb.toI64(x.rowSize)});
+  buffers.release(tmp.buf);
+  Tensor out = buffers.alloc(lb.sizes.numE, true, x.dims);
+  lb.call(rt::Call::gnnrtGatherArgBackward,
+          {lb.ctx, side, g.buf, arg, out.buf, lb.toI64(x.rowSize)});
+  buffers.release(arg);
+  buffers.bind(gg.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerTensorAdd(TensorAddOp ta) {
+  Tensor x = buffers.lookup(ta.getLhs()), y = buffers.lookup(ta.getRhs());
+  Tensor out = buffers.alloc(lb.cIndex(1), false, x.dims);
+  lb.elementwise(out, {&x, &y}, [](OpBuilder &ob, Location l, ValueRange v) {
+    return ob.create<arith::AddFOp>(l, v[0], v[1]).getResult();
+  });
+  buffers.bind(ta.getResult(), out);
+  return success();
+}
+
+/// The split a mask input selects: 0 train, 1 val, 2 test; -1 for others.
+static int64_t splitOf(Value mask) {
+  auto input = mask.getDefiningOp<InputOp>();
+  if (!input)
+    return -1;
+  StringRef name = input.getName();
+  if (name == "train_mask")
+    return 0;
+  if (name == "val_mask")
+    return 1;
+  if (name == "test_mask")
+    return 2;
+  return -1;
+}
+
+LogicalResult FunctionLowering::lowerLoss(SoftmaxCrossEntropyOp ce) {
+  Tensor logits = buffers.lookup(ce.getLogits());
+  int64_t split = splitOf(ce.getMask());
+  if (split < 0 || !ce.getLabels().getDefiningOp<InputOp>())
+    return ce.emitOpError() << "needs the dataset's labels and a split mask "
+                               "(train_mask, val_mask, test_mask) as operands";
+  // The training step's gradient of the same loss comes from the same call
+  // (one pass over the logits instead of two).
+  SoftmaxCrossEntropyGradOp gradOp;
+  for (Operation *user : ce.getLogits().getUsers())
+    if (auto g = dyn_cast<SoftmaxCrossEntropyGradOp>(user))
+      if (g->getBlock() == ce->getBlock() && g.getLabels() == ce.getLabels() &&
+          g.getMask() == ce.getMask())
+        gradOp = g;
+  Value gradBuf = lb.emptyF32();
+  if (gradOp) {
+    Tensor out = buffers.alloc(lb.sizes.numV, true, logits.dims);
+    gradBuf = out.buf;
+    lossGrads[gradOp] = out;
+  }
+  loss = lb.call(rt::Call::gnnrtSoftmaxCrossEntropy,
+                 {lb.ctx, logits.buf, gradBuf, lb.toI64(logits.rowSize),
+                  lb.cI64(split)});
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerLossGrad(SoftmaxCrossEntropyGradOp ceg) {
+  if (auto it = lossGrads.find(ceg); it != lossGrads.end()) {
+    buffers.bind(ceg.getResult(), it->second);
+    return success();
+  }
+  Tensor logits = buffers.lookup(ceg.getLogits());
+  int64_t split = splitOf(ceg.getMask());
+  if (split < 0)
+    return ceg.emitOpError() << "needs a split mask (train_mask, val_mask, "
+                                "test_mask) as operand";
+  Tensor out = buffers.alloc(lb.sizes.numV, true, logits.dims);
+  lb.call(rt::Call::gnnrtSoftmaxCrossEntropy,
+          {lb.ctx, logits.buf, out.buf, lb.toI64(logits.rowSize),
+           lb.cI64(split)});
+  buffers.bind(ceg.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerOptimizerUpdate(OptimizerUpdateOp up) {
+  auto arg = dyn_cast<BlockArgument>(up.getParam());
+  if (!arg || arg.getOwner() != &source.getBody().front())
+    return up.emitOpError()
+           << "updates a value that is not a parameter argument";
+  Tensor g = buffers.lookup(up.getGrad());
+  Value gradBuf =
+      lb.call(rt::Call::gnnrtGrad, {lb.ctx, lb.cI64(arg.getArgNumber())});
+  Tensor target = buffers.make(gradBuf, lb.cIndex(1), false, g.dims);
+  lb.elementwise(target, {&g},
+                 [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+  lb.call(rt::Call::gnnrtOptimizerUpdate,
+          {lb.ctx, lb.cI64(arg.getArgNumber())});
+  buffers.bind(up.getResult(), buffers.lookup(up.getParam()));
+  return success();
+}

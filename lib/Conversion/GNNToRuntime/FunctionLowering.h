@@ -1,0 +1,91 @@
+//===- FunctionLowering.h - one gnn function to runtime calls ---*- C++ -*-===//
+//
+// Lowers @gnn_train_step or @gnn_eval into a new function
+// `(ctx: !llvm.ptr) -> f32` op by op: the whole-graph ops here (inputs,
+// degrees, scatters and gathers, the SpMM of a gather of a scatter,
+// parameter-gradient reductions, the loss, the optimizer), stages through
+// StageLowering, fused gathers through FusedGatherLowering. It owns the
+// function's parts (docs/Compiler.md, "The lowering's parts").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_LIB_CONVERSION_GNNTORUNTIME_FUNCTIONLOWERING_H
+#define GNN_LIB_CONVERSION_GNNTORUNTIME_FUNCTIONLOWERING_H
+
+#include "Buffers.h"
+#include "FusedGatherLowering.h"
+#include "KernelEmitter.h"
+#include "RowLowering.h"
+#include "SlotPlanner.h"
+#include "StageLowering.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::gnn {
+
+class FunctionLowering {
+public:
+  /// `edgeInputs`: the model's edge inputs, in the runtime's order;
+  /// `edgeCacheFloats`: floats per edge the fused kernels may keep.
+  FunctionLowering(ModuleOp module, func::FuncOp source,
+                   ArrayRef<std::string> edgeInputs, int64_t edgeCacheFloats);
+
+  /// Builds `<name>_lowered`, the lowered function.
+  LogicalResult run(bool training);
+  /// After run(): numbers the function's slots (SlotPlanner::plan).
+  void planSlots(const DenseMap<StringRef, int64_t> &estimates) {
+    slots.plan(estimates);
+  }
+
+private:
+  LogicalResult lowerTop(Operation *op);
+  void bindParameters();
+  /// Finds the gathers of a scatter (optionally scaled per edge by an
+  /// apply_edge that multiplies the scattered row by a scalar edge row) that
+  /// become one gnnrtSpmm call with no edge tensor, and the ops they fold.
+  void planAggregations(Block &body);
+
+  LogicalResult lowerAggregation(GatherOp g);
+  LogicalResult lowerInput(InputOp in);
+  LogicalResult lowerDegree(DegreeOp d);
+  LogicalResult lowerScatter(ScatterOp s);
+  LogicalResult lowerGather(GatherOp g);
+  LogicalResult lowerSumRows(SumRowsOp sr);
+  LogicalResult lowerOuterSum(OuterSumOp os);
+  LogicalResult lowerTypedOuterSum(TypedOuterSumOp ts);
+  LogicalResult lowerGatherGrad(GatherGradOp gg);
+  LogicalResult lowerTensorAdd(TensorAddOp ta);
+  LogicalResult lowerLoss(SoftmaxCrossEntropyOp ce);
+  LogicalResult lowerLossGrad(SoftmaxCrossEntropyGradOp ceg);
+  LogicalResult lowerOptimizerUpdate(OptimizerUpdateOp up);
+
+  ModuleOp module;
+  func::FuncOp source;
+  ArrayRef<std::string> edgeInputs;
+
+  // The parts, bottom up.
+  LoweringBuilder lb;
+  SlotPlanner slots;
+  Buffers buffers;
+  std::unique_ptr<KernelEmitter> kernels;
+  RowLowering rowOps;
+  StageLowering stages;
+  FusedGatherLowering fusedGathers;
+
+  /// A gather folded into an SpMM: the scatter's input and the per-edge
+  /// weights (a scalar-row edge tensor, or null).
+  struct Aggregation {
+    Value vertexInput;
+    Value weights;
+  };
+  DenseMap<Operation *, Aggregation> aggregations;
+  llvm::DenseSet<Operation *> skipped;
+  /// Loss gradients computed by their loss's runtime call.
+  DenseMap<Operation *, Tensor> lossGrads;
+  Value loss;
+};
+
+} // namespace mlir::gnn
+
+#endif // GNN_LIB_CONVERSION_GNNTORUNTIME_FUNCTIONLOWERING_H

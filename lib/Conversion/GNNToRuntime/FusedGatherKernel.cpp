@@ -1,0 +1,601 @@
+//===- FusedGatherKernel.cpp - the kernel of a fused_gather ---------------===//
+//
+// For each vertex of the kernel's range, for each of its edges (CSC offsets
+// to dst; CSR, with the destinations in CSR order, to src): the body's
+// one-element values and row reductions once per edge, per-head values once
+// per edge and head, then one loop over each result row's elements that
+// evaluates the body there and accumulates (sum/mean add, max/min a strict
+// compare that keeps the earlier edge and may record it); mean divides,
+// empty max/min rows are 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusedGatherLowering.h"
+
+#include "ElementMath.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+namespace {
+
+using Cache = DenseMap<Value, Value>;
+
+class FusedKernelBuilder {
+public:
+  FusedKernelBuilder(LoweringBuilder &lb, KernelEmitter &kernels,
+                     FusedGatherOp fg)
+      : lb(lb), kernels(kernels), fg(fg), body(fg.getBody().front()),
+        loc(lb.loc), toDst(fg.getSide() == Side::Dst), acc(fg.getAcc()),
+        numSrc(fg.getSrcInputs().size()), numDst(fg.getDstInputs().size()),
+        numRows(numSrc + numDst + fg.getEdgeInputs().size()) {
+    for (Value o : fg.getOuts())
+      results.push_back(cast<VertexTensorType>(o.getType()).getRowType());
+    numOuts = results.size();
+  }
+
+  /// Whether a row of the body has a `?` shape that no operand or result
+  /// gives a width.
+  LogicalResult checkWidths();
+  void emit(ArrayRef<Tensor> operands, const KernelCaches &caches,
+            int64_t firstCacheArg);
+
+private:
+  /// Kernel side: the operands' buffers and row widths, the caches, the
+  /// graph's arrays.
+  void readOperands(ArrayRef<Tensor> operands, const KernelCaches &caches,
+                    int64_t firstCacheArg);
+  /// Stack buffers for per-head values (once per edge and head).
+  void allocateHeadBuffers();
+  Value widthOf(ArrayRef<int64_t> shape);
+  void forHeads(OpBuilder &ob, ArrayRef<int64_t> shape,
+                function_ref<void(OpBuilder &, Value, Value, Value)> fn);
+  void forElements(OpBuilder &ob, ArrayRef<int64_t> shape, Value width,
+                   function_ref<void(OpBuilder &, Value, Value)> fn);
+  void emitVertex(OpBuilder &vb, Value v);
+  void emitEdge(OpBuilder &eb, Value v, Value p, ArrayRef<Value> rowBases);
+  void emitPrefetch(OpBuilder &eb, Value p);
+  /// The value of `x` at element k of a row of shape `shape`: the same
+  /// element, or head k / F of `heads x F`.
+  Value at(OpBuilder &ob, Value x, ArrayRef<int64_t> shape, Value k,
+           Value head, Cache &cache);
+  Value evaluate(OpBuilder &ob, Operation *op, ArrayRef<Value> args);
+  void emitReduce(OpBuilder &eb, Operation &op);
+  void storeToCache(OpBuilder &eb, Value r);
+  void emitAccumulate(OpBuilder &eb, ArrayRef<Value> rowBases);
+  void emitFinalize(OpBuilder &vb, Value p0, Value p1,
+                    ArrayRef<Value> rowBases);
+
+  static ArrayRef<int64_t> shapeOf(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  }
+  static bool oneElement(Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.hasStaticShape() && t.getNumElements() == 1;
+  }
+  Value loadAt(OpBuilder &ob, Value buf, Value index) {
+    return ob.create<memref::LoadOp>(loc, buf, index).getResult();
+  }
+  /// The row (or none, for parameters) operand i reads at the current edge.
+  Value rowOf(unsigned i) {
+    if (i < numSrc)
+      return srcRow;
+    if (i < numSrc + numDst)
+      return dstRow;
+    if (i < numRows)
+      return e;
+    return Value();
+  }
+
+  LoweringBuilder &lb;
+  KernelEmitter &kernels;
+  FusedGatherOp fg;
+  Block &body;
+  Location loc;
+  bool toDst;
+  Accumulator acc;
+  unsigned numSrc, numDst, numRows;
+  SmallVector<RankedTensorType> results;
+  int64_t numOuts;
+
+  Value begin, end, zero, one, prefetchDistance, cacheLine, prefetchSpan;
+  SmallVector<Value> outBufs, outWidths;
+  Value argBuf;
+  SmallVector<Value> bufs, rowSizes;
+  /// Per-edge values kept across kernels: loaded instead of recomputed, or
+  /// stored for later kernels (buffer, floats per edge).
+  llvm::MapVector<Value, std::pair<Value, int64_t>> cacheLoad, cacheStore;
+  Value offsets, other, csrEdge, numPositions;
+  /// The width of every row shape in the body.
+  std::map<SmallVector<int64_t>, Value> widths;
+  /// Per-head sums of a row_dot over `heads x F` rows and per-head values,
+  /// in a small stack buffer per edge.
+  DenseMap<Value, Value> headSums, headValues;
+
+  // The edge being emitted.
+  Value e, e32, srcRow, dstRow, fzero;
+  /// One-element values and reductions: once per edge.
+  DenseMap<Value, Value> perEdge;
+};
+
+} // namespace
+
+LogicalResult FusedKernelBuilder::checkWidths() {
+  std::set<SmallVector<int64_t>> known;
+  for (RankedTensorType r : results)
+    known.insert(SmallVector<int64_t>(r.getShape()));
+  for (Value v : body.getArguments())
+    known.insert(SmallVector<int64_t>(shapeOf(v)));
+  for (Operation &op : body.without_terminator())
+    for (Value v : op.getOperands())
+      if (!oneElement(v) && llvm::is_contained(shapeOf(v), ShapedType::kDynamic) &&
+          !known.count(SmallVector<int64_t>(shapeOf(v))))
+        return fg.emitOpError() << "has a row of shape " << v.getType()
+                                << " whose width is unknown";
+  return success();
+}
+
+void FusedKernelBuilder::readOperands(ArrayRef<Tensor> operands,
+                                      const KernelCaches &caches,
+                                      int64_t firstCacheArg) {
+  // Row widths: constants where the row type is static (the loops then have
+  // known trip counts to unroll and vectorise), else the runtime's.
+  auto staticWidth = [&](Type t) -> Value {
+    auto row = dyn_cast<RankedTensorType>(t);
+    if (auto r = rowTypeOf(t))
+      row = r;
+    if (!row || !row.hasStaticShape())
+      return Value();
+    return lb.cIndex(row.getNumElements());
+  };
+  for (int64_t i = 0; i < numOuts; ++i) {
+    outBufs.push_back(kernels.getBuffer(i, /*isI32=*/false));
+    Value w = staticWidth(results[i]);
+    outWidths.push_back(w ? w : lb.toIndex(lb.b, kernels.getInt(i)));
+  }
+  argBuf = fg.getArg() ? kernels.getBuffer(0, /*isI32=*/true) : Value();
+  for (unsigned i = 0; i < operands.size(); ++i) {
+    bool i32 = cast<MemRefType>(operands[i].buf.getType())
+                   .getElementType()
+                   .isInteger(32);
+    bufs.push_back(kernels.getBuffer(numOuts + i, i32));
+    Value w = staticWidth(body.getArgument(i).getType());
+    rowSizes.push_back(w ? w
+                         : lb.toIndex(lb.b, kernels.getInt(numOuts + i)));
+  }
+  for (auto [i, c] : llvm::enumerate(caches)) {
+    auto [v, cache, store] = c;
+    Value buf = kernels.getBuffer(firstCacheArg + static_cast<int64_t>(i),
+                                  /*isI32=*/false);
+    (store ? cacheStore : cacheLoad)[v] = {buf, cache->width};
+  }
+  offsets = kernels.graphOffsets(toDst ? 1 : 0);
+  // To dst: edge p of v is edge id p, its source indices[p]. To src: edge
+  // ids come from the CSR order (loaded only where the body reads per-edge
+  // data), the other end from the destinations in CSR order: read in order,
+  // not one dependent cache miss per edge before its rows can be fetched.
+  other = kernels.graphIndex(toDst ? 0 : 3);
+  csrEdge = toDst ? Value() : kernels.graphIndex(2);
+  // The width of every row shape in the body: static, or a `?` shape's from
+  // an operand (or the result) with that shape.
+  for (auto [r, w] : llvm::zip(results, outWidths))
+    widths[SmallVector<int64_t>(r.getShape())] = w;
+  for (auto [i, v] : llvm::enumerate(body.getArguments()))
+    widths.try_emplace(SmallVector<int64_t>(shapeOf(v)), rowSizes[i]);
+}
+
+Value FusedKernelBuilder::widthOf(ArrayRef<int64_t> shape) {
+  auto it = widths.find(SmallVector<int64_t>(shape));
+  if (it != widths.end())
+    return it->second;
+  if (llvm::is_contained(shape, ShapedType::kDynamic))
+    return Value();
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  Value c = lb.cIndex(n);
+  widths[SmallVector<int64_t>(shape)] = c;
+  return c;
+}
+
+void FusedKernelBuilder::allocateHeadBuffers() {
+  OpBuilder &b = lb.b;
+  for (Operation &op : body.without_terminator()) {
+    Value r = op.getResult(0);
+    auto t = cast<RankedTensorType>(r.getType());
+    if (oneElement(r))
+      continue;
+    if (isa<RowDotOp>(op)) {
+      headSums[r] = b.create<memref::AllocaOp>(
+          loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
+    } else if (t.getRank() == 1 && t.hasStaticShape() && !isa<ConstantOp>(op) &&
+               llvm::any_of(results, [&](RankedTensorType r) {
+                 return r.getRank() == 2 && r.getDimSize(0) == t.getDimSize(0);
+               })) {
+      headValues[r] = b.create<memref::AllocaOp>(
+          loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
+    }
+  }
+  // A stored value is computed once per edge (into its stack buffer); a
+  // loaded one is not computed at all.
+  for (auto &[v, cw] : cacheStore)
+    if (cw.second > 1 && !headSums.count(v) && !headValues.count(v))
+      headValues[v] = b.create<memref::AllocaOp>(
+          loc, MemRefType::get({cw.second}, b.getF32Type()));
+  for (auto &[v, cw] : cacheLoad) {
+    headSums.erase(v);
+    headValues.erase(v);
+  }
+}
+
+void FusedKernelBuilder::forHeads(
+    OpBuilder &ob, ArrayRef<int64_t> shape,
+    function_ref<void(OpBuilder &, Value, Value, Value)> fn) {
+  Value f = ShapedType::isDynamic(shape[1])
+                ? ob.create<arith::DivUIOp>(loc, widthOf(shape),
+                                            lb.cIndex(shape[0]))
+                      .getResult()
+                : lb.cIndex(shape[1]);
+  ob.create<scf::ForOp>(loc, zero, lb.cIndex(shape[0]), one, ValueRange{},
+                        [&](OpBuilder &hb, Location, Value h, ValueRange) {
+                          fn(hb, h, hb.create<arith::MulIOp>(loc, h, f), f);
+                          hb.create<scf::YieldOp>(loc);
+                        });
+}
+
+void FusedKernelBuilder::forElements(
+    OpBuilder &ob, ArrayRef<int64_t> shape, Value width,
+    function_ref<void(OpBuilder &, Value, Value)> fn) {
+  // A `heads x F` row is a nest over the heads, so per-head values are
+  // loop-invariant in the inner loop (no division per element).
+  if (shape.size() == 2 && !ShapedType::isDynamic(shape[0])) {
+    forHeads(ob, shape, [&](OpBuilder &hb, Value h, Value base, Value f) {
+      hb.create<scf::ForOp>(loc, zero, f, one, ValueRange{},
+                            [&](OpBuilder &jb, Location, Value i, ValueRange) {
+                              fn(jb, jb.create<arith::AddIOp>(loc, base, i), h);
+                              jb.create<scf::YieldOp>(loc);
+                            });
+    });
+    return;
+  }
+  ob.create<scf::ForOp>(loc, zero, width, one, ValueRange{},
+                        [&](OpBuilder &jb, Location, Value j, ValueRange) {
+                          fn(jb, j, Value());
+                          jb.create<scf::YieldOp>(loc);
+                        });
+}
+
+void FusedKernelBuilder::emit(ArrayRef<Tensor> operands,
+                              const KernelCaches &caches,
+                              int64_t firstCacheArg) {
+  kernels.begin();
+  begin = kernels.rangeBegin();
+  end = kernels.rangeEnd();
+  readOperands(operands, caches, firstCacheArg);
+  allocateHeadBuffers();
+  // Every width known before the loops (constants at the kernel's top).
+  for (Operation &op : body.without_terminator())
+    for (Value v : op.getOperands())
+      if (!oneElement(v))
+        (void)widthOf(shapeOf(v));
+  zero = lb.cIndex(0);
+  one = lb.cIndex(1);
+  prefetchDistance = lb.cIndex(8);
+  cacheLine = lb.cIndex(16);
+  prefetchSpan = lb.cIndex(64);
+  numPositions = lb.b.create<memref::DimOp>(loc, other, 0);
+  lb.b.create<scf::ForOp>(loc, begin, end, one, ValueRange{},
+                          [&](OpBuilder &vb, Location, Value v, ValueRange) {
+                            emitVertex(vb, v);
+                            vb.create<scf::YieldOp>(loc);
+                          });
+  kernels.launch(lb.sizes.numV);
+}
+
+void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v) {
+  SmallVector<Value> rowBases;
+  for (Value w : outWidths)
+    rowBases.push_back(vb.create<arith::MulIOp>(loc, v, w));
+  Value p0 = lb.toIndex(vb, loadAt(vb, offsets, v));
+  Value p1 =
+      lb.toIndex(vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
+  float initValue = acc == Accumulator::Max   ? -INFINITY
+                    : acc == Accumulator::Min ? INFINITY
+                                              : 0.0f;
+  Value init = vb.create<arith::ConstantFloatOp>(loc, APFloat(initValue),
+                                                 vb.getF32Type());
+  for (int64_t o = 0; o < numOuts; ++o)
+    vb.create<scf::ForOp>(
+        loc, zero, outWidths[o], one, ValueRange{},
+        [&](OpBuilder &jb, Location, Value j, ValueRange) {
+          Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+          jb.create<memref::StoreOp>(loc, init, outBufs[o], idx);
+          if (argBuf)
+            jb.create<memref::StoreOp>(
+                loc, jb.create<arith::ConstantIntOp>(loc, -1, jb.getI32Type()),
+                argBuf, idx);
+          jb.create<scf::YieldOp>(loc);
+        });
+  vb.create<scf::ForOp>(loc, p0, p1, one, ValueRange{},
+                        [&](OpBuilder &eb, Location, Value p, ValueRange) {
+                          emitEdge(eb, v, p, rowBases);
+                          eb.create<scf::YieldOp>(loc);
+                        });
+  if (acc != Accumulator::Sum)
+    emitFinalize(vb, p0, p1, rowBases);
+}
+
+void FusedKernelBuilder::emitPrefetch(OpBuilder &eb, Value p) {
+  // Prefetch the neighbour rows of the edge kPrefetchDistance positions
+  // ahead (they are scattered over the inputs): several row loads in flight
+  // per thread instead of one.
+  Value ahead = eb.create<arith::AddIOp>(loc, p, prefetchDistance);
+  Value inRange = eb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                           ahead, numPositions);
+  eb.create<scf::IfOp>(loc, inRange, [&](OpBuilder &ib, Location) {
+    Value ua = lb.toIndex(ib, loadAt(ib, other, ahead));
+    for (unsigned i = toDst ? 0 : numSrc, n = toDst ? numSrc : numSrc + numDst;
+         i < n; ++i) {
+      // The first lines only: more prefetches per edge fill the line-fill
+      // buffers and stall (a 602-wide row has 38 lines); the hardware
+      // streams the rest of the row.
+      Value base = ib.create<arith::MulIOp>(loc, ua, rowSizes[i]);
+      Value lines = ib.create<arith::MinUIOp>(loc, rowSizes[i], prefetchSpan);
+      ib.create<scf::ForOp>(
+          loc, zero, lines, cacheLine, ValueRange{},
+          [&](OpBuilder &pb, Location, Value l, ValueRange) {
+            pb.create<memref::PrefetchOp>(
+                loc, bufs[i], ValueRange{pb.create<arith::AddIOp>(loc, base, l)},
+                /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+            pb.create<scf::YieldOp>(loc);
+          });
+    }
+    ib.create<scf::YieldOp>(loc);
+  });
+}
+
+Value FusedKernelBuilder::at(OpBuilder &ob, Value x, ArrayRef<int64_t> shape,
+                             Value k, Value head, Cache &cache) {
+  if (Value pe = perEdge.lookup(x))
+    return pe;
+  if (Value c = cache.lookup(x))
+    return c;
+  Value index = k;
+  if (shapeOf(x) != shape) // per-head scalars of heads x F
+    index = head ? head
+                 : ob.create<arith::DivUIOp>(
+                         loc, k,
+                         ob.create<arith::DivUIOp>(loc, widthOf(shape),
+                                                   lb.cIndex(shape[0])))
+                       .getResult();
+  Value r;
+  if (auto it = cacheLoad.find(x); it != cacheLoad.end()) {
+    auto [buf, width] = it->second;
+    r = loadAt(ob, buf,
+               ob.create<arith::AddIOp>(
+                   loc, ob.create<arith::MulIOp>(loc, e, lb.cIndex(width)),
+                   index));
+  } else if (auto arg = dyn_cast<BlockArgument>(x)) {
+    unsigned i = arg.getArgNumber();
+    Value at = index;
+    if (Value row = rowOf(i))
+      at = ob.create<arith::AddIOp>(
+          loc, ob.create<arith::MulIOp>(loc, row, rowSizes[i]), index);
+    r = loadAt(ob, bufs[i], at);
+  } else if (Value sums = headSums.lookup(x)) {
+    r = loadAt(ob, sums, index);
+  } else {
+    Operation *op = x.getDefiningOp();
+    SmallVector<Value> args;
+    for (Value o : op->getOperands())
+      args.push_back(at(ob, o, shape, k, head, cache));
+    r = evaluate(ob, op, args);
+  }
+  cache[x] = r;
+  return r;
+}
+
+Value FusedKernelBuilder::evaluate(OpBuilder &ob, Operation *op,
+                                   ArrayRef<Value> args) {
+  if (auto c = dyn_cast<ConstantOp>(op))
+    return ob.create<arith::ConstantFloatOp>(
+        loc, APFloat(c.getValue().getSplatValue<float>()), ob.getF32Type());
+  if (isa<BroadcastHeadsOp>(op))
+    return args[0];
+  if (isa<EdgeSelectOp>(op))
+    // The gradient goes to the edge the forward chose.
+    return ob.create<arith::SelectOp>(
+        loc,
+        ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, args[0], e32),
+        args[1], fzero);
+  return emitElement(ob, loc, op, args);
+}
+
+void FusedKernelBuilder::emitReduce(OpBuilder &eb, Operation &op) {
+  // A loop over its operand's row, its additions reassociable so that LLVM
+  // vectorises it (several partial sums instead of one chain of dependent
+  // adds).
+  auto addR = [&](OpBuilder &kb, Value x, Value y) {
+    return kb.create<arith::AddFOp>(loc, x, y, arith::FastMathFlags::reassoc)
+        .getResult();
+  };
+  Value in = op.getOperand(0);
+  ArrayRef<int64_t> shape = shapeOf(in);
+  auto term = [&](OpBuilder &kb, Value k, Value head) {
+    Cache cache;
+    Value t = at(kb, in, shape, k, head, cache);
+    if (isa<RowDotOp>(op))
+      t = kb.create<arith::MulFOp>(
+          loc, t, at(kb, op.getOperand(1), shape, k, head, cache));
+    return t;
+  };
+  if (Value sums = headSums.lookup(op.getResult(0))) {
+    // heads x F: one sum per head over its F elements.
+    forHeads(eb, shape, [&](OpBuilder &hb, Value h, Value base, Value f) {
+      auto loop = hb.create<scf::ForOp>(
+          loc, zero, f, one, ValueRange{fzero},
+          [&](OpBuilder &kb, Location, Value i, ValueRange sum) {
+            Value k = kb.create<arith::AddIOp>(loc, base, i);
+            kb.create<scf::YieldOp>(loc, addR(kb, sum[0], term(kb, k, h)));
+          });
+      hb.create<memref::StoreOp>(loc, loop.getResult(0), sums, h);
+    });
+    return;
+  }
+  auto loop = eb.create<scf::ForOp>(
+      loc, zero, widthOf(shape), one, ValueRange{fzero},
+      [&](OpBuilder &kb, Location, Value k, ValueRange sum) {
+        kb.create<scf::YieldOp>(loc, addR(kb, sum[0], term(kb, k, Value())));
+      });
+  perEdge[op.getResult(0)] = loop.getResult(0);
+}
+
+void FusedKernelBuilder::storeToCache(OpBuilder &eb, Value r) {
+  auto it = cacheStore.find(r);
+  if (it == cacheStore.end())
+    return;
+  auto [buf, width] = it->second;
+  Value base = eb.create<arith::MulIOp>(loc, e, lb.cIndex(width));
+  if (Value pe = perEdge.lookup(r)) {
+    eb.create<memref::StoreOp>(loc, pe, buf, base);
+    return;
+  }
+  Value heads = headSums.lookup(r);
+  for (int64_t h = 0; h < width; ++h)
+    eb.create<memref::StoreOp>(
+        loc, loadAt(eb, heads, lb.cIndex(h)), buf,
+        ValueRange{eb.create<arith::AddIOp>(loc, base, lb.cIndex(h))});
+}
+
+void FusedKernelBuilder::emitEdge(OpBuilder &eb, Value v, Value p,
+                                  ArrayRef<Value> rowBases) {
+  e = toDst ? p : lb.toIndex(eb, loadAt(eb, csrEdge, p));
+  e32 = eb.create<arith::IndexCastOp>(loc, eb.getI32Type(), e);
+  Value u = lb.toIndex(eb, loadAt(eb, other, p));
+  srcRow = toDst ? u : v;
+  dstRow = toDst ? v : u;
+  emitPrefetch(eb, p);
+  fzero = eb.create<arith::ConstantFloatOp>(loc, APFloat(0.0f), eb.getF32Type());
+  perEdge.clear();
+  for (BlockArgument arg : body.getArguments())
+    if (oneElement(arg)) {
+      Cache cache;
+      perEdge[arg] = at(eb, arg, shapeOf(arg), zero, Value(), cache);
+    }
+  // Per-head values (GAT's scores and coefficients): once per edge and head
+  // into their stack buffer, not once per element of the heads x F row.
+  DenseMap<Value, Value> pendingHeads = headValues;
+  for (Operation &op : body.without_terminator()) {
+    Value r = op.getResult(0);
+    if (cacheLoad.count(r)) {
+      if (oneElement(r)) {
+        Cache cache;
+        perEdge[r] = at(eb, r, shapeOf(r), zero, Value(), cache);
+      }
+      continue;
+    }
+    if (isa<ReduceSumOp, RowDotOp>(op)) {
+      emitReduce(eb, op);
+    } else if (oneElement(r)) {
+      Cache cache;
+      perEdge[r] = at(eb, r, shapeOf(r), zero, Value(), cache);
+    } else if (Value buf = pendingHeads.lookup(r)) {
+      headSums.erase(r); // computed here, read from `buf` after
+      eb.create<scf::ForOp>(
+          loc, zero, lb.cIndex(shapeOf(r)[0]), one, ValueRange{},
+          [&](OpBuilder &hb, Location, Value h, ValueRange) {
+            Cache cache;
+            hb.create<memref::StoreOp>(
+                loc, at(hb, r, shapeOf(r), h, Value(), cache), buf, h);
+            hb.create<scf::YieldOp>(loc);
+          });
+      headSums[r] = buf;
+    }
+    storeToCache(eb, r);
+  }
+  emitAccumulate(eb, rowBases);
+}
+
+void FusedKernelBuilder::emitAccumulate(OpBuilder &eb,
+                                        ArrayRef<Value> rowBases) {
+  for (int64_t o = 0; o < numOuts; ++o)
+    forElements(
+        eb, results[o].getShape(), outWidths[o],
+        [&](OpBuilder &jb, Value j, Value head) {
+          Cache cache;
+          Value x = at(jb, fg.getYield().getValues()[o], results[o].getShape(),
+                       j, head, cache);
+          Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+          Value old = loadAt(jb, outBufs[o], idx);
+          Value next;
+          if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
+            next = jb.create<arith::AddFOp>(loc, old, x);
+          } else {
+            // Strict: ties keep the earlier edge's value.
+            auto pred = acc == Accumulator::Max ? arith::CmpFPredicate::OGT
+                                                : arith::CmpFPredicate::OLT;
+            Value better = jb.create<arith::CmpFOp>(loc, pred, x, old);
+            next = jb.create<arith::SelectOp>(loc, better, x, old);
+            if (argBuf) {
+              Value oldArg = loadAt(jb, argBuf, idx);
+              Value nextArg =
+                  jb.create<arith::SelectOp>(loc, better, e32, oldArg);
+              jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
+            }
+          }
+          jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
+        });
+}
+
+void FusedKernelBuilder::emitFinalize(OpBuilder &vb, Value p0, Value p1,
+                                      ArrayRef<Value> rowBases) {
+  // mean: divide by the degree; max/min: 0 without edges.
+  Value count = vb.create<arith::SubIOp>(loc, p1, p0);
+  Value empty =
+      vb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, count, zero);
+  Value zeroF =
+      vb.create<arith::ConstantFloatOp>(loc, APFloat(0.0f), vb.getF32Type());
+  Value inv;
+  if (acc == Accumulator::Mean) {
+    Value n = vb.create<arith::UIToFPOp>(
+        loc, vb.getF32Type(),
+        vb.create<arith::IndexCastOp>(
+            loc, vb.getI64Type(), vb.create<arith::MaxUIOp>(loc, count, one)));
+    Value oneF =
+        vb.create<arith::ConstantFloatOp>(loc, APFloat(1.0f), vb.getF32Type());
+    inv = vb.create<arith::DivFOp>(loc, oneF, n);
+  }
+  for (int64_t o = 0; o < numOuts; ++o)
+    vb.create<scf::ForOp>(
+        loc, zero, outWidths[o], one, ValueRange{},
+        [&](OpBuilder &jb, Location, Value j, ValueRange) {
+          Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+          Value x = loadAt(jb, outBufs[o], idx);
+          Value r = inv ? jb.create<arith::MulFOp>(loc, x, inv).getResult()
+                        : jb.create<arith::SelectOp>(loc, empty, zeroF, x)
+                              .getResult();
+          jb.create<memref::StoreOp>(loc, r, outBufs[o], idx);
+          jb.create<scf::YieldOp>(loc);
+        });
+}
+
+LogicalResult gnn::emitFusedGatherKernel(LoweringBuilder &lb,
+                                         KernelEmitter &kernels,
+                                         FusedGatherOp fg,
+                                         ArrayRef<Tensor> operands,
+                                         const KernelCaches &caches,
+                                         int64_t firstCacheArg) {
+  FusedKernelBuilder builder(lb, kernels, fg);
+  if (failed(builder.checkWidths()))
+    return failure();
+  builder.emit(operands, caches, firstCacheArg);
+  return success();
+}

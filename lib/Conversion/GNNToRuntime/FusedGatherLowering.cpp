@@ -1,0 +1,370 @@
+//===- FusedGatherLowering.cpp - gnn.fused_gather --------------------------===//
+
+#include "FusedGatherLowering.h"
+
+#include "ElementMath.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+namespace {
+/// A body the runtime's SpMM computes: the neighbour's rows `x`, scaled by
+/// edge data `w` or by a one-element value `computedScale` of the body, or
+/// not at all.
+struct SpmmMatch {
+  Value x, w, computedScale;
+};
+} // namespace
+
+/// The SpMM form of `fg`, if its body has one.
+static std::optional<SpmmMatch> matchSpmm(FusedGatherOp fg) {
+  Block &body = fg.getBody().front();
+  Value y = fg.getYield().getValues()[0];
+  auto rowOf = [](Value v) {
+    return cast<VertexTensorType>(v.getType()).getRowType();
+  };
+  RankedTensorType result = rowOf(fg.getOuts()[0]);
+  unsigned numSrc = fg.getSrcInputs().size(), numDst = fg.getDstInputs().size();
+  bool toDst = fg.getSide() == Side::Dst;
+  // Which row input a block argument reads; the neighbour's rows are the
+  // source's for a gather to dst and the destination's for one to src.
+  auto neighbourInput = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &body || v.getType() != result)
+      return Value();
+    unsigned i = arg.getArgNumber();
+    if (toDst && i < numSrc)
+      return fg.getSrcInputs()[i];
+    if (!toDst && i >= numSrc && i < numSrc + numDst)
+      return fg.getDstInputs()[i - numSrc];
+    return Value();
+  };
+  auto scalarEdgeInput = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    unsigned first = numSrc + numDst;
+    if (!arg || arg.getOwner() != &body || arg.getArgNumber() < first ||
+        arg.getArgNumber() >= first + fg.getEdgeInputs().size())
+      return Value();
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!t.hasStaticShape() || t.getNumElements() != 1)
+      return Value();
+    return fg.getEdgeInputs()[arg.getArgNumber() - first];
+  };
+
+  // The runtime's SpMM: sum/mean of the neighbour's rows, optionally scaled
+  // by a per-edge scalar.
+  if ((fg.getAcc() != Accumulator::Sum && fg.getAcc() != Accumulator::Mean) ||
+      fg.getOuts().size() != 1)
+    return std::nullopt;
+  Value x, w;
+  if (&body.front() == fg.getYield().getOperation()) {
+    x = neighbourInput(y);
+  } else if (auto m = y.getDefiningOp<MulOp>();
+             m && &body.front() == m.getOperation() &&
+             m->getNextNode() == fg.getYield().getOperation()) {
+    for (auto [row, scale] : {std::pair{m.getLhs(), m.getRhs()},
+                              std::pair{m.getRhs(), m.getLhs()}})
+      if (Value xi = neighbourInput(row), wi = scalarEdgeInput(scale);
+          xi && wi) {
+        x = xi;
+        w = wi;
+        break;
+      }
+  }
+  // The neighbour's row times a per-edge scalar computed from per-vertex
+  // or per-edge scalars (GCN's inlined normalisation): the scalars go to
+  // a temporary |E|-float buffer (one edge-parallel kernel), then the
+  // runtime's SpMM, which is faster than a generated loop at wide rows.
+  Value computedScale;
+  if (!x) {
+    std::function<bool(Value)> scalarSlice = [&](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (!t.hasStaticShape() || t.getNumElements() != 1)
+        return false;
+      if (isa<BlockArgument>(v))
+        return true;
+      Operation *op = v.getDefiningOp();
+      if (!isElementwise(op) && !isa<ConstantOp>(op))
+        return false;
+      return llvm::all_of(op->getOperands(), scalarSlice);
+    };
+    if (auto m = y.getDefiningOp<MulOp>())
+      for (auto [row, scale] : {std::pair{m.getLhs(), m.getRhs()},
+                                std::pair{m.getRhs(), m.getLhs()}})
+        if (Value xi = neighbourInput(row);
+            xi && scalarSlice(scale) &&
+            llvm::all_of(body.without_terminator(), [&](Operation &op) {
+              return &op == m.getOperation() || scalarSlice(op.getResult(0));
+            })) {
+          x = xi;
+          computedScale = scale;
+          break;
+        }
+  }
+  if (!x)
+    return std::nullopt;
+  return SpmmMatch{x, w, computedScale};
+}
+
+void FusedGatherLowering::collect(Operation *function) {
+  function->walk([&](FusedGatherOp g) { fusedGathers.push_back(g); });
+}
+
+LogicalResult FusedGatherLowering::lower(FusedGatherOp fg) {
+  bool lowered = false;
+  LogicalResult r = lowerAsSpmm(fg, lowered);
+  if (succeeded(r) && !lowered)
+    r = lowerAsKernel(fg);
+  releaseEdgeCaches(fg);
+  return r;
+}
+
+LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
+                                               bool &lowered) {
+  std::optional<SpmmMatch> match = matchSpmm(fg);
+  if (!match)
+    return success();
+  lowered = true;
+  Tensor xt = buffers.lookup(match->x);
+  Value weights = match->w ? buffers.lookup(match->w).buf : lb.emptyF32();
+  Tensor wt;
+  if (match->computedScale) {
+    wt = buffers.alloc(lb.sizes.numE, true, {lb.cIndex(1)});
+    if (failed(computeEdgeScalars(fg, match->computedScale, wt.buf)))
+      return failure();
+    weights = wt.buf;
+  }
+  Tensor out = buffers.alloc(lb.sizes.numV, true, xt.dims);
+  lb.call(rt::Call::gnnrtSpmm,
+          {lb.ctx, lb.cI64(fg.getSide() == Side::Dst ? 1 : 0),
+           lb.cI64(fg.getAcc() == Accumulator::Mean ? 1 : 0), weights, xt.buf,
+           out.buf, lb.toI64(xt.rowSize)});
+  buffers.bind(fg.getOuts()[0], out);
+  if (wt.buf)
+    buffers.release(wt.buf); // nothing reads the weights after
+  return success();
+}
+
+LogicalResult FusedGatherLowering::computeEdgeScalars(FusedGatherOp fg,
+                                                      Value scale,
+                                                      Value weights) {
+  SmallVector<Value> operands = fg.getRowInputs();
+  llvm::append_range(operands, fg.getParams());
+  unsigned numSrc = fg.getSrcInputs().size(), numDst = fg.getDstInputs().size(),
+           numRows = numSrc + numDst + fg.getEdgeInputs().size();
+  kernels.setBuffer(0, weights);
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    Tensor t = buffers.lookup(v);
+    if (!cast<MemRefType>(t.buf.getType()).getElementType().isF32())
+      return fg.emitOpError() << "reads a non-f32 row in a per-edge scalar";
+    kernels.setBuffer(i + 1, t.buf);
+    kernels.setInt(i + 1, t.rowSize);
+  }
+  kernels.begin();
+  Location loc = lb.loc;
+  OpBuilder &b = lb.b;
+  Value out = kernels.getBuffer(0, /*isI32=*/false);
+  SmallVector<Value> bufs, rowSizes;
+  for (unsigned i = 0; i < operands.size(); ++i) {
+    bufs.push_back(kernels.getBuffer(i + 1, /*isI32=*/false));
+    rowSizes.push_back(lb.toIndex(b, kernels.getInt(i + 1)));
+  }
+  // Edge e (CSC order): its source indices[e], its destination dst[e].
+  Value srcOf = kernels.graphIndex(0);
+  Value dstOf = kernels.graphIndex(1);
+  // The value of `x` (of the body) at edge e from u to v.
+  auto evalAt = [&](OpBuilder &eb, Value x, Value e, Value u, Value v) {
+    DenseMap<Value, Value> vals;
+    std::function<Value(Value)> eval = [&](Value x) -> Value {
+      if (Value c = vals.lookup(x))
+        return c;
+      Value r;
+      if (auto arg = dyn_cast<BlockArgument>(x)) {
+        unsigned i = arg.getArgNumber();
+        Value row = i < numSrc            ? u
+                    : i < numSrc + numDst ? v
+                    : i < numRows         ? e
+                                          : Value();
+        Value index =
+            row ? eb.create<arith::MulIOp>(loc, row, rowSizes[i]).getResult()
+                : lb.cIndex(0);
+        r = eb.create<memref::LoadOp>(loc, bufs[i], index);
+      } else if (auto c = dyn_cast<ConstantOp>(x.getDefiningOp())) {
+        r = eb.create<arith::ConstantFloatOp>(
+            loc, APFloat(c.getValue().getSplatValue<float>()), eb.getF32Type());
+      } else {
+        Operation *op = x.getDefiningOp();
+        SmallVector<Value> args;
+        for (Value o : op->getOperands())
+          args.push_back(eval(o));
+        r = emitElement(eb, loc, op, args);
+      }
+      vals[x] = r;
+      return r;
+    };
+    return eval(x);
+  };
+  b.create<scf::ForOp>(
+      loc, kernels.rangeBegin(), kernels.rangeEnd(), lb.cIndex(1),
+      ValueRange{}, [&](OpBuilder &eb, Location, Value e, ValueRange) {
+        Value u = lb.toIndex(eb, eb.create<memref::LoadOp>(loc, srcOf, e));
+        Value v = lb.toIndex(eb, eb.create<memref::LoadOp>(loc, dstOf, e));
+        eb.create<memref::StoreOp>(loc, evalAt(eb, scale, e, u, v), out, e);
+        eb.create<scf::YieldOp>(loc);
+      });
+  kernels.launch(lb.sizes.numE);
+  return success();
+}
+
+LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
+  SmallVector<Value> operands = fg.getRowInputs();
+  llvm::append_range(operands, fg.getParams());
+  SmallVector<Tensor> tensors;
+  for (Value v : operands)
+    tensors.push_back(buffers.lookup(v));
+  // Each gathered row's dimensions: static ones, `?` from an operand whose
+  // rows have the same shape. Kernel operands: the results, then the
+  // operands (buffers and row sizes), then the edge caches.
+  SmallVector<Tensor> outs;
+  for (Value o : fg.getOuts()) {
+    RankedTensorType row = cast<VertexTensorType>(o.getType()).getRowType();
+    SmallVector<Value> dims = lb.staticDims(row);
+    if (llvm::any_of(dims, [](Value d) { return !d; })) {
+      auto it = llvm::find_if(operands, [&](Value v) {
+        RankedTensorType t = rowTypeOf(v.getType());
+        if (!t)
+          t = cast<RankedTensorType>(v.getType());
+        return t.getShape() == row.getShape();
+      });
+      if (it == operands.end())
+        return fg.emitOpError()
+               << "cannot size its result: no operand has rows of type " << row;
+      dims = tensors[it - operands.begin()].dims;
+    }
+    outs.push_back(buffers.alloc(lb.sizes.numV, true, dims));
+  }
+  int64_t numOuts = outs.size();
+  for (auto [i, out] : llvm::enumerate(outs)) {
+    kernels.setBuffer(i, out.buf);
+    kernels.setInt(i, out.rowSize);
+  }
+  if (Value arg = fg.getArg()) {
+    Tensor a = outs[0];
+    a.buf = buffers.bufferI32(lb.mul(lb.sizes.numV, outs[0].rowSize));
+    kernels.setBuffer(0, a.buf);
+    buffers.bind(arg, a);
+  }
+  for (auto [i, t] : llvm::enumerate(tensors)) {
+    kernels.setBuffer(numOuts + i, t.buf);
+    kernels.setInt(numOuts + i, t.rowSize);
+  }
+  KernelCaches caches = edgeCachesFor(fg);
+  int64_t firstCacheArg = numOuts + static_cast<int64_t>(tensors.size());
+  for (auto [i, c] : llvm::enumerate(caches))
+    kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
+                      std::get<1>(c)->buf);
+  if (failed(emitFusedGatherKernel(lb, kernels, fg, tensors, caches,
+                                   firstCacheArg)))
+    return failure();
+  for (auto [o, t] : llvm::zip(fg.getOuts(), outs))
+    buffers.bind(o, t);
+  return success();
+}
+
+/// Whether `x` of `a`'s body and `y` of `b`'s body are the same value of
+/// every edge: block arguments reading the same outer value from the same
+/// end (or as edge data or parameter), ops equivalent over such operands.
+static bool sameEdgeValue(FusedGatherOp a, Value x, FusedGatherOp b, Value y) {
+  auto ax = dyn_cast<BlockArgument>(x), by = dyn_cast<BlockArgument>(y);
+  if (ax || by) {
+    if (!ax || !by)
+      return false;
+    auto outer = [](FusedGatherOp g, BlockArgument arg) {
+      unsigned i = arg.getArgNumber();
+      unsigned ns = g.getSrcInputs().size(), nd = g.getDstInputs().size(),
+               ne = g.getEdgeInputs().size();
+      if (i < ns)
+        return std::pair{0, g.getSrcInputs()[i]};
+      if (i < ns + nd)
+        return std::pair{1, g.getDstInputs()[i - ns]};
+      if (i < ns + nd + ne)
+        return std::pair{2, g.getEdgeInputs()[i - ns - nd]};
+      return std::pair{3, g.getParams()[i - ns - nd - ne]};
+    };
+    return outer(a, ax) == outer(b, by);
+  }
+  return OperationEquivalence::isEquivalentTo(
+      x.getDefiningOp(), y.getDefiningOp(),
+      [&](Value l, Value r) { return success(sameEdgeValue(a, l, b, r)); },
+      nullptr, OperationEquivalence::IgnoreLocations);
+}
+
+/// The width of a per-edge value worth keeping: a row reduction or an
+/// exponential with a small static row; 0 for others.
+static int64_t cacheableWidth(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (!op || !isa<RowDotOp, ReduceSumOp, ExpOp>(op))
+    return 0;
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.hasStaticShape() || t.getRank() > 1 || t.getNumElements() > 16)
+    return 0;
+  return t.getNumElements();
+}
+
+KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
+  KernelCaches result;
+  auto self = llvm::find(fusedGathers, fg);
+  for (Operation &op : fg.getBody().front().without_terminator()) {
+    Value v = op.getResult(0);
+    int64_t width = cacheableWidth(v);
+    if (!width)
+      continue;
+    EdgeCache *live = nullptr;
+    for (EdgeCache &c : edgeCaches)
+      if (c.width == width && sameEdgeValue(c.producer, c.value, fg, v))
+        live = &c;
+    if (live) {
+      result.push_back({v, live, false});
+      fg.emitRemark() << "reads the per-edge " << op.getName() << " "
+                      << v.getType()
+                      << " an earlier kernel kept, instead of recomputing it";
+      continue;
+    }
+    Operation *last = nullptr;
+    for (auto it = self + 1; it != fusedGathers.end(); ++it)
+      for (Operation &o : it->getBody().front().without_terminator())
+        if (cacheableWidth(o.getResult(0)) == width &&
+            sameEdgeValue(fg, v, *it, o.getResult(0)))
+          last = *it;
+    // The budget counts every cache of the function: its slot keeps the
+    // memory for the whole run.
+    if (!last || edgeCacheFloatsUsed + width > edgeCacheBudget)
+      continue;
+    edgeCacheFloatsUsed += width;
+    int64_t slot;
+    Value buf = buffers.unboundBuffer(lb.mul(lb.sizes.numE, lb.cIndex(width)),
+                                      slot);
+    edgeCaches.push_back({fg, v, buf, width, slot, last});
+    result.push_back({v, &edgeCaches.back(), true});
+    fg.emitRemark() << "keeps its per-edge " << op.getName() << " "
+                    << v.getType() << " (" << width
+                    << " floats per edge) for later kernels";
+  }
+  return result;
+}
+
+void FusedGatherLowering::releaseEdgeCaches(Operation *op) {
+  for (auto it = edgeCaches.begin(); it != edgeCaches.end();) {
+    if (it->last == op) {
+      buffers.releaseSlot(it->slot);
+      it = edgeCaches.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+

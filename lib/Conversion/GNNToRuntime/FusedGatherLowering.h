@@ -1,0 +1,84 @@
+//===- FusedGatherLowering.h - gnn.fused_gather -----------------*- C++ -*-===//
+//
+// A fused_gather whose body only copies or scales the neighbour's row is the
+// runtime's SpMM (after an edge-parallel kernel for a computed per-edge
+// scale); any other body becomes a kernel over the vertices and their edges
+// (FusedGatherKernel.cpp), through the KernelEmitter. Per-edge values that
+// several such kernels compute are kept in edge caches.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_LIB_CONVERSION_GNNTORUNTIME_FUSEDGATHERLOWERING_H
+#define GNN_LIB_CONVERSION_GNNTORUNTIME_FUSEDGATHERLOWERING_H
+
+#include "Buffers.h"
+#include "KernelEmitter.h"
+
+#include "gnn/IR/GNNOps.h"
+
+#include <deque>
+#include <tuple>
+
+namespace mlir::gnn {
+
+/// A per-edge value one fused_gather kernel stores for later ones, which
+/// load it instead of recomputing it.
+struct EdgeCache {
+  FusedGatherOp producer;
+  Value value; // in the producer's body
+  Value buf;   // |E| x width floats
+  int64_t width;
+  int64_t slot;
+  Operation *last; // the last fused_gather that may read it
+};
+/// A kernel's cached values: value of its body -> (cache, stores it).
+using KernelCaches = SmallVector<std::tuple<Value, EdgeCache *, bool>>;
+
+/// Emits the kernel of `fg` and its launch over the vertices: operands are
+/// the outputs (kernel operands 0..), `fg`'s row inputs and parameters
+/// (`operands`, after the outputs), then the caches from `firstCacheArg`,
+/// all set on the host by the caller.
+LogicalResult emitFusedGatherKernel(LoweringBuilder &lb,
+                                    KernelEmitter &kernels, FusedGatherOp fg,
+                                    ArrayRef<Tensor> operands,
+                                    const KernelCaches &caches,
+                                    int64_t firstCacheArg);
+
+class FusedGatherLowering {
+public:
+  FusedGatherLowering(LoweringBuilder &lb, Buffers &buffers,
+                      KernelEmitter &kernels, int64_t edgeCacheBudget)
+      : lb(lb), buffers(buffers), kernels(kernels),
+        edgeCacheBudget(edgeCacheBudget) {}
+
+  /// The function's fused_gathers in order (edge caches look ahead).
+  void collect(Operation *function);
+  LogicalResult lower(FusedGatherOp fg);
+
+private:
+  /// The SpMM when the body is one; `lowered` tells whether it was.
+  LogicalResult lowerAsSpmm(FusedGatherOp fg, bool &lowered);
+  /// weights[e] = `scale` (a one-element value of `fg`'s body computed from
+  /// one-element rows) for every edge, by an edge-parallel kernel.
+  LogicalResult computeEdgeScalars(FusedGatherOp fg, Value scale,
+                                   Value weights);
+  LogicalResult lowerAsKernel(FusedGatherOp fg);
+  /// Edge caches of the kernel of `fg`: its per-edge row reductions and
+  /// exponentials (within the budget) that a live cache holds (loaded) or
+  /// that a later fused_gather computes too (stored, in a new cache).
+  KernelCaches edgeCachesFor(FusedGatherOp fg);
+  /// Frees the caches nothing after `op` reads.
+  void releaseEdgeCaches(Operation *op);
+
+  LoweringBuilder &lb;
+  Buffers &buffers;
+  KernelEmitter &kernels;
+  std::deque<EdgeCache> edgeCaches;
+  SmallVector<FusedGatherOp> fusedGathers; // of the function, in order
+  int64_t edgeCacheBudget;                 // floats per edge
+  int64_t edgeCacheFloatsUsed = 0;
+};
+
+} // namespace mlir::gnn
+
+#endif // GNN_LIB_CONVERSION_GNNTORUNTIME_FUSEDGATHERLOWERING_H

@@ -1,0 +1,101 @@
+//===- LoweringBuilder.h - IR building helpers of the lowering --*- C++ -*-===//
+//
+// The bottom layer of --convert-gnn-to-runtime (docs/Compiler.md, "The
+// lowering's parts"): where gnn values live once lowered (`Tensor`), and a
+// builder for the function being emitted: constants, index arithmetic, flat
+// buffer loads, row loops, and runtime calls through the RuntimeCalls table.
+// It holds no per-op state.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_LIB_CONVERSION_GNNTORUNTIME_LOWERINGBUILDER_H
+#define GNN_LIB_CONVERSION_GNNTORUNTIME_LOWERINGBUILDER_H
+
+#include "RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gnn {
+
+/// Where a gnn value lives after lowering: `rows` rows of `rowSize` elements
+/// in a flat buffer. Unbatched values (parameters, constants, what only
+/// depends on them) have one row.
+struct Tensor {
+  Value buf;
+  Value rows;
+  bool batched = true;
+  SmallVector<Value> dims; // row dimensions (index)
+  Value rowSize;           // product of dims (index)
+};
+
+/// The graph's sizes in the function being lowered (index values).
+struct GraphSizes {
+  Value numV, numE, numF, numC;
+};
+
+class LoweringBuilder {
+public:
+  LoweringBuilder(ModuleOp module, Location loc)
+      : b(module.getContext()), loc(loc), calls(module) {}
+
+  OpBuilder b;
+  Location loc;
+  /// The function's `gnnrtContext *` argument.
+  Value ctx;
+  GraphSizes sizes;
+
+  /// A call of a runtime entry point (RuntimeCalls.def).
+  Value call(rt::Call callee, ValueRange args) {
+    return calls.create(b, loc, callee, args);
+  }
+
+  Value cIndex(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value cI64(int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, v, b.getI64Type());
+  }
+  Value cF32(double v) {
+    return b.create<arith::ConstantFloatOp>(loc, APFloat(static_cast<float>(v)),
+                                            b.getF32Type());
+  }
+  Value toI64(Value index) {
+    return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
+  }
+  Value toIndex(OpBuilder &ob, Value i64) {
+    return ob.create<arith::IndexCastOp>(loc, ob.getIndexType(), i64);
+  }
+  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value product(ArrayRef<Value> dims);
+
+  MemRefType memF32() {
+    return MemRefType::get({ShapedType::kDynamic}, b.getF32Type());
+  }
+  MemRefType memI32() {
+    return MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
+  }
+  /// Size-0 buffers for optional memref arguments.
+  Value emptyI32();
+  Value emptyF32();
+
+  /// Row dimensions of a row type: constants for static ones, null for `?`.
+  SmallVector<Value> staticDims(RankedTensorType row);
+  /// Element `j` of row `r` of `t` (element 0 when `broadcast`; row 0 of
+  /// unbatched tensors).
+  Value load(OpBuilder &nb, const Tensor &t, Value r, Value j, bool broadcast);
+  /// out[r, j] = fn(in_k[r or 0, j or 0]...) over `rows` x `out.rowSize`.
+  void elementwise(const Tensor &out, ArrayRef<const Tensor *> ins,
+                   function_ref<Value(OpBuilder &, Location, ValueRange)> fn);
+  /// For o < outer: store(o, sum over i < inner of term(o, i)).
+  void sumLoop(Value outer, Value inner,
+               function_ref<Value(OpBuilder &, Value, Value)> term,
+               function_ref<void(OpBuilder &, Value, Value)> store);
+
+private:
+  rt::RuntimeCalls calls;
+};
+
+} // namespace mlir::gnn
+
+#endif // GNN_LIB_CONVERSION_GNNTORUNTIME_LOWERINGBUILDER_H
