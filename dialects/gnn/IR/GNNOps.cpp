@@ -526,10 +526,12 @@ LogicalResult TypedLinearOp::verify() {
   return success();
 }
 
-/// Element-wise binary ops: same shapes, or a scalar row broadcast.
-static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
-                                     RankedTensorType rhs,
-                                     RankedTensorType out) {
+LogicalResult gnn::verifyBroadcastRows(Operation *op) {
+  auto lhs = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto rhs = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!lhs || !rhs || !out)
+    return success(); // the operand and result constraints report these
   RankedTensorType expected = broadcastRowType(lhs, rhs);
   if (!expected)
     return op->emitOpError()
@@ -540,23 +542,6 @@ static LogicalResult verifyBroadcast(Operation *op, RankedTensorType lhs,
     return op->emitOpError()
            << "result must be " << expected << " but is " << out;
   return success();
-}
-
-LogicalResult AddOp::verify() {
-  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
-                         getResult().getType());
-}
-LogicalResult SubOp::verify() {
-  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
-                         getResult().getType());
-}
-LogicalResult MulOp::verify() {
-  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
-                         getResult().getType());
-}
-LogicalResult DivOp::verify() {
-  return verifyBroadcast(*this, getLhs().getType(), getRhs().getType(),
-                         getResult().getType());
 }
 
 OpFoldResult ConstantOp::fold(FoldAdaptor adaptor) { return getValue(); }

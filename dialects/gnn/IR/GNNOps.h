@@ -18,6 +18,17 @@
 
 namespace mlir::gnn {
 class YieldOp;
+
+/// Element-wise binary ops (gnn.add, sub, mul, div): both operands of the
+/// result's shape, or one a scalar row broadcast over the other.
+LogicalResult verifyBroadcastRows(Operation *op);
+template <typename ConcreteType>
+class BroadcastRows : public OpTrait::TraitBase<ConcreteType, BroadcastRows> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyBroadcastRows(op);
+  }
+};
 } // namespace mlir::gnn
 
 #include "gnn/IR/GNNInterfaces.h.inc"

@@ -431,8 +431,15 @@ def GNN_LeakyReluOp : GNN_RowOp<"leaky_relu",
   let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
 }
 
+// Verifies an element-wise binary op: operands of one shape, or a scalar row
+// broadcast over the other; the result of that shape (mlir::gnn::
+// BroadcastRows in GNNOps.h).
+def GNN_BroadcastRows : NativeOpTrait<"BroadcastRows"> {
+  let cppNamespace = "::mlir::gnn";
+}
+
 class GNN_BinaryOp<string mnemonic, string formula>
-    : GNN_RowOp<mnemonic, [Pure,
+    : GNN_RowOp<mnemonic, [Pure, GNN_BroadcastRows,
           DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
   let summary = "element-wise " # formula # " with scalar broadcast";
   let description = "Computes `" # formula # "` element by element. Both "
@@ -444,7 +451,6 @@ class GNN_BinaryOp<string mnemonic, string formula>
   let arguments = (ins GNN_F32Row:$lhs, GNN_F32Row:$rhs);
   let results = (outs GNN_F32Row:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
 }
 
 def GNN_AddOp : GNN_BinaryOp<"add", "lhs + rhs">;

@@ -3,6 +3,7 @@
 #ifndef GNN_TRANSFORMS_PASSES
 #define GNN_TRANSFORMS_PASSES
 
+include "gnn/Support/DatasetOptions.td"
 include "mlir/Pass/PassBase.td"
 
 def GNNAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
@@ -197,9 +198,7 @@ def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
            "the dataset's feature width, for `?` widths (0: unknown)">,
     Option<"classes", "classes", "int64_t", /*default=*/"0",
            "the dataset's number of classes, for `?` widths (0: unknown)">,
-    Option<"meta", "meta", "std::string", /*default=*/"\"\"",
-           "a dataset's meta.json: num_features, num_classes and the "
-           "average degree"> 
+    DatasetMetaOption
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

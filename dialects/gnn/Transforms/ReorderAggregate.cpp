@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/IR/GNNOps.h"
+#include "gnn/Support/DatasetMeta.h"
 #include "gnn/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

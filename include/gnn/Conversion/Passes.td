@@ -3,6 +3,7 @@
 #ifndef GNN_CONVERSION_PASSES
 #define GNN_CONVERSION_PASSES
 
+include "gnn/Support/DatasetOptions.td"
 include "mlir/Pass/PassBase.td"
 
 def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
@@ -56,9 +57,7 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
            "Floats per edge that kernels may keep for later kernels (0: none)">,
-    Option<"meta", "meta", "std::string", /*default=*/"",
-           "A dataset's meta.json: |V|, |E|, F and C to compare buffer sizes "
-           "in the slot plan (default: 100000, 1500000, 128, 16)">
+    DatasetMetaOption
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -12,6 +12,7 @@
 
 #include "gnn/Conversion/Passes.h"
 #include "gnn/IR/GNNOps.h"
+#include "gnn/Support/DatasetMeta.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/Support/Format.h"

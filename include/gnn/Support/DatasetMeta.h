@@ -1,0 +1,32 @@
+//===- DatasetMeta.h - a dataset's meta.json, for cost models ---*- C++ -*-===//
+//
+// Passes whose decisions depend on sizes (the reorder cost model, the slot
+// plan) read them from a dataset's meta.json (DESIGN.md's format) when told
+// one: the pass option `meta` (DatasetOptions.td), gnn-compile's --dataset.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_SUPPORT_DATASETMETA_H
+#define GNN_SUPPORT_DATASETMETA_H
+
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::gnn {
+
+/// The counts in a dataset's meta.json, which passes use as the sizes of a
+/// typical run; 0 where the file has none.
+struct DatasetMeta {
+  int64_t numVertices = 0, numEdges = 0, numFeatures = 0, numClasses = 0;
+};
+
+/// Reads the meta.json at `path`; on failure, a one-line reason in `error`.
+FailureOr<DatasetMeta> readDatasetMeta(llvm::StringRef path,
+                                       std::string &error);
+
+} // namespace mlir::gnn
+
+#endif // GNN_SUPPORT_DATASETMETA_H
