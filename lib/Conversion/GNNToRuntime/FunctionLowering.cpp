@@ -18,6 +18,13 @@ FunctionLowering::FunctionLowering(ModuleOp module, func::FuncOp source,
       fusedGathers(lb, buffers, *kernels, edgeCacheFloats) {}
 
 LogicalResult FunctionLowering::run(bool training) {
+  ArrayRef<Type> results = source.getFunctionType().getResults();
+  if (results.size() < 2 || !results[0].isF32() ||
+      !isa<VertexTensorType>(results[1]))
+    return source.emitOpError()
+           << "must return the loss (f32) and the logits (a vertex tensor) "
+              "first, but its type is "
+           << source.getFunctionType();
   MLIRContext *mctx = module.getContext();
   Location loc = lb.loc;
   Type ptr = LLVM::LLVMPointerType::get(mctx);
@@ -40,7 +47,8 @@ LogicalResult FunctionLowering::run(bool training) {
   lb.sizes.numE = dim(1);
   lb.sizes.numF = dim(2);
   lb.sizes.numC = dim(3);
-  bindParameters();
+  if (failed(bindParameters()))
+    return failure();
 
   Block &body = source.getBody().front();
   planAggregations(body);
@@ -57,17 +65,22 @@ LogicalResult FunctionLowering::run(bool training) {
     buffers.expire(buffers.indexOfOp(&op));
   }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
-  if (!loss)
-    return source.emitOpError() << "computes no loss";
+  // The loss is the first result, an f32: only a loss op lowers to one.
+  assert(loss && "an f32 result without a loss op was not lowered");
   Tensor logits = buffers.lookup(ret.getOperand(1));
   lb.call(rt::Call::gnnrtSetOutput, {lb.ctx, logits.buf, loss});
   lb.b.create<func::ReturnOp>(loc, loss);
   return success();
 }
 
-void FunctionLowering::bindParameters() {
+LogicalResult FunctionLowering::bindParameters() {
   for (unsigned i = 0; i < source.getNumArguments(); ++i) {
-    auto type = cast<RankedTensorType>(source.getArgumentTypes()[i]);
+    auto type = dyn_cast<RankedTensorType>(source.getArgumentTypes()[i]);
+    if (!type || !type.getElementType().isF32())
+      return source.emitOpError()
+             << "has argument #" << i << " of type "
+             << source.getArgumentTypes()[i]
+             << "; the lowering takes only parameters (ranked f32 tensors)";
     auto binding =
         source.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
     SmallVector<Value> dims;
@@ -83,6 +96,7 @@ void FunctionLowering::bindParameters() {
     buffers.bind(source.getArgument(i),
                  buffers.make(buf, lb.cIndex(1), false, dims));
   }
+  return success();
 }
 
 void FunctionLowering::planAggregations(Block &body) {

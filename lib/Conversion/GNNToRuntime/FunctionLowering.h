@@ -40,7 +40,8 @@ public:
 
 private:
   LogicalResult lowerTop(Operation *op);
-  void bindParameters();
+  /// Binds the function's arguments to the runtime's parameters.
+  LogicalResult bindParameters();
   /// Finds the gathers of a scatter (optionally scaled per edge by an
   /// apply_edge that multiplies the scattered row by a scalar edge row) that
   /// become one gnnrtSpmm call with no edge tensor, and the ops they fold.

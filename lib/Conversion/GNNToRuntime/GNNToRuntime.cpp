@@ -105,13 +105,6 @@ struct ConvertGNNToRuntime
           !llvm::is_contained(edgeInputs, in.getName().str()))
         edgeInputs.push_back(in.getName().str());
     });
-    std::string info = modelInfo(train, edgeInputs);
-    // The model's name, not the derived function's.
-    for (auto f : module.getOps<func::FuncOp>())
-      if (f->hasAttr(GNNDialect::kModelAttrName)) {
-        info = "model " + f.getSymName().str() + info.substr(info.find('\n'));
-        break;
-      }
 
     // The sizes at which the slot plan compares buffers with different
     // run-time factors: the dataset's, else typical ones (degree 15).
@@ -141,6 +134,14 @@ struct ConvertGNNToRuntime
         return signalPassFailure();
       lowering.planSlots(estimates);
     }
+    // The parameter table, from the training step (now known to be
+    // lowerable); the model's name, not the derived function's.
+    std::string info = modelInfo(train, edgeInputs);
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f->hasAttr(GNNDialect::kModelAttrName)) {
+        info = "model " + f.getSymName().str() + info.substr(info.find('\n'));
+        break;
+      }
     // Drop every gnn function; the lowered ones take their names.
     for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (!f.isExternal() && !f.getSymName().ends_with("_lowered") &&

@@ -48,9 +48,8 @@ LogicalResult RowLowering::lower(Operation *op, Value rows) {
           [&](Operation *o) { return lowerConcatOrSlice(o, rows); })
       .Case([&](DropoutOp o) { return lowerDropout(o); })
       .Default([](Operation *o) {
-        return o->emitOpError()
-               << "is not lowered to the runtime yet (convert-gnn-to-runtime "
-                  "handles the ops of GCN and GraphSAGE-mean)";
+        return o->emitOpError() << "is not lowered to the runtime in a stage "
+                                   "body";
       });
 }
 
@@ -219,8 +218,8 @@ LogicalResult RowLowering::lowerConcatOrSlice(Operation *op, Value rows) {
       last = lb.add(last, buffers.lookup(in).dims.back());
     outDims.push_back(last);
   } else {
-    if (resultType.isDynamicDim(resultType.getRank() - 1))
-      return op->emitOpError() << "needs a static slice width to be lowered";
+    // The verifier requires a static slice width.
+    assert(!resultType.isDynamicDim(resultType.getRank() - 1));
     outDims.push_back(lb.cIndex(resultType.getShape().back()));
   }
   Tensor out = allocResult(op, rows, outDims);
