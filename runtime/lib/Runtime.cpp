@@ -68,16 +68,9 @@ int64_t ParamInfo::size() const {
   return n;
 }
 
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c) {
-  uint64_t h =
-      mix(mix(mix(seed ^ mix(a)) ^ mix(b + 0x632be59bd9b4e019ULL)) ^ c);
+  uint64_t h = mix64(
+      mix64(mix64(seed ^ mix64(a)) ^ mix64(b + 0x632be59bd9b4e019ULL)) ^ c);
   return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
