@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../lib/Backend.h"
-#include "../lib/Context.h"
-#include "../lib/Npy.h"
+#include "Backend.h"
+#include "Context.h"
+#include "Npy.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cblas.h>

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../lib/Context.h"
+#include "Context.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <omp.h>
