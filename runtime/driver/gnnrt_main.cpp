@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
 #include "Context.h"
+#include "Device.h"
 #include "Npy.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -317,8 +317,7 @@ int main(int argc, char **argv) {
     omp_set_num_threads(static_cast<int>(o.threads));
 
   auto *ctx = new gnnrtContext();
-  ctx->backend = &cpuBackend();
-  setActiveBackend(*ctx->backend);
+  setActiveBackend(*ctx->device);
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
@@ -344,7 +343,7 @@ int main(int argc, char **argv) {
         static_cast<long long>(ctx->ds.numVertices),
         static_cast<long long>(ctx->ds.numEdges),
         static_cast<long long>(ctx->ds.numFeatures),
-        static_cast<long long>(ctx->ds.numClasses), ctx->backend->name(),
+        static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
 
   if (!o.dump.empty()) {

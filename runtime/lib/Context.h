@@ -4,6 +4,7 @@
 #define GNNRT_CONTEXT_H
 
 #include "Dataset.h"
+#include "Device.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
@@ -73,12 +74,10 @@ struct OptState {
 
 } // namespace gnnrt
 
-namespace gnnrt {
-class Backend;
-} // namespace gnnrt
-
 struct gnnrtContext {
-  gnnrt::Backend *backend = nullptr; // null: the CPU backend
+  /// Where the buffers live and the kernels run; declared first, so that it
+  /// outlives everything allocated on it.
+  std::unique_ptr<gnnrt::Device> device = gnnrt::createCPUDevice();
   gnnrt::Dataset ds;                       // ds.features is moved to:
   std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
   std::vector<int32_t> dst;     // destination of each edge (CSC order)

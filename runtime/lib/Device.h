@@ -1,24 +1,26 @@
-//===- Backend.h - the device backend interface of gnnrt --------*- C++ -*-===//
+//===- Device.h - the device interface of gnnrt -----------------*- C++ -*-===//
 //
 // The C ABI (gnnrt/GNNRuntime.h) forwards every compute entry point to the
-// context's Backend. The CPU backend (Kernels.cpp: OpenMP + OpenBLAS) is the
-// one built today; a CUDA backend (cuBLAS, cuSPARSE, own kernels) implements
-// the same methods over device memory, with buffers from its own pool, and
-// is selected at start-up. Arguments are the ABI's memref descriptors, so a
-// backend sees exactly what compiled code passes.
+// context's Device. The CPU device (CPU/: OpenMP + OpenBLAS) is the one built
+// today; a CUDA device (cuBLAS, cuSPARSE, own kernels) implements the same
+// methods over device memory and is selected at start-up. Arguments are the
+// ABI's memref descriptors, so a device sees exactly what compiled code
+// passes.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GNNRT_BACKEND_H
-#define GNNRT_BACKEND_H
+#ifndef GNNRT_DEVICE_H
+#define GNNRT_DEVICE_H
 
 #include "gnnrt/GNNRuntime.h"
 
+#include <memory>
+
 namespace gnnrt {
 
-class Backend {
+class Device {
 public:
-  virtual ~Backend() = default;
+  virtual ~Device() = default;
   /// A short name for logs ("cpu", "cuda").
   virtual const char *name() const = 0;
 
@@ -58,14 +60,14 @@ public:
                        gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
 };
 
-/// The CPU backend (always built).
-Backend &cpuBackend();
+/// The CPU device (always built; CPU/CPUDevice.cpp).
+std::unique_ptr<Device> createCPUDevice();
 
-/// The backend of entry points without a context (gnnrtGemm); the driver
+/// The device of entry points without a context (gnnrtGemm); the driver
 /// sets it with the context's.
-Backend &activeBackend();
-void setActiveBackend(Backend &backend);
+Device &activeBackend();
+void setActiveBackend(Device &device);
 
 } // namespace gnnrt
 
-#endif // GNNRT_BACKEND_H
+#endif // GNNRT_DEVICE_H

@@ -1,4 +1,4 @@
-//===- Kernels.cpp - the CPU backend: gather, scatter, SpMM, GEMM, loss ---===//
+//===- Kernels.cpp - the CPU device: gather, scatter, SpMM, GEMM, loss ----===//
 //
 // Forward gathers run over destination rows of the CSC (backward ones over
 // source rows of the CSR), one thread per block of rows: every output row has
@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPU/Kernels.h"
 #include "Context.h"
 #include "gnnrt/GNNRuntime.h"
 
