@@ -55,18 +55,6 @@ struct OptimizerConfig {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
-/// A zeroed, 64-byte aligned float buffer; from 4 MiB on, 2 MiB aligned and
-/// advised as transparent huge pages (GNNRT_HUGE_PAGES=0: never).
-struct Buffer {
-  float *data = nullptr;
-  int64_t size = 0;
-  Buffer() = default;
-  explicit Buffer(int64_t n);
-  ~Buffer();
-  Buffer(const Buffer &) = delete;
-  Buffer &operator=(const Buffer &) = delete;
-};
-
 struct OptState {
   std::unique_ptr<Buffer> m, v;
   int64_t t = 0;

@@ -14,15 +14,58 @@
 
 #include "gnnrt/GNNRuntime.h"
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 namespace gnnrt {
+
+/// Where memory lives. Device memory is what the compute methods and the
+/// compiled kernels read and write; host memory is what the CPU addresses
+/// (staging for transfers; pinned on a GPU). On the CPU the two coincide, but
+/// every allocation and copy is still counted under the tier it names.
+enum class MemoryTier { Host, Device };
+
+/// A device's memory traffic in bytes, as requested by the callers (not
+/// rounded up to the allocator's alignment).
+struct MemoryCounters {
+  /// Device-tier memory: bytes allocated and not yet freed, the highest
+  /// `live` so far, and the totals allocated and freed.
+  int64_t live = 0, peak = 0, allocated = 0, freed = 0;
+  /// The same for host-tier memory.
+  int64_t hostLive = 0, hostPeak = 0, hostAllocated = 0, hostFreed = 0;
+  /// Bytes moved by copy(), by direction.
+  int64_t copiedToDevice = 0, copiedToHost = 0, copiedOnDevice = 0,
+          copiedOnHost = 0;
+};
 
 class Device {
 public:
   virtual ~Device() = default;
   /// A short name for logs ("cpu", "cuda").
   virtual const char *name() const = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Memory
+  //===--------------------------------------------------------------------===//
+
+  /// `bytes` (>= 0) of zeroed memory in `tier`, 64-byte aligned and valid
+  /// (non-null, distinct) even for 0 bytes; stops the run when it fails.
+  virtual void *allocate(int64_t bytes, MemoryTier tier) = 0;
+  /// Frees memory from allocate(); stops the run on any other pointer.
+  virtual void free(void *ptr) = 0;
+  /// Copies `bytes` from `src` in `srcTier` to `dst` in `dstTier` (not
+  /// overlapping unless equal). A host-tier pointer may be any host memory.
+  /// Returns when the copy is done.
+  virtual void copy(void *dst, MemoryTier dstTier, const void *src,
+                    MemoryTier srcTier, int64_t bytes) = 0;
+  /// What allocate, free and copy did so far.
+  MemoryCounters memoryCounters() const;
+
+  //===--------------------------------------------------------------------===//
+  // Compute: the C ABI's entry points of the same names
+  //===--------------------------------------------------------------------===//
 
   virtual void scatter(gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *in,
                        gnnrtMemRefF32 *out, int64_t width) = 0;
@@ -58,6 +101,36 @@ public:
                                     int64_t split) = 0;
   virtual void dropout(gnnrtContext *ctx, int64_t op, double rate,
                        gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
+
+protected:
+  /// Bookkeeping for the implementations of allocate, free and copy: they
+  /// call these so that every device counts the same way.
+  void recordAllocation(void *ptr, int64_t bytes, MemoryTier tier);
+  /// Forgets `ptr` and returns its tier; stops the run on a pointer that is
+  /// not a live allocation.
+  MemoryTier recordFree(void *ptr);
+  void recordCopy(MemoryTier dstTier, MemoryTier srcTier, int64_t bytes);
+
+private:
+  struct Allocation {
+    int64_t bytes;
+    MemoryTier tier;
+  };
+  mutable std::mutex memoryMutex;
+  MemoryCounters counters;
+  std::unordered_map<const void *, Allocation> allocations;
+};
+
+/// `size` floats of zeroed device-tier memory of `device`, freed with the
+/// buffer.
+struct Buffer {
+  Device *device = nullptr;
+  float *data = nullptr;
+  int64_t size = 0;
+  Buffer(Device &device, int64_t n);
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
 };
 
 /// The CPU device (always built; CPU/CPUDevice.cpp).

@@ -3,8 +3,6 @@
 #include "Context.h"
 #include "gnnrt/GNNRuntime.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,41 +23,6 @@ namespace gnnrt {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   std::exit(1);
 }
-
-/// `bytes` (at least 1) of zeroed memory for a Buffer; exits with "error:
-/// out of memory" when it fails.
-static void *allocateZeroed(size_t bytes) {
-  // Buffers of a few MiB and more are read at random rows (a gather's
-  // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
-  // missed it on nearly every row, about a fifth of an aggregation's time).
-  // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
-  // request comes before the first touch.
-  // GNNRT_HUGE_PAGES=0 turns this off (for comparisons).
-  constexpr size_t kHuge = size_t(2) << 20;
-  static const bool allowed = [] {
-    const char *env = std::getenv("GNNRT_HUGE_PAGES");
-    return !env || std::strcmp(env, "0") != 0;
-  }();
-  const bool huge = allowed && bytes >= 2 * kHuge;
-  const size_t align = huge ? kHuge : 64;
-  bytes = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
-  void *p = nullptr;
-  if (posix_memalign(&p, align, bytes) != 0 || !p)
-    fatal("out of memory allocating " + std::to_string(bytes) + " bytes");
-#ifdef MADV_HUGEPAGE
-  if (huge)
-    madvise(p, bytes, MADV_HUGEPAGE); // advice only: failure is harmless
-#endif
-  std::memset(p, 0, bytes);
-  return p;
-}
-
-Buffer::Buffer(int64_t n) : size(n) {
-  data = static_cast<float *>(
-      allocateZeroed(static_cast<size_t>(n > 0 ? n : 1) * sizeof(float)));
-}
-
-Buffer::~Buffer() { std::free(data); }
 
 int64_t ParamInfo::size() const {
   int64_t n = 1;
@@ -152,11 +115,13 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
       p.shape.push_back(d == -1 ? ds.numFeatures : d == -2 ? ds.numClasses : d);
   }
   const int64_t V = ds.numVertices, E = ds.numEdges;
-  // The features move to a runtime buffer (huge pages: the first layer's
-  // aggregation gathers their rows).
-  ctx->features = std::make_unique<Buffer>(
-      static_cast<int64_t>(ds.features.size()));
-  std::copy(ds.features.begin(), ds.features.end(), ctx->features->data);
+  // The features move to a buffer of the device (on the CPU, huge pages: the
+  // first layer's aggregation gathers their rows).
+  const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
+  ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
+  ctx->device->copy(ctx->features->data, MemoryTier::Device, ds.features.data(),
+                    MemoryTier::Host,
+                    numFeatureValues * static_cast<int64_t>(sizeof(float)));
   std::vector<float>().swap(ds.features);
   ctx->dst.resize(E);
   for (int64_t v = 0; v < V; ++v)
@@ -212,7 +177,7 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
   ctx->opt.clear();
   for (const ParamInfo &p : ctx->model.params) {
     int64_t n = p.size();
-    auto buf = std::make_unique<Buffer>(n);
+    std::vector<float> init(n);
     uint64_t key = hashName(p.name);
     double limit = 0.0;
     if (p.init == "glorot") {
@@ -239,10 +204,14 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
         x = p.value * std::sqrt(-2.0 * std::log(1.0 - u)) *
             std::cos(6.283185307179586 * u2);
       }
-      buf->data[i] = static_cast<float>(x);
+      init[i] = static_cast<float>(x);
     }
+    auto buf = std::make_unique<Buffer>(*ctx->device, n);
+    ctx->device->copy(buf->data, MemoryTier::Device, init.data(),
+                      MemoryTier::Host,
+                      n * static_cast<int64_t>(sizeof(float)));
     ctx->params.push_back(std::move(buf));
-    ctx->grads.push_back(std::make_unique<Buffer>(n));
+    ctx->grads.push_back(std::make_unique<Buffer>(*ctx->device, n));
     ctx->opt.emplace_back();
   }
 }
@@ -410,7 +379,7 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                    static_cast<long long>(buf ? buf->size : 0),
                    static_cast<long long>(numElements));
     buf.reset(); // free first: the peak is the new size, not both
-    buf = std::make_unique<Buffer>(numElements);
+    buf = std::make_unique<Buffer>(*ctx->device, numElements);
     ctx->bytesAllocated += numElements * 4;
   }
   view(result, buf->data, numElements);
@@ -485,7 +454,7 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   ++st.t;
   if (c.kind == OptimizerConfig::SGD) {
     if (c.momentum != 0.0 && !st.m)
-      st.m = std::make_unique<Buffer>(n);
+      st.m = std::make_unique<Buffer>(*ctx->device, n);
     const bool first = st.t == 1;
     for (int64_t i = 0; i < n; ++i) {
       double gi = g.data[i] + c.weightDecay * p.data[i];
@@ -499,8 +468,8 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
     return;
   }
   if (!st.m) {
-    st.m = std::make_unique<Buffer>(n);
-    st.v = std::make_unique<Buffer>(n);
+    st.m = std::make_unique<Buffer>(*ctx->device, n);
+    st.v = std::make_unique<Buffer>(*ctx->device, n);
   }
   const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(st.t));
   const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(st.t));

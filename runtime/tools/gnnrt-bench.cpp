@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
 
   // Copy probe: 2 streams (read + write) of 64 Mi floats.
   const int64_t n = int64_t(1) << 26;
-  Buffer a(n), b(n);
+  Buffer a(*ctx->device, n), b(*ctx->device, n);
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i)
     a.data[i] = static_cast<float>(i & 1023);
@@ -82,7 +82,8 @@ int main(int argc, char **argv) {
 
   // GCN aggregation: weights 1/sqrt(d_out(u) d_in(v)). The operands are
   // runtime buffers, allocated as a compiled program's are.
-  Buffer w(E), x(V * width), y(V * width);
+  Buffer w(*ctx->device, E), x(*ctx->device, V * width),
+      y(*ctx->device, V * width);
   for (int64_t v = 0; v < V; ++v)
     for (int64_t e = ctx->ds.indptr[v]; e < ctx->ds.indptr[v + 1]; ++e)
       w.data[e] =

@@ -113,8 +113,9 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
 }
 
 TEST(RuntimeKernels, BuffersAreZeroedAndAligned) {
+  std::unique_ptr<Device> device = createCPUDevice();
   for (int64_t n : {int64_t(1), int64_t(1000), int64_t(3) << 20}) {
-    Buffer b(n);
+    Buffer b(*device, n);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data) % 64, 0u);
     if (n * 4 >= (int64_t(4) << 20)) { // large: huge-page aligned
       EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data) % (uintptr_t(2) << 20), 0u);
