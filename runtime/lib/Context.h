@@ -66,14 +66,11 @@ struct gnnrtContext {
   /// Where the buffers live and the kernels run; declared first, so that it
   /// outlives everything allocated on it.
   std::unique_ptr<gnnrt::Device> device = gnnrt::createCPUDevice();
-  gnnrt::Dataset ds;                       // ds.features is moved to:
+  /// The dataset; bindDataset moves its features to `features` and its CSC
+  /// (indptr, indices), with the CSR and degrees it builds, to the device
+  /// (device->graph()).
+  gnnrt::Dataset ds;
   std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
-  std::vector<int32_t> dst;     // destination of each edge (CSC order)
-  std::vector<int64_t> csrPtr;  // out-edges by source
-  std::vector<int32_t> csrEdge; // edge ids, ascending within a source
-  std::vector<int32_t> csrDst;  // dst[csrEdge[p]]: read in order by to-src
-                                // gathers (not one random load per edge)
-  std::vector<float> inDeg, outDeg;
   gnnrt::ModelInfo model;
   std::vector<std::unique_ptr<gnnrt::Buffer>> params, grads;
   std::vector<gnnrt::OptState> opt;

@@ -1,7 +1,7 @@
 //===- Device.cpp - what every gnnrt device shares ------------------------===//
 //
 // The memory counters (every device counts allocations and copies the same
-// way) and Buffer.
+// way), the graph's checks and Buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +60,17 @@ void Device::recordCopy(MemoryTier dstTier, MemoryTier srcTier, int64_t bytes) {
           ? (fromDevice ? counters.copiedOnDevice : counters.copiedToDevice)
           : (fromDevice ? counters.copiedToHost : counters.copiedOnHost);
   counter += bytes;
+}
+
+void Device::checkGraph(const GraphArrays &graph) {
+  const size_t V = graph.dstOffsets.empty() ? 0 : graph.dstOffsets.size() - 1;
+  const size_t E = graph.src.size();
+  const bool ok = graph.dstOffsets.size() == V + 1 &&
+                  graph.srcOffsets.size() == V + 1 && graph.dst.size() == E &&
+                  graph.csrEdge.size() == E && graph.csrDst.size() == E &&
+                  graph.inDegree.size() == V && graph.outDegree.size() == V;
+  if (!ok)
+    fatal("bindGraph: the graph's arrays disagree in size");
 }
 
 Buffer::Buffer(Device &device, int64_t n) : device(&device), size(n) {

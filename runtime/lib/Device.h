@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace gnnrt {
 
@@ -38,6 +39,31 @@ struct MemoryCounters {
   /// Bytes moved by copy(), by direction.
   int64_t copiedToDevice = 0, copiedToHost = 0, copiedOnDevice = 0,
           copiedOnHost = 0;
+};
+
+/// The graph's arrays as bindDataset builds them on the host; bindGraph
+/// takes them over.
+struct GraphArrays {
+  std::vector<int64_t> dstOffsets; // [V+1] in-edges by destination (CSC)
+  std::vector<int64_t> srcOffsets; // [V+1] out-edges by source (CSR)
+  std::vector<int32_t> src;        // [E] source of each edge (CSC order)
+  std::vector<int32_t> dst;        // [E] destination of each edge
+  std::vector<int32_t> csrEdge;    // [E] edge ids, ascending within a source
+  std::vector<int32_t> csrDst;     // [E] dst[csrEdge[p]]: read in order by
+                                   // to-src gathers
+  std::vector<float> inDegree, outDegree; // [V]
+};
+
+/// The device's copies of the graph, in its device-tier memory, numbered as
+/// the C ABI numbers them.
+struct DeviceGraph {
+  int64_t numVertices = 0, numEdges = 0;
+  /// gnnrtGraphOffsets: by side, 0 = srcOffsets (CSR), 1 = dstOffsets (CSC).
+  const int64_t *offsets[2] = {};
+  /// gnnrtGraphIndex: 0 = src, 1 = dst, 2 = csrEdge, 3 = csrDst.
+  const int32_t *index[4] = {};
+  /// gnnrtDegree: 0 = in-degree, 1 = out-degree.
+  const float *degree[2] = {};
 };
 
 class Device {
@@ -62,6 +88,17 @@ public:
                     MemoryTier srcTier, int64_t bytes) = 0;
   /// What allocate, free and copy did so far.
   MemoryCounters memoryCounters() const;
+
+  //===--------------------------------------------------------------------===//
+  // Graph
+  //===--------------------------------------------------------------------===//
+
+  /// Takes over the graph's arrays (copies them to device memory, or keeps
+  /// them where host memory is device memory). Replaces a graph bound
+  /// before.
+  virtual void bindGraph(GraphArrays graph) = 0;
+  /// The bound graph (all null before bindGraph).
+  const DeviceGraph &graph() const { return boundGraph; }
 
   //===--------------------------------------------------------------------===//
   // Compute: the C ABI's entry points of the same names
@@ -110,6 +147,11 @@ protected:
   /// not a live allocation.
   MemoryTier recordFree(void *ptr);
   void recordCopy(MemoryTier dstTier, MemoryTier srcTier, int64_t bytes);
+  /// Checks that `graph`'s arrays agree in size; stops the run otherwise.
+  static void checkGraph(const GraphArrays &graph);
+
+  /// Set by bindGraph.
+  DeviceGraph boundGraph;
 
 private:
   struct Allocation {

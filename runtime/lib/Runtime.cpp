@@ -123,29 +123,35 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
                     MemoryTier::Host,
                     numFeatureValues * static_cast<int64_t>(sizeof(float)));
   std::vector<float>().swap(ds.features);
-  ctx->dst.resize(E);
+  // The CSC comes from the dataset; the CSR, the destinations and the
+  // degrees are built here. The device takes all of them over.
+  GraphArrays g;
+  g.dstOffsets = std::move(ds.indptr);
+  g.src = std::move(ds.indices);
+  g.dst.resize(E);
   for (int64_t v = 0; v < V; ++v)
-    for (int64_t e = ds.indptr[v]; e < ds.indptr[v + 1]; ++e)
-      ctx->dst[e] = static_cast<int32_t>(v);
-  ctx->csrPtr.assign(V + 1, 0);
+    for (int64_t e = g.dstOffsets[v]; e < g.dstOffsets[v + 1]; ++e)
+      g.dst[e] = static_cast<int32_t>(v);
+  g.srcOffsets.assign(V + 1, 0);
   for (int64_t e = 0; e < E; ++e)
-    ++ctx->csrPtr[ds.indices[e] + 1];
+    ++g.srcOffsets[g.src[e] + 1];
   for (int64_t v = 0; v < V; ++v)
-    ctx->csrPtr[v + 1] += ctx->csrPtr[v];
-  ctx->csrEdge.resize(E);
-  std::vector<int64_t> fill(ctx->csrPtr.begin(), ctx->csrPtr.end() - 1);
-  ctx->csrDst.resize(E);
+    g.srcOffsets[v + 1] += g.srcOffsets[v];
+  g.csrEdge.resize(E);
+  std::vector<int64_t> fill(g.srcOffsets.begin(), g.srcOffsets.end() - 1);
+  g.csrDst.resize(E);
   for (int64_t e = 0; e < E; ++e) { // ascending e: CSC order within a source
-    const int64_t p = fill[ds.indices[e]]++;
-    ctx->csrEdge[p] = static_cast<int32_t>(e);
-    ctx->csrDst[p] = ctx->dst[e];
+    const int64_t p = fill[g.src[e]]++;
+    g.csrEdge[p] = static_cast<int32_t>(e);
+    g.csrDst[p] = g.dst[e];
   }
-  ctx->inDeg.resize(V);
-  ctx->outDeg.resize(V);
+  g.inDegree.resize(V);
+  g.outDegree.resize(V);
   for (int64_t v = 0; v < V; ++v) {
-    ctx->inDeg[v] = static_cast<float>(ds.indptr[v + 1] - ds.indptr[v]);
-    ctx->outDeg[v] = static_cast<float>(ctx->csrPtr[v + 1] - ctx->csrPtr[v]);
+    g.inDegree[v] = static_cast<float>(g.dstOffsets[v + 1] - g.dstOffsets[v]);
+    g.outDegree[v] = static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
   }
+  ctx->device->bindGraph(std::move(g));
   for (const EdgeInputInfo &in : m.edgeInputs) {
     auto it = ds.edgeData.find(in.name);
     if (it == ds.edgeData.end()) {
@@ -269,21 +275,22 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
   }
 }
 
+// The graph's arrays are the device's copies. Compiled code only reads them
+// (the descriptors have no const).
+
 void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result, gnnrtContext *ctx,
                                     int64_t side) {
-  std::vector<int64_t> &o = side == 1 ? ctx->ds.indptr : ctx->csrPtr;
-  view(result, o.data(), static_cast<int64_t>(o.size()));
+  const DeviceGraph &g = ctx->device->graph();
+  view(result, const_cast<int64_t *>(g.offsets[side == 1 ? 1 : 0]),
+       g.numVertices + 1);
 }
 
 void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
                                   int64_t which) {
   if (which < 0 || which > 3)
     fatal("gnnrtGraphIndex: unknown index " + std::to_string(which));
-  std::vector<int32_t> &a = which == 0   ? ctx->ds.indices
-                            : which == 1 ? ctx->dst
-                            : which == 2 ? ctx->csrEdge
-                                         : ctx->csrDst;
-  view(result, a.data(), static_cast<int64_t>(a.size()));
+  const DeviceGraph &g = ctx->device->graph();
+  view(result, const_cast<int32_t *>(g.index[which]), g.numEdges);
 }
 
 void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
@@ -413,8 +420,8 @@ void _mlir_ciface_gnnrtFeatures(gnnrtMemRefF32 *result, gnnrtContext *ctx) {
 
 void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                               int64_t dir) {
-  std::vector<float> &d = dir == 0 ? ctx->inDeg : ctx->outDeg;
-  view(result, d.data(), static_cast<int64_t>(d.size()));
+  const DeviceGraph &g = ctx->device->graph();
+  view(result, const_cast<float *>(g.degree[dir == 0 ? 0 : 1]), g.numVertices);
 }
 
 void _mlir_ciface_gnnrtEdgeDataF32(gnnrtMemRefF32 *result, gnnrtContext *ctx,

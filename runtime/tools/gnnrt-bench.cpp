@@ -84,10 +84,10 @@ int main(int argc, char **argv) {
   // runtime buffers, allocated as a compiled program's are.
   Buffer w(*ctx->device, E), x(*ctx->device, V * width),
       y(*ctx->device, V * width);
+  const DeviceGraph &g = ctx->device->graph();
   for (int64_t v = 0; v < V; ++v)
-    for (int64_t e = ctx->ds.indptr[v]; e < ctx->ds.indptr[v + 1]; ++e)
-      w.data[e] =
-          1.0f / std::sqrt(ctx->outDeg[ctx->ds.indices[e]] * ctx->inDeg[v]);
+    for (int64_t e = g.offsets[1][v]; e < g.offsets[1][v + 1]; ++e)
+      w.data[e] = 1.0f / std::sqrt(g.degree[1][g.index[0][e]] * g.degree[0][v]);
   for (int64_t i = 0; i < x.size; ++i)
     x.data[i] = static_cast<float>((i * 2654435761u) % 1000) / 1000.0f;
   gnnrtMemRefF32 wm{w.data, w.data, 0, {E}, {1}};

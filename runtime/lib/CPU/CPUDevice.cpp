@@ -73,22 +73,38 @@ public:
     recordCopy(dstTier, srcTier, bytes);
   }
 
-  void scatter(gnnrtContext *c, int64_t side, gnnrtMemRefF32 *in,
+  void bindGraph(GraphArrays graph) override {
+    // Host memory is device memory: the arrays are kept as they are.
+    checkGraph(graph);
+    arrays = std::move(graph);
+    boundGraph.numVertices = static_cast<int64_t>(arrays.inDegree.size());
+    boundGraph.numEdges = static_cast<int64_t>(arrays.src.size());
+    boundGraph.offsets[0] = arrays.srcOffsets.data();
+    boundGraph.offsets[1] = arrays.dstOffsets.data();
+    boundGraph.index[0] = arrays.src.data();
+    boundGraph.index[1] = arrays.dst.data();
+    boundGraph.index[2] = arrays.csrEdge.data();
+    boundGraph.index[3] = arrays.csrDst.data();
+    boundGraph.degree[0] = arrays.inDegree.data();
+    boundGraph.degree[1] = arrays.outDegree.data();
+  }
+
+  void scatter(gnnrtContext *, int64_t side, gnnrtMemRefF32 *in,
                gnnrtMemRefF32 *out, int64_t w) override {
-    cpuScatter(c, side, in, out, w);
+    cpuScatter(graph(), side, in, out, w);
   }
-  void gather(gnnrtContext *c, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
+  void gather(gnnrtContext *, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
               gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg, int64_t w) override {
-    cpuGather(c, acc, side, in, out, arg, w);
+    cpuGather(graph(), acc, side, in, out, arg, w);
   }
-  void gatherArgBackward(gnnrtContext *c, int64_t side, gnnrtMemRefF32 *g,
+  void gatherArgBackward(gnnrtContext *, int64_t side, gnnrtMemRefF32 *g,
                          gnnrtMemRefI32 *arg, gnnrtMemRefF32 *ge,
                          int64_t w) override {
-    cpuGatherArgBackward(c, side, g, arg, ge, w);
+    cpuGatherArgBackward(graph(), side, g, arg, ge, w);
   }
-  void spmm(gnnrtContext *c, int64_t side, int64_t mean, gnnrtMemRefF32 *wts,
+  void spmm(gnnrtContext *, int64_t side, int64_t mean, gnnrtMemRefF32 *wts,
             gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t w) override {
-    cpuSpmm(c, side, mean, wts, in, out, w);
+    cpuSpmm(graph(), side, mean, wts, in, out, w);
   }
   void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
             float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
@@ -123,6 +139,9 @@ public:
                gnnrtMemRefF32 *out) override {
     cpuDropout(c, op, rate, in, out);
   }
+
+private:
+  GraphArrays arrays;
 };
 
 } // namespace

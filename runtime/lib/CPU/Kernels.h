@@ -8,18 +8,20 @@
 #ifndef GNNRT_CPU_KERNELS_H
 #define GNNRT_CPU_KERNELS_H
 
+#include "Device.h"
 #include "gnnrt/GNNRuntime.h"
 
 namespace gnnrt::cpu {
 
-void cpuScatter(gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *in,
+void cpuScatter(const DeviceGraph &graph, int64_t side, gnnrtMemRefF32 *in,
                 gnnrtMemRefF32 *out, int64_t width);
-void cpuGather(gnnrtContext *ctx, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
-               gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg, int64_t width);
-void cpuGatherArgBackward(gnnrtContext *ctx, int64_t side,
+void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
+               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg,
+               int64_t width);
+void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
                           gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                           gnnrtMemRefF32 *gradEdges, int64_t width);
-void cpuSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
+void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
              gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
              int64_t width);
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,

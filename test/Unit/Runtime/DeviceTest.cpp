@@ -1,7 +1,8 @@
-//===- DeviceTest.cpp - the CPU device's memory counters ------------------===//
+//===- DeviceTest.cpp - the CPU device: memory, graph, launch -------------===//
 //
 // Every allocate, free and copy moves the counters by exactly the bytes asked
-// for, under the tier named; a context allocates its buffers on its device.
+// for, under the tier named; a context allocates its buffers on its device;
+// the graph accessors of the ABI return the device's copies of the graph.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
+#include <string>
 #include <vector>
 
 using namespace gnnrt;
@@ -162,4 +165,96 @@ TEST(RuntimeDeviceDeathTest, FreeingForeignMemoryStopsTheRun) {
   int x = 0;
   EXPECT_EXIT(device->free(&x), testing::ExitedWithCode(1),
               "error: cpu device: free of memory it did not allocate");
+}
+
+TEST(RuntimeDevice, TheGraphAccessorsReturnTheDevicesCopies) {
+  // A random multigraph with self-loops and isolated vertices.
+  std::mt19937 rng(7);
+  const int64_t V = 57, E = 400;
+  std::uniform_int_distribution<int32_t> vertex(0, V - 3);
+  std::vector<std::vector<int32_t>> in(V);
+  for (int64_t k = 0; k < E; ++k)
+    in[vertex(rng)].push_back(vertex(rng));
+  gnnrtContext ctx;
+  Dataset &ds = ctx.ds;
+  ds.numVertices = V;
+  ds.numEdges = E;
+  ds.numFeatures = 2;
+  ds.numClasses = 2;
+  ds.indptr.assign(V + 1, 0);
+  for (int64_t v = 0; v < V; ++v) {
+    ds.indptr[v + 1] = ds.indptr[v] + static_cast<int64_t>(in[v].size());
+    ds.indices.insert(ds.indices.end(), in[v].begin(), in[v].end());
+  }
+  ds.features.assign(V * 2, 1.5f);
+  ds.labels.assign(V, 0);
+  for (auto &m : ds.masks)
+    m.assign(V, 1);
+  const std::vector<int64_t> indptr = ds.indptr;
+  const std::vector<int32_t> indices = ds.indices;
+  const int32_t *indicesData = ds.indices.data();
+  std::string error;
+  ASSERT_TRUE(bindDataset(&ctx, error)) << error;
+
+  const DeviceGraph &g = ctx.device->graph();
+  EXPECT_EQ(g.numVertices, V);
+  EXPECT_EQ(g.numEdges, E);
+  // The CPU device keeps the dataset's arrays: no copy.
+  EXPECT_EQ(g.index[0], indicesData);
+
+  gnnrtMemRefI64 offsets[2];
+  gnnrtMemRefI32 index[4];
+  gnnrtMemRefF32 degree[2];
+  for (int side : {0, 1}) {
+    _mlir_ciface_gnnrtGraphOffsets(&offsets[side], &ctx, side);
+    EXPECT_EQ(offsets[side].aligned, g.offsets[side]);
+    EXPECT_EQ(offsets[side].sizes[0], V + 1);
+    _mlir_ciface_gnnrtDegree(&degree[side], &ctx, side);
+    EXPECT_EQ(degree[side].aligned, g.degree[side]);
+    EXPECT_EQ(degree[side].sizes[0], V);
+  }
+  for (int which = 0; which < 4; ++which) {
+    _mlir_ciface_gnnrtGraphIndex(&index[which], &ctx, which);
+    EXPECT_EQ(index[which].aligned, g.index[which]);
+    EXPECT_EQ(index[which].sizes[0], E);
+  }
+
+  // Contents: the CSC as given; every edge once in the CSR, ascending within
+  // its source, with its destination alongside; the degrees.
+  std::vector<int64_t> outDegree(V, 0);
+  for (int64_t v = 0; v < V; ++v) {
+    ASSERT_EQ(offsets[1].aligned[v], indptr[v]);
+    for (int64_t e = indptr[v]; e < indptr[v + 1]; ++e) {
+      ASSERT_EQ(index[0].aligned[e], indices[e]);
+      ASSERT_EQ(index[1].aligned[e], v);
+      ++outDegree[indices[e]];
+    }
+  }
+  std::vector<int> seen(E, 0);
+  for (int64_t u = 0; u < V; ++u) {
+    EXPECT_EQ(degree[0].aligned[u],
+              static_cast<float>(indptr[u + 1] - indptr[u]));
+    EXPECT_EQ(degree[1].aligned[u], static_cast<float>(outDegree[u]));
+    ASSERT_EQ(offsets[0].aligned[u + 1] - offsets[0].aligned[u], outDegree[u]);
+    for (int64_t p = offsets[0].aligned[u]; p < offsets[0].aligned[u + 1];
+         ++p) {
+      const int32_t e = index[2].aligned[p];
+      ASSERT_EQ(indices[e], u);
+      ASSERT_EQ(index[3].aligned[p], index[1].aligned[e]);
+      if (p > offsets[0].aligned[u]) {
+        ASSERT_LT(index[2].aligned[p - 1], e);
+      }
+      ++seen[e];
+    }
+  }
+  for (int64_t e = 0; e < E; ++e)
+    ASSERT_EQ(seen[e], 1) << e;
+
+  // The features moved to a device buffer: counted as one copy to the device.
+  gnnrtMemRefF32 x;
+  _mlir_ciface_gnnrtFeatures(&x, &ctx);
+  EXPECT_EQ(x.sizes[0], V * 2);
+  EXPECT_EQ(x.aligned[V * 2 - 1], 1.5f);
+  EXPECT_EQ(ctx.device->memoryCounters().copiedToDevice, V * 2 * 4);
+  EXPECT_EQ(ctx.device->memoryCounters().live, V * 2 * 4);
 }

@@ -24,11 +24,12 @@ using namespace gnnrt;
 namespace {
 
 /// A graph of `V` vertices whose sources are drawn with a skew (a few hubs),
-/// with vertex 0 given no in-edges and vertex 1 no out-edges.
+/// with vertex 0 given no in-edges and vertex 1 no out-edges, bound to a
+/// context. `ds` keeps a copy of the dataset as built (binding moves the
+/// graph to the context's device).
 std::unique_ptr<gnnrtContext> randomGraph(int64_t V, int64_t E,
-                                          std::mt19937 &rng) {
+                                          std::mt19937 &rng, Dataset &ds) {
   auto ctx = std::make_unique<gnnrtContext>();
-  Dataset &ds = ctx->ds;
   ds.numVertices = V;
   ds.numFeatures = 1;
   ds.numClasses = 1;
@@ -51,6 +52,7 @@ std::unique_ptr<gnnrtContext> randomGraph(int64_t V, int64_t E,
   ds.labels.assign(V, 0);
   for (auto &m : ds.masks)
     m.assign(V, 1);
+  ctx->ds = ds;
   std::string error;
   EXPECT_TRUE(bindDataset(ctx.get(), error)) << error;
   return ctx;
@@ -65,8 +67,8 @@ gnnrtMemRefF32 view(std::vector<float> &v) {
 TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
   std::mt19937 rng(20261122);
   const int64_t V = 300, E = 4000;
-  std::unique_ptr<gnnrtContext> ctx = randomGraph(V, E, rng);
-  const Dataset &ds = ctx->ds;
+  Dataset ds;
+  std::unique_ptr<gnnrtContext> ctx = randomGraph(V, E, rng, ds);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (int64_t width :
        {1, 5, 15, 16, 17, 40, 63, 64, 100, 127, 128, 129, 130, 200, 256, 602}) {
