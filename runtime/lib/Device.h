@@ -54,6 +54,9 @@ struct GraphArrays {
   std::vector<float> inDegree, outDegree; // [V]
 };
 
+/// A compiled kernel: rows [begin, end) of a parallel loop.
+using KernelFn = void (*)(gnnrtContext *ctx, int64_t begin, int64_t end);
+
 /// The device's copies of the graph, in its device-tier memory, numbered as
 /// the C ABI numbers them.
 struct DeviceGraph {
@@ -99,6 +102,17 @@ public:
   virtual void bindGraph(GraphArrays graph) = 0;
   /// The bound graph (all null before bindGraph).
   const DeviceGraph &graph() const { return boundGraph; }
+
+  //===--------------------------------------------------------------------===//
+  // Execution
+  //===--------------------------------------------------------------------===//
+
+  /// gnnrtParallelFor: runs `kernel(ctx, begin, end)` once for each chunk
+  /// [c * GNNRT_PARALLEL_CHUNK, min(n, (c + 1) * GNNRT_PARALLEL_CHUNK)) of
+  /// [0, n), in any order and concurrently; returns when all have run.
+  virtual void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) = 0;
+  /// Waits until the work issued to the device is done.
+  virtual void synchronize() = 0;
 
   //===--------------------------------------------------------------------===//
   // Compute: the C ABI's entry points of the same names

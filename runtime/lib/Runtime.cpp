@@ -364,11 +364,7 @@ int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index) {
 void gnnrtParallelFor(gnnrtContext *ctx,
                       void (*kernel)(gnnrtContext *, int64_t, int64_t),
                       int64_t n) {
-  constexpr int64_t kChunk = GNNRT_PARALLEL_CHUNK;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t c = 0; c < chunks; ++c)
-    kernel(ctx, c * kChunk, std::min(n, (c + 1) * kChunk));
+  ctx->device->launch(ctx, kernel, n);
 }
 
 void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,

@@ -1,7 +1,8 @@
 //===- CPUDevice.cpp - the CPU device of gnnrt ----------------------------===//
 //
 // Host memory for both tiers (aligned, zeroed, huge pages for large blocks);
-// the compute methods forward to the OpenMP + OpenBLAS kernels (Kernels.cpp).
+// compiled kernels run on OpenMP threads; the compute methods forward to the
+// OpenMP + OpenBLAS kernels (Kernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +89,16 @@ public:
     boundGraph.degree[0] = arrays.inDegree.data();
     boundGraph.degree[1] = arrays.outDegree.data();
   }
+
+  void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) override {
+    // Dynamic schedule: the rows of skewed degrees balance.
+    constexpr int64_t kChunk = GNNRT_PARALLEL_CHUNK;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c = 0; c < chunks; ++c)
+      kernel(ctx, c * kChunk, std::min(n, (c + 1) * kChunk));
+  }
+  void synchronize() override {} // every method returns when it is done
 
   void scatter(gnnrtContext *, int64_t side, gnnrtMemRefF32 *in,
                gnnrtMemRefF32 *out, int64_t w) override {

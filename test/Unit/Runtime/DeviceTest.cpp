@@ -2,7 +2,8 @@
 //
 // Every allocate, free and copy moves the counters by exactly the bytes asked
 // for, under the tier named; a context allocates its buffers on its device;
-// the graph accessors of the ABI return the device's copies of the graph.
+// the graph accessors of the ABI return the device's copies of the graph;
+// launch (gnnrtParallelFor) runs each row once, in whole chunks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -257,4 +259,42 @@ TEST(RuntimeDevice, TheGraphAccessorsReturnTheDevicesCopies) {
   EXPECT_EQ(x.aligned[V * 2 - 1], 1.5f);
   EXPECT_EQ(ctx.device->memoryCounters().copiedToDevice, V * 2 * 4);
   EXPECT_EQ(ctx.device->memoryCounters().live, V * 2 * 4);
+}
+
+namespace {
+
+/// Counts each row it is given in kernel buffer 0 (n + 1 elements: the last
+/// counts calls that are not one whole chunk), n in kernel integer 0.
+void countRows(gnnrtContext *ctx, int64_t begin, int64_t end) {
+  gnnrtMemRefI32 counts;
+  _mlir_ciface_gnnrtKernelArgI32Get(&counts, ctx, 0);
+  const int64_t n = gnnrtKernelIntGet(ctx, 0);
+  int32_t *c = counts.aligned + counts.offset;
+  if (begin % GNNRT_PARALLEL_CHUNK != 0 ||
+      end != std::min<int64_t>(n, begin + GNNRT_PARALLEL_CHUNK))
+    __atomic_fetch_add(&c[n], 1, __ATOMIC_RELAXED);
+  for (int64_t i = begin; i < end; ++i)
+    __atomic_fetch_add(&c[i], 1, __ATOMIC_RELAXED);
+}
+
+} // namespace
+
+TEST(RuntimeDevice, LaunchRunsEachRowOnceInWholeChunks) {
+  gnnrtContext ctx;
+  for (bool throughTheABI : {false, true}) {
+    for (int64_t n : {0, 1, 31, 32, 33, 1000}) {
+      std::vector<int32_t> counts(n + 1, 0);
+      gnnrtMemRefI32 m = {counts.data(), counts.data(), 0, {n + 1}, {1}};
+      _mlir_ciface_gnnrtKernelArgI32(&ctx, 0, &m);
+      gnnrtKernelInt(&ctx, 0, n);
+      if (throughTheABI)
+        gnnrtParallelFor(&ctx, countRows, n);
+      else
+        ctx.device->launch(&ctx, countRows, n);
+      ctx.device->synchronize();
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(counts[i], 1) << "n " << n << " row " << i;
+      EXPECT_EQ(counts[n], 0) << "n " << n << ": calls not on a chunk";
+    }
+  }
 }
