@@ -316,8 +316,7 @@ int main(int argc, char **argv) {
   if (o.threads > 0)
     omp_set_num_threads(static_cast<int>(o.threads));
 
-  auto *ctx = new gnnrtContext();
-  setActiveBackend(*ctx->device);
+  auto *ctx = new gnnrtContext(); // the CPU device
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);

@@ -129,12 +129,13 @@ public:
   virtual void spmm(gnnrtContext *ctx, int64_t side, int64_t mean,
                     gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                     gnnrtMemRefF32 *out, int64_t width) = 0;
-  virtual void gemm(int64_t transA, int64_t transB, int64_t m, int64_t n,
-                    int64_t k, float alpha, gnnrtMemRefF32 *a,
-                    gnnrtMemRefF32 *b, float beta, gnnrtMemRefF32 *c) = 0;
+  virtual void gemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
+                    int64_t m, int64_t n, int64_t k, float alpha,
+                    gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
+                    gnnrtMemRefF32 *c) = 0;
   /// out[j] = sum over the rows of in[rows, width].
-  virtual void sumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
-                       gnnrtMemRefF32 *out) = 0;
+  virtual void sumRows(gnnrtContext *ctx, int64_t rows, int64_t width,
+                       gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
   virtual void typedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
                          int64_t numTypes, gnnrtMemRefF32 *x,
                          gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
@@ -191,11 +192,6 @@ struct Buffer {
 
 /// The CPU device (always built; CPU/CPUDevice.cpp).
 std::unique_ptr<Device> createCPUDevice();
-
-/// The device of entry points without a context (gnnrtGemm); the driver
-/// sets it with the context's.
-Device &activeBackend();
-void setActiveBackend(Device &device);
 
 } // namespace gnnrt
 

@@ -9,16 +9,6 @@
 
 using namespace gnnrt;
 
-namespace {
-Device *active = nullptr;
-} // namespace
-
-Device &gnnrt::activeBackend() {
-  static std::unique_ptr<Device> fallback = createCPUDevice();
-  return active ? *active : *fallback;
-}
-void gnnrt::setActiveBackend(Device &device) { active = &device; }
-
 static Device &of(gnnrtContext *ctx) { return *ctx->device; }
 
 extern "C" {
@@ -49,16 +39,16 @@ void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
   of(ctx).spmm(ctx, side, mean, weights, in, out, width);
 }
 
-void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB, int64_t m,
-                            int64_t n, int64_t k, float alpha,
+void _mlir_ciface_gnnrtGemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
+                            int64_t m, int64_t n, int64_t k, float alpha,
                             gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
                             gnnrtMemRefF32 *c) {
-  activeBackend().gemm(transA, transB, m, n, k, alpha, a, b, beta, c);
+  of(ctx).gemm(ctx, transA, transB, m, n, k, alpha, a, b, beta, c);
 }
 
-void _mlir_ciface_gnnrtSumRows(int64_t rows, int64_t width,
+void _mlir_ciface_gnnrtSumRows(gnnrtContext *ctx, int64_t rows, int64_t width,
                                gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) {
-  activeBackend().sumRows(rows, width, in, out);
+  of(ctx).sumRows(ctx, rows, width, in, out);
 }
 
 void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,

@@ -790,8 +790,8 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     SmallVector<Value> outDims(w.dims.begin() + k, w.dims.end());
     Tensor out = alloc(x.rows, x.batched, outDims);
     call("gnnrtGemm", {},
-         {cI64(0), cI64(0), toI64(x.rows), toI64(out.rowSize), toI64(x.rowSize),
-          cF32(1.0), x.buf, w.buf, cF32(0.0), out.buf});
+         {ctx, cI64(0), cI64(0), toI64(x.rows), toI64(out.rowSize),
+          toI64(x.rowSize), cF32(1.0), x.buf, w.buf, cF32(0.0), out.buf});
     bind(linear.getResult(), out);
     return success();
   }
@@ -802,8 +802,8 @@ LogicalResult FunctionLowering::lowerRow(Operation *op, Value rows) {
     SmallVector<Value> outDims(w.dims.begin(), w.dims.end() - k);
     Tensor out = alloc(g.rows, g.batched, outDims);
     call("gnnrtGemm", {},
-         {cI64(0), cI64(1), toI64(g.rows), toI64(out.rowSize), toI64(g.rowSize),
-          cF32(1.0), g.buf, w.buf, cF32(0.0), out.buf});
+         {ctx, cI64(0), cI64(1), toI64(g.rows), toI64(out.rowSize),
+          toI64(g.rowSize), cF32(1.0), g.buf, w.buf, cF32(0.0), out.buf});
     bind(lt.getResult(), out);
     return success();
   }
@@ -1564,7 +1564,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       x = broadcastRows(x, x.rows);
     Tensor out = alloc(cIndex(1), false, x.dims);
     call("gnnrtSumRows", {},
-         {toI64(x.rows), toI64(x.rowSize), x.buf, out.buf});
+         {ctx, toI64(x.rows), toI64(x.rowSize), x.buf, out.buf});
     bind(sr.getResult(), out);
     return success();
   }
@@ -1575,8 +1575,8 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
     llvm::append_range(dims, g.dims);
     Tensor out = alloc(cIndex(1), false, dims);
     call("gnnrtGemm", {},
-         {cI64(1), cI64(0), toI64(x.rowSize), toI64(g.rowSize), toI64(x.rows),
-          cF32(1.0), x.buf, g.buf, cF32(0.0), out.buf});
+         {ctx, cI64(1), cI64(0), toI64(x.rowSize), toI64(g.rowSize),
+          toI64(x.rows), cF32(1.0), x.buf, g.buf, cF32(0.0), out.buf});
     bind(os.getResult(), out);
     return success();
   }

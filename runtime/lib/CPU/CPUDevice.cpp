@@ -117,12 +117,12 @@ public:
             gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t w) override {
     cpuSpmm(graph(), side, mean, wts, in, out, w);
   }
-  void gemm(int64_t ta, int64_t tb, int64_t m, int64_t n, int64_t k,
-            float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
-            gnnrtMemRefF32 *c) override {
+  void gemm(gnnrtContext *, int64_t ta, int64_t tb, int64_t m, int64_t n,
+            int64_t k, float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,
+            float beta, gnnrtMemRefF32 *c) override {
     cpuGemm(ta, tb, m, n, k, alpha, a, b, beta, c);
   }
-  void sumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
+  void sumRows(gnnrtContext *, int64_t rows, int64_t width, gnnrtMemRefF32 *in,
                gnnrtMemRefF32 *out) override {
     cpuSumRows(rows, width, in, out);
   }
