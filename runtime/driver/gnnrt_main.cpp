@@ -337,7 +337,7 @@ int main(int argc, char **argv) {
   if (!o.quiet)
     std::printf(
         "gnnc: model %s on %s (%lld vertices, %lld edges, %lld features, "
-        "%lld classes), %s backend, %d threads\n",
+        "%lld classes), %s device, %d threads\n",
         ctx->model.name.c_str(), ctx->ds.name.c_str(),
         static_cast<long long>(ctx->ds.numVertices),
         static_cast<long long>(ctx->ds.numEdges),

@@ -3,6 +3,7 @@
 #ifndef GNNRT_CONTEXT_H
 #define GNNRT_CONTEXT_H
 
+#include "Communicator.h"
 #include "Dataset.h"
 #include "Device.h"
 #include "gnnrt/GNNRuntime.h"
@@ -66,6 +67,9 @@ struct gnnrtContext {
   /// Where the buffers live and the kernels run; declared first, so that it
   /// outlives everything allocated on it.
   std::unique_ptr<gnnrt::Device> device = gnnrt::createCPUDevice();
+  /// This process's place among the processes training the model.
+  std::unique_ptr<gnnrt::Communicator> comm =
+      gnnrt::createSingleProcessCommunicator();
   /// The dataset; bindDataset moves its features to `features` and its CSC
   /// (indptr, indices), with the CSR and degrees it builds, to the device
   /// (device->graph()).
