@@ -88,6 +88,8 @@ struct gnnrtContext {
   double dropoutOverride = -1.0;
   const float *logits = nullptr;
   float loss = 0.0f;
+  /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
+  /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;
   // Operands of the compiled kernel gnnrtParallelFor runs next.
   std::vector<gnnrtMemRefF32> kernelArgs;

@@ -1,11 +1,13 @@
 //===- Device.h - the device interface of gnnrt -----------------*- C++ -*-===//
 //
-// The C ABI (gnnrt/GNNRuntime.h) forwards every compute entry point to the
-// context's Device. The CPU device (CPU/: OpenMP + OpenBLAS) is the one built
-// today; a CUDA device (cuBLAS, cuSPARSE, own kernels) implements the same
-// methods over device memory and is selected at start-up. Arguments are the
-// ABI's memref descriptors, so a device sees exactly what compiled code
-// passes.
+// A context's device owns the run's memory (allocation, copies between host
+// and device memory, byte counters), holds the graph, runs the compiled
+// kernels (gnnrtParallelFor) and implements every compute entry point of the
+// C ABI (gnnrt/GNNRuntime.h), which forwards to it. The CPU device (CPU/:
+// OpenMP + OpenBLAS) is the one the driver uses; the CUDA device (CUDA/, with
+// GNN_ENABLE_CUDA) has its memory and graph parts so far. Compute arguments
+// are the ABI's memref descriptors, so a device sees exactly what compiled
+// code passes.
 //
 //===----------------------------------------------------------------------===//
 
