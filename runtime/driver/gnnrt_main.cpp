@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../lib/Backend.h"
-#include "../lib/Context.h"
-#include "../lib/Npy.h"
+#include "Context.h"
+#include "Device.h"
+#include "Npy.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cblas.h>
@@ -316,9 +316,7 @@ int main(int argc, char **argv) {
   if (o.threads > 0)
     omp_set_num_threads(static_cast<int>(o.threads));
 
-  auto *ctx = new gnnrtContext();
-  ctx->backend = &cpuBackend();
-  setActiveBackend(*ctx->backend);
+  auto *ctx = new gnnrtContext(); // the CPU device
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
@@ -339,12 +337,12 @@ int main(int argc, char **argv) {
   if (!o.quiet)
     std::printf(
         "gnnc: model %s on %s (%lld vertices, %lld edges, %lld features, "
-        "%lld classes), %s backend, %d threads\n",
+        "%lld classes), %s device, %d threads\n",
         ctx->model.name.c_str(), ctx->ds.name.c_str(),
         static_cast<long long>(ctx->ds.numVertices),
         static_cast<long long>(ctx->ds.numEdges),
         static_cast<long long>(ctx->ds.numFeatures),
-        static_cast<long long>(ctx->ds.numClasses), ctx->backend->name(),
+        static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
 
   if (!o.dump.empty()) {

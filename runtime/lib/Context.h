@@ -3,7 +3,9 @@
 #ifndef GNNRT_CONTEXT_H
 #define GNNRT_CONTEXT_H
 
+#include "Communicator.h"
 #include "Dataset.h"
+#include "Device.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
@@ -54,18 +56,6 @@ struct OptimizerConfig {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
-/// A zeroed, 64-byte aligned float buffer; from 4 MiB on, 2 MiB aligned and
-/// advised as transparent huge pages (GNNRT_HUGE_PAGES=0: never).
-struct Buffer {
-  float *data = nullptr;
-  int64_t size = 0;
-  Buffer() = default;
-  explicit Buffer(int64_t n);
-  ~Buffer();
-  Buffer(const Buffer &) = delete;
-  Buffer &operator=(const Buffer &) = delete;
-};
-
 struct OptState {
   std::unique_ptr<Buffer> m, v;
   int64_t t = 0;
@@ -73,20 +63,18 @@ struct OptState {
 
 } // namespace gnnrt
 
-namespace gnnrt {
-class Backend;
-} // namespace gnnrt
-
 struct gnnrtContext {
-  gnnrt::Backend *backend = nullptr; // null: the CPU backend
-  gnnrt::Dataset ds;                       // ds.features is moved to:
+  /// Where the buffers live and the kernels run; declared first, so that it
+  /// outlives everything allocated on it.
+  std::unique_ptr<gnnrt::Device> device = gnnrt::createCPUDevice();
+  /// This process's place among the processes training the model.
+  std::unique_ptr<gnnrt::Communicator> comm =
+      gnnrt::createSingleProcessCommunicator();
+  /// The dataset; bindDataset moves its features to `features` and its CSC
+  /// (indptr, indices), with the CSR and degrees it builds, to the device
+  /// (device->graph()).
+  gnnrt::Dataset ds;
   std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
-  std::vector<int32_t> dst;     // destination of each edge (CSC order)
-  std::vector<int64_t> csrPtr;  // out-edges by source
-  std::vector<int32_t> csrEdge; // edge ids, ascending within a source
-  std::vector<int32_t> csrDst;  // dst[csrEdge[p]]: read in order by to-src
-                                // gathers (not one random load per edge)
-  std::vector<float> inDeg, outDeg;
   gnnrt::ModelInfo model;
   std::vector<std::unique_ptr<gnnrt::Buffer>> params, grads;
   std::vector<gnnrt::OptState> opt;
@@ -100,6 +88,8 @@ struct gnnrtContext {
   double dropoutOverride = -1.0;
   const float *logits = nullptr;
   float loss = 0.0f;
+  /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
+  /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;
   // Operands of the compiled kernel gnnrtParallelFor runs next.
   std::vector<gnnrtMemRefF32> kernelArgs;

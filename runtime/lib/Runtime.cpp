@@ -3,8 +3,6 @@
 #include "Context.h"
 #include "gnnrt/GNNRuntime.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,41 +24,6 @@ namespace gnnrt {
   std::exit(1);
 }
 
-/// `bytes` (at least 1) of zeroed memory for a Buffer; exits with "error:
-/// out of memory" when it fails.
-static void *allocateZeroed(size_t bytes) {
-  // Buffers of a few MiB and more are read at random rows (a gather's
-  // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
-  // missed it on nearly every row, about a fifth of an aggregation's time).
-  // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
-  // request comes before the first touch.
-  // GNNRT_HUGE_PAGES=0 turns this off (for comparisons).
-  constexpr size_t kHuge = size_t(2) << 20;
-  static const bool allowed = [] {
-    const char *env = std::getenv("GNNRT_HUGE_PAGES");
-    return !env || std::strcmp(env, "0") != 0;
-  }();
-  const bool huge = allowed && bytes >= 2 * kHuge;
-  const size_t align = huge ? kHuge : 64;
-  bytes = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
-  void *p = nullptr;
-  if (posix_memalign(&p, align, bytes) != 0 || !p)
-    fatal("out of memory allocating " + std::to_string(bytes) + " bytes");
-#ifdef MADV_HUGEPAGE
-  if (huge)
-    madvise(p, bytes, MADV_HUGEPAGE); // advice only: failure is harmless
-#endif
-  std::memset(p, 0, bytes);
-  return p;
-}
-
-Buffer::Buffer(int64_t n) : size(n) {
-  data = static_cast<float *>(
-      allocateZeroed(static_cast<size_t>(n > 0 ? n : 1) * sizeof(float)));
-}
-
-Buffer::~Buffer() { std::free(data); }
-
 int64_t ParamInfo::size() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -68,16 +31,9 @@ int64_t ParamInfo::size() const {
   return n;
 }
 
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c) {
-  uint64_t h =
-      mix(mix(mix(seed ^ mix(a)) ^ mix(b + 0x632be59bd9b4e019ULL)) ^ c);
+  uint64_t h = mix64(
+      mix64(mix64(seed ^ mix64(a)) ^ mix64(b + 0x632be59bd9b4e019ULL)) ^ c);
   return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
@@ -159,35 +115,43 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
       p.shape.push_back(d == -1 ? ds.numFeatures : d == -2 ? ds.numClasses : d);
   }
   const int64_t V = ds.numVertices, E = ds.numEdges;
-  // The features move to a runtime buffer (huge pages: the first layer's
-  // aggregation gathers their rows).
-  ctx->features = std::make_unique<Buffer>(
-      static_cast<int64_t>(ds.features.size()));
-  std::copy(ds.features.begin(), ds.features.end(), ctx->features->data);
+  // The features move to a buffer of the device (on the CPU, huge pages: the
+  // first layer's aggregation gathers their rows).
+  const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
+  ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
+  ctx->device->copy(ctx->features->data, MemoryTier::Device, ds.features.data(),
+                    MemoryTier::Host,
+                    numFeatureValues * static_cast<int64_t>(sizeof(float)));
   std::vector<float>().swap(ds.features);
-  ctx->dst.resize(E);
+  // The CSC comes from the dataset; the CSR, the destinations and the
+  // degrees are built here. The device takes all of them over.
+  GraphArrays g;
+  g.dstOffsets = std::move(ds.indptr);
+  g.src = std::move(ds.indices);
+  g.dst.resize(E);
   for (int64_t v = 0; v < V; ++v)
-    for (int64_t e = ds.indptr[v]; e < ds.indptr[v + 1]; ++e)
-      ctx->dst[e] = static_cast<int32_t>(v);
-  ctx->csrPtr.assign(V + 1, 0);
+    for (int64_t e = g.dstOffsets[v]; e < g.dstOffsets[v + 1]; ++e)
+      g.dst[e] = static_cast<int32_t>(v);
+  g.srcOffsets.assign(V + 1, 0);
   for (int64_t e = 0; e < E; ++e)
-    ++ctx->csrPtr[ds.indices[e] + 1];
+    ++g.srcOffsets[g.src[e] + 1];
   for (int64_t v = 0; v < V; ++v)
-    ctx->csrPtr[v + 1] += ctx->csrPtr[v];
-  ctx->csrEdge.resize(E);
-  std::vector<int64_t> fill(ctx->csrPtr.begin(), ctx->csrPtr.end() - 1);
-  ctx->csrDst.resize(E);
+    g.srcOffsets[v + 1] += g.srcOffsets[v];
+  g.csrEdge.resize(E);
+  std::vector<int64_t> fill(g.srcOffsets.begin(), g.srcOffsets.end() - 1);
+  g.csrDst.resize(E);
   for (int64_t e = 0; e < E; ++e) { // ascending e: CSC order within a source
-    const int64_t p = fill[ds.indices[e]]++;
-    ctx->csrEdge[p] = static_cast<int32_t>(e);
-    ctx->csrDst[p] = ctx->dst[e];
+    const int64_t p = fill[g.src[e]]++;
+    g.csrEdge[p] = static_cast<int32_t>(e);
+    g.csrDst[p] = g.dst[e];
   }
-  ctx->inDeg.resize(V);
-  ctx->outDeg.resize(V);
+  g.inDegree.resize(V);
+  g.outDegree.resize(V);
   for (int64_t v = 0; v < V; ++v) {
-    ctx->inDeg[v] = static_cast<float>(ds.indptr[v + 1] - ds.indptr[v]);
-    ctx->outDeg[v] = static_cast<float>(ctx->csrPtr[v + 1] - ctx->csrPtr[v]);
+    g.inDegree[v] = static_cast<float>(g.dstOffsets[v + 1] - g.dstOffsets[v]);
+    g.outDegree[v] = static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
   }
+  ctx->device->bindGraph(std::move(g));
   for (const EdgeInputInfo &in : m.edgeInputs) {
     auto it = ds.edgeData.find(in.name);
     if (it == ds.edgeData.end()) {
@@ -219,7 +183,7 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
   ctx->opt.clear();
   for (const ParamInfo &p : ctx->model.params) {
     int64_t n = p.size();
-    auto buf = std::make_unique<Buffer>(n);
+    std::vector<float> init(n);
     uint64_t key = hashName(p.name);
     double limit = 0.0;
     if (p.init == "glorot") {
@@ -246,10 +210,14 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
         x = p.value * std::sqrt(-2.0 * std::log(1.0 - u)) *
             std::cos(6.283185307179586 * u2);
       }
-      buf->data[i] = static_cast<float>(x);
+      init[i] = static_cast<float>(x);
     }
+    auto buf = std::make_unique<Buffer>(*ctx->device, n);
+    ctx->device->copy(buf->data, MemoryTier::Device, init.data(),
+                      MemoryTier::Host,
+                      n * static_cast<int64_t>(sizeof(float)));
     ctx->params.push_back(std::move(buf));
-    ctx->grads.push_back(std::make_unique<Buffer>(n));
+    ctx->grads.push_back(std::make_unique<Buffer>(*ctx->device, n));
     ctx->opt.emplace_back();
   }
 }
@@ -307,21 +275,22 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
   }
 }
 
+// The graph's arrays are the device's copies. Compiled code only reads them
+// (the descriptors have no const).
+
 void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result, gnnrtContext *ctx,
                                     int64_t side) {
-  std::vector<int64_t> &o = side == 1 ? ctx->ds.indptr : ctx->csrPtr;
-  view(result, o.data(), static_cast<int64_t>(o.size()));
+  const DeviceGraph &g = ctx->device->graph();
+  view(result, const_cast<int64_t *>(g.offsets[side == 1 ? 1 : 0]),
+       g.numVertices + 1);
 }
 
 void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
                                   int64_t which) {
   if (which < 0 || which > 3)
     fatal("gnnrtGraphIndex: unknown index " + std::to_string(which));
-  std::vector<int32_t> &a = which == 0   ? ctx->ds.indices
-                            : which == 1 ? ctx->dst
-                            : which == 2 ? ctx->csrEdge
-                                         : ctx->csrDst;
-  view(result, a.data(), static_cast<int64_t>(a.size()));
+  const DeviceGraph &g = ctx->device->graph();
+  view(result, const_cast<int32_t *>(g.index[which]), g.numEdges);
 }
 
 void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
@@ -395,11 +364,7 @@ int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index) {
 void gnnrtParallelFor(gnnrtContext *ctx,
                       void (*kernel)(gnnrtContext *, int64_t, int64_t),
                       int64_t n) {
-  constexpr int64_t kChunk = GNNRT_PARALLEL_CHUNK;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t c = 0; c < chunks; ++c)
-    kernel(ctx, c * kChunk, std::min(n, (c + 1) * kChunk));
+  ctx->device->launch(ctx, kernel, n);
 }
 
 void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
@@ -417,7 +382,7 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                    static_cast<long long>(buf ? buf->size : 0),
                    static_cast<long long>(numElements));
     buf.reset(); // free first: the peak is the new size, not both
-    buf = std::make_unique<Buffer>(numElements);
+    buf = std::make_unique<Buffer>(*ctx->device, numElements);
     ctx->bytesAllocated += numElements * 4;
   }
   view(result, buf->data, numElements);
@@ -451,8 +416,8 @@ void _mlir_ciface_gnnrtFeatures(gnnrtMemRefF32 *result, gnnrtContext *ctx) {
 
 void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                               int64_t dir) {
-  std::vector<float> &d = dir == 0 ? ctx->inDeg : ctx->outDeg;
-  view(result, d.data(), static_cast<int64_t>(d.size()));
+  const DeviceGraph &g = ctx->device->graph();
+  view(result, const_cast<float *>(g.degree[dir == 0 ? 0 : 1]), g.numVertices);
 }
 
 void _mlir_ciface_gnnrtEdgeDataF32(gnnrtMemRefF32 *result, gnnrtContext *ctx,
@@ -492,7 +457,7 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   ++st.t;
   if (c.kind == OptimizerConfig::SGD) {
     if (c.momentum != 0.0 && !st.m)
-      st.m = std::make_unique<Buffer>(n);
+      st.m = std::make_unique<Buffer>(*ctx->device, n);
     const bool first = st.t == 1;
     for (int64_t i = 0; i < n; ++i) {
       double gi = g.data[i] + c.weightDecay * p.data[i];
@@ -506,8 +471,8 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
     return;
   }
   if (!st.m) {
-    st.m = std::make_unique<Buffer>(n);
-    st.v = std::make_unique<Buffer>(n);
+    st.m = std::make_unique<Buffer>(*ctx->device, n);
+    st.v = std::make_unique<Buffer>(*ctx->device, n);
   }
   const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(st.t));
   const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(st.t));

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../lib/Context.h"
+#include "Context.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <omp.h>
@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
 
   // Copy probe: 2 streams (read + write) of 64 Mi floats.
   const int64_t n = int64_t(1) << 26;
-  Buffer a(n), b(n);
+  Buffer a(*ctx->device, n), b(*ctx->device, n);
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i)
     a.data[i] = static_cast<float>(i & 1023);
@@ -82,11 +82,12 @@ int main(int argc, char **argv) {
 
   // GCN aggregation: weights 1/sqrt(d_out(u) d_in(v)). The operands are
   // runtime buffers, allocated as a compiled program's are.
-  Buffer w(E), x(V * width), y(V * width);
+  Buffer w(*ctx->device, E), x(*ctx->device, V * width),
+      y(*ctx->device, V * width);
+  const DeviceGraph &g = ctx->device->graph();
   for (int64_t v = 0; v < V; ++v)
-    for (int64_t e = ctx->ds.indptr[v]; e < ctx->ds.indptr[v + 1]; ++e)
-      w.data[e] =
-          1.0f / std::sqrt(ctx->outDeg[ctx->ds.indices[e]] * ctx->inDeg[v]);
+    for (int64_t e = g.offsets[1][v]; e < g.offsets[1][v + 1]; ++e)
+      w.data[e] = 1.0f / std::sqrt(g.degree[1][g.index[0][e]] * g.degree[0][v]);
   for (int64_t i = 0; i < x.size; ++i)
     x.data[i] = static_cast<float>((i * 2654435761u) % 1000) / 1000.0f;
   gnnrtMemRefF32 wm{w.data, w.data, 0, {E}, {1}};

@@ -1,6 +1,6 @@
 //===- gnnrt-validate.cpp - check a dataset with the runtime's loader -----===//
 
-#include "../lib/Dataset.h"
+#include "Dataset.h"
 
 #include <cstdio>
 #include <cstring>

@@ -81,7 +81,7 @@ Forward forward(gnnrtContext *ctx, const Sizes &s, gnnrtMemRefF32 &norm,
   _mlir_ciface_gnnrtSpmm(ctx, 1, 0, &norm, &x0, &f.a1, s.F);
   gnnrtMemRefF32 w1 = param(ctx, 0), b1 = param(ctx, 1);
   f.t1 = buffer(ctx, 5, s.V * kHidden);
-  _mlir_ciface_gnnrtGemm(0, 0, s.V, kHidden, s.F, 1.0f, &f.a1, &w1, 0.0f,
+  _mlir_ciface_gnnrtGemm(ctx, 0, 0, s.V, kHidden, s.F, 1.0f, &f.a1, &w1, 0.0f,
                          &f.t1);
   gnnrtMemRefF32 r1 = buffer(ctx, 6, s.V * kHidden);
   for (int64_t v = 0; v < s.V; ++v)
@@ -96,7 +96,7 @@ Forward forward(gnnrtContext *ctx, const Sizes &s, gnnrtMemRefF32 &norm,
   _mlir_ciface_gnnrtSpmm(ctx, 1, 0, &norm, &f.h1, &f.a2, kHidden);
   gnnrtMemRefF32 w2 = param(ctx, 2), b2 = param(ctx, 3);
   f.logits = buffer(ctx, 9, s.V * s.C);
-  _mlir_ciface_gnnrtGemm(0, 0, s.V, s.C, kHidden, 1.0f, &f.a2, &w2, 0.0f,
+  _mlir_ciface_gnnrtGemm(ctx, 0, 0, s.V, s.C, kHidden, 1.0f, &f.a2, &w2, 0.0f,
                          &f.logits);
   for (int64_t v = 0; v < s.V; ++v)
     for (int64_t c = 0; c < s.C; ++c)
@@ -127,12 +127,14 @@ extern "C" float gnn_train_step(gnnrtContext *ctx) {
   Forward f = forward(ctx, s, norm, &gl);
   // Layer 2: logits = a2 W2 + b2.
   gnnrtMemRefF32 w2 = param(ctx, 2), gw2 = grad(ctx, 2), gb2 = grad(ctx, 3);
-  _mlir_ciface_gnnrtGemm(1, 0, kHidden, s.C, s.V, 1.0f, &f.a2, &gl, 1.0f, &gw2);
+  _mlir_ciface_gnnrtGemm(ctx, 1, 0, kHidden, s.C, s.V, 1.0f, &f.a2, &gl, 1.0f,
+                         &gw2);
   for (int64_t v = 0; v < s.V; ++v)
     for (int64_t c = 0; c < s.C; ++c)
       p(gb2)[c] += p(gl)[v * s.C + c];
   gnnrtMemRefF32 ga2 = buffer(ctx, 11, s.V * kHidden);
-  _mlir_ciface_gnnrtGemm(0, 1, s.V, kHidden, s.C, 1.0f, &gl, &w2, 0.0f, &ga2);
+  _mlir_ciface_gnnrtGemm(ctx, 0, 1, s.V, kHidden, s.C, 1.0f, &gl, &w2, 0.0f,
+                         &ga2);
   // Aggregation backward: to the sources, through the same weights.
   gnnrtMemRefF32 gh1 = buffer(ctx, 12, s.V * kHidden);
   _mlir_ciface_gnnrtSpmm(ctx, 0, 0, &norm, &ga2, &gh1, kHidden);
@@ -142,7 +144,7 @@ extern "C" float gnn_train_step(gnnrtContext *ctx) {
     if (!(p(f.t1)[i] > 0.0f))
       p(gr1)[i] = 0.0f;
   gnnrtMemRefF32 gw1 = grad(ctx, 0), gb1 = grad(ctx, 1);
-  _mlir_ciface_gnnrtGemm(1, 0, s.F, kHidden, s.V, 1.0f, &f.a1, &gr1, 1.0f,
+  _mlir_ciface_gnnrtGemm(ctx, 1, 0, s.F, kHidden, s.V, 1.0f, &f.a1, &gr1, 1.0f,
                          &gw1);
   for (int64_t v = 0; v < s.V; ++v)
     for (int64_t j = 0; j < kHidden; ++j)

@@ -277,7 +277,7 @@ LogicalResult FunctionLowering::lowerSumRows(SumRowsOp sr) {
     x = stages.broadcastRows(x, x.rows);
   Tensor out = buffers.alloc(lb.cIndex(1), false, x.dims);
   lb.call(rt::Call::gnnrtSumRows,
-          {lb.toI64(x.rows), lb.toI64(x.rowSize), x.buf, out.buf});
+          {lb.ctx, lb.toI64(x.rows), lb.toI64(x.rowSize), x.buf, out.buf});
   buffers.bind(sr.getResult(), out);
   return success();
 }
@@ -289,7 +289,7 @@ LogicalResult FunctionLowering::lowerOuterSum(OuterSumOp os) {
   llvm::append_range(dims, g.dims);
   Tensor out = buffers.alloc(lb.cIndex(1), false, dims);
   lb.call(rt::Call::gnnrtGemm,
-          {lb.cI64(1), lb.cI64(0), lb.toI64(x.rowSize), lb.toI64(g.rowSize),
+          {lb.ctx, lb.cI64(1), lb.cI64(0), lb.toI64(x.rowSize), lb.toI64(g.rowSize),
            lb.toI64(x.rows), lb.cF32(1.0), x.buf, g.buf, lb.cF32(0.0),
            out.buf});
   buffers.bind(os.getResult(), out);

@@ -71,7 +71,7 @@ LogicalResult RowLowering::lowerLinear(LinearOp linear) {
   SmallVector<Value> outDims(w.dims.begin() + k, w.dims.end());
   Tensor out = buffers.alloc(x.rows, x.batched, outDims);
   lb.call(rt::Call::gnnrtGemm,
-          {lb.cI64(0), lb.cI64(0), lb.toI64(x.rows), lb.toI64(out.rowSize),
+          {lb.ctx, lb.cI64(0), lb.cI64(0), lb.toI64(x.rows), lb.toI64(out.rowSize),
            lb.toI64(x.rowSize), lb.cF32(1.0), x.buf, w.buf, lb.cF32(0.0),
            out.buf});
   buffers.bind(linear.getResult(), out);
@@ -85,7 +85,7 @@ LogicalResult RowLowering::lowerLinearTranspose(LinearTransposeOp lt) {
   SmallVector<Value> outDims(w.dims.begin(), w.dims.end() - k);
   Tensor out = buffers.alloc(g.rows, g.batched, outDims);
   lb.call(rt::Call::gnnrtGemm,
-          {lb.cI64(0), lb.cI64(1), lb.toI64(g.rows), lb.toI64(out.rowSize),
+          {lb.ctx, lb.cI64(0), lb.cI64(1), lb.toI64(g.rows), lb.toI64(out.rowSize),
            lb.toI64(g.rowSize), lb.cF32(1.0), g.buf, w.buf, lb.cF32(0.0),
            out.buf});
   buffers.bind(lt.getResult(), out);

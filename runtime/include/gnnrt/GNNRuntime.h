@@ -20,7 +20,11 @@
 #define GNNRT_EXPORT __attribute__((visibility("default")))
 
 /// Version of this ABI; bumped on any change of an entry point.
-#define GNNRT_API_VERSION 1
+///   1: the first ABI.
+///   2: gnnrtGemm and gnnrtSumRows take the context as their first argument,
+///      like every other entry point that computes (there is no process-wide
+///      device any more).
+#define GNNRT_API_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -165,17 +169,17 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
 /// out[j] = sum over r < rows of in[r * width + j] (a parameter gradient
 /// summed over vertices); in parallel, the result depends only on the thread
 /// count.
-GNNRT_EXPORT void _mlir_ciface_gnnrtSumRows(int64_t rows, int64_t width,
-                                            gnnrtMemRefF32 *in,
+GNNRT_EXPORT void _mlir_ciface_gnnrtSumRows(gnnrtContext *ctx, int64_t rows,
+                                            int64_t width, gnnrtMemRefF32 *in,
                                             gnnrtMemRefF32 *out);
 
 /// C[M, N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when
-/// the flag is set (OpenBLAS sgemm).
-GNNRT_EXPORT void _mlir_ciface_gnnrtGemm(int64_t transA, int64_t transB,
-                                         int64_t m, int64_t n, int64_t k,
-                                         float alpha, gnnrtMemRefF32 *a,
-                                         gnnrtMemRefF32 *b, float beta,
-                                         gnnrtMemRefF32 *c);
+/// the flag is set (OpenBLAS sgemm on the CPU device).
+GNNRT_EXPORT void _mlir_ciface_gnnrtGemm(gnnrtContext *ctx, int64_t transA,
+                                         int64_t transB, int64_t m, int64_t n,
+                                         int64_t k, float alpha,
+                                         gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,
+                                         float beta, gnnrtMemRefF32 *c);
 
 /// Typed linear (GG-NN): out[r, :] = x[r, :] @ w[types[r]] with w of shape
 /// [T, K, N]; a grouped GEMM. Types outside [0, T) stop the run with an error.

@@ -99,7 +99,7 @@ func.func @weighted(%w: tensor<4x?xf32> {gnn.param = "w", gnn.init = #gnn.init<g
 // CHECK-LABEL: func.func @gnn_train_step
 // CHECK:         call @gnnrtSoftmaxCrossEntropy(%{{.*}}, %{{.*}}, %[[GRAD:.*]], %{{.*}}, %{{.*}})
 // CHECK-NOT:     call @gnnrtSoftmaxCrossEntropy
-// CHECK:         call @gnnrtSumRows(%{{.*}}, %{{.*}}, %[[GRAD]], %{{.*}})
+// CHECK:         call @gnnrtSumRows(%arg0, %{{.*}}, %{{.*}}, %[[GRAD]], %{{.*}})
 // CHECK:         call @gnnrtOptimizerUpdate
 func.func @bias(%b: tensor<?xf32> {gnn.param = "b", gnn.init = #gnn.init<zeros>, gnn.dims = ["classes"]})
     -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {

@@ -22,7 +22,7 @@
 // CHECK:         call @gnnrtParallelFor(%{{.*}}, %[[K]]
 // CHECK:         %[[ROWS:.*]] = arith.index_cast %[[CHUNKS]] : index to i64
 // CHECK-NEXT:    %{{.*}} = arith.index_cast
-// CHECK-NEXT:    call @gnnrtSumRows(%[[ROWS]], %{{.*}}, %[[PART]], %{{.*}})
+// CHECK-NEXT:    call @gnnrtSumRows(%arg0, %[[ROWS]], %{{.*}}, %[[PART]], %{{.*}})
 //
 // The kernel: the partial row of row r, restarted where r % 32 == 0.
 // CHECK:       func.func private @__gnn_kernel_[[N]](%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
@@ -65,7 +65,7 @@ func.func @heads(%w: tensor<?x4x8xf32> {gnn.param = "w", gnn.init = #gnn.init<gl
 
 // CHECK-LABEL: func.func @gnn_eval
 // CHECK:         %[[T:.*]] = call @gnnrtBuffer
-// CHECK:         call @gnnrtGemm({{.*}}, %[[T]])
+// CHECK:         call @gnnrtGemm(%arg0, {{.*}}, %[[T]])
 // CHECK:         %[[S:.*]] = call @gnnrtBuffer
 // CHECK:         %[[ONE:.*]] = call @gnnrtBuffer
 // CHECK:         %[[U:.*]] = call @gnnrtBuffer
@@ -76,9 +76,9 @@ func.func @heads(%w: tensor<?x4x8xf32> {gnn.param = "w", gnn.init = #gnn.init<gl
 // CHECK:         call @gnnrtKernelArg(%{{.*}}, %{{.*}}, %[[U]])
 // CHECK:         call @gnnrtParallelFor
 // CHECK:         %[[L2:.*]] = call @gnnrtBuffer
-// CHECK:         call @gnnrtGemm({{.*}}, %[[U]], {{.*}}, %[[L2]])
+// CHECK:         call @gnnrtGemm(%arg0, {{.*}}, %[[U]], {{.*}}, %[[L2]])
 // CHECK:         %[[L3:.*]] = call @gnnrtBuffer
-// CHECK:         call @gnnrtGemm({{.*}}, %[[T]], {{.*}}, %[[L3]])
+// CHECK:         call @gnnrtGemm(%arg0, {{.*}}, %[[T]], {{.*}}, %[[L3]])
 // CHECK-NOT:     call @gnnrtBuffer
 // CHECK:         call @gnnrtKernelArg(%{{.*}}, %{{.*}}, %[[L2]])
 // CHECK:         call @gnnrtKernelArg(%{{.*}}, %{{.*}}, %[[L3]])
@@ -126,7 +126,7 @@ func.func @kept(%w: tensor<?x4x8xf32> {gnn.param = "w", gnn.init = #gnn.init<glo
 // GCN:         call @gnnrtGemm
 // GCN:         %[[V:.*]] = arith.index_cast %[[NUMV]] : index to i64
 // GCN-NEXT:    arith.index_cast
-// GCN-NEXT:    call @gnnrtSumRows(%[[V]],
+// GCN-NEXT:    call @gnnrtSumRows(%arg0, %[[V]],
 // GCN:       func.func private @__gnn_kernel_[[N]](
 // GCN-NOT:     arith.remui
 // GCN:         return

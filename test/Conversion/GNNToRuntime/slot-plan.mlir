@@ -32,7 +32,7 @@
 // CHECK:         %[[S1B:.*]] = arith.constant 1 : i64
 // CHECK-NEXT:    arith.index_cast
 // CHECK-NEXT:    call @gnnrtBuffer(%{{.*}}, %[[S1B]], %{{.*}})
-// CHECK:         call @gnnrtGemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]],
+// CHECK:         call @gnnrtGemm(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[T]],
 
 // The run's kernel: per row r, per head h (size / 8), per element k of the
 // head: s is loaded at the head (loop-invariant in k), t at j = h * 8 + k,

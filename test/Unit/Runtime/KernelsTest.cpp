@@ -3,7 +3,7 @@
 // gnnrtSpmm on random graphs (skewed degrees, empty rows, both sides, mean
 // and weights) at widths around every column-chunk boundary of the kernel
 // (128/64/32/16 in registers, a tail below 16), against a double-precision
-// loop over the edge list.
+// loop over the edge list; gnnrtGemm and gnnrtSumRows through the context.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,11 +24,12 @@ using namespace gnnrt;
 namespace {
 
 /// A graph of `V` vertices whose sources are drawn with a skew (a few hubs),
-/// with vertex 0 given no in-edges and vertex 1 no out-edges.
+/// with vertex 0 given no in-edges and vertex 1 no out-edges, bound to a
+/// context. `ds` keeps a copy of the dataset as built (binding moves the
+/// graph to the context's device).
 std::unique_ptr<gnnrtContext> randomGraph(int64_t V, int64_t E,
-                                          std::mt19937 &rng) {
+                                          std::mt19937 &rng, Dataset &ds) {
   auto ctx = std::make_unique<gnnrtContext>();
-  Dataset &ds = ctx->ds;
   ds.numVertices = V;
   ds.numFeatures = 1;
   ds.numClasses = 1;
@@ -51,6 +52,7 @@ std::unique_ptr<gnnrtContext> randomGraph(int64_t V, int64_t E,
   ds.labels.assign(V, 0);
   for (auto &m : ds.masks)
     m.assign(V, 1);
+  ctx->ds = ds;
   std::string error;
   EXPECT_TRUE(bindDataset(ctx.get(), error)) << error;
   return ctx;
@@ -65,8 +67,8 @@ gnnrtMemRefF32 view(std::vector<float> &v) {
 TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
   std::mt19937 rng(20261122);
   const int64_t V = 300, E = 4000;
-  std::unique_ptr<gnnrtContext> ctx = randomGraph(V, E, rng);
-  const Dataset &ds = ctx->ds;
+  Dataset ds;
+  std::unique_ptr<gnnrtContext> ctx = randomGraph(V, E, rng, ds);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (int64_t width :
        {1, 5, 15, 16, 17, 40, 63, 64, 100, 127, 128, 129, 130, 200, 256, 602}) {
@@ -113,13 +115,59 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
 }
 
 TEST(RuntimeKernels, BuffersAreZeroedAndAligned) {
+  std::unique_ptr<Device> device = createCPUDevice();
   for (int64_t n : {int64_t(1), int64_t(1000), int64_t(3) << 20}) {
-    Buffer b(n);
+    Buffer b(*device, n);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data) % 64, 0u);
     if (n * 4 >= (int64_t(4) << 20)) { // large: huge-page aligned
       EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data) % (uintptr_t(2) << 20), 0u);
     }
     for (int64_t i = 0; i < n; i += 997)
       ASSERT_EQ(b.data[i], 0.0f);
+  }
+}
+
+TEST(RuntimeKernels, GemmAndSumRowsRunOnTheContextsDevice) {
+  gnnrtContext ctx;
+  std::mt19937 rng(1234);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int64_t m = 37, n = 19, k = 23;
+  for (int64_t transA : {0, 1}) {
+    for (int64_t transB : {0, 1}) {
+      std::vector<float> a(m * k), b(k * n), c(m * n);
+      for (std::vector<float> *v : {&a, &b, &c})
+        for (float &f : *v)
+          f = normal(rng);
+      const std::vector<float> c0 = c;
+      gnnrtMemRefF32 am = view(a), bm = view(b), cm = view(c);
+      _mlir_ciface_gnnrtGemm(&ctx, transA, transB, m, n, k, 0.5f, &am, &bm,
+                             2.0f, &cm);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = 2.0 * c0[i * n + j];
+          for (int64_t l = 0; l < k; ++l)
+            want += 0.5 * a[transA ? l * m + i : i * k + l] *
+                    b[transB ? j * k + l : l * n + j];
+          ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1.0 + std::abs(want)))
+              << "transA " << transA << " transB " << transB << " at " << i
+              << ", " << j;
+        }
+    }
+  }
+  for (int64_t rows : {0, 1, 63, 64, 65, 1000}) {
+    for (int64_t width : {1, 7, 130}) {
+      std::vector<float> in(rows * width), out(width, -3.0f);
+      for (float &f : in)
+        f = normal(rng);
+      gnnrtMemRefF32 im = view(in), om = view(out);
+      _mlir_ciface_gnnrtSumRows(&ctx, rows, width, &im, &om);
+      for (int64_t j = 0; j < width; ++j) {
+        double want = 0.0;
+        for (int64_t r = 0; r < rows; ++r)
+          want += in[r * width + j];
+        ASSERT_NEAR(out[j], want, 1e-4 * (1.0 + std::abs(want)))
+            << "rows " << rows << " width " << width << " column " << j;
+      }
+    }
   }
 }

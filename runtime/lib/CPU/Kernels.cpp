@@ -1,4 +1,4 @@
-//===- Kernels.cpp - the CPU backend: gather, scatter, SpMM, GEMM, loss ---===//
+//===- Kernels.cpp - the CPU device: gather, scatter, SpMM, GEMM, loss ----===//
 //
 // Forward gathers run over destination rows of the CSC (backward ones over
 // source rows of the CSR), one thread per block of rows: every output row has
@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPU/Kernels.h"
 #include "Context.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -41,23 +42,23 @@ struct Segments {
   int64_t edge(int64_t i) const { return edges ? edges[i] : i; }
 };
 
-Segments segmentsOf(gnnrtContext *ctx, int64_t side) {
+Segments segmentsOf(const DeviceGraph &graph, int64_t side) {
   if (side == 1)
-    return {ctx->ds.indptr.data(), nullptr};
-  return {ctx->csrPtr.data(), ctx->csrEdge.data()};
+    return {graph.offsets[1], nullptr};
+  return {graph.offsets[0], graph.index[2]};
 }
 
 } // namespace
 
-void cpuScatter(gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *in,
+void cpuScatter(const DeviceGraph &graph, int64_t side, gnnrtMemRefF32 *in,
                 gnnrtMemRefF32 *out, int64_t width) {
-  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  const int64_t V = graph.numVertices, E = graph.numEdges;
   need(in->sizes[0], V * width, "gnnrtScatter input");
   need(out->sizes[0], E * width, "gnnrtScatter output");
   const float *x = ptr(in);
   float *y = ptr(out);
   if (side == 1) {
-    const int64_t *indptr = ctx->ds.indptr.data();
+    const int64_t *indptr = graph.offsets[1];
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t v = 0; v < V; ++v) {
       const float *row = x + v * width;
@@ -70,7 +71,7 @@ void cpuScatter(gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *in,
     }
     return;
   }
-  const int32_t *src = ctx->ds.indices.data();
+  const int32_t *src = graph.index[0];
 #pragma omp parallel for schedule(static, 1024)
   for (int64_t e = 0; e < E; ++e) {
     const float *row = x + static_cast<int64_t>(src[e]) * width;
@@ -81,9 +82,10 @@ void cpuScatter(gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *in,
   }
 }
 
-void cpuGather(gnnrtContext *ctx, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
-               gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg, int64_t width) {
-  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
+               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg,
+               int64_t width) {
+  const int64_t V = graph.numVertices, E = graph.numEdges;
   need(in->sizes[0], E * width, "gnnrtGather input");
   need(out->sizes[0], V * width, "gnnrtGather output");
   const bool extremum = acc == 2 || acc == 3;
@@ -92,7 +94,7 @@ void cpuGather(gnnrtContext *ctx, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
   const float *x = ptr(in);
   float *y = ptr(out);
   int32_t *a = extremum && arg->sizes[0] > 0 ? ptr(arg) : nullptr;
-  const Segments seg = segmentsOf(ctx, side);
+  const Segments seg = segmentsOf(graph, side);
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t v = 0; v < V; ++v) {
     float *o = y + v * width;
@@ -143,17 +145,17 @@ void cpuGather(gnnrtContext *ctx, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
   }
 }
 
-void cpuGatherArgBackward(gnnrtContext *ctx, int64_t side,
+void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
                           gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                           gnnrtMemRefF32 *gradEdges, int64_t width) {
-  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  const int64_t V = graph.numVertices, E = graph.numEdges;
   need(gradOut->sizes[0], V * width, "gnnrtGatherArgBackward gradient");
   need(arg->sizes[0], V * width, "gnnrtGatherArgBackward arg");
   need(gradEdges->sizes[0], E * width, "gnnrtGatherArgBackward output");
   const float *g = ptr(gradOut);
   const int32_t *a = ptr(arg);
   float *ge = ptr(gradEdges);
-  const Segments seg = segmentsOf(ctx, side);
+  const Segments seg = segmentsOf(graph, side);
   // Each edge belongs to one segment, so writing per segment is race-free.
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t v = 0; v < V; ++v) {
@@ -268,18 +270,18 @@ void spmmRows(const SpmmOperands &op, int64_t mean, int64_t V, float *y) {
 
 } // namespace
 
-void cpuSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
+void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
              gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
              int64_t width) {
-  const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  const int64_t V = graph.numVertices, E = graph.numEdges;
   need(in->sizes[0], V * width, "gnnrtSpmm input");
   need(out->sizes[0], V * width, "gnnrtSpmm output");
   const bool weighted = weights->sizes[0] > 0;
   if (weighted)
     need(weights->sizes[0], E, "gnnrtSpmm weights");
-  const Segments seg = segmentsOf(ctx, side);
+  const Segments seg = segmentsOf(graph, side);
   const SpmmOperands op{seg,
-                        side == 1 ? ctx->ds.indices.data() : ctx->csrDst.data(),
+                        side == 1 ? graph.index[0] : graph.index[3],
                         weighted ? ptr(weights) : nullptr,
                         ptr(in),
                         width,

@@ -1,0 +1,162 @@
+//===- CPUDevice.cpp - the CPU device of gnnrt ----------------------------===//
+//
+// Host memory for both tiers (aligned, zeroed, huge pages for large blocks);
+// compiled kernels run on OpenMP threads; the compute methods forward to the
+// OpenMP + OpenBLAS kernels (Kernels.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPU/Kernels.h"
+#include "Context.h"
+#include "Device.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace gnnrt;
+using namespace gnnrt::cpu;
+
+namespace {
+
+/// `bytes` (at least 1) of zeroed memory; exits with "error: out of memory"
+/// when it fails.
+void *allocateZeroed(size_t bytes) {
+  // Buffers of a few MiB and more are read at random rows (a gather's
+  // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
+  // missed it on nearly every row, about a fifth of an aggregation's time).
+  // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
+  // request comes before the first touch.
+  // GNNRT_HUGE_PAGES=0 turns this off (for comparisons).
+  constexpr size_t kHuge = size_t(2) << 20;
+  static const bool allowed = [] {
+    const char *env = std::getenv("GNNRT_HUGE_PAGES");
+    return !env || std::strcmp(env, "0") != 0;
+  }();
+  const bool huge = allowed && bytes >= 2 * kHuge;
+  const size_t align = huge ? kHuge : 64;
+  bytes = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
+  void *p = nullptr;
+  if (posix_memalign(&p, align, bytes) != 0 || !p)
+    fatal("out of memory allocating " + std::to_string(bytes) + " bytes");
+#ifdef MADV_HUGEPAGE
+  if (huge)
+    madvise(p, bytes, MADV_HUGEPAGE); // advice only: failure is harmless
+#endif
+  std::memset(p, 0, bytes);
+  return p;
+}
+
+class CPUDevice final : public Device {
+public:
+  const char *name() const override { return "cpu"; }
+
+  void *allocate(int64_t bytes, MemoryTier tier) override {
+    if (bytes < 0)
+      fatal("cpu device: allocation of " + std::to_string(bytes) + " bytes");
+    void *p = allocateZeroed(static_cast<size_t>(bytes));
+    recordAllocation(p, bytes, tier);
+    return p;
+  }
+  void free(void *ptr) override {
+    recordFree(ptr);
+    std::free(ptr);
+  }
+  void copy(void *dst, MemoryTier dstTier, const void *src, MemoryTier srcTier,
+            int64_t bytes) override {
+    if (bytes < 0)
+      fatal("cpu device: copy of " + std::to_string(bytes) + " bytes");
+    if (bytes > 0 && dst != src)
+      std::memcpy(dst, src, static_cast<size_t>(bytes));
+    recordCopy(dstTier, srcTier, bytes);
+  }
+
+  void bindGraph(GraphArrays graph) override {
+    // Host memory is device memory: the arrays are kept as they are.
+    checkGraph(graph);
+    arrays = std::move(graph);
+    boundGraph.numVertices = static_cast<int64_t>(arrays.inDegree.size());
+    boundGraph.numEdges = static_cast<int64_t>(arrays.src.size());
+    boundGraph.offsets[0] = arrays.srcOffsets.data();
+    boundGraph.offsets[1] = arrays.dstOffsets.data();
+    boundGraph.index[0] = arrays.src.data();
+    boundGraph.index[1] = arrays.dst.data();
+    boundGraph.index[2] = arrays.csrEdge.data();
+    boundGraph.index[3] = arrays.csrDst.data();
+    boundGraph.degree[0] = arrays.inDegree.data();
+    boundGraph.degree[1] = arrays.outDegree.data();
+  }
+
+  void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) override {
+    // Dynamic schedule: the rows of skewed degrees balance.
+    constexpr int64_t kChunk = GNNRT_PARALLEL_CHUNK;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c = 0; c < chunks; ++c)
+      kernel(ctx, c * kChunk, std::min(n, (c + 1) * kChunk));
+  }
+  void synchronize() override {} // every method returns when it is done
+
+  void scatter(gnnrtContext *, int64_t side, gnnrtMemRefF32 *in,
+               gnnrtMemRefF32 *out, int64_t w) override {
+    cpuScatter(graph(), side, in, out, w);
+  }
+  void gather(gnnrtContext *, int64_t acc, int64_t side, gnnrtMemRefF32 *in,
+              gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg, int64_t w) override {
+    cpuGather(graph(), acc, side, in, out, arg, w);
+  }
+  void gatherArgBackward(gnnrtContext *, int64_t side, gnnrtMemRefF32 *g,
+                         gnnrtMemRefI32 *arg, gnnrtMemRefF32 *ge,
+                         int64_t w) override {
+    cpuGatherArgBackward(graph(), side, g, arg, ge, w);
+  }
+  void spmm(gnnrtContext *, int64_t side, int64_t mean, gnnrtMemRefF32 *wts,
+            gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t w) override {
+    cpuSpmm(graph(), side, mean, wts, in, out, w);
+  }
+  void gemm(gnnrtContext *, int64_t ta, int64_t tb, int64_t m, int64_t n,
+            int64_t k, float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,
+            float beta, gnnrtMemRefF32 *c) override {
+    cpuGemm(ta, tb, m, n, k, alpha, a, b, beta, c);
+  }
+  void sumRows(gnnrtContext *, int64_t rows, int64_t width, gnnrtMemRefF32 *in,
+               gnnrtMemRefF32 *out) override {
+    cpuSumRows(rows, width, in, out);
+  }
+  void typedGemm(gnnrtContext *c, int64_t rows, int64_t k, int64_t n, int64_t t,
+                 gnnrtMemRefF32 *x, gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+                 gnnrtMemRefF32 *out) override {
+    cpuTypedGemm(c, rows, k, n, t, x, types, w, out);
+  }
+  void typedGemmTranspose(gnnrtContext *c, int64_t rows, int64_t k, int64_t n,
+                          int64_t t, gnnrtMemRefF32 *g, gnnrtMemRefI32 *types,
+                          gnnrtMemRefF32 *w, gnnrtMemRefF32 *gx) override {
+    cpuTypedGemmTranspose(c, rows, k, n, t, g, types, w, gx);
+  }
+  void typedOuterSum(gnnrtContext *c, int64_t rows, int64_t k, int64_t n,
+                     int64_t t, gnnrtMemRefF32 *x, gnnrtMemRefI32 *types,
+                     gnnrtMemRefF32 *g, gnnrtMemRefF32 *gw) override {
+    cpuTypedOuterSum(c, rows, k, n, t, x, types, g, gw);
+  }
+  float softmaxCrossEntropy(gnnrtContext *c, gnnrtMemRefF32 *logits,
+                            gnnrtMemRefF32 *grad, int64_t classes,
+                            int64_t split) override {
+    return cpuSoftmaxCrossEntropy(c, logits, grad, classes, split);
+  }
+  void dropout(gnnrtContext *c, int64_t op, double rate, gnnrtMemRefF32 *in,
+               gnnrtMemRefF32 *out) override {
+    cpuDropout(c, op, rate, in, out);
+  }
+
+private:
+  GraphArrays arrays;
+};
+
+} // namespace
+
+std::unique_ptr<Device> gnnrt::createCPUDevice() {
+  return std::make_unique<CPUDevice>();
+}

@@ -1,0 +1,51 @@
+//===- Kernels.h - the CPU device's kernels ---------------------*- C++ -*-===//
+//
+// OpenMP + OpenBLAS implementations of the Device compute methods
+// (Kernels.cpp); CPUDevice.cpp forwards to them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_CPU_KERNELS_H
+#define GNNRT_CPU_KERNELS_H
+
+#include "Device.h"
+#include "gnnrt/GNNRuntime.h"
+
+namespace gnnrt::cpu {
+
+void cpuScatter(const DeviceGraph &graph, int64_t side, gnnrtMemRefF32 *in,
+                gnnrtMemRefF32 *out, int64_t width);
+void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
+               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg,
+               int64_t width);
+void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
+                          gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
+                          gnnrtMemRefF32 *gradEdges, int64_t width);
+void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
+             gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+             int64_t width);
+void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
+             float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
+             gnnrtMemRefF32 *c);
+void cpuSumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
+                gnnrtMemRefF32 *out);
+void cpuTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
+                  int64_t numTypes, gnnrtMemRefF32 *x, gnnrtMemRefI32 *types,
+                  gnnrtMemRefF32 *w, gnnrtMemRefF32 *out);
+void cpuTypedGemmTranspose(gnnrtContext *ctx, int64_t rows, int64_t k,
+                           int64_t n, int64_t numTypes, gnnrtMemRefF32 *g,
+                           gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+                           gnnrtMemRefF32 *gx);
+void cpuTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
+                      int64_t numTypes, gnnrtMemRefF32 *x,
+                      gnnrtMemRefI32 *types, gnnrtMemRefF32 *g,
+                      gnnrtMemRefF32 *gw);
+float cpuSoftmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
+                             gnnrtMemRefF32 *grad, int64_t classes,
+                             int64_t split);
+void cpuDropout(gnnrtContext *ctx, int64_t op, double rate, gnnrtMemRefF32 *in,
+                gnnrtMemRefF32 *out);
+
+} // namespace gnnrt::cpu
+
+#endif // GNNRT_CPU_KERNELS_H

@@ -1,0 +1,184 @@
+//===- CUDADevice.cpp - the CUDA device of gnnrt --------------------------===//
+//
+// Plain C++ against the CUDA runtime API. Device-tier memory is cudaMalloc'd
+// (zeroed with cudaMemset), host-tier memory is pinned (cudaMallocHost), and
+// copies are cudaMemcpy in the direction the tiers name; all of it on the
+// default stream, so each call is ordered after the ones before. The graph's
+// arrays are copied to GPU memory by bindGraph. Kernel launches and the
+// compute methods are the next step: until then they stop the run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CUDA/CUDADevice.h"
+#include "Context.h"
+#include "Device.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace gnnrt;
+
+/// Stops the run with "'<expr>' failed with '<error name>': <description>"
+/// unless `expr` returns cudaSuccess.
+#define GNNRT_CUDA_CHECK(expr) checkCUDA((expr), #expr)
+
+namespace {
+
+void checkCUDA(cudaError_t status, const char *expr) {
+  if (status != cudaSuccess)
+    fatal(std::string("'") + expr + "' failed with '" +
+          cudaGetErrorName(status) + "': " + cudaGetErrorString(status));
+}
+
+cudaMemcpyKind kindOf(MemoryTier dstTier, MemoryTier srcTier) {
+  const bool toDevice = dstTier == MemoryTier::Device;
+  if (srcTier == MemoryTier::Device)
+    return toDevice ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+  return toDevice ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost;
+}
+
+[[noreturn]] void unimplemented(const char *op) {
+  fatal(std::string("the CUDA device does not implement ") + op + " yet");
+}
+
+class CUDADevice final : public Device {
+public:
+  explicit CUDADevice(int ordinal) { GNNRT_CUDA_CHECK(cudaSetDevice(ordinal)); }
+  ~CUDADevice() override { releaseGraph(); }
+
+  const char *name() const override { return "cuda"; }
+
+  void *allocate(int64_t bytes, MemoryTier tier) override {
+    if (bytes < 0)
+      fatal("cuda device: allocation of " + std::to_string(bytes) + " bytes");
+    // cudaMalloc(0) gives no pointer: allocate at least one byte (both
+    // allocators align to 256 bytes at least).
+    const size_t size = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+    void *p = nullptr;
+    if (tier == MemoryTier::Device) {
+      GNNRT_CUDA_CHECK(cudaMalloc(&p, size));
+      GNNRT_CUDA_CHECK(cudaMemset(p, 0, size));
+    } else {
+      GNNRT_CUDA_CHECK(cudaMallocHost(&p, size));
+      std::memset(p, 0, size);
+    }
+    recordAllocation(p, bytes, tier);
+    return p;
+  }
+
+  void free(void *ptr) override {
+    if (recordFree(ptr) == MemoryTier::Device)
+      GNNRT_CUDA_CHECK(cudaFree(ptr));
+    else
+      GNNRT_CUDA_CHECK(cudaFreeHost(ptr));
+  }
+
+  void copy(void *dst, MemoryTier dstTier, const void *src, MemoryTier srcTier,
+            int64_t bytes) override {
+    if (bytes < 0)
+      fatal("cuda device: copy of " + std::to_string(bytes) + " bytes");
+    if (bytes > 0 && dst != src)
+      GNNRT_CUDA_CHECK(cudaMemcpy(dst, src, static_cast<size_t>(bytes),
+                                  kindOf(dstTier, srcTier)));
+    recordCopy(dstTier, srcTier, bytes);
+  }
+
+  void bindGraph(GraphArrays graph) override {
+    checkGraph(graph);
+    releaseGraph();
+    boundGraph.numVertices = static_cast<int64_t>(graph.inDegree.size());
+    boundGraph.numEdges = static_cast<int64_t>(graph.src.size());
+    boundGraph.offsets[0] = upload(graph.srcOffsets);
+    boundGraph.offsets[1] = upload(graph.dstOffsets);
+    boundGraph.index[0] = upload(graph.src);
+    boundGraph.index[1] = upload(graph.dst);
+    boundGraph.index[2] = upload(graph.csrEdge);
+    boundGraph.index[3] = upload(graph.csrDst);
+    boundGraph.degree[0] = upload(graph.inDegree);
+    boundGraph.degree[1] = upload(graph.outDegree);
+  }
+
+  void launch(gnnrtContext *, KernelFn, int64_t) override {
+    unimplemented("launch");
+  }
+  void synchronize() override { GNNRT_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  void scatter(gnnrtContext *, int64_t, gnnrtMemRefF32 *, gnnrtMemRefF32 *,
+               int64_t) override {
+    unimplemented("scatter");
+  }
+  void gather(gnnrtContext *, int64_t, int64_t, gnnrtMemRefF32 *,
+              gnnrtMemRefF32 *, gnnrtMemRefI32 *, int64_t) override {
+    unimplemented("gather");
+  }
+  void gatherArgBackward(gnnrtContext *, int64_t, gnnrtMemRefF32 *,
+                         gnnrtMemRefI32 *, gnnrtMemRefF32 *, int64_t) override {
+    unimplemented("gatherArgBackward");
+  }
+  void spmm(gnnrtContext *, int64_t, int64_t, gnnrtMemRefF32 *,
+            gnnrtMemRefF32 *, gnnrtMemRefF32 *, int64_t) override {
+    unimplemented("spmm");
+  }
+  void gemm(gnnrtContext *, int64_t, int64_t, int64_t, int64_t, int64_t, float,
+            gnnrtMemRefF32 *, gnnrtMemRefF32 *, float,
+            gnnrtMemRefF32 *) override {
+    unimplemented("gemm");
+  }
+  void sumRows(gnnrtContext *, int64_t, int64_t, gnnrtMemRefF32 *,
+               gnnrtMemRefF32 *) override {
+    unimplemented("sumRows");
+  }
+  void typedGemm(gnnrtContext *, int64_t, int64_t, int64_t, int64_t,
+                 gnnrtMemRefF32 *, gnnrtMemRefI32 *, gnnrtMemRefF32 *,
+                 gnnrtMemRefF32 *) override {
+    unimplemented("typedGemm");
+  }
+  void typedGemmTranspose(gnnrtContext *, int64_t, int64_t, int64_t, int64_t,
+                          gnnrtMemRefF32 *, gnnrtMemRefI32 *, gnnrtMemRefF32 *,
+                          gnnrtMemRefF32 *) override {
+    unimplemented("typedGemmTranspose");
+  }
+  void typedOuterSum(gnnrtContext *, int64_t, int64_t, int64_t, int64_t,
+                     gnnrtMemRefF32 *, gnnrtMemRefI32 *, gnnrtMemRefF32 *,
+                     gnnrtMemRefF32 *) override {
+    unimplemented("typedOuterSum");
+  }
+  float softmaxCrossEntropy(gnnrtContext *, gnnrtMemRefF32 *, gnnrtMemRefF32 *,
+                            int64_t, int64_t) override {
+    unimplemented("softmaxCrossEntropy");
+  }
+  void dropout(gnnrtContext *, int64_t, double, gnnrtMemRefF32 *,
+               gnnrtMemRefF32 *) override {
+    unimplemented("dropout");
+  }
+
+private:
+  /// A device-tier copy of `host`, freed by releaseGraph.
+  template <typename T>
+  const T *upload(const std::vector<T> &host) {
+    const int64_t bytes = static_cast<int64_t>(host.size() * sizeof(T));
+    void *p = allocate(bytes, MemoryTier::Device);
+    copy(p, MemoryTier::Device, host.data(), MemoryTier::Host, bytes);
+    graphMemory.push_back(p);
+    return static_cast<const T *>(p);
+  }
+
+  void releaseGraph() {
+    for (void *p : graphMemory)
+      free(p);
+    graphMemory.clear();
+    boundGraph = DeviceGraph();
+  }
+
+  std::vector<void *> graphMemory;
+};
+
+} // namespace
+
+std::unique_ptr<Device> gnnrt::createCUDADevice(int ordinal) {
+  return std::make_unique<CUDADevice>(ordinal);
+}

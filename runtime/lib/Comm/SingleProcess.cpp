@@ -1,0 +1,99 @@
+//===- SingleProcess.cpp - the communicator of a world of one -------------===//
+//
+// Rank 0 of 1: a reduction over one rank is its input, a gather or a scatter
+// of one block is a copy, and every request is complete when issued (it is
+// still handed out, and must be waited for, as with MPI).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Communicator.h"
+#include "Context.h"
+
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+using namespace gnnrt;
+
+namespace {
+
+class SingleProcessCommunicator final : public Communicator {
+public:
+  const char *name() const override { return "single-process"; }
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+
+  void allReduce(const float *send, float *recv, int64_t count,
+                 ReduceOp) override {
+    copy("allReduce", send, recv, count);
+  }
+  void allReduce(const int64_t *send, int64_t *recv, int64_t count,
+                 ReduceOp) override {
+    copy("allReduce", send, recv, count);
+  }
+  void broadcast(float *, int64_t count, int root) override {
+    checkBroadcast(count, root);
+  }
+  void broadcast(int64_t *, int64_t count, int root) override {
+    checkBroadcast(count, root);
+  }
+  void reduceScatter(const float *send, float *recv, int64_t count,
+                     ReduceOp) override {
+    // Rank 0's block is the first; in place, it is already there.
+    copy("reduceScatter", send, recv, count);
+  }
+  void allGather(const float *send, float *recv, int64_t count) override {
+    copy("allGather", send, recv, count);
+  }
+  void allGather(const int64_t *send, int64_t *recv, int64_t count) override {
+    copy("allGather", send, recv, count);
+  }
+  Request iAllReduce(const float *send, float *recv, int64_t count,
+                     ReduceOp op) override {
+    allReduce(send, recv, count, op);
+    return issue();
+  }
+  Request iAllGather(const float *send, float *recv, int64_t count) override {
+    allGather(send, recv, count);
+    return issue();
+  }
+  void wait(Request &request) override {
+    if (request.isNull())
+      return;
+    if (!pending.erase(request.id))
+      fatal("wait: request " + std::to_string(request.id) +
+            " is not pending on this communicator");
+    request = Request();
+  }
+
+private:
+  /// recv[0, count) = send[0, count), unless in place.
+  template <typename T>
+  static void copy(const char *what, const T *send, T *recv, int64_t count) {
+    if (count < 0)
+      fatal(std::string(what) + ": negative count " + std::to_string(count));
+    if (count > 0 && send != recv)
+      std::memmove(recv, send, static_cast<size_t>(count) * sizeof(T));
+  }
+  static void checkBroadcast(int64_t count, int root) {
+    if (count < 0)
+      fatal("broadcast: negative count " + std::to_string(count));
+    if (root != 0)
+      fatal("broadcast: root " + std::to_string(root) +
+            " outside the world of 1 process");
+  }
+  Request issue() {
+    Request r{nextId++};
+    pending.insert(r.id);
+    return r;
+  }
+
+  int64_t nextId = 1;
+  std::unordered_set<int64_t> pending;
+};
+
+} // namespace
+
+std::unique_ptr<Communicator> gnnrt::createSingleProcessCommunicator() {
+  return std::make_unique<SingleProcessCommunicator>();
+}

@@ -1,0 +1,83 @@
+//===- Communicator.h - the collectives of gnnrt ----------------*- C++ -*-===//
+//
+// A context's place in a world of processes that train one model together:
+// its rank, the world's size and the collectives that data-parallel and
+// graph-partitioned training need. The single-process communicator
+// (Comm/SingleProcess.cpp) is the default; an MPI or NCCL one implements the
+// same methods. Buffers are in the memory the communicator works on (host
+// memory for MPI, the device's memory for NCCL) and follow MPI's rules: a
+// collective is called by every rank in the same order, with the same counts,
+// and distinct send and receive buffers do not overlap.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_COMMUNICATOR_H
+#define GNNRT_COMMUNICATOR_H
+
+#include <cstdint>
+#include <memory>
+
+namespace gnnrt {
+
+/// The reduction of allReduce and reduceScatter, element by element.
+enum class ReduceOp { Sum, Max, Min };
+
+/// A pending non-blocking collective, completed by Communicator::wait; null
+/// once waited for (and as constructed).
+struct Request {
+  int64_t id = 0;
+  bool isNull() const { return id == 0; }
+};
+
+class Communicator {
+public:
+  virtual ~Communicator() = default;
+  /// A short name for logs ("single-process", "mpi", "nccl").
+  virtual const char *name() const = 0;
+  /// This process's rank, in [0, size()).
+  virtual int rank() const = 0;
+  /// The number of processes.
+  virtual int size() const = 0;
+
+  /// recv[i] = op over the ranks of their send[i], for i < count, on every
+  /// rank. In place when send == recv.
+  virtual void allReduce(const float *send, float *recv, int64_t count,
+                         ReduceOp op) = 0;
+  virtual void allReduce(const int64_t *send, int64_t *recv, int64_t count,
+                         ReduceOp op) = 0;
+
+  /// data[0, count) of rank `root` to every rank.
+  virtual void broadcast(float *data, int64_t count, int root) = 0;
+  virtual void broadcast(int64_t *data, int64_t count, int root) = 0;
+
+  /// Rank r receives recv[i] = op over the ranks of their
+  /// send[r * count + i], for i < count (send has size() * count elements;
+  /// MPI_Reduce_scatter_block). In place when send == recv: recv holds the
+  /// size() * count elements on entry and its first count on return.
+  virtual void reduceScatter(const float *send, float *recv, int64_t count,
+                             ReduceOp op) = 0;
+
+  /// recv[r * count + i] = send[i] of rank r, for every rank r and i < count,
+  /// on every rank (recv has size() * count elements). In place when
+  /// send == recv + rank() * count: the rank's block is already there.
+  virtual void allGather(const float *send, float *recv, int64_t count) = 0;
+  virtual void allGather(const int64_t *send, int64_t *recv, int64_t count) = 0;
+
+  /// allReduce and allGather without waiting: neither buffer may be touched
+  /// until wait() on the returned request returns.
+  virtual Request iAllReduce(const float *send, float *recv, int64_t count,
+                             ReduceOp op) = 0;
+  virtual Request iAllGather(const float *send, float *recv, int64_t count) = 0;
+  /// Returns when `request` is complete and makes it null; a null request
+  /// returns at once. Stops the run on a request this communicator did not
+  /// issue or already completed.
+  virtual void wait(Request &request) = 0;
+};
+
+/// A world of one process (rank 0): reductions are the identity, gathers
+/// and scatters copies, requests complete when issued.
+std::unique_ptr<Communicator> createSingleProcessCommunicator();
+
+} // namespace gnnrt
+
+#endif // GNNRT_COMMUNICATOR_H

@@ -1,0 +1,200 @@
+//===- Device.h - the device interface of gnnrt -----------------*- C++ -*-===//
+//
+// A context's device owns the run's memory (allocation, copies between host
+// and device memory, byte counters), holds the graph, runs the compiled
+// kernels (gnnrtParallelFor) and implements every compute entry point of the
+// C ABI (gnnrt/GNNRuntime.h), which forwards to it. The CPU device (CPU/:
+// OpenMP + OpenBLAS) is the one the driver uses; the CUDA device (CUDA/, with
+// GNN_ENABLE_CUDA) has its memory and graph parts so far. Compute arguments
+// are the ABI's memref descriptors, so a device sees exactly what compiled
+// code passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_DEVICE_H
+#define GNNRT_DEVICE_H
+
+#include "gnnrt/GNNRuntime.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace gnnrt {
+
+/// Where memory lives. Device memory is what the compute methods and the
+/// compiled kernels read and write; host memory is what the CPU addresses
+/// (staging for transfers; pinned on a GPU). On the CPU the two coincide, but
+/// every allocation and copy is still counted under the tier it names.
+enum class MemoryTier { Host, Device };
+
+/// A device's memory traffic in bytes, as requested by the callers (not
+/// rounded up to the allocator's alignment).
+struct MemoryCounters {
+  /// Device-tier memory: bytes allocated and not yet freed, the highest
+  /// `live` so far, and the totals allocated and freed.
+  int64_t live = 0, peak = 0, allocated = 0, freed = 0;
+  /// The same for host-tier memory.
+  int64_t hostLive = 0, hostPeak = 0, hostAllocated = 0, hostFreed = 0;
+  /// Bytes moved by copy(), by direction.
+  int64_t copiedToDevice = 0, copiedToHost = 0, copiedOnDevice = 0,
+          copiedOnHost = 0;
+};
+
+/// The graph's arrays as bindDataset builds them on the host; bindGraph
+/// takes them over.
+struct GraphArrays {
+  std::vector<int64_t> dstOffsets; // [V+1] in-edges by destination (CSC)
+  std::vector<int64_t> srcOffsets; // [V+1] out-edges by source (CSR)
+  std::vector<int32_t> src;        // [E] source of each edge (CSC order)
+  std::vector<int32_t> dst;        // [E] destination of each edge
+  std::vector<int32_t> csrEdge;    // [E] edge ids, ascending within a source
+  std::vector<int32_t> csrDst;     // [E] dst[csrEdge[p]]: read in order by
+                                   // to-src gathers
+  std::vector<float> inDegree, outDegree; // [V]
+};
+
+/// A compiled kernel: rows [begin, end) of a parallel loop.
+using KernelFn = void (*)(gnnrtContext *ctx, int64_t begin, int64_t end);
+
+/// The device's copies of the graph, in its device-tier memory, numbered as
+/// the C ABI numbers them.
+struct DeviceGraph {
+  int64_t numVertices = 0, numEdges = 0;
+  /// gnnrtGraphOffsets: by side, 0 = srcOffsets (CSR), 1 = dstOffsets (CSC).
+  const int64_t *offsets[2] = {};
+  /// gnnrtGraphIndex: 0 = src, 1 = dst, 2 = csrEdge, 3 = csrDst.
+  const int32_t *index[4] = {};
+  /// gnnrtDegree: 0 = in-degree, 1 = out-degree.
+  const float *degree[2] = {};
+};
+
+class Device {
+public:
+  virtual ~Device() = default;
+  /// A short name for logs ("cpu", "cuda").
+  virtual const char *name() const = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Memory
+  //===--------------------------------------------------------------------===//
+
+  /// `bytes` (>= 0) of zeroed memory in `tier`, 64-byte aligned and valid
+  /// (non-null, distinct) even for 0 bytes; stops the run when it fails.
+  virtual void *allocate(int64_t bytes, MemoryTier tier) = 0;
+  /// Frees memory from allocate(); stops the run on any other pointer.
+  virtual void free(void *ptr) = 0;
+  /// Copies `bytes` from `src` in `srcTier` to `dst` in `dstTier` (not
+  /// overlapping unless equal). A host-tier pointer may be any host memory.
+  /// Returns when the copy is done.
+  virtual void copy(void *dst, MemoryTier dstTier, const void *src,
+                    MemoryTier srcTier, int64_t bytes) = 0;
+  /// What allocate, free and copy did so far.
+  MemoryCounters memoryCounters() const;
+
+  //===--------------------------------------------------------------------===//
+  // Graph
+  //===--------------------------------------------------------------------===//
+
+  /// Takes over the graph's arrays (copies them to device memory, or keeps
+  /// them where host memory is device memory). Replaces a graph bound
+  /// before.
+  virtual void bindGraph(GraphArrays graph) = 0;
+  /// The bound graph (all null before bindGraph).
+  const DeviceGraph &graph() const { return boundGraph; }
+
+  //===--------------------------------------------------------------------===//
+  // Execution
+  //===--------------------------------------------------------------------===//
+
+  /// gnnrtParallelFor: runs `kernel(ctx, begin, end)` once for each chunk
+  /// [c * GNNRT_PARALLEL_CHUNK, min(n, (c + 1) * GNNRT_PARALLEL_CHUNK)) of
+  /// [0, n), in any order and concurrently; returns when all have run.
+  virtual void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) = 0;
+  /// Waits until the work issued to the device is done.
+  virtual void synchronize() = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Compute: the C ABI's entry points of the same names
+  //===--------------------------------------------------------------------===//
+
+  virtual void scatter(gnnrtContext *ctx, int64_t side, gnnrtMemRefF32 *in,
+                       gnnrtMemRefF32 *out, int64_t width) = 0;
+  virtual void gather(gnnrtContext *ctx, int64_t acc, int64_t side,
+                      gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                      gnnrtMemRefI32 *arg, int64_t width) = 0;
+  virtual void gatherArgBackward(gnnrtContext *ctx, int64_t side,
+                                 gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
+                                 gnnrtMemRefF32 *gradEdges, int64_t width) = 0;
+  virtual void spmm(gnnrtContext *ctx, int64_t side, int64_t mean,
+                    gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                    gnnrtMemRefF32 *out, int64_t width) = 0;
+  virtual void gemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
+                    int64_t m, int64_t n, int64_t k, float alpha,
+                    gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
+                    gnnrtMemRefF32 *c) = 0;
+  /// out[j] = sum over the rows of in[rows, width].
+  virtual void sumRows(gnnrtContext *ctx, int64_t rows, int64_t width,
+                       gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
+  virtual void typedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
+                         int64_t numTypes, gnnrtMemRefF32 *x,
+                         gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
+                         gnnrtMemRefF32 *out) = 0;
+  virtual void typedGemmTranspose(gnnrtContext *ctx, int64_t rows, int64_t k,
+                                  int64_t n, int64_t numTypes,
+                                  gnnrtMemRefF32 *g, gnnrtMemRefI32 *types,
+                                  gnnrtMemRefF32 *w, gnnrtMemRefF32 *gx) = 0;
+  virtual void typedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
+                             int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
+                             gnnrtMemRefI32 *types, gnnrtMemRefF32 *g,
+                             gnnrtMemRefF32 *gw) = 0;
+  virtual float softmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
+                                    gnnrtMemRefF32 *grad, int64_t classes,
+                                    int64_t split) = 0;
+  virtual void dropout(gnnrtContext *ctx, int64_t op, double rate,
+                       gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
+
+protected:
+  /// Bookkeeping for the implementations of allocate, free and copy: they
+  /// call these so that every device counts the same way.
+  void recordAllocation(void *ptr, int64_t bytes, MemoryTier tier);
+  /// Forgets `ptr` and returns its tier; stops the run on a pointer that is
+  /// not a live allocation.
+  MemoryTier recordFree(void *ptr);
+  void recordCopy(MemoryTier dstTier, MemoryTier srcTier, int64_t bytes);
+  /// Checks that `graph`'s arrays agree in size; stops the run otherwise.
+  static void checkGraph(const GraphArrays &graph);
+
+  /// Set by bindGraph.
+  DeviceGraph boundGraph;
+
+private:
+  struct Allocation {
+    int64_t bytes;
+    MemoryTier tier;
+  };
+  mutable std::mutex memoryMutex;
+  MemoryCounters counters;
+  std::unordered_map<const void *, Allocation> allocations;
+};
+
+/// `size` floats of zeroed device-tier memory of `device`, freed with the
+/// buffer.
+struct Buffer {
+  Device *device = nullptr;
+  float *data = nullptr;
+  int64_t size = 0;
+  Buffer(Device &device, int64_t n);
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+};
+
+/// The CPU device (always built; CPU/CPUDevice.cpp).
+std::unique_ptr<Device> createCPUDevice();
+
+} // namespace gnnrt
+
+#endif // GNNRT_DEVICE_H

@@ -1,0 +1,136 @@
+//===- CUDADeviceTest.cpp - the CUDA device's memory and graph ------------===//
+//
+// Built with gnnrt_cuda; skipped where no GPU is visible. Counters as on the
+// CPU device (DeviceTest.cpp), data round trips through GPU memory, the graph
+// in GPU memory, and the methods not implemented yet stop the run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CUDA/CUDADevice.h"
+#include "Context.h"
+#include "Device.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+using namespace gnnrt;
+
+namespace {
+
+bool haveGPU() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+bool onGPU(const void *p) {
+  cudaPointerAttributes a;
+  return cudaPointerGetAttributes(&a, p) == cudaSuccess &&
+         a.type == cudaMemoryTypeDevice;
+}
+
+} // namespace
+
+TEST(RuntimeCUDADevice, MemoryIsCountedAndRoundTrips) {
+  if (!haveGPU())
+    GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<Device> device = createCUDADevice();
+  EXPECT_STREQ(device->name(), "cuda");
+  const int64_t n = 1000;
+  std::vector<float> host(n), back(n, -1.0f);
+  for (int64_t i = 0; i < n; ++i)
+    host[i] = static_cast<float>(i) - 0.25f;
+  auto *d0 = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  auto *d1 = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  auto *h0 = static_cast<float *>(device->allocate(n * 4, MemoryTier::Host));
+  EXPECT_TRUE(onGPU(d0));
+  EXPECT_FALSE(onGPU(h0));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(h0[i], 0.0f);
+  MemoryCounters c = device->memoryCounters();
+  EXPECT_EQ(c.live, 2 * n * 4);
+  EXPECT_EQ(c.peak, 2 * n * 4);
+  EXPECT_EQ(c.hostLive, n * 4);
+
+  // Zeroed device memory, then host -> device -> device -> host -> host.
+  device->copy(back.data(), MemoryTier::Host, d1, MemoryTier::Device, n * 4);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(back[i], 0.0f);
+  device->copy(d0, MemoryTier::Device, host.data(), MemoryTier::Host, n * 4);
+  device->copy(d1, MemoryTier::Device, d0, MemoryTier::Device, n * 4);
+  device->copy(h0, MemoryTier::Host, d1, MemoryTier::Device, n * 4);
+  device->copy(back.data(), MemoryTier::Host, h0, MemoryTier::Host, n * 4);
+  device->synchronize();
+  EXPECT_EQ(back, host);
+  c = device->memoryCounters();
+  EXPECT_EQ(c.copiedToDevice, n * 4);
+  EXPECT_EQ(c.copiedOnDevice, n * 4);
+  EXPECT_EQ(c.copiedToHost, 2 * n * 4);
+  EXPECT_EQ(c.copiedOnHost, n * 4);
+
+  for (void *p : {static_cast<void *>(d0), static_cast<void *>(d1),
+                  static_cast<void *>(h0)})
+    device->free(p);
+  c = device->memoryCounters();
+  EXPECT_EQ(c.live, 0);
+  EXPECT_EQ(c.hostLive, 0);
+  EXPECT_EQ(c.freed, 2 * n * 4);
+}
+
+TEST(RuntimeCUDADevice, TheGraphIsCopiedToTheGPU) {
+  if (!haveGPU())
+    GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<Device> device = createCUDADevice();
+  // 0 -> 1, 0 -> 2, 1 -> 2 (CSC by destination).
+  GraphArrays g;
+  g.dstOffsets = {0, 0, 1, 3};
+  g.src = {0, 0, 1};
+  g.dst = {1, 2, 2};
+  g.srcOffsets = {0, 2, 3, 3};
+  g.csrEdge = {0, 1, 2};
+  g.csrDst = {1, 2, 2};
+  g.inDegree = {0, 1, 2};
+  g.outDegree = {2, 1, 0};
+  const GraphArrays expected = g;
+  device->bindGraph(std::move(g));
+  const DeviceGraph &dg = device->graph();
+  EXPECT_EQ(dg.numVertices, 3);
+  EXPECT_EQ(dg.numEdges, 3);
+  EXPECT_TRUE(onGPU(dg.offsets[0]) && onGPU(dg.index[3]) &&
+              onGPU(dg.degree[1]));
+  std::vector<int64_t> offsets(4);
+  std::vector<int32_t> csrDst(3);
+  std::vector<float> outDegree(3);
+  device->copy(offsets.data(), MemoryTier::Host, dg.offsets[0],
+               MemoryTier::Device, 4 * 8);
+  device->copy(csrDst.data(), MemoryTier::Host, dg.index[3], MemoryTier::Device,
+               3 * 4);
+  device->copy(outDegree.data(), MemoryTier::Host, dg.degree[1],
+               MemoryTier::Device, 3 * 4);
+  EXPECT_EQ(offsets, expected.srcOffsets);
+  EXPECT_EQ(csrDst, expected.csrDst);
+  EXPECT_EQ(outDegree, expected.outDegree);
+  // Two offset arrays of 4 int64, four index arrays of 3 int32, two degree
+  // arrays of 3 floats.
+  EXPECT_EQ(device->memoryCounters().live, 2 * 32 + 4 * 12 + 2 * 12);
+}
+
+namespace {
+
+void scatterOnTheGPU() {
+  std::unique_ptr<Device> device = createCUDADevice();
+  gnnrtMemRefF32 none = {nullptr, nullptr, 0, {0}, {1}};
+  device->scatter(nullptr, 0, &none, &none, 1);
+}
+
+} // namespace
+
+TEST(RuntimeCUDADeviceDeathTest, UnimplementedMethodsStopTheRun) {
+  if (!haveGPU())
+    GTEST_SKIP() << "no CUDA device";
+  EXPECT_EXIT(scatterOnTheGPU(), testing::ExitedWithCode(1),
+              "error: the CUDA device does not implement scatter yet");
+}

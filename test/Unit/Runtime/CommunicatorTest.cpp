@@ -1,0 +1,189 @@
+//===- CommunicatorTest.cpp - the single-process communicator -------------===//
+//
+// Rank 0 of 1 on random data: every reduction is the identity (bit for bit,
+// whatever the operation), gathers and scatters copy, in place leaves the
+// data as it is, non-blocking collectives are done by wait() and their
+// requests are null afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Communicator.h"
+#include "Context.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+
+using namespace gnnrt;
+
+namespace {
+
+constexpr int64_t kCounts[] = {0, 1, 31, 1000, 4097};
+constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min};
+
+std::vector<float> randomFloats(int64_t n, std::mt19937 &rng) {
+  std::normal_distribution<float> normal(0.0f, 100.0f);
+  std::vector<float> v(n);
+  for (float &f : v)
+    f = normal(rng);
+  return v;
+}
+
+std::vector<int64_t> randomInts(int64_t n, std::mt19937 &rng) {
+  std::uniform_int_distribution<int64_t> any(INT64_MIN, INT64_MAX);
+  std::vector<int64_t> v(n);
+  for (int64_t &x : v)
+    x = any(rng);
+  return v;
+}
+
+/// Bitwise equality (a float reduction over one rank must not even
+/// canonicalise a NaN or flip a zero's sign).
+template <typename T>
+bool sameBits(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() &&
+         (a.empty() ||
+          std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+} // namespace
+
+TEST(RuntimeCommunicator, SingleProcessIsRankZeroOfOne) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  EXPECT_EQ(comm->rank(), 0);
+  EXPECT_EQ(comm->size(), 1);
+  EXPECT_STREQ(comm->name(), "single-process");
+  // A context starts with one.
+  gnnrtContext ctx;
+  ASSERT_NE(ctx.comm, nullptr);
+  EXPECT_EQ(ctx.comm->size(), 1);
+  EXPECT_EQ(ctx.comm->rank(), 0);
+}
+
+TEST(RuntimeCommunicator, AllReduceIsTheIdentity) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  std::mt19937 rng(11);
+  for (int64_t n : kCounts) {
+    for (ReduceOp op : kOps) {
+      std::vector<float> send = randomFloats(n, rng);
+      if (n > 2) { // values a real reduction would have to get right
+        send[0] = -0.0f;
+        send[1] = std::numeric_limits<float>::quiet_NaN();
+      }
+      const std::vector<float> original = send;
+      std::vector<float> recv(n, 42.0f);
+      comm->allReduce(send.data(), recv.data(), n, op);
+      EXPECT_TRUE(sameBits(recv, original)) << n;
+      EXPECT_TRUE(sameBits(send, original)) << n;
+      // In place.
+      comm->allReduce(send.data(), send.data(), n, op);
+      EXPECT_TRUE(sameBits(send, original)) << n;
+
+      std::vector<int64_t> sendI = randomInts(n, rng), recvI(n, 7);
+      const std::vector<int64_t> originalI = sendI;
+      comm->allReduce(sendI.data(), recvI.data(), n, op);
+      EXPECT_EQ(recvI, originalI);
+      comm->allReduce(sendI.data(), sendI.data(), n, op);
+      EXPECT_EQ(sendI, originalI);
+    }
+  }
+}
+
+TEST(RuntimeCommunicator, BroadcastFromRankZeroKeepsTheData) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  std::mt19937 rng(12);
+  for (int64_t n : kCounts) {
+    std::vector<float> data = randomFloats(n, rng);
+    const std::vector<float> original = data;
+    comm->broadcast(data.data(), n, 0);
+    EXPECT_TRUE(sameBits(data, original));
+    std::vector<int64_t> dataI = randomInts(n, rng);
+    const std::vector<int64_t> originalI = dataI;
+    comm->broadcast(dataI.data(), n, 0);
+    EXPECT_EQ(dataI, originalI);
+  }
+}
+
+TEST(RuntimeCommunicator, ReduceScatterAndAllGatherCopyOneBlock) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  std::mt19937 rng(13);
+  for (int64_t n : kCounts) {
+    const std::vector<float> original = randomFloats(n, rng);
+    for (ReduceOp op : kOps) {
+      std::vector<float> send = original, recv(n, -1.0f);
+      comm->reduceScatter(send.data(), recv.data(), n, op);
+      EXPECT_TRUE(sameBits(recv, original));
+      EXPECT_TRUE(sameBits(send, original));
+      comm->reduceScatter(send.data(), send.data(), n, op);
+      EXPECT_TRUE(sameBits(send, original));
+    }
+    std::vector<float> send = original, recv(n, -1.0f);
+    comm->allGather(send.data(), recv.data(), n);
+    EXPECT_TRUE(sameBits(recv, original));
+    EXPECT_TRUE(sameBits(send, original));
+    // In place: rank 0's block starts at recv + 0 * n.
+    comm->allGather(recv.data() + comm->rank() * n, recv.data(), n);
+    EXPECT_TRUE(sameBits(recv, original));
+
+    const std::vector<int64_t> originalI = randomInts(n, rng);
+    std::vector<int64_t> sendI = originalI, recvI(n, 3);
+    comm->allGather(sendI.data(), recvI.data(), n);
+    EXPECT_EQ(recvI, originalI);
+    comm->allGather(recvI.data(), recvI.data(), n);
+    EXPECT_EQ(recvI, originalI);
+  }
+}
+
+TEST(RuntimeCommunicator, NonBlockingCollectivesAreDoneByWait) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  std::mt19937 rng(14);
+  for (int64_t n : kCounts) {
+    const std::vector<float> a = randomFloats(n, rng), b = randomFloats(n, rng);
+    std::vector<float> sendA = a, recvA(n, 0.0f), inPlace = b,
+                       gathered(n, 0.0f);
+    // Three requests in flight, waited for in another order.
+    Request r1 = comm->iAllReduce(sendA.data(), recvA.data(), n, ReduceOp::Sum);
+    Request r2 =
+        comm->iAllReduce(inPlace.data(), inPlace.data(), n, ReduceOp::Max);
+    Request r3 = comm->iAllGather(sendA.data(), gathered.data(), n);
+    EXPECT_FALSE(r1.isNull());
+    EXPECT_FALSE(r2.isNull());
+    EXPECT_FALSE(r3.isNull());
+    EXPECT_NE(r1.id, r2.id);
+    EXPECT_NE(r2.id, r3.id);
+    comm->wait(r3);
+    comm->wait(r1);
+    comm->wait(r2);
+    EXPECT_TRUE(r1.isNull() && r2.isNull() && r3.isNull());
+    EXPECT_TRUE(sameBits(recvA, a));
+    EXPECT_TRUE(sameBits(inPlace, b));
+    EXPECT_TRUE(sameBits(gathered, a));
+    // A null request (a completed one) returns at once.
+    comm->wait(r1);
+    Request none;
+    comm->wait(none);
+
+    // In-place all-gather.
+    std::vector<float> block = b;
+    Request r4 = comm->iAllGather(block.data(), block.data(), n);
+    comm->wait(r4);
+    EXPECT_TRUE(sameBits(block, b));
+  }
+}
+
+TEST(RuntimeCommunicatorDeathTest, MisuseStopsTheRun) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  float x[2] = {1.0f, 2.0f};
+  EXPECT_EXIT(comm->broadcast(x, 2, 1), testing::ExitedWithCode(1),
+              "error: broadcast: root 1 outside the world of 1 process");
+  EXPECT_EXIT(comm->allReduce(x, x + 1, -1, ReduceOp::Sum),
+              testing::ExitedWithCode(1), "error: allReduce: negative count");
+  Request forged{42};
+  EXPECT_EXIT(comm->wait(forged), testing::ExitedWithCode(1),
+              "error: wait: request 42 is not pending");
+}

@@ -1,0 +1,300 @@
+//===- DeviceTest.cpp - the CPU device: memory, graph, launch -------------===//
+//
+// Every allocate, free and copy moves the counters by exactly the bytes asked
+// for, under the tier named; a context allocates its buffers on its device;
+// the graph accessors of the ABI return the device's copies of the graph;
+// launch (gnnrtParallelFor) runs each row once, in whole chunks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+#include "Context.h"
+#include "gnnrt/GNNRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace gnnrt;
+
+namespace {
+
+bool operator==(const MemoryCounters &a, const MemoryCounters &b) {
+  return std::memcmp(&a, &b, sizeof(MemoryCounters)) == 0;
+}
+
+} // namespace
+
+TEST(RuntimeDevice, AllocateAndFreeMoveLiveAndPeakExactly) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  EXPECT_TRUE(device->memoryCounters() == MemoryCounters());
+
+  void *a = device->allocate(1000, MemoryTier::Device);
+  void *b = device->allocate(24, MemoryTier::Device);
+  void *h = device->allocate(333, MemoryTier::Host);
+  MemoryCounters c = device->memoryCounters();
+  EXPECT_EQ(c.live, 1024);
+  EXPECT_EQ(c.peak, 1024);
+  EXPECT_EQ(c.allocated, 1024);
+  EXPECT_EQ(c.freed, 0);
+  EXPECT_EQ(c.hostLive, 333);
+  EXPECT_EQ(c.hostPeak, 333);
+  EXPECT_EQ(c.hostAllocated, 333);
+  EXPECT_EQ(c.hostFreed, 0);
+
+  device->free(a);
+  c = device->memoryCounters();
+  EXPECT_EQ(c.live, 24);
+  EXPECT_EQ(c.peak, 1024);
+  EXPECT_EQ(c.allocated, 1024);
+  EXPECT_EQ(c.freed, 1000);
+  EXPECT_EQ(c.hostLive, 333);
+
+  // Below the peak: the peak stays; above it: it follows.
+  void *d = device->allocate(500, MemoryTier::Device);
+  EXPECT_EQ(device->memoryCounters().peak, 1024);
+  void *e = device->allocate(600, MemoryTier::Device);
+  c = device->memoryCounters();
+  EXPECT_EQ(c.live, 1124);
+  EXPECT_EQ(c.peak, 1124);
+  EXPECT_EQ(c.allocated, 2124);
+
+  // Zero bytes: a distinct, aligned pointer that counts nothing.
+  void *z = device->allocate(0, MemoryTier::Device);
+  EXPECT_NE(z, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(z) % 64, 0u);
+  EXPECT_EQ(device->memoryCounters().live, 1124);
+
+  for (void *p : {b, d, e, z, h})
+    device->free(p);
+  c = device->memoryCounters();
+  EXPECT_EQ(c.live, 0);
+  EXPECT_EQ(c.hostLive, 0);
+  EXPECT_EQ(c.freed, c.allocated);
+  EXPECT_EQ(c.hostFreed, 333);
+  EXPECT_EQ(c.peak, 1124);
+  EXPECT_EQ(c.hostPeak, 333);
+}
+
+TEST(RuntimeDevice, AllocationsAreZeroedAndAligned) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  for (int64_t bytes : {int64_t(1), int64_t(4000), int64_t(12) << 20}) {
+    for (MemoryTier tier : {MemoryTier::Host, MemoryTier::Device}) {
+      auto *p = static_cast<unsigned char *>(device->allocate(bytes, tier));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+      for (int64_t i = 0; i < bytes; i += 331)
+        ASSERT_EQ(p[i], 0);
+      EXPECT_EQ(p[bytes - 1], 0);
+      device->free(p);
+    }
+  }
+}
+
+TEST(RuntimeDevice, CopiesAreCountedByDirection) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  const int64_t n = 1000;
+  std::vector<float> host(n), back(n, -1.0f);
+  for (int64_t i = 0; i < n; ++i)
+    host[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  auto *d0 = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  auto *d1 = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  auto *h0 = static_cast<float *>(device->allocate(n * 4, MemoryTier::Host));
+  const MemoryCounters before = device->memoryCounters();
+
+  device->copy(d0, MemoryTier::Device, host.data(), MemoryTier::Host, n * 4);
+  device->copy(d1 + 1, MemoryTier::Device, d0, MemoryTier::Device, (n - 1) * 4);
+  device->copy(h0, MemoryTier::Host, d1, MemoryTier::Device, n * 4);
+  device->copy(back.data(), MemoryTier::Host, h0, MemoryTier::Host, n * 4);
+  device->copy(back.data(), MemoryTier::Host, d0, MemoryTier::Device, 0);
+
+  MemoryCounters c = device->memoryCounters();
+  EXPECT_EQ(c.copiedToDevice, n * 4);
+  EXPECT_EQ(c.copiedOnDevice, (n - 1) * 4);
+  EXPECT_EQ(c.copiedToHost, n * 4);
+  EXPECT_EQ(c.copiedOnHost, n * 4);
+  // Copies allocate nothing.
+  EXPECT_EQ(c.live, before.live);
+  EXPECT_EQ(c.allocated, before.allocated);
+  EXPECT_EQ(c.hostLive, before.hostLive);
+
+  EXPECT_EQ(back[0], 0.0f); // d1[0] was never written: still zero
+  for (int64_t i = 1; i < n; ++i)
+    ASSERT_EQ(back[i], host[i - 1]) << i;
+  for (void *p : {static_cast<void *>(d0), static_cast<void *>(d1),
+                  static_cast<void *>(h0)})
+    device->free(p);
+}
+
+TEST(RuntimeDevice, BuffersLiveOnTheirDevice) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  {
+    Buffer a(*device, 1000), b(*device, 0);
+    EXPECT_EQ(a.size, 1000);
+    EXPECT_EQ(device->memoryCounters().live, 4000);
+    EXPECT_NE(a.data, b.data);
+  }
+  const MemoryCounters c = device->memoryCounters();
+  EXPECT_EQ(c.live, 0);
+  EXPECT_EQ(c.allocated, 4000);
+  EXPECT_EQ(c.freed, 4000);
+}
+
+TEST(RuntimeDevice, SlotBuffersComeFromTheContextsDevice) {
+  gnnrtContext ctx;
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtBuffer(&m, &ctx, 0, 100);
+  EXPECT_EQ(ctx.device->memoryCounters().live, 400);
+  _mlir_ciface_gnnrtBuffer(&m, &ctx, 0, 50); // fits: the same memory
+  EXPECT_EQ(ctx.device->memoryCounters().allocated, 400);
+  // Grows: the old block is freed before the new one is allocated, so the
+  // peak is the new size, not both.
+  _mlir_ciface_gnnrtBuffer(&m, &ctx, 0, 300);
+  MemoryCounters c = ctx.device->memoryCounters();
+  EXPECT_EQ(c.live, 1200);
+  EXPECT_EQ(c.peak, 1200);
+  EXPECT_EQ(c.freed, 400);
+  EXPECT_EQ(ctx.bytesAllocated, 1600);
+}
+
+TEST(RuntimeDeviceDeathTest, FreeingForeignMemoryStopsTheRun) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  int x = 0;
+  EXPECT_EXIT(device->free(&x), testing::ExitedWithCode(1),
+              "error: cpu device: free of memory it did not allocate");
+}
+
+TEST(RuntimeDevice, TheGraphAccessorsReturnTheDevicesCopies) {
+  // A random multigraph with self-loops and isolated vertices.
+  std::mt19937 rng(7);
+  const int64_t V = 57, E = 400;
+  std::uniform_int_distribution<int32_t> vertex(0, V - 3);
+  std::vector<std::vector<int32_t>> in(V);
+  for (int64_t k = 0; k < E; ++k)
+    in[vertex(rng)].push_back(vertex(rng));
+  gnnrtContext ctx;
+  Dataset &ds = ctx.ds;
+  ds.numVertices = V;
+  ds.numEdges = E;
+  ds.numFeatures = 2;
+  ds.numClasses = 2;
+  ds.indptr.assign(V + 1, 0);
+  for (int64_t v = 0; v < V; ++v) {
+    ds.indptr[v + 1] = ds.indptr[v] + static_cast<int64_t>(in[v].size());
+    ds.indices.insert(ds.indices.end(), in[v].begin(), in[v].end());
+  }
+  ds.features.assign(V * 2, 1.5f);
+  ds.labels.assign(V, 0);
+  for (auto &m : ds.masks)
+    m.assign(V, 1);
+  const std::vector<int64_t> indptr = ds.indptr;
+  const std::vector<int32_t> indices = ds.indices;
+  const int32_t *indicesData = ds.indices.data();
+  std::string error;
+  ASSERT_TRUE(bindDataset(&ctx, error)) << error;
+
+  const DeviceGraph &g = ctx.device->graph();
+  EXPECT_EQ(g.numVertices, V);
+  EXPECT_EQ(g.numEdges, E);
+  // The CPU device keeps the dataset's arrays: no copy.
+  EXPECT_EQ(g.index[0], indicesData);
+
+  gnnrtMemRefI64 offsets[2];
+  gnnrtMemRefI32 index[4];
+  gnnrtMemRefF32 degree[2];
+  for (int side : {0, 1}) {
+    _mlir_ciface_gnnrtGraphOffsets(&offsets[side], &ctx, side);
+    EXPECT_EQ(offsets[side].aligned, g.offsets[side]);
+    EXPECT_EQ(offsets[side].sizes[0], V + 1);
+    _mlir_ciface_gnnrtDegree(&degree[side], &ctx, side);
+    EXPECT_EQ(degree[side].aligned, g.degree[side]);
+    EXPECT_EQ(degree[side].sizes[0], V);
+  }
+  for (int which = 0; which < 4; ++which) {
+    _mlir_ciface_gnnrtGraphIndex(&index[which], &ctx, which);
+    EXPECT_EQ(index[which].aligned, g.index[which]);
+    EXPECT_EQ(index[which].sizes[0], E);
+  }
+
+  // Contents: the CSC as given; every edge once in the CSR, ascending within
+  // its source, with its destination alongside; the degrees.
+  std::vector<int64_t> outDegree(V, 0);
+  for (int64_t v = 0; v < V; ++v) {
+    ASSERT_EQ(offsets[1].aligned[v], indptr[v]);
+    for (int64_t e = indptr[v]; e < indptr[v + 1]; ++e) {
+      ASSERT_EQ(index[0].aligned[e], indices[e]);
+      ASSERT_EQ(index[1].aligned[e], v);
+      ++outDegree[indices[e]];
+    }
+  }
+  std::vector<int> seen(E, 0);
+  for (int64_t u = 0; u < V; ++u) {
+    EXPECT_EQ(degree[0].aligned[u],
+              static_cast<float>(indptr[u + 1] - indptr[u]));
+    EXPECT_EQ(degree[1].aligned[u], static_cast<float>(outDegree[u]));
+    ASSERT_EQ(offsets[0].aligned[u + 1] - offsets[0].aligned[u], outDegree[u]);
+    for (int64_t p = offsets[0].aligned[u]; p < offsets[0].aligned[u + 1];
+         ++p) {
+      const int32_t e = index[2].aligned[p];
+      ASSERT_EQ(indices[e], u);
+      ASSERT_EQ(index[3].aligned[p], index[1].aligned[e]);
+      if (p > offsets[0].aligned[u]) {
+        ASSERT_LT(index[2].aligned[p - 1], e);
+      }
+      ++seen[e];
+    }
+  }
+  for (int64_t e = 0; e < E; ++e)
+    ASSERT_EQ(seen[e], 1) << e;
+
+  // The features moved to a device buffer: counted as one copy to the device.
+  gnnrtMemRefF32 x;
+  _mlir_ciface_gnnrtFeatures(&x, &ctx);
+  EXPECT_EQ(x.sizes[0], V * 2);
+  EXPECT_EQ(x.aligned[V * 2 - 1], 1.5f);
+  EXPECT_EQ(ctx.device->memoryCounters().copiedToDevice, V * 2 * 4);
+  EXPECT_EQ(ctx.device->memoryCounters().live, V * 2 * 4);
+}
+
+namespace {
+
+/// Counts each row it is given in kernel buffer 0 (n + 1 elements: the last
+/// counts calls that are not one whole chunk), n in kernel integer 0.
+void countRows(gnnrtContext *ctx, int64_t begin, int64_t end) {
+  gnnrtMemRefI32 counts;
+  _mlir_ciface_gnnrtKernelArgI32Get(&counts, ctx, 0);
+  const int64_t n = gnnrtKernelIntGet(ctx, 0);
+  int32_t *c = counts.aligned + counts.offset;
+  if (begin % GNNRT_PARALLEL_CHUNK != 0 ||
+      end != std::min<int64_t>(n, begin + GNNRT_PARALLEL_CHUNK))
+    __atomic_fetch_add(&c[n], 1, __ATOMIC_RELAXED);
+  for (int64_t i = begin; i < end; ++i)
+    __atomic_fetch_add(&c[i], 1, __ATOMIC_RELAXED);
+}
+
+} // namespace
+
+TEST(RuntimeDevice, LaunchRunsEachRowOnceInWholeChunks) {
+  gnnrtContext ctx;
+  for (bool throughTheABI : {false, true}) {
+    for (int64_t n : {0, 1, 31, 32, 33, 1000}) {
+      std::vector<int32_t> counts(n + 1, 0);
+      gnnrtMemRefI32 m = {counts.data(), counts.data(), 0, {n + 1}, {1}};
+      _mlir_ciface_gnnrtKernelArgI32(&ctx, 0, &m);
+      gnnrtKernelInt(&ctx, 0, n);
+      if (throughTheABI)
+        gnnrtParallelFor(&ctx, countRows, n);
+      else
+        ctx.device->launch(&ctx, countRows, n);
+      ctx.device->synchronize();
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(counts[i], 1) << "n " << n << " row " << i;
+      EXPECT_EQ(counts[n], 0) << "n " << n << ": calls not on a chunk";
+    }
+  }
+}
