@@ -288,10 +288,8 @@ LogicalResult FunctionLowering::lowerOuterSum(OuterSumOp os) {
   SmallVector<Value> dims(x.dims);
   llvm::append_range(dims, g.dims);
   Tensor out = buffers.alloc(lb.cIndex(1), false, dims);
-  lb.call(rt::Call::gnnrtGemm,
-          {lb.ctx, lb.cI64(1), lb.cI64(0), lb.toI64(x.rowSize), lb.toI64(g.rowSize),
-           lb.toI64(x.rows), lb.cF32(1.0), x.buf, g.buf, lb.cF32(0.0),
-           out.buf});
+  // dW = X^T G over every row.
+  lb.gemm(true, false, x.rowSize, g.rowSize, x.rows, x.buf, g.buf, out.buf);
   buffers.bind(os.getResult(), out);
   return success();
 }

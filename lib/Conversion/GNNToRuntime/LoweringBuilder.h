@@ -87,6 +87,14 @@ public:
   /// out[r, j] = fn(in_k[r or 0, j or 0]...) over `rows` x `out.rowSize`.
   void elementwise(const Tensor &out, ArrayRef<const Tensor *> ins,
                    function_ref<Value(OpBuilder &, Location, ValueRange)> fn);
+  /// c[m, n] = op(a) op(b) (row-major; op transposes when the flag is set),
+  /// one gnnrtGemm.
+  void gemm(bool transA, bool transB, Value m, Value n, Value k, Value a,
+            Value b, Value c) {
+    call(rt::Call::gnnrtGemm,
+         {ctx, cI64(transA), cI64(transB), toI64(m), toI64(n), toI64(k),
+          cF32(1.0), a, b, cF32(0.0), c});
+  }
   /// For o < outer: store(o, sum over i < inner of term(o, i)).
   void sumLoop(Value outer, Value inner,
                function_ref<Value(OpBuilder &, Value, Value)> term,

@@ -70,10 +70,7 @@ LogicalResult RowLowering::lowerLinear(LinearOp linear) {
   unsigned k = rowType(linear.getInput()).getRank();
   SmallVector<Value> outDims(w.dims.begin() + k, w.dims.end());
   Tensor out = buffers.alloc(x.rows, x.batched, outDims);
-  lb.call(rt::Call::gnnrtGemm,
-          {lb.ctx, lb.cI64(0), lb.cI64(0), lb.toI64(x.rows), lb.toI64(out.rowSize),
-           lb.toI64(x.rowSize), lb.cF32(1.0), x.buf, w.buf, lb.cF32(0.0),
-           out.buf});
+  lb.gemm(false, false, x.rows, out.rowSize, x.rowSize, x.buf, w.buf, out.buf);
   buffers.bind(linear.getResult(), out);
   return success();
 }
@@ -84,10 +81,7 @@ LogicalResult RowLowering::lowerLinearTranspose(LinearTransposeOp lt) {
   unsigned k = rowType(lt.getInput()).getRank();
   SmallVector<Value> outDims(w.dims.begin(), w.dims.end() - k);
   Tensor out = buffers.alloc(g.rows, g.batched, outDims);
-  lb.call(rt::Call::gnnrtGemm,
-          {lb.ctx, lb.cI64(0), lb.cI64(1), lb.toI64(g.rows), lb.toI64(out.rowSize),
-           lb.toI64(g.rowSize), lb.cF32(1.0), g.buf, w.buf, lb.cF32(0.0),
-           out.buf});
+  lb.gemm(false, true, g.rows, out.rowSize, g.rowSize, g.buf, w.buf, out.buf);
   buffers.bind(lt.getResult(), out);
   return success();
 }
