@@ -82,7 +82,7 @@ private:
   DenseMap<Value, int64_t> lastUse;
   DenseMap<Value, int64_t> slotOf;  // buffer -> its id in the planner
   DenseMap<Value, int64_t> holders; // buffer -> live gnn values mapped to it
-  DenseMap<Value, SmallVector<Value>> boundTo; // buffer -> gnn values, ever
+  DenseMap<Value, SmallVector<Value>> boundTo;    // buffer -> gnn values, ever
   std::map<int64_t, SmallVector<Value>> expiring; // index -> buffers to release
   int64_t expiredUpTo = -1;
 };

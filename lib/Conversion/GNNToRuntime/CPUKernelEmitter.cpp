@@ -19,7 +19,8 @@ public:
       : module(module), lb(lb) {}
 
   void setBuffer(int64_t index, Value memref) override {
-    bool i32 = cast<MemRefType>(memref.getType()).getElementType().isInteger(32);
+    bool i32 =
+        cast<MemRefType>(memref.getType()).getElementType().isInteger(32);
     lb.call(i32 ? rt::Call::gnnrtKernelArgI32 : rt::Call::gnnrtKernelArg,
             {lb.ctx, lb.cI64(index), memref});
   }

@@ -12,8 +12,8 @@ using namespace mlir::gnn;
 
 bool gnn::isElementwise(Operation *op) {
   return isa<ReluOp, StepOp, StopGradientOp, NegOp, ExpOp, LogOp, SqrtOp,
-             RsqrtOp, SigmoidOp,
-             TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp>(op);
+             RsqrtOp, SigmoidOp, TanhOp, EluOp, LeakyReluOp, AddOp, SubOp,
+             MulOp, DivOp>(op);
 }
 
 bool gnn::spreadsHeads(Operation *op) {
@@ -96,8 +96,8 @@ Value gnn::emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
   return b.create<arith::SelectOp>(l, gt, x, ax);
 }
 
-Value gnn::emitDropoutElement(OpBuilder &ob, Location loc, Value x,
-                              Value index, ArrayRef<Value> params) {
+Value gnn::emitDropoutElement(OpBuilder &ob, Location loc, Value x, Value index,
+                              ArrayRef<Value> params) {
   Type i64 = ob.getI64Type();
   auto c = [&](uint64_t v) {
     return ob.create<arith::ConstantIntOp>(loc, static_cast<int64_t>(v), i64)
@@ -110,14 +110,15 @@ Value gnn::emitDropoutElement(OpBuilder &ob, Location loc, Value x,
   Value i = ob.create<arith::IndexCastOp>(loc, i64, index);
   // mix64(key ^ (i * 0xd1b54a32d192ed03)) >> 40, as in the runtime.
   Value h = ob.create<arith::XOrIOp>(
-      loc, params[0], ob.create<arith::MulIOp>(loc, i, c(0xd1b54a32d192ed03ULL)));
+      loc, params[0],
+      ob.create<arith::MulIOp>(loc, i, c(0xd1b54a32d192ed03ULL)));
   h = ob.create<arith::AddIOp>(loc, h, c(0x9e3779b97f4a7c15ULL));
   h = ob.create<arith::MulIOp>(loc, xorShift(h, 30), c(0xbf58476d1ce4e5b9ULL));
   h = ob.create<arith::MulIOp>(loc, xorShift(h, 27), c(0x94d049bb133111ebULL));
   h = xorShift(h, 31);
   Value draw = ob.create<arith::ShRUIOp>(loc, h, c(40));
-  Value keep = ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, draw,
-                                        params[1]);
+  Value keep =
+      ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, draw, params[1]);
   Value scale = ob.create<arith::BitcastOp>(
       loc, ob.getF32Type(),
       ob.create<arith::TruncIOp>(loc, ob.getI32Type(), params[2]));
@@ -126,4 +127,3 @@ Value gnn::emitDropoutElement(OpBuilder &ob, Location loc, Value x,
   return ob.create<arith::SelectOp>(
       loc, keep, ob.create<arith::MulFOp>(loc, x, scale), zero);
 }
-

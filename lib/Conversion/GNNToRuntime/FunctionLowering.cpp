@@ -170,7 +170,6 @@ void FunctionLowering::planAggregations(Block &body) {
   });
 }
 
-
 LogicalResult FunctionLowering::lowerTop(Operation *op) {
   if (isa<GraphOp>(op) || skipped.contains(op))
     return success();
@@ -242,9 +241,9 @@ LogicalResult FunctionLowering::lowerInput(InputOp in) {
 }
 
 LogicalResult FunctionLowering::lowerDegree(DegreeOp d) {
-  Value buf = lb.call(
-      rt::Call::gnnrtDegree,
-      {lb.ctx, lb.cI64(d.getDirection() == Direction::In ? 0 : 1)});
+  Value buf =
+      lb.call(rt::Call::gnnrtDegree,
+              {lb.ctx, lb.cI64(d.getDirection() == Direction::In ? 0 : 1)});
   buffers.bind(d.getResult(),
                buffers.make(buf, lb.sizes.numV, true, {lb.cIndex(1)}));
   return success();
@@ -372,9 +371,9 @@ LogicalResult FunctionLowering::lowerLoss(SoftmaxCrossEntropyOp ce) {
     gradBuf = out.buf;
     lossGrads[gradOp] = out;
   }
-  loss = lb.call(rt::Call::gnnrtSoftmaxCrossEntropy,
-                 {lb.ctx, logits.buf, gradBuf, lb.toI64(logits.rowSize),
-                  lb.cI64(split)});
+  loss = lb.call(
+      rt::Call::gnnrtSoftmaxCrossEntropy,
+      {lb.ctx, logits.buf, gradBuf, lb.toI64(logits.rowSize), lb.cI64(split)});
   return success();
 }
 
@@ -389,9 +388,9 @@ LogicalResult FunctionLowering::lowerLossGrad(SoftmaxCrossEntropyGradOp ceg) {
     return ceg.emitOpError() << "needs a split mask (train_mask, val_mask, "
                                 "test_mask) as operand";
   Tensor out = buffers.alloc(lb.sizes.numV, true, logits.dims);
-  lb.call(rt::Call::gnnrtSoftmaxCrossEntropy,
-          {lb.ctx, logits.buf, out.buf, lb.toI64(logits.rowSize),
-           lb.cI64(split)});
+  lb.call(
+      rt::Call::gnnrtSoftmaxCrossEntropy,
+      {lb.ctx, logits.buf, out.buf, lb.toI64(logits.rowSize), lb.cI64(split)});
   buffers.bind(ceg.getResult(), out);
   return success();
 }

@@ -65,8 +65,8 @@ private:
   void emitPrefetch(OpBuilder &eb, Value p);
   /// The value of `x` at element k of a row of shape `shape`: the same
   /// element, or head k / F of `heads x F`.
-  Value at(OpBuilder &ob, Value x, ArrayRef<int64_t> shape, Value k,
-           Value head, Cache &cache);
+  Value at(OpBuilder &ob, Value x, ArrayRef<int64_t> shape, Value k, Value head,
+           Cache &cache);
   Value evaluate(OpBuilder &ob, Operation *op, ArrayRef<Value> args);
   void emitReduce(OpBuilder &eb, Operation &op);
   void storeToCache(OpBuilder &eb, Value r);
@@ -136,7 +136,8 @@ LogicalResult FusedKernelBuilder::checkWidths() {
     known.insert(SmallVector<int64_t>(shapeOf(v)));
   for (Operation &op : body.without_terminator())
     for (Value v : op.getOperands())
-      if (!oneElement(v) && llvm::is_contained(shapeOf(v), ShapedType::kDynamic) &&
+      if (!oneElement(v) &&
+          llvm::is_contained(shapeOf(v), ShapedType::kDynamic) &&
           !known.count(SmallVector<int64_t>(shapeOf(v))))
         return fg.emitOpError() << "has a row of shape " << v.getType()
                                 << " whose width is unknown";
@@ -168,8 +169,7 @@ void FusedKernelBuilder::readOperands(ArrayRef<Tensor> operands,
                    .isInteger(32);
     bufs.push_back(kernels.getBuffer(numOuts + i, i32));
     Value w = staticWidth(body.getArgument(i).getType());
-    rowSizes.push_back(w ? w
-                         : lb.toIndex(lb.b, kernels.getInt(numOuts + i)));
+    rowSizes.push_back(w ? w : lb.toIndex(lb.b, kernels.getInt(numOuts + i)));
   }
   for (auto [i, c] : llvm::enumerate(caches)) {
     auto [v, cache, store] = c;
@@ -239,11 +239,11 @@ void FusedKernelBuilder::allocateHeadBuffers() {
 void FusedKernelBuilder::forHeads(
     OpBuilder &ob, ArrayRef<int64_t> shape,
     function_ref<void(OpBuilder &, Value, Value, Value)> fn) {
-  Value f = ShapedType::isDynamic(shape[1])
-                ? ob.create<arith::DivUIOp>(loc, widthOf(shape),
-                                            lb.cIndex(shape[0]))
-                      .getResult()
-                : lb.cIndex(shape[1]);
+  Value f =
+      ShapedType::isDynamic(shape[1])
+          ? ob.create<arith::DivUIOp>(loc, widthOf(shape), lb.cIndex(shape[0]))
+                .getResult()
+          : lb.cIndex(shape[1]);
   ob.create<scf::ForOp>(loc, zero, lb.cIndex(shape[0]), one, ValueRange{},
                         [&](OpBuilder &hb, Location, Value h, ValueRange) {
                           fn(hb, h, hb.create<arith::MulIOp>(loc, h, f), f);
@@ -305,8 +305,8 @@ void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v) {
   for (Value w : outWidths)
     rowBases.push_back(vb.create<arith::MulIOp>(loc, v, w));
   Value p0 = lb.toIndex(vb, loadAt(vb, offsets, v));
-  Value p1 =
-      lb.toIndex(vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
+  Value p1 = lb.toIndex(
+      vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
   float initValue = acc == Accumulator::Max   ? -INFINITY
                     : acc == Accumulator::Min ? INFINITY
                                               : 0.0f;
@@ -353,7 +353,8 @@ void FusedKernelBuilder::emitPrefetch(OpBuilder &eb, Value p) {
           loc, zero, lines, cacheLine, ValueRange{},
           [&](OpBuilder &pb, Location, Value l, ValueRange) {
             pb.create<memref::PrefetchOp>(
-                loc, bufs[i], ValueRange{pb.create<arith::AddIOp>(loc, base, l)},
+                loc, bufs[i],
+                ValueRange{pb.create<arith::AddIOp>(loc, base, l)},
                 /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
             pb.create<scf::YieldOp>(loc);
           });
@@ -379,10 +380,10 @@ Value FusedKernelBuilder::at(OpBuilder &ob, Value x, ArrayRef<int64_t> shape,
   Value r;
   if (auto it = cacheLoad.find(x); it != cacheLoad.end()) {
     auto [buf, width] = it->second;
-    r = loadAt(ob, buf,
-               ob.create<arith::AddIOp>(
-                   loc, ob.create<arith::MulIOp>(loc, e, lb.cIndex(width)),
-                   index));
+    r = loadAt(
+        ob, buf,
+        ob.create<arith::AddIOp>(
+            loc, ob.create<arith::MulIOp>(loc, e, lb.cIndex(width)), index));
   } else if (auto arg = dyn_cast<BlockArgument>(x)) {
     unsigned i = arg.getArgNumber();
     Value at = index;
@@ -483,7 +484,8 @@ void FusedKernelBuilder::emitEdge(OpBuilder &eb, Value v, Value p,
   srcRow = toDst ? u : v;
   dstRow = toDst ? v : u;
   emitPrefetch(eb, p);
-  fzero = eb.create<arith::ConstantFloatOp>(loc, APFloat(0.0f), eb.getF32Type());
+  fzero =
+      eb.create<arith::ConstantFloatOp>(loc, APFloat(0.0f), eb.getF32Type());
   perEdge.clear();
   for (BlockArgument arg : body.getArguments())
     if (oneElement(arg)) {
@@ -527,32 +529,32 @@ void FusedKernelBuilder::emitEdge(OpBuilder &eb, Value v, Value p,
 void FusedKernelBuilder::emitAccumulate(OpBuilder &eb,
                                         ArrayRef<Value> rowBases) {
   for (int64_t o = 0; o < numOuts; ++o)
-    forElements(
-        eb, results[o].getShape(), outWidths[o],
-        [&](OpBuilder &jb, Value j, Value head) {
-          Cache cache;
-          Value x = at(jb, fg.getYield().getValues()[o], results[o].getShape(),
-                       j, head, cache);
-          Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
-          Value old = loadAt(jb, outBufs[o], idx);
-          Value next;
-          if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
-            next = jb.create<arith::AddFOp>(loc, old, x);
-          } else {
-            // Strict: ties keep the earlier edge's value.
-            auto pred = acc == Accumulator::Max ? arith::CmpFPredicate::OGT
-                                                : arith::CmpFPredicate::OLT;
-            Value better = jb.create<arith::CmpFOp>(loc, pred, x, old);
-            next = jb.create<arith::SelectOp>(loc, better, x, old);
-            if (argBuf) {
-              Value oldArg = loadAt(jb, argBuf, idx);
-              Value nextArg =
-                  jb.create<arith::SelectOp>(loc, better, e32, oldArg);
-              jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
-            }
-          }
-          jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
-        });
+    forElements(eb, results[o].getShape(), outWidths[o],
+                [&](OpBuilder &jb, Value j, Value head) {
+                  Cache cache;
+                  Value x = at(jb, fg.getYield().getValues()[o],
+                               results[o].getShape(), j, head, cache);
+                  Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+                  Value old = loadAt(jb, outBufs[o], idx);
+                  Value next;
+                  if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
+                    next = jb.create<arith::AddFOp>(loc, old, x);
+                  } else {
+                    // Strict: ties keep the earlier edge's value.
+                    auto pred = acc == Accumulator::Max
+                                    ? arith::CmpFPredicate::OGT
+                                    : arith::CmpFPredicate::OLT;
+                    Value better = jb.create<arith::CmpFOp>(loc, pred, x, old);
+                    next = jb.create<arith::SelectOp>(loc, better, x, old);
+                    if (argBuf) {
+                      Value oldArg = loadAt(jb, argBuf, idx);
+                      Value nextArg =
+                          jb.create<arith::SelectOp>(loc, better, e32, oldArg);
+                      jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
+                    }
+                  }
+                  jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
+                });
 }
 
 void FusedKernelBuilder::emitFinalize(OpBuilder &vb, Value p0, Value p1,
@@ -587,12 +589,10 @@ void FusedKernelBuilder::emitFinalize(OpBuilder &vb, Value p0, Value p1,
         });
 }
 
-LogicalResult gnn::emitFusedGatherKernel(LoweringBuilder &lb,
-                                         KernelEmitter &kernels,
-                                         FusedGatherOp fg,
-                                         ArrayRef<Tensor> operands,
-                                         const KernelCaches &caches,
-                                         int64_t firstCacheArg) {
+LogicalResult
+gnn::emitFusedGatherKernel(LoweringBuilder &lb, KernelEmitter &kernels,
+                           FusedGatherOp fg, ArrayRef<Tensor> operands,
+                           const KernelCaches &caches, int64_t firstCacheArg) {
   FusedKernelBuilder builder(lb, kernels, fg);
   if (failed(builder.checkWidths()))
     return failure();

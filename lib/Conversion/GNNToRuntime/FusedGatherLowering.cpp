@@ -1,4 +1,5 @@
-//===- FusedGatherLowering.cpp - gnn.fused_gather --------------------------===//
+//===- FusedGatherLowering.cpp - gnn.fused_gather
+//--------------------------===//
 
 #include "FusedGatherLowering.h"
 
@@ -66,8 +67,8 @@ static std::optional<SpmmMatch> matchSpmm(FusedGatherOp fg) {
   } else if (auto m = y.getDefiningOp<MulOp>();
              m && &body.front() == m.getOperation() &&
              m->getNextNode() == fg.getYield().getOperation()) {
-    for (auto [row, scale] : {std::pair{m.getLhs(), m.getRhs()},
-                              std::pair{m.getRhs(), m.getLhs()}})
+    for (auto [row, scale] :
+         {std::pair{m.getLhs(), m.getRhs()}, std::pair{m.getRhs(), m.getLhs()}})
       if (Value xi = neighbourInput(row), wi = scalarEdgeInput(scale);
           xi && wi) {
         x = xi;
@@ -209,8 +210,8 @@ LogicalResult FusedGatherLowering::computeEdgeScalars(FusedGatherOp fg,
     return eval(x);
   };
   b.create<scf::ForOp>(
-      loc, kernels.rangeBegin(), kernels.rangeEnd(), lb.cIndex(1),
-      ValueRange{}, [&](OpBuilder &eb, Location, Value e, ValueRange) {
+      loc, kernels.rangeBegin(), kernels.rangeEnd(), lb.cIndex(1), ValueRange{},
+      [&](OpBuilder &eb, Location, Value e, ValueRange) {
         Value u = lb.toIndex(eb, eb.create<memref::LoadOp>(loc, srcOf, e));
         Value v = lb.toIndex(eb, eb.create<memref::LoadOp>(loc, dstOf, e));
         eb.create<memref::StoreOp>(loc, evalAt(eb, scale, e, u, v), out, e);
@@ -346,8 +347,8 @@ KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
       continue;
     edgeCacheFloatsUsed += width;
     int64_t slot;
-    Value buf = buffers.unboundBuffer(lb.mul(lb.sizes.numE, lb.cIndex(width)),
-                                      slot);
+    Value buf =
+        buffers.unboundBuffer(lb.mul(lb.sizes.numE, lb.cIndex(width)), slot);
     edgeCaches.push_back({fg, v, buf, width, slot, last});
     result.push_back({v, &edgeCaches.back(), true});
     fg.emitRemark() << "keeps its per-edge " << op.getName() << " "
@@ -367,4 +368,3 @@ void FusedGatherLowering::releaseEdgeCaches(Operation *op) {
     }
   }
 }
-

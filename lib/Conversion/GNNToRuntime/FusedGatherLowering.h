@@ -38,9 +38,8 @@ using KernelCaches = SmallVector<std::tuple<Value, EdgeCache *, bool>>;
 /// the outputs (kernel operands 0..), `fg`'s row inputs and parameters
 /// (`operands`, after the outputs), then the caches from `firstCacheArg`,
 /// all set on the host by the caller.
-LogicalResult emitFusedGatherKernel(LoweringBuilder &lb,
-                                    KernelEmitter &kernels, FusedGatherOp fg,
-                                    ArrayRef<Tensor> operands,
+LogicalResult emitFusedGatherKernel(LoweringBuilder &lb, KernelEmitter &kernels,
+                                    FusedGatherOp fg, ArrayRef<Tensor> operands,
                                     const KernelCaches &caches,
                                     int64_t firstCacheArg);
 

@@ -161,4 +161,3 @@ struct ConvertGNNToRuntime
 };
 
 } // namespace
-

@@ -24,11 +24,9 @@ int64_t RowLowering::dropoutId(DropoutOp d) {
 
 Tensor RowLowering::allocResult(Operation *op, Value rows,
                                 SmallVector<Value> dims) {
-  bool batched = llvm::any_of(op->getOperands(), [&](Value v) {
-    return buffers.lookup(v).batched;
-  });
-  return buffers.alloc(batched ? rows : lb.cIndex(1), batched,
-                       std::move(dims));
+  bool batched = llvm::any_of(
+      op->getOperands(), [&](Value v) { return buffers.lookup(v).batched; });
+  return buffers.alloc(batched ? rows : lb.cIndex(1), batched, std::move(dims));
 }
 
 LogicalResult RowLowering::lower(Operation *op, Value rows) {
@@ -114,7 +112,8 @@ LogicalResult RowLowering::lowerTypedLinear(TypedLinearOp tl) {
   return success();
 }
 
-LogicalResult RowLowering::lowerTypedLinearTranspose(TypedLinearTransposeOp tt) {
+LogicalResult
+RowLowering::lowerTypedLinearTranspose(TypedLinearTransposeOp tt) {
   Tensor g = buffers.lookup(tt.getInput()), t = buffers.lookup(tt.getType()),
          w = buffers.lookup(tt.getWeight());
   unsigned r = rowType(tt.getResult()).getRank();
@@ -274,8 +273,8 @@ LogicalResult RowLowering::lowerConcatOrSlice(Operation *op, Value rows) {
 LogicalResult RowLowering::lowerDropout(DropoutOp d) {
   Tensor x = buffers.lookup(d.getInput());
   Tensor out = buffers.alloc(x.rows, x.batched, x.dims);
-  Value rate =
-      lb.b.create<arith::ConstantFloatOp>(lb.loc, d.getRate(), lb.b.getF64Type());
+  Value rate = lb.b.create<arith::ConstantFloatOp>(lb.loc, d.getRate(),
+                                                   lb.b.getF64Type());
   lb.call(rt::Call::gnnrtDropout,
           {lb.ctx, lb.cI64(dropoutId(d)), rate, x.buf, out.buf});
   buffers.bind(d.getResult(), out);

@@ -95,8 +95,7 @@ func::FuncOp RuntimeCalls::getOrInsertDeclaration(Call call) {
                                     FunctionType::get(context, args, results));
   fn.setPrivate();
   if (hasCInterface(call))
-    fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                mb.getUnitAttr());
+    fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), mb.getUnitAttr());
   return fn;
 }
 

@@ -22,7 +22,18 @@ enum class Call : unsigned {
 };
 
 /// The table's argument and result types.
-enum class ABIType { Void, Ctx, I64, U64, F32, F64, MemF32, MemI32, MemI64, Kernel };
+enum class ABIType {
+  Void,
+  Ctx,
+  I64,
+  U64,
+  F32,
+  F64,
+  MemF32,
+  MemI32,
+  MemI64,
+  Kernel
+};
 
 /// The C name of `call` (without `_mlir_ciface_`).
 StringRef getName(Call call);

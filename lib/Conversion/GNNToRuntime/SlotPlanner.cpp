@@ -2,8 +2,8 @@
 
 #include "SlotPlanner.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -43,10 +43,13 @@ SizeKey gnn::getSizeKey(Value numElements, const GraphSizes &sizes) {
       // Chunks of a parallel loop over the vertices (onlySummed's partials).
       dynamic.push_back("V/" + std::to_string(*k));
     } else if (v == numV || v == numE || v == numF || v == numC) {
-      dynamic.push_back(v == numV ? "V" : v == numE ? "E" : v == numF ? "F" : "C");
+      dynamic.push_back(v == numV   ? "V"
+                        : v == numE ? "E"
+                        : v == numF ? "F"
+                                    : "C");
     } else {
-      dynamic.push_back(llvm::utohexstr(
-          reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())));
+      dynamic.push_back(
+          llvm::utohexstr(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())));
     }
   };
   walk(numElements);
@@ -70,8 +73,7 @@ void SlotPlanner::release(int64_t id) {
 /// C or other run-time values, compared through `estimates` (the dataset's
 /// when gnn-compile has one; the plan is correct for any sizes, only its
 /// economy depends on them).
-void SlotPlanner::plan(
-    const DenseMap<StringRef, int64_t> &estimates) {
+void SlotPlanner::plan(const DenseMap<StringRef, int64_t> &estimates) {
   auto estimate = [&](const SizeKey &k) {
     double n = static_cast<double>(k.factor);
     for (StringRef part : llvm::split(StringRef(k.dynamic), '*')) {
@@ -79,7 +81,8 @@ void SlotPlanner::plan(
         continue;
       auto [name, divisor] = part.split('/');
       auto it = estimates.find(name);
-      double x = it != estimates.end() ? static_cast<double>(it->second) : 1000.0;
+      double x =
+          it != estimates.end() ? static_cast<double>(it->second) : 1000.0;
       int64_t by = 1;
       if (!divisor.empty() && !divisor.getAsInteger(10, by) && by > 0)
         x = std::ceil(x / static_cast<double>(by));
@@ -143,6 +146,7 @@ void SlotPlanner::plan(
     number[byCapacity[rank]] = rank;
   for (int64_t id = 0, e = buffers.size(); id < e; ++id)
     for (Operation *c : buffers[id].slotConstants)
-      c->setAttr("value", Builder(c->getContext())
-                              .getI64IntegerAttr(number[slotOfBuffer[id]]));
+      c->setAttr(
+          "value",
+          Builder(c->getContext()).getI64IntegerAttr(number[slotOfBuffer[id]]));
 }

@@ -141,10 +141,9 @@ void StageLowering::assignRunResults(Run &run) {
       Value rate = lb.b.create<arith::ConstantFloatOp>(lb.loc, d.getRate(),
                                                        lb.b.getF64Type());
       for (int64_t which = 0; which < 3; ++which)
-        run.dropoutParams.push_back(
-            lb.call(rt::Call::gnnrtDropoutParam,
-                    {lb.ctx, lb.cI64(rowOps.dropoutId(d)), rate,
-                     lb.cI64(which)}));
+        run.dropoutParams.push_back(lb.call(
+            rt::Call::gnnrtDropoutParam,
+            {lb.ctx, lb.cI64(rowOps.dropoutId(d)), rate, lb.cI64(which)}));
     }
 }
 
@@ -163,8 +162,8 @@ void StageLowering::emitRunRows(const Run &run, Value begin, Value end,
       Value at = e.spread > 0 ? head : j;
       element[e.value] = lb.load(ib, t, r, at, e.broadcast);
     }
-    Value out = ib.create<arith::AddIOp>(
-        il, ib.create<arith::MulIOp>(il, r, size), j);
+    Value out =
+        ib.create<arith::AddIOp>(il, ib.create<arith::MulIOp>(il, r, size), j);
     for (Operation *op : run.group) {
       SmallVector<Value> args;
       for (Value v : op->getOperands())
@@ -287,8 +286,7 @@ void StageLowering::launchRun(const Run &run) {
   kernels.launch(run.outRows);
 }
 
-LogicalResult StageLowering::lowerRun(ArrayRef<Operation *> group,
-                                      Value rows) {
+LogicalResult StageLowering::lowerRun(ArrayRef<Operation *> group, Value rows) {
   Run run;
   run.group = group;
   run.inGroup.insert(group.begin(), group.end());
@@ -448,4 +446,3 @@ LogicalResult StageLowering::lowerStage(Operation *op, Region &body,
   }
   return success();
 }
-

@@ -44,8 +44,8 @@ private:
   void assignRunResults(Run &run);
   /// The loop nest over rows [begin, end) with operands `ins`, results
   /// `outBufs` and `sumBufs`, row size `size` and dropout masks `masks`.
-  void emitRunRows(const Run &run, Value begin, Value end,
-                   ArrayRef<Tensor> ins, const DenseMap<Value, Value> &outBufs,
+  void emitRunRows(const Run &run, Value begin, Value end, ArrayRef<Tensor> ins,
+                   const DenseMap<Value, Value> &outBufs,
                    const DenseMap<Value, Value> &sumBufs, Value size,
                    ArrayRef<Value> masks);
   /// The run over every row as a kernel (operands through the emitter).

@@ -33,27 +33,57 @@ struct MemI32 {};
 struct MemI64 {};
 struct Kernel {};
 
-template <typename T> struct CType;
-template <> struct CType<Void> { using type = void; };
-template <> struct CType<Ctx> { using type = gnnrtContext *; };
-template <> struct CType<I64> { using type = int64_t; };
-template <> struct CType<U64> { using type = uint64_t; };
-template <> struct CType<F32> { using type = float; };
-template <> struct CType<F64> { using type = double; };
-template <> struct CType<MemF32> { using type = gnnrtMemRefF32 *; };
-template <> struct CType<MemI32> { using type = gnnrtMemRefI32 *; };
-template <> struct CType<MemI64> { using type = gnnrtMemRefI64 *; };
-template <> struct CType<Kernel> {
+template <typename T>
+struct CType;
+template <>
+struct CType<Void> {
+  using type = void;
+};
+template <>
+struct CType<Ctx> {
+  using type = gnnrtContext *;
+};
+template <>
+struct CType<I64> {
+  using type = int64_t;
+};
+template <>
+struct CType<U64> {
+  using type = uint64_t;
+};
+template <>
+struct CType<F32> {
+  using type = float;
+};
+template <>
+struct CType<F64> {
+  using type = double;
+};
+template <>
+struct CType<MemF32> {
+  using type = gnnrtMemRefF32 *;
+};
+template <>
+struct CType<MemI32> {
+  using type = gnnrtMemRefI32 *;
+};
+template <>
+struct CType<MemI64> {
+  using type = gnnrtMemRefI64 *;
+};
+template <>
+struct CType<Kernel> {
   using type = void (*)(gnnrtContext *, int64_t, int64_t);
 };
 
 template <typename T>
-constexpr bool isMemRef = std::is_same_v<T, MemF32> ||
-                          std::is_same_v<T, MemI32> ||
-                          std::is_same_v<T, MemI64>;
+constexpr bool isMemRef =
+    std::is_same_v<T, MemF32> || std::is_same_v<T, MemI32> ||
+    std::is_same_v<T, MemI64>;
 
 /// The C prototype of a plain entry point: R(A...).
-template <typename R, typename Args> struct CSignature;
+template <typename R, typename Args>
+struct CSignature;
 template <typename R, typename... A>
 struct CSignature<R, std::tuple<A...>> {
   static_assert(!(isMemRef<A> || ...) && !isMemRef<R>,
@@ -63,7 +93,8 @@ struct CSignature<R, std::tuple<A...>> {
 
 /// The C prototype of an `llvm.emit_c_interface` entry point: memrefs by
 /// pointer, a memref result through a first pointer argument.
-template <typename R, typename Args, bool = isMemRef<R>> struct MSignature;
+template <typename R, typename Args, bool = isMemRef<R>>
+struct MSignature;
 template <typename R, typename... A>
 struct MSignature<R, std::tuple<A...>, false> {
   using type = typename CType<R>::type (*)(typename CType<A>::type...);
@@ -78,9 +109,9 @@ struct MSignature<R, std::tuple<A...>, true> {
 #define GNNRT_SYMBOL_M(Name) _mlir_ciface_##Name
 #define GNNRT_CALL(Name, Interface, Result, Args)                              \
   static_assert(                                                               \
-      std::is_same_v<decltype(&GNNRT_SYMBOL_##Interface(Name)),                \
-                     Interface##Signature<Result,                              \
-                                          std::tuple<GNNRT_UNPAREN Args>>::type>, \
+      std::is_same_v<                                                          \
+          decltype(&GNNRT_SYMBOL_##Interface(Name)),                           \
+          Interface##Signature<Result, std::tuple<GNNRT_UNPAREN Args>>::type>, \
       "RuntimeCalls.def: " #Name " does not match GNNRuntime.h");
 #include "gnn/Conversion/GNNToRuntime/RuntimeCalls.def"
 
