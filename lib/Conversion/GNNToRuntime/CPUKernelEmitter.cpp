@@ -59,6 +59,8 @@ private:
   LoweringBuilder &lb;
   func::FuncOp kernel;
   OpBuilder::InsertPoint host;
+  /// The number of the next kernel (-1: not known yet).
+  int64_t nextKernel = -1;
 };
 } // namespace
 
@@ -66,12 +68,18 @@ void CPUKernelEmitter::begin() {
   MLIRContext *mctx = module.getContext();
   Type ptr = LLVM::LLVMPointerType::get(mctx);
   Type i64 = lb.b.getI64Type();
-  std::string name;
-  for (int64_t n = 0;; ++n) {
-    name = (kKernelPrefix + Twine(n)).str();
-    if (!module.lookupSymbol(name))
-      break;
+  if (nextKernel < 0) {
+    // Numbered after the module's kernels (the other function's), found in
+    // one scan: looking each name up would scan the module per kernel.
+    nextKernel = 0;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      int64_t n;
+      StringRef name = fn.getSymName();
+      if (name.consume_front(kKernelPrefix) && !name.getAsInteger(10, n))
+        nextKernel = std::max(nextKernel, n + 1);
+    }
   }
+  std::string name = (kKernelPrefix + Twine(nextKernel++)).str();
   OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
   kernel = mb.create<func::FuncOp>(
       lb.loc, name, FunctionType::get(mctx, {ptr, i64, i64}, {}));

@@ -81,9 +81,12 @@ Type rt::getMLIRType(MLIRContext *context, ABIType type) {
 }
 
 func::FuncOp RuntimeCalls::getOrInsertDeclaration(Call call) {
+  func::FuncOp &cached = declarations[static_cast<unsigned>(call)];
+  if (cached)
+    return cached;
   StringRef name = getName(call);
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
+    return cached = fn;
   MLIRContext *context = module.getContext();
   SmallVector<Type> args, results;
   for (ABIType t : getArgumentTypes(call))

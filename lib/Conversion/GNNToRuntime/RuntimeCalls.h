@@ -59,6 +59,8 @@ public:
 
 private:
   ModuleOp module;
+  /// Declarations made or found so far (a module lookup is a linear scan).
+  DenseMap<unsigned, func::FuncOp> declarations;
 };
 
 } // namespace mlir::gnn::rt
