@@ -179,6 +179,11 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   gnn::registerAllGNNDialects(registry);
   MLIRContext context(registry);
+  // Diagnostics name their location; by default MLIR also prints the whole
+  // op into a note of each one, at the cost of numbering the values of its
+  // function: with a remark per stage that made compile time quadratic in
+  // the depth of a model (deep_gcn at 128 layers: 2.4 of 2.6 s).
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
