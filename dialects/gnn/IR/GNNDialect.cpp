@@ -1,6 +1,8 @@
 //===- GNNDialect.cpp - gnn dialect and the program contract --------------===//
 
 #include "gnn/IR/GNNDialect.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
 #include "gnn/IR/GNNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -58,11 +60,34 @@ LogicalResult GNNDialect::verifyRegionArgAttribute(Operation *op,
              << "argument #" << argIndex << " has invalid parameter name '"
              << str.getValue()
              << "' (expected a dotted identifier like 'conv1.weight')";
+    // --save-params writes <name>.npy: within a file name's 255 bytes.
+    constexpr size_t kMaxParamName = 200;
+    if (str.getValue().size() > kMaxParamName)
+      return op->emitError()
+             << "parameter name of argument #" << argIndex << " has "
+             << str.getValue().size() << " characters; at most "
+             << kMaxParamName << " (--save-params writes <name>.npy)";
     auto tensor = dyn_cast<RankedTensorType>(argType);
     if (!tensor || !tensor.getElementType().isF32())
       return op->emitError()
              << "parameter '" << str.getValue()
              << "' must be a ranked f32 tensor but has type " << argType;
+    // The static part of the shape alone must fit in memory (and its byte
+    // size in int64): at most 2^34 elements, 64 GiB of f32.
+    constexpr int64_t kMaxParamElements = int64_t(1) << 34;
+    int64_t elements = 1;
+    for (int64_t dim : tensor.getShape()) {
+      if (ShapedType::isDynamic(dim))
+        continue;
+      std::optional<int64_t> product = llvm::checkedMul(elements, dim);
+      if (dim <= 0 || !product || *product > kMaxParamElements)
+        return op->emitError()
+               << "parameter '" << str.getValue() << "' of type " << argType
+               << " is too large: its static dimensions must be positive and "
+                  "hold at most "
+               << kMaxParamElements << " elements (64 GiB of f32)";
+      elements = *product;
+    }
     return success();
   }
 

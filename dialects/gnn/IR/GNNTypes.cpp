@@ -53,11 +53,22 @@ verifyRowShape(function_ref<InFlightDiagnostic()> emitError, StringRef what,
   if (shape.size() > 2)
     return emitError() << what << " rows have rank 0, 1 or 2 but got rank "
                        << shape.size();
-  for (int64_t dim : shape)
-    if (!ShapedType::isDynamic(dim) && dim <= 0)
+  // A row is one vertex's or edge's values: every size computed from it
+  // (|V| or |E| times the row) must stay far from int64 overflow.
+  constexpr int64_t kMaxRowElements = int64_t(1) << 24;
+  int64_t elements = 1;
+  for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim))
+      continue;
+    if (dim <= 0)
       return emitError() << what
                          << " row dimensions must be positive or '?' but got "
                          << dim;
+    if (dim > kMaxRowElements ||
+        (elements *= dim) > kMaxRowElements) // both factors <= 2^24
+      return emitError() << what << " rows have at most " << kMaxRowElements
+                         << " elements but the static dimensions give more";
+  }
   if (elementType.isF32())
     return success();
   if (!elementType.isInteger(1) && !elementType.isInteger(32) &&

@@ -138,3 +138,20 @@ func.func @no_graph() -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
   %x = "test.logits"() : () -> !gnn.vtensor<?xf32>
   return %l, %x : f32, !gnn.vtensor<?xf32>
 }
+
+// -----
+
+// A parameter name becomes a file name (<name>.npy of --save-params).
+// expected-error @+1 {{parameter name of argument #0 has 201 characters; at most 200 (--save-params writes <name>.npy)}}
+func.func private @long_name(tensor<2xf32> {gnn.param = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})
+
+// -----
+
+// Sizes that would overflow once multiplied out are refused up front.
+// expected-error @+1 {{parameter 'w' of type 'tensor<4611686018427387904x4xf32>' is too large: its static dimensions must be positive and hold at most 17179869184 elements (64 GiB of f32)}}
+func.func private @huge_param(tensor<4611686018427387904x4xf32> {gnn.param = "w"})
+
+// -----
+
+// expected-error @+1 {{parameter 'w' of type 'tensor<?x262144x65537xf32>' is too large}}
+func.func private @huge_param_product(tensor<?x262144x65537xf32> {gnn.param = "w"})

@@ -48,3 +48,13 @@ func.func @unknown_side(%g: !gnn.graph, %v: !gnn.vtensor<4xf32>) {
   %0 = gnn.scatter %g, %v from both : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{vertex tensor rows have at most 16777216 elements but the static dimensions give more}}
+func.func private @huge_row(!gnn.vtensor<4611686018427387904xf32>)
+
+// -----
+
+// expected-error @+1 {{edge tensor rows have at most 16777216 elements but the static dimensions give more}}
+func.func private @huge_row_product(!gnn.etensor<8192x4096xf32>)
