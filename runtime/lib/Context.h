@@ -86,6 +86,8 @@ struct gnnrtContext {
   int64_t step = 0;
   bool training = false;
   double dropoutOverride = -1.0;
+  /// The logits gnnrtSetOutput recorded ([V, C], device-tier memory: read
+  /// them through device->hostView).
   const float *logits = nullptr;
   float loss = 0.0f;
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's

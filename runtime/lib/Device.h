@@ -1,13 +1,13 @@
 //===- Device.h - the device interface of gnnrt -----------------*- C++ -*-===//
 //
 // A context's device owns the run's memory (allocation, copies between host
-// and device memory, byte counters), holds the graph, runs the compiled
-// kernels (gnnrtParallelFor) and implements every compute entry point of the
-// C ABI (gnnrt/GNNRuntime.h), which forwards to it. The CPU device (CPU/:
-// OpenMP + OpenBLAS) is the one the driver uses; the CUDA device (CUDA/, with
-// GNN_ENABLE_CUDA) has its memory and graph parts so far. Compute arguments
-// are the ABI's memref descriptors, so a device sees exactly what compiled
-// code passes.
+// and device memory, byte counters, the host's access to device memory),
+// holds the graph, runs the compiled kernels (gnnrtParallelFor) and
+// implements every compute entry point of the C ABI (gnnrt/GNNRuntime.h),
+// which forwards to it. The CPU device (CPU/: OpenMP + OpenBLAS) is the one
+// the driver uses; the CUDA device (CUDA/, with GNN_ENABLE_CUDA) has its
+// memory and graph parts so far. Compute arguments are the ABI's memref
+// descriptors, so a device sees exactly what compiled code passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,8 +91,34 @@ public:
   /// Returns when the copy is done.
   virtual void copy(void *dst, MemoryTier dstTier, const void *src,
                     MemoryTier srcTier, int64_t bytes) = 0;
+  /// Sets `bytes` of device-tier memory at `dst` to `value` (memset; the
+  /// gradients are zeroed with it). Counts nothing.
+  virtual void fill(void *dst, uint8_t value, int64_t bytes) = 0;
   /// What allocate, free and copy did so far.
   MemoryCounters memoryCounters() const;
+
+  //===--------------------------------------------------------------------===//
+  // Host access to device memory
+  //===--------------------------------------------------------------------===//
+  //
+  // Host code (the driver, accuracy) never dereferences device-tier memory
+  // itself: it reads through hostView, writes with copy() from the host tier
+  // and sets constants with fill(). On the CPU device all three touch the
+  // memory in place (a view is the pointer itself; a write from the host is
+  // the memcpy the host would do), so the CPU path copies nothing more than
+  // before.
+
+  /// Whether device-tier memory is host memory that the host may address (the
+  /// CPU device; not a discrete GPU).
+  virtual bool deviceMemoryIsHostMemory() const = 0;
+  /// The host's read-only view of `bytes` of device-tier memory at `src`,
+  /// once the work issued so far is done (synchronize()). Where device memory
+  /// is host memory, `src` itself: no copy, nothing counted, `staging`
+  /// untouched. Otherwise `src` is copied into `staging` (resized to `bytes`;
+  /// counted as a copy to the host) and its data returned. The view is valid
+  /// while `staging` and the memory are unchanged.
+  const void *hostView(const void *src, int64_t bytes,
+                       std::vector<char> &staging);
 
   //===--------------------------------------------------------------------===//
   // Graph

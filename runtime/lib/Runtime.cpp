@@ -227,10 +227,14 @@ double accuracy(const gnnrtContext *ctx, int split) {
   if (!ctx->logits)
     return 0.0;
   int64_t C = ds.numClasses, hit = 0, total = 0;
+  std::vector<char> staging;
+  const auto *logits = static_cast<const float *>(ctx->device->hostView(
+      ctx->logits, ds.numVertices * C * static_cast<int64_t>(sizeof(float)),
+      staging));
   for (int64_t v = 0; v < ds.numVertices; ++v) {
     if (!ds.masks[split][v] || ds.labels[v] < 0)
       continue;
-    const float *row = ctx->logits + v * C;
+    const float *row = logits + v * C;
     int64_t best = 0;
     for (int64_t c = 1; c < C; ++c)
       if (row[c] > row[best])

@@ -1,8 +1,9 @@
 //===- CPUDevice.cpp - the CPU device of gnnrt ----------------------------===//
 //
-// Host memory for both tiers (aligned, zeroed, huge pages for large blocks);
-// compiled kernels run on OpenMP threads; the compute methods forward to the
-// OpenMP + OpenBLAS kernels (Kernels.cpp).
+// Host memory for both tiers (aligned, zeroed, huge pages for large blocks),
+// which the host reads and writes in place; the graph is kept as bindDataset
+// built it; compiled kernels run on OpenMP threads; the compute methods
+// forward to the OpenMP + OpenBLAS kernels (Kernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +74,12 @@ public:
       std::memcpy(dst, src, static_cast<size_t>(bytes));
     recordCopy(dstTier, srcTier, bytes);
   }
+  void fill(void *dst, uint8_t value, int64_t bytes) override {
+    if (bytes < 0)
+      fatal("cpu device: fill of " + std::to_string(bytes) + " bytes");
+    std::memset(dst, value, static_cast<size_t>(bytes));
+  }
+  bool deviceMemoryIsHostMemory() const override { return true; }
 
   void bindGraph(GraphArrays graph) override {
     // Host memory is device memory: the arrays are kept as they are.

@@ -1,11 +1,13 @@
 //===- CUDADevice.cpp - the CUDA device of gnnrt --------------------------===//
 //
 // Plain C++ against the CUDA runtime API. Device-tier memory is cudaMalloc'd
-// (zeroed with cudaMemset), host-tier memory is pinned (cudaMallocHost), and
-// copies are cudaMemcpy in the direction the tiers name; all of it on the
-// default stream, so each call is ordered after the ones before. The graph's
-// arrays are copied to GPU memory by bindGraph. Kernel launches and the
-// compute methods are the next step: until then they stop the run.
+// (zeroed with cudaMemset), host-tier memory is pinned (cudaMallocHost),
+// copies are cudaMemcpy in the direction the tiers name and fills are
+// cudaMemset; all of it on the default stream, so each call is ordered after
+// the ones before. GPU memory is not host memory: the host reads it through
+// staging copies (Device::hostView). The graph's arrays are copied to GPU
+// memory by bindGraph. Kernel launches and the compute methods are the next
+// step: until then they stop the run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,6 +88,15 @@ public:
                                   kindOf(dstTier, srcTier)));
     recordCopy(dstTier, srcTier, bytes);
   }
+
+  void fill(void *dst, uint8_t value, int64_t bytes) override {
+    if (bytes < 0)
+      fatal("cuda device: fill of " + std::to_string(bytes) + " bytes");
+    if (bytes > 0)
+      GNNRT_CUDA_CHECK(cudaMemset(dst, value, static_cast<size_t>(bytes)));
+  }
+
+  bool deviceMemoryIsHostMemory() const override { return false; }
 
   void bindGraph(GraphArrays graph) override {
     checkGraph(graph);

@@ -1,8 +1,9 @@
 //===- CUDADeviceTest.cpp - the CUDA device's memory and graph ------------===//
 //
 // Built with gnnrt_cuda; skipped where no GPU is visible. Counters as on the
-// CPU device (DeviceTest.cpp), data round trips through GPU memory, the graph
-// in GPU memory, and the methods not implemented yet stop the run.
+// CPU device (DeviceTest.cpp), data round trips through GPU memory, the
+// host's view of GPU memory is a counted staging copy, fill, the graph in
+// GPU memory, and the methods not implemented yet stop the run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -116,6 +118,56 @@ TEST(RuntimeCUDADevice, TheGraphIsCopiedToTheGPU) {
   // Two offset arrays of 4 int64, four index arrays of 3 int32, two degree
   // arrays of 3 floats.
   EXPECT_EQ(device->memoryCounters().live, 2 * 32 + 4 * 12 + 2 * 12);
+}
+
+TEST(RuntimeCUDADevice, TheHostViewIsACountedStagingCopy) {
+  if (!haveGPU())
+    GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<Device> device = createCUDADevice();
+  EXPECT_FALSE(device->deviceMemoryIsHostMemory());
+  const int64_t n = 1000;
+  std::vector<float> host(n);
+  for (int64_t i = 0; i < n; ++i)
+    host[i] = static_cast<float>(i) * 0.25f;
+  auto *d = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  device->copy(d, MemoryTier::Device, host.data(), MemoryTier::Host, n * 4);
+  const MemoryCounters before = device->memoryCounters();
+
+  std::vector<char> staging;
+  const auto *view =
+      static_cast<const float *>(device->hostView(d + 1, (n - 1) * 4, staging));
+  EXPECT_EQ(static_cast<const void *>(view), staging.data());
+  EXPECT_EQ(staging.size(), static_cast<size_t>((n - 1) * 4));
+  for (int64_t i = 1; i < n; ++i)
+    ASSERT_EQ(view[i - 1], host[i]) << i;
+  const MemoryCounters c = device->memoryCounters();
+  EXPECT_EQ(c.copiedToHost, before.copiedToHost + (n - 1) * 4);
+  EXPECT_EQ(c.copiedToDevice, before.copiedToDevice);
+  EXPECT_EQ(c.live, before.live);
+  EXPECT_EQ(c.hostLive, before.hostLive); // staging is not device memory
+  device->free(d);
+}
+
+TEST(RuntimeCUDADevice, FillSetsGPUMemory) {
+  if (!haveGPU())
+    GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<Device> device = createCUDADevice();
+  const int64_t n = 256;
+  std::vector<float> host(n, 3.0f), back(n);
+  auto *d = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  device->copy(d, MemoryTier::Device, host.data(), MemoryTier::Host, n * 4);
+  const MemoryCounters before = device->memoryCounters();
+  device->fill(d + 1, 0, (n - 2) * 4);
+  device->fill(d, 0, 0);
+  // Fill counts nothing.
+  const MemoryCounters c = device->memoryCounters();
+  EXPECT_EQ(std::memcmp(&c, &before, sizeof c), 0);
+  device->copy(back.data(), MemoryTier::Host, d, MemoryTier::Device, n * 4);
+  EXPECT_EQ(back[0], 3.0f);
+  for (int64_t i = 1; i < n - 1; ++i)
+    ASSERT_EQ(back[i], 0.0f) << i;
+  EXPECT_EQ(back[n - 1], 3.0f);
+  device->free(d);
 }
 
 namespace {

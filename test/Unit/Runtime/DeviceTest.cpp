@@ -1,9 +1,11 @@
 //===- DeviceTest.cpp - the CPU device: memory, graph, launch -------------===//
 //
 // Every allocate, free and copy moves the counters by exactly the bytes asked
-// for, under the tier named; a context allocates its buffers on its device;
-// the graph accessors of the ABI return the device's copies of the graph;
-// launch (gnnrtParallelFor) runs each row once, in whole chunks.
+// for, under the tier named; the host's view of device memory is the memory
+// itself and counts nothing, nor does fill; a context allocates its buffers
+// on its device; the graph accessors of the ABI return the device's copies
+// of the graph; launch (gnnrtParallelFor) runs each row once, in whole
+// chunks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,6 +131,50 @@ TEST(RuntimeDevice, CopiesAreCountedByDirection) {
   for (void *p : {static_cast<void *>(d0), static_cast<void *>(d1),
                   static_cast<void *>(h0)})
     device->free(p);
+}
+
+TEST(RuntimeDevice, TheHostViewOfCPUMemoryIsTheMemoryItself) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  EXPECT_TRUE(device->deviceMemoryIsHostMemory());
+  const int64_t n = 100;
+  auto *d = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = static_cast<float>(i) + 0.5f;
+  const MemoryCounters before = device->memoryCounters();
+
+  std::vector<char> staging;
+  EXPECT_EQ(device->hostView(d, n * 4, staging), d);
+  EXPECT_EQ(device->hostView(d + 10, 0, staging), d + 10);
+  // No copy: the staging buffer is untouched and nothing is counted.
+  EXPECT_TRUE(staging.empty());
+  EXPECT_TRUE(device->memoryCounters() == before);
+  device->free(d);
+}
+
+TEST(RuntimeDevice, FillSetsBytesAndCountsNothing) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  const int64_t n = 1000;
+  auto *d = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = 1.0f + static_cast<float>(i);
+  const MemoryCounters before = device->memoryCounters();
+
+  device->fill(d + 1, 0, (n - 2) * 4);
+  EXPECT_EQ(d[0], 1.0f);
+  for (int64_t i = 1; i < n - 1; ++i)
+    ASSERT_EQ(d[i], 0.0f) << i;
+  EXPECT_EQ(d[n - 1], static_cast<float>(n));
+  // Any byte range, any value.
+  auto *bytes = reinterpret_cast<unsigned char *>(d);
+  device->fill(bytes + 43, 0xab, 5);
+  EXPECT_EQ(bytes[42], 0);
+  for (int i = 43; i < 48; ++i)
+    EXPECT_EQ(bytes[i], 0xab) << i;
+  EXPECT_EQ(bytes[48], 0);
+  device->fill(d, 0x7f, 0); // nothing
+  EXPECT_EQ(d[0], 1.0f);
+  EXPECT_TRUE(device->memoryCounters() == before);
+  device->free(d);
 }
 
 TEST(RuntimeDevice, BuffersLiveOnTheirDevice) {
