@@ -50,12 +50,8 @@ struct ModelInfo {
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 
-struct OptimizerConfig {
-  enum Kind { Adam, SGD } kind = Adam;
-  double lr = 0.01, weightDecay = 0.0, momentum = 0.9;
-  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-};
-
+/// A parameter's optimizer state: the step count and the buffers
+/// Device::optimizerStep keeps (allocated on the first step that needs them).
 struct OptState {
   std::unique_ptr<Buffer> m, v;
   int64_t t = 0;

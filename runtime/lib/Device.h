@@ -2,11 +2,11 @@
 //
 // A context's device owns the run's memory (allocation, copies between host
 // and device memory, byte counters, the host's access to device memory),
-// holds the graph, runs the compiled kernels (gnnrtParallelFor) and
-// implements every compute entry point of the C ABI (gnnrt/GNNRuntime.h),
-// which forwards to it. The CPU device (CPU/: OpenMP + OpenBLAS) is the one
-// the driver uses; the CUDA device (CUDA/, with GNN_ENABLE_CUDA) has its
-// memory and graph parts so far. Compute arguments are the ABI's memref
+// holds the graph, runs the compiled kernels (gnnrtParallelFor), implements
+// every compute entry point of the C ABI (gnnrt/GNNRuntime.h), which forwards
+// to it, and the optimizer step. The CPU device (CPU/: OpenMP + OpenBLAS) is
+// the one the driver uses; the CUDA device (CUDA/, with GNN_ENABLE_CUDA) has
+// its memory and graph parts so far. Compute arguments are the ABI's memref
 // descriptors, so a device sees exactly what compiled code passes.
 //
 //===----------------------------------------------------------------------===//
@@ -54,6 +54,13 @@ struct GraphArrays {
   std::vector<int32_t> csrDst;     // [E] dst[csrEdge[p]]: read in order by
                                    // to-src gathers
   std::vector<float> inDegree, outDegree; // [V]
+};
+
+/// The optimizer the driver selects (torch.optim semantics).
+struct OptimizerConfig {
+  enum Kind { Adam, SGD } kind = Adam;
+  double lr = 0.01, weightDecay = 0.0, momentum = 0.9;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
 /// A compiled kernel: rows [begin, end) of a parallel loop.
@@ -181,6 +188,20 @@ public:
                                     int64_t split) = 0;
   virtual void dropout(gnnrtContext *ctx, int64_t op, double rate,
                        gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Optimizer
+  //===--------------------------------------------------------------------===//
+
+  /// Step `step` (1, 2, ...) of `config`'s optimizer on `n` parameters, in
+  /// device-tier memory: `param` -= update(`grad` + weightDecay * `param`),
+  /// computed in double and stored as f32. SGD: `m` is the momentum buffer
+  /// (null when momentum is 0; set to the gradient on step 1), `v` unused.
+  /// Adam: `m` and `v` are the first and second moments (zero before step
+  /// 1), with bias correction by `step`. gnnrtOptimizerUpdate forwards here.
+  virtual void optimizerStep(const OptimizerConfig &config, int64_t step,
+                             int64_t n, float *param, const float *grad,
+                             float *m, float *v) = 0;
 
 protected:
   /// Bookkeeping for the implementations of allocate, free and copy: they

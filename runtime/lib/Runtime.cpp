@@ -459,36 +459,17 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   const OptimizerConfig &c = ctx->optConfig;
   const int64_t n = p.size;
   ++st.t;
-  if (c.kind == OptimizerConfig::SGD) {
-    if (c.momentum != 0.0 && !st.m)
-      st.m = std::make_unique<Buffer>(*ctx->device, n);
-    const bool first = st.t == 1;
-    for (int64_t i = 0; i < n; ++i) {
-      double gi = g.data[i] + c.weightDecay * p.data[i];
-      if (c.momentum != 0.0) {
-        double b = first ? gi : c.momentum * st.m->data[i] + gi;
-        st.m->data[i] = static_cast<float>(b);
-        gi = b;
-      }
-      p.data[i] = static_cast<float>(p.data[i] - c.lr * gi);
-    }
-    return;
-  }
-  if (!st.m) {
+  // The state is allocated (zeroed) on the device by the first step that
+  // needs it: SGD keeps a momentum buffer unless the momentum is 0, Adam two
+  // moments.
+  const bool adam = c.kind == OptimizerConfig::Adam;
+  if (!st.m && (adam || c.momentum != 0.0))
     st.m = std::make_unique<Buffer>(*ctx->device, n);
+  if (!st.v && adam)
     st.v = std::make_unique<Buffer>(*ctx->device, n);
-  }
-  const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(st.t));
-  const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(st.t));
-  for (int64_t i = 0; i < n; ++i) {
-    double gi = g.data[i] + c.weightDecay * p.data[i];
-    double m = c.beta1 * st.m->data[i] + (1.0 - c.beta1) * gi;
-    double v = c.beta2 * st.v->data[i] + (1.0 - c.beta2) * gi * gi;
-    st.m->data[i] = static_cast<float>(m);
-    st.v->data[i] = static_cast<float>(v);
-    double denom = std::sqrt(v) / std::sqrt(bc2) + c.eps;
-    p.data[i] = static_cast<float>(p.data[i] - (c.lr / bc1) * m / denom);
-  }
+  ctx->device->optimizerStep(c, st.t, n, p.data, g.data,
+                             st.m ? st.m->data : nullptr,
+                             st.v ? st.v->data : nullptr);
 }
 
 } // extern "C"

@@ -3,7 +3,8 @@
 // Host memory for both tiers (aligned, zeroed, huge pages for large blocks),
 // which the host reads and writes in place; the graph is kept as bindDataset
 // built it; compiled kernels run on OpenMP threads; the compute methods
-// forward to the OpenMP + OpenBLAS kernels (Kernels.cpp).
+// forward to the OpenMP + OpenBLAS kernels (Kernels.cpp); the optimizer step
+// is a plain loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -156,6 +158,38 @@ public:
   void dropout(gnnrtContext *c, int64_t op, double rate, gnnrtMemRefF32 *in,
                gnnrtMemRefF32 *out) override {
     cpuDropout(c, op, rate, in, out);
+  }
+
+  void optimizerStep(const OptimizerConfig &c, int64_t step, int64_t n,
+                     float *param, const float *grad, float *m,
+                     float *v) override {
+    // One thread, in order: the loop gnnrtOptimizerUpdate ran on the host,
+    // expression for expression, so that the rounding (and the FMAs the
+    // compiler forms) stay the same.
+    if (c.kind == OptimizerConfig::SGD) {
+      const bool first = step == 1;
+      for (int64_t i = 0; i < n; ++i) {
+        double gi = grad[i] + c.weightDecay * param[i];
+        if (c.momentum != 0.0) {
+          double b = first ? gi : c.momentum * m[i] + gi;
+          m[i] = static_cast<float>(b);
+          gi = b;
+        }
+        param[i] = static_cast<float>(param[i] - c.lr * gi);
+      }
+      return;
+    }
+    const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(step));
+    const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(step));
+    for (int64_t i = 0; i < n; ++i) {
+      double gi = grad[i] + c.weightDecay * param[i];
+      double mi = c.beta1 * m[i] + (1.0 - c.beta1) * gi;
+      double vi = c.beta2 * v[i] + (1.0 - c.beta2) * gi * gi;
+      m[i] = static_cast<float>(mi);
+      v[i] = static_cast<float>(vi);
+      double denom = std::sqrt(vi) / std::sqrt(bc2) + c.eps;
+      param[i] = static_cast<float>(param[i] - (c.lr / bc1) * mi / denom);
+    }
   }
 
 private:

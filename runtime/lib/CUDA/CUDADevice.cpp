@@ -6,8 +6,8 @@
 // cudaMemset; all of it on the default stream, so each call is ordered after
 // the ones before. GPU memory is not host memory: the host reads it through
 // staging copies (Device::hostView). The graph's arrays are copied to GPU
-// memory by bindGraph. Kernel launches and the compute methods are the next
-// step: until then they stop the run.
+// memory by bindGraph. Kernel launches, the compute methods and the optimizer
+// step are the next step: until then they stop the run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,6 +165,11 @@ public:
   void dropout(gnnrtContext *, int64_t, double, gnnrtMemRefF32 *,
                gnnrtMemRefF32 *) override {
     unimplemented("dropout");
+  }
+
+  void optimizerStep(const OptimizerConfig &, int64_t, int64_t, float *,
+                     const float *, float *, float *) override {
+    unimplemented("optimizerStep");
   }
 
 private:

@@ -178,6 +178,12 @@ void scatterOnTheGPU() {
   device->scatter(nullptr, 0, &none, &none, 1);
 }
 
+void optimizerStepOnTheGPU() {
+  std::unique_ptr<Device> device = createCUDADevice();
+  device->optimizerStep(OptimizerConfig(), 1, 0, nullptr, nullptr, nullptr,
+                        nullptr);
+}
+
 } // namespace
 
 TEST(RuntimeCUDADeviceDeathTest, UnimplementedMethodsStopTheRun) {
@@ -185,4 +191,6 @@ TEST(RuntimeCUDADeviceDeathTest, UnimplementedMethodsStopTheRun) {
     GTEST_SKIP() << "no CUDA device";
   EXPECT_EXIT(scatterOnTheGPU(), testing::ExitedWithCode(1),
               "error: the CUDA device does not implement scatter yet");
+  EXPECT_EXIT(optimizerStepOnTheGPU(), testing::ExitedWithCode(1),
+              "error: the CUDA device does not implement optimizerStep yet");
 }

@@ -1,11 +1,11 @@
-//===- DeviceTest.cpp - the CPU device: memory, graph, launch -------------===//
+//===- DeviceTest.cpp - the CPU device: memory, graph, launch, optimizer --===//
 //
 // Every allocate, free and copy moves the counters by exactly the bytes asked
 // for, under the tier named; the host's view of device memory is the memory
 // itself and counts nothing, nor does fill; a context allocates its buffers
 // on its device; the graph accessors of the ABI return the device's copies
 // of the graph; launch (gnnrtParallelFor) runs each row once, in whole
-// chunks.
+// chunks; the optimizer step is bit for bit the host loop it replaced.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -305,6 +306,142 @@ TEST(RuntimeDevice, TheGraphAccessorsReturnTheDevicesCopies) {
   EXPECT_EQ(x.aligned[V * 2 - 1], 1.5f);
   EXPECT_EQ(ctx.device->memoryCounters().copiedToDevice, V * 2 * 4);
   EXPECT_EQ(ctx.device->memoryCounters().live, V * 2 * 4);
+}
+
+//===----------------------------------------------------------------------===//
+// The optimizer step
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// gnnrtOptimizerUpdate as it was before the step moved to the device: the
+/// reference the device's step must match bit for bit. This file is compiled
+/// with gnnrt's flags (-O3 -march=native: the same FMA contraction).
+void oldOptimizerUpdate(Device &device, const OptimizerConfig &c, Buffer &p,
+                        Buffer &g, OptState &st) {
+  const int64_t n = p.size;
+  ++st.t;
+  if (c.kind == OptimizerConfig::SGD) {
+    if (c.momentum != 0.0 && !st.m)
+      st.m = std::make_unique<Buffer>(device, n);
+    const bool first = st.t == 1;
+    for (int64_t i = 0; i < n; ++i) {
+      double gi = g.data[i] + c.weightDecay * p.data[i];
+      if (c.momentum != 0.0) {
+        double b = first ? gi : c.momentum * st.m->data[i] + gi;
+        st.m->data[i] = static_cast<float>(b);
+        gi = b;
+      }
+      p.data[i] = static_cast<float>(p.data[i] - c.lr * gi);
+    }
+    return;
+  }
+  if (!st.m) {
+    st.m = std::make_unique<Buffer>(device, n);
+    st.v = std::make_unique<Buffer>(device, n);
+  }
+  const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(st.t));
+  const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(st.t));
+  for (int64_t i = 0; i < n; ++i) {
+    double gi = g.data[i] + c.weightDecay * p.data[i];
+    double m = c.beta1 * st.m->data[i] + (1.0 - c.beta1) * gi;
+    double v = c.beta2 * st.v->data[i] + (1.0 - c.beta2) * gi * gi;
+    st.m->data[i] = static_cast<float>(m);
+    st.v->data[i] = static_cast<float>(v);
+    double denom = std::sqrt(v) / std::sqrt(bc2) + c.eps;
+    p.data[i] = static_cast<float>(p.data[i] - (c.lr / bc1) * m / denom);
+  }
+}
+
+/// The configurations the step is checked on.
+std::vector<OptimizerConfig> optimizerConfigs() {
+  OptimizerConfig adam, adamDecay, sgd, sgdDecay, sgdPlain;
+  adamDecay.weightDecay = 5e-4;
+  adamDecay.lr = 0.003;
+  sgd.kind = sgdDecay.kind = sgdPlain.kind = OptimizerConfig::SGD;
+  sgd.lr = sgdDecay.lr = sgdPlain.lr = 0.1;
+  sgdDecay.momentum = 0.8;
+  sgdDecay.weightDecay = 1e-3;
+  sgdPlain.momentum = 0.0;
+  sgdPlain.weightDecay = 2e-2;
+  return {adam, adamDecay, sgd, sgdDecay, sgdPlain};
+}
+
+bool sameBits(const Buffer &a, const Buffer &b) {
+  return a.size == b.size &&
+         std::memcmp(a.data, b.data, sizeof(float) * a.size) == 0;
+}
+
+void fillRandom(Buffer &b, std::mt19937 &rng, float scale) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  for (int64_t i = 0; i < b.size; ++i)
+    b.data[i] = normal(rng);
+}
+
+} // namespace
+
+TEST(RuntimeDevice, TheOptimizerStepIsTheOldLoopBitForBit) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  const int64_t n = 10007; // vector loops and a remainder
+  for (const OptimizerConfig &c : optimizerConfigs()) {
+    std::mt19937 rng(12345);
+    Buffer p(*device, n), ref(*device, n), g(*device, n);
+    fillRandom(p, rng, 0.3f);
+    std::memcpy(ref.data, p.data, sizeof(float) * n);
+    // The device's state, allocated as gnnrtOptimizerUpdate does.
+    Buffer m(*device, n), v(*device, n);
+    OptState refState;
+    for (int64_t step = 1; step <= 6; ++step) {
+      fillRandom(g, rng, step == 3 ? 1e-6f : 1.0f); // also tiny gradients
+      device->optimizerStep(c, step, n, p.data, g.data,
+                            c.kind == OptimizerConfig::SGD && c.momentum == 0.0
+                                ? nullptr
+                                : m.data,
+                            c.kind == OptimizerConfig::Adam ? v.data : nullptr);
+      oldOptimizerUpdate(*device, c, ref, g, refState);
+      ASSERT_TRUE(sameBits(p, ref))
+          << (c.kind == OptimizerConfig::Adam ? "adam" : "sgd") << " lr "
+          << c.lr << " weight decay " << c.weightDecay << " step " << step;
+      if (refState.m) {
+        ASSERT_TRUE(sameBits(m, *refState.m)) << "step " << step;
+      }
+      if (refState.v) {
+        ASSERT_TRUE(sameBits(v, *refState.v)) << "step " << step;
+      }
+    }
+  }
+}
+
+TEST(RuntimeDevice, OptimizerUpdateForwardsToTheDevice) {
+  // Through the ABI: the context's parameters move as the old loop moves
+  // them, and the state is allocated on the device on the first step (Adam:
+  // two moments, SGD: a momentum buffer unless the momentum is 0).
+  for (const OptimizerConfig &c : optimizerConfigs()) {
+    gnnrtContext ctx;
+    ctx.optConfig = c;
+    const int64_t n = 77;
+    std::mt19937 rng(99);
+    ctx.params.push_back(std::make_unique<Buffer>(*ctx.device, n));
+    ctx.grads.push_back(std::make_unique<Buffer>(*ctx.device, n));
+    ctx.opt.emplace_back();
+    fillRandom(*ctx.params[0], rng, 0.3f);
+    Buffer ref(*ctx.device, n);
+    std::memcpy(ref.data, ctx.params[0]->data, sizeof(float) * n);
+    OptState refState;
+    const int64_t live = ctx.device->memoryCounters().live;
+    const int64_t stateBuffers = c.kind == OptimizerConfig::Adam ? 2
+                                 : c.momentum != 0.0             ? 1
+                                                                 : 0;
+    for (int64_t step = 1; step <= 3; ++step) {
+      fillRandom(*ctx.grads[0], rng, 1.0f);
+      gnnrtOptimizerUpdate(&ctx, 0);
+      oldOptimizerUpdate(*ctx.device, c, ref, *ctx.grads[0], refState);
+      ASSERT_TRUE(sameBits(*ctx.params[0], ref)) << "step " << step;
+      EXPECT_EQ(ctx.opt[0].t, step);
+      EXPECT_EQ(ctx.device->memoryCounters().live,
+                live + 2 * stateBuffers * n * 4); // the reference's too
+    }
+  }
 }
 
 namespace {
