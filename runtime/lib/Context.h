@@ -68,7 +68,8 @@ struct gnnrtContext {
       gnnrt::createSingleProcessCommunicator();
   /// The dataset; bindDataset moves its features to `features` and its CSC
   /// (indptr, indices), with the CSR and degrees it builds, to the device
-  /// (device->graph()).
+  /// (device->graph()), and copies the model's edge inputs to the device
+  /// (device->edgeData()).
   gnnrt::Dataset ds;
   std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
   gnnrt::ModelInfo model;
@@ -76,8 +77,6 @@ struct gnnrtContext {
   std::vector<gnnrt::OptState> opt;
   gnnrt::OptimizerConfig optConfig;
   std::vector<std::unique_ptr<gnnrt::Buffer>> buffers; // by slot
-  std::vector<std::vector<float>> edgeF32;             // per edge input
-  std::vector<std::vector<int32_t>> edgeI32;
   uint64_t seed = 0;
   int64_t step = 0;
   bool training = false;

@@ -2,12 +2,13 @@
 //
 // A context's device owns the run's memory (allocation, copies between host
 // and device memory, byte counters, the host's access to device memory),
-// holds the graph, runs the compiled kernels (gnnrtParallelFor), implements
-// every compute entry point of the C ABI (gnnrt/GNNRuntime.h), which forwards
-// to it, and the optimizer step. The CPU device (CPU/: OpenMP + OpenBLAS) is
-// the one the driver uses; the CUDA device (CUDA/, with GNN_ENABLE_CUDA) has
-// its memory and graph parts so far. Compute arguments are the ABI's memref
-// descriptors, so a device sees exactly what compiled code passes.
+// holds the graph and the edge data, runs the compiled kernels
+// (gnnrtParallelFor), implements every compute entry point of the C ABI
+// (gnnrt/GNNRuntime.h), which forwards to it, and the optimizer step. The CPU
+// device (CPU/: OpenMP + OpenBLAS) is the one the driver uses; the CUDA
+// device (CUDA/, with GNN_ENABLE_CUDA) has its memory, graph and edge-data
+// parts so far. Compute arguments are the ABI's memref descriptors, so a
+// device sees exactly what compiled code passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,22 @@ struct GraphArrays {
   std::vector<int32_t> csrDst;     // [E] dst[csrEdge[p]]: read in order by
                                    // to-src gathers
   std::vector<float> inDegree, outDegree; // [V]
+};
+
+/// One edge input of the model as bindDataset checked it: per edge (CSC
+/// order), a row of f32 values or one i32 value; the other vector is empty.
+struct EdgeInputArrays {
+  std::vector<float> f32;
+  std::vector<int32_t> i32;
+};
+
+/// The device's copy of one edge input, in its device-tier memory
+/// (gnnrtEdgeDataF32 / gnnrtEdgeDataI32 return it).
+struct DeviceEdgeInput {
+  const float *f32 = nullptr;
+  int64_t f32Size = 0; // elements
+  const int32_t *i32 = nullptr;
+  int64_t i32Size = 0;
 };
 
 /// The optimizer the driver selects (torch.optim semantics).
@@ -137,6 +154,12 @@ public:
   virtual void bindGraph(GraphArrays graph) = 0;
   /// The bound graph (all null before bindGraph).
   const DeviceGraph &graph() const { return boundGraph; }
+  /// Takes over the model's edge inputs, numbered as the model info lists
+  /// them (copies them to device memory, or keeps them where host memory is
+  /// device memory). Replaces edge data bound before.
+  virtual void bindEdgeData(std::vector<EdgeInputArrays> inputs) = 0;
+  /// The bound edge inputs (none before bindEdgeData).
+  const std::vector<DeviceEdgeInput> &edgeData() const { return boundEdgeData; }
 
   //===--------------------------------------------------------------------===//
   // Execution
@@ -214,8 +237,9 @@ protected:
   /// Checks that `graph`'s arrays agree in size; stops the run otherwise.
   static void checkGraph(const GraphArrays &graph);
 
-  /// Set by bindGraph.
+  /// Set by bindGraph and bindEdgeData.
   DeviceGraph boundGraph;
+  std::vector<DeviceEdgeInput> boundEdgeData;
 
 private:
   struct Allocation {

@@ -152,6 +152,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     g.outDegree[v] = static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
   }
   ctx->device->bindGraph(std::move(g));
+  std::vector<EdgeInputArrays> edgeInputs;
   for (const EdgeInputInfo &in : m.edgeInputs) {
     auto it = ds.edgeData.find(in.name);
     if (it == ds.edgeData.end()) {
@@ -171,9 +172,9 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
               std::to_string(in.width);
       return false;
     }
-    ctx->edgeF32.push_back(ed.f32);
-    ctx->edgeI32.push_back(ed.i32);
+    edgeInputs.push_back({ed.f32, ed.i32});
   }
+  ctx->device->bindEdgeData(std::move(edgeInputs));
   return true;
 }
 
@@ -424,20 +425,24 @@ void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   view(result, const_cast<float *>(g.degree[dir == 0 ? 0 : 1]), g.numVertices);
 }
 
+// The edge inputs are the device's copies, read-only like the graph.
+
 void _mlir_ciface_gnnrtEdgeDataF32(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                                    int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->edgeF32.size())
+  const std::vector<DeviceEdgeInput> &inputs = ctx->device->edgeData();
+  if (index < 0 || static_cast<size_t>(index) >= inputs.size())
     fatal("gnnrtEdgeDataF32: no edge input #" + std::to_string(index));
-  auto &d = ctx->edgeF32[index];
-  view(result, d.data(), static_cast<int64_t>(d.size()));
+  const DeviceEdgeInput &d = inputs[index];
+  view(result, const_cast<float *>(d.f32), d.f32Size);
 }
 
 void _mlir_ciface_gnnrtEdgeDataI32(gnnrtMemRefI32 *result, gnnrtContext *ctx,
                                    int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->edgeI32.size())
+  const std::vector<DeviceEdgeInput> &inputs = ctx->device->edgeData();
+  if (index < 0 || static_cast<size_t>(index) >= inputs.size())
     fatal("gnnrtEdgeDataI32: no edge input #" + std::to_string(index));
-  auto &d = ctx->edgeI32[index];
-  view(result, d.data(), static_cast<int64_t>(d.size()));
+  const DeviceEdgeInput &d = inputs[index];
+  view(result, const_cast<int32_t *>(d.i32), d.i32Size);
 }
 
 void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx, gnnrtMemRefF32 *logits,

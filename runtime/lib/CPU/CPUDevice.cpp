@@ -1,10 +1,10 @@
 //===- CPUDevice.cpp - the CPU device of gnnrt ----------------------------===//
 //
 // Host memory for both tiers (aligned, zeroed, huge pages for large blocks),
-// which the host reads and writes in place; the graph is kept as bindDataset
-// built it; compiled kernels run on OpenMP threads; the compute methods
-// forward to the OpenMP + OpenBLAS kernels (Kernels.cpp); the optimizer step
-// is a plain loop.
+// which the host reads and writes in place; the graph and the edge data are
+// kept as bindDataset built them; compiled kernels run on OpenMP threads; the
+// compute methods forward to the OpenMP + OpenBLAS kernels (Kernels.cpp); the
+// optimizer step is a plain loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +97,15 @@ public:
     boundGraph.index[3] = arrays.csrDst.data();
     boundGraph.degree[0] = arrays.inDegree.data();
     boundGraph.degree[1] = arrays.outDegree.data();
+  }
+  void bindEdgeData(std::vector<EdgeInputArrays> inputs) override {
+    // Kept as they are, like the graph.
+    edgeInputs = std::move(inputs);
+    boundEdgeData.clear();
+    for (const EdgeInputArrays &in : edgeInputs)
+      boundEdgeData.push_back(
+          {in.f32.data(), static_cast<int64_t>(in.f32.size()), in.i32.data(),
+           static_cast<int64_t>(in.i32.size())});
   }
 
   void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) override {
@@ -194,6 +203,7 @@ public:
 
 private:
   GraphArrays arrays;
+  std::vector<EdgeInputArrays> edgeInputs;
 };
 
 } // namespace

@@ -1,9 +1,10 @@
-//===- CUDADeviceTest.cpp - the CUDA device's memory and graph ------------===//
+//===- CUDADeviceTest.cpp - the CUDA device's memory, graph, edge data ----===//
 //
 // Built with gnnrt_cuda; skipped where no GPU is visible. Counters as on the
 // CPU device (DeviceTest.cpp), data round trips through GPU memory, the
-// host's view of GPU memory is a counted staging copy, fill, the graph in
-// GPU memory, and the methods not implemented yet stop the run.
+// host's view of GPU memory is a counted staging copy, fill, the graph and
+// the edge data in GPU memory, and the methods not implemented yet stop the
+// run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -168,6 +169,37 @@ TEST(RuntimeCUDADevice, FillSetsGPUMemory) {
     ASSERT_EQ(back[i], 0.0f) << i;
   EXPECT_EQ(back[n - 1], 3.0f);
   device->free(d);
+}
+
+TEST(RuntimeCUDADevice, TheEdgeDataIsCopiedToTheGPU) {
+  if (!haveGPU())
+    GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<Device> device = createCUDADevice();
+  std::vector<EdgeInputArrays> inputs(2);
+  inputs[0].f32 = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f};
+  inputs[1].i32 = {2, 0, 1};
+  device->bindEdgeData(inputs);
+  const std::vector<DeviceEdgeInput> &bound = device->edgeData();
+  ASSERT_EQ(bound.size(), 2u);
+  EXPECT_EQ(bound[0].f32Size, 6);
+  EXPECT_EQ(bound[0].i32Size, 0);
+  EXPECT_EQ(bound[1].f32Size, 0);
+  EXPECT_EQ(bound[1].i32Size, 3);
+  EXPECT_TRUE(onGPU(bound[0].f32) && onGPU(bound[1].i32));
+  std::vector<float> f32(6);
+  std::vector<int32_t> i32(3);
+  device->copy(f32.data(), MemoryTier::Host, bound[0].f32, MemoryTier::Device,
+               6 * 4);
+  device->copy(i32.data(), MemoryTier::Host, bound[1].i32, MemoryTier::Device,
+               3 * 4);
+  EXPECT_EQ(f32, inputs[0].f32);
+  EXPECT_EQ(i32, inputs[1].i32);
+  // The arrays (and the empty ones: zero bytes each) live on the device;
+  // binding again frees them.
+  EXPECT_EQ(device->memoryCounters().live, 6 * 4 + 3 * 4);
+  device->bindEdgeData({});
+  EXPECT_TRUE(device->edgeData().empty());
+  EXPECT_EQ(device->memoryCounters().live, 0);
 }
 
 namespace {

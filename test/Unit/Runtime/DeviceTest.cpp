@@ -3,8 +3,8 @@
 // Every allocate, free and copy moves the counters by exactly the bytes asked
 // for, under the tier named; the host's view of device memory is the memory
 // itself and counts nothing, nor does fill; a context allocates its buffers
-// on its device; the graph accessors of the ABI return the device's copies
-// of the graph; launch (gnnrtParallelFor) runs each row once, in whole
+// on its device; the graph and edge-data accessors of the ABI return the
+// device's copies; launch (gnnrtParallelFor) runs each row once, in whole
 // chunks; the optimizer step is bit for bit the host loop it replaced.
 //
 //===----------------------------------------------------------------------===//
@@ -306,6 +306,71 @@ TEST(RuntimeDevice, TheGraphAccessorsReturnTheDevicesCopies) {
   EXPECT_EQ(x.aligned[V * 2 - 1], 1.5f);
   EXPECT_EQ(ctx.device->memoryCounters().copiedToDevice, V * 2 * 4);
   EXPECT_EQ(ctx.device->memoryCounters().live, V * 2 * 4);
+}
+
+TEST(RuntimeDevice, TheEdgeDataAccessorsReturnTheDevicesCopies) {
+  // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 2 (CSC by destination), with an f32 input
+  // of rows of 2, an i32 input and an f32 input of width 1.
+  gnnrtContext ctx;
+  Dataset &ds = ctx.ds;
+  ds.numVertices = 3;
+  ds.numEdges = 4;
+  ds.numFeatures = 1;
+  ds.numClasses = 2;
+  ds.indptr = {0, 0, 1, 4};
+  ds.indices = {0, 0, 1, 2};
+  ds.features.assign(3, 1.0f);
+  ds.labels.assign(3, 0);
+  for (auto &m : ds.masks)
+    m.assign(3, 1);
+  EdgeData weight, type, scale;
+  weight.width = 2;
+  weight.f32 = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f};
+  type.isInt = true;
+  type.i32 = {2, 0, 1, 1};
+  scale.f32 = {-1.0f, -2.0f, -3.0f, -4.0f};
+  ds.edgeData = {{"weight", weight}, {"type", type}, {"scale", scale}};
+  ctx.model.edgeInputs = {
+      {"type", true, 1}, {"weight", false, 2}, {"scale", false, 1}};
+  std::string error;
+  ASSERT_TRUE(bindDataset(&ctx, error)) << error;
+  const MemoryCounters afterBind = ctx.device->memoryCounters();
+
+  // In the model's order; each input's other type is empty.
+  const std::vector<DeviceEdgeInput> &inputs = ctx.device->edgeData();
+  ASSERT_EQ(inputs.size(), 3u);
+  const std::vector<int64_t> f32Sizes = {0, 8, 4}, i32Sizes = {4, 0, 0};
+  for (int64_t k = 0; k < 3; ++k) {
+    gnnrtMemRefF32 f;
+    gnnrtMemRefI32 i;
+    _mlir_ciface_gnnrtEdgeDataF32(&f, &ctx, k);
+    _mlir_ciface_gnnrtEdgeDataI32(&i, &ctx, k);
+    EXPECT_EQ(f.aligned, inputs[k].f32) << k;
+    EXPECT_EQ(f.sizes[0], f32Sizes[k]) << k;
+    EXPECT_EQ(f.sizes[0], inputs[k].f32Size) << k;
+    EXPECT_EQ(i.aligned, inputs[k].i32) << k;
+    EXPECT_EQ(i.sizes[0], i32Sizes[k]) << k;
+    EXPECT_EQ(i.sizes[0], inputs[k].i32Size) << k;
+  }
+  EXPECT_EQ(std::vector<int32_t>(inputs[0].i32, inputs[0].i32 + 4), type.i32);
+  EXPECT_EQ(std::vector<float>(inputs[1].f32, inputs[1].f32 + 8), weight.f32);
+  EXPECT_EQ(std::vector<float>(inputs[2].f32, inputs[2].f32 + 4), scale.f32);
+  // The CPU device keeps the arrays: nothing allocated or copied for them
+  // (the features are the only copy bindDataset counts).
+  EXPECT_EQ(afterBind.copiedToDevice, 3 * 4);
+  EXPECT_EQ(afterBind.live, 3 * 4);
+
+  // Binding again replaces them.
+  ctx.device->bindEdgeData({});
+  EXPECT_TRUE(ctx.device->edgeData().empty());
+}
+
+TEST(RuntimeDeviceDeathTest, AMissingEdgeInputStopsTheRun) {
+  gnnrtContext ctx;
+  gnnrtMemRefF32 f;
+  EXPECT_EXIT(_mlir_ciface_gnnrtEdgeDataF32(&f, &ctx, 0),
+              testing::ExitedWithCode(1),
+              "error: gnnrtEdgeDataF32: no edge input #0");
 }
 
 //===----------------------------------------------------------------------===//
