@@ -34,5 +34,6 @@ llvm_config.with_environment("PYTHONPATH",
 llvm_config.add_tool_substitutions(
     ["gnn-opt", "gnn-compile"], [os.path.join(config.gnn_obj_root, "bin")])
 
-if config.gnn_enable_cuda:
+# The CUDA device was built (the gnnrt_cuda target exists).
+if config.gnn_cuda_built:
     config.available_features.add("cuda")

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -227,14 +228,27 @@ bool makeDir(const std::string &dir, std::string &error) {
   return true;
 }
 
+// The parameters, gradients and logits are device memory: the driver reads
+// them through Device::hostView, writes them with Device::copy from the host
+// and zeroes them with Device::fill (Device.h); on the CPU device that is the
+// memory itself, as before.
+
+/// The bytes of `n` floats.
+int64_t floatBytes(int64_t n) {
+  return n * static_cast<int64_t>(sizeof(float));
+}
+
 bool saveParams(gnnrtContext *ctx, const std::string &dir, bool grads,
                 std::string &error) {
   if (!makeDir(dir, error))
     return false;
+  std::vector<char> staging;
   for (size_t i = 0; i < ctx->model.params.size(); ++i) {
     const ParamInfo &p = ctx->model.params[i];
     const Buffer &b = grads ? *ctx->grads[i] : *ctx->params[i];
-    if (!writeNpy(dir + "/" + p.name + ".npy", DType::F32, p.shape, b.data,
+    const void *data =
+        ctx->device->hostView(b.data, floatBytes(b.size), staging);
+    if (!writeNpy(dir + "/" + p.name + ".npy", DType::F32, p.shape, data,
                   error))
       return false;
   }
@@ -258,14 +272,29 @@ bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error) {
       error = file + ": shape (" + got + ") but the model needs (" + want + ")";
       return false;
     }
-    std::memcpy(ctx->params[i]->data, raw.data(), raw.size());
+    ctx->device->copy(ctx->params[i]->data, MemoryTier::Device, raw.data(),
+                      MemoryTier::Host, static_cast<int64_t>(raw.size()));
   }
   return true;
 }
 
 void zeroGrads(gnnrtContext *ctx) {
   for (auto &g : ctx->grads)
-    std::memset(g->data, 0, static_cast<size_t>(g->size) * sizeof(float));
+    ctx->device->fill(g->data, 0, floatBytes(g->size));
+}
+
+/// The class of the largest logit of each vertex (the first on ties).
+std::vector<int64_t> predictions(gnnrtContext *ctx) {
+  const int64_t V = ctx->ds.numVertices, C = ctx->ds.numClasses;
+  std::vector<char> staging;
+  const auto *logits = static_cast<const float *>(
+      ctx->device->hostView(ctx->logits, floatBytes(V * C), staging));
+  std::vector<int64_t> pred(V);
+  for (int64_t v = 0; v < V; ++v) {
+    const float *row = logits + v * C;
+    pred[v] = std::max_element(row, row + C) - row;
+  }
+  return pred;
 }
 
 std::string jsonString(const std::string &s) {
@@ -348,26 +377,31 @@ int main(int argc, char **argv) {
   if (!o.dump.empty()) {
     if (!saveParams(ctx, o.dump + "/params", false, error))
       fatal("--dump: " + error);
-    // One step with dropout off, without the update: the optimizer runs on a
-    // copy of the parameters that is thrown away.
-    std::vector<std::vector<float>> saved;
-    for (auto &p : ctx->params)
-      saved.emplace_back(p->data, p->data + p->size);
+    // One step with dropout off, without the update: the optimizer runs on
+    // the parameters, which are then restored from a copy on the device.
+    std::vector<std::unique_ptr<Buffer>> saved;
+    for (auto &p : ctx->params) {
+      saved.push_back(std::make_unique<Buffer>(*ctx->device, p->size));
+      ctx->device->copy(saved.back()->data, MemoryTier::Device, p->data,
+                        MemoryTier::Device, floatBytes(p->size));
+    }
     ctx->training = true;
     ctx->dropoutOverride = 0.0;
     ctx->step = 0;
     zeroGrads(ctx);
     float loss = gnn_train_step(ctx);
-    std::vector<float> logits(
-        ctx->logits, ctx->logits + ctx->ds.numVertices * ctx->ds.numClasses);
     for (size_t i = 0; i < saved.size(); ++i)
-      std::memcpy(ctx->params[i]->data, saved[i].data(),
-                  saved[i].size() * sizeof(float));
+      ctx->device->copy(ctx->params[i]->data, MemoryTier::Device,
+                        saved[i]->data, MemoryTier::Device,
+                        floatBytes(saved[i]->size));
+    std::vector<char> staging;
+    const void *logits = ctx->device->hostView(
+        ctx->logits, floatBytes(ctx->ds.numVertices * ctx->ds.numClasses),
+        staging);
     if (!saveParams(ctx, o.dump + "/grads", true, error) ||
         !writeNpy(o.dump + "/loss.npy", DType::F32, {}, &loss, error) ||
         !writeNpy(o.dump + "/logits.npy", DType::F32,
-                  {ctx->ds.numVertices, ctx->ds.numClasses}, logits.data(),
-                  error))
+                  {ctx->ds.numVertices, ctx->ds.numClasses}, logits, error))
       fatal("--dump: " + error);
     if (!o.quiet)
       std::printf("dumped one step to %s (loss %.6f)\n", o.dump.c_str(), loss);
@@ -442,12 +476,7 @@ int main(int argc, char **argv) {
   if (!o.predict.empty()) {
     ctx->training = false;
     gnn_eval(ctx);
-    std::vector<int64_t> pred(ctx->ds.numVertices);
-    const int64_t C = ctx->ds.numClasses;
-    for (int64_t v = 0; v < ctx->ds.numVertices; ++v) {
-      const float *row = ctx->logits + v * C;
-      pred[v] = std::max_element(row, row + C) - row;
-    }
+    const std::vector<int64_t> pred = predictions(ctx);
     if (!writeNpy(o.predict, DType::I64, {ctx->ds.numVertices}, pred.data(),
                   error))
       fatal("--predict: " + error);

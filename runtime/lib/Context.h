@@ -50,12 +50,8 @@ struct ModelInfo {
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 
-struct OptimizerConfig {
-  enum Kind { Adam, SGD } kind = Adam;
-  double lr = 0.01, weightDecay = 0.0, momentum = 0.9;
-  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-};
-
+/// A parameter's optimizer state: the step count and the buffers
+/// Device::optimizerStep keeps (allocated on the first step that needs them).
 struct OptState {
   std::unique_ptr<Buffer> m, v;
   int64_t t = 0;
@@ -72,7 +68,8 @@ struct gnnrtContext {
       gnnrt::createSingleProcessCommunicator();
   /// The dataset; bindDataset moves its features to `features` and its CSC
   /// (indptr, indices), with the CSR and degrees it builds, to the device
-  /// (device->graph()).
+  /// (device->graph()), and copies the model's edge inputs to the device
+  /// (device->edgeData()).
   gnnrt::Dataset ds;
   std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
   gnnrt::ModelInfo model;
@@ -80,12 +77,12 @@ struct gnnrtContext {
   std::vector<gnnrt::OptState> opt;
   gnnrt::OptimizerConfig optConfig;
   std::vector<std::unique_ptr<gnnrt::Buffer>> buffers; // by slot
-  std::vector<std::vector<float>> edgeF32;             // per edge input
-  std::vector<std::vector<int32_t>> edgeI32;
   uint64_t seed = 0;
   int64_t step = 0;
   bool training = false;
   double dropoutOverride = -1.0;
+  /// The logits gnnrtSetOutput recorded ([V, C], device-tier memory: read
+  /// them through device->hostView).
   const float *logits = nullptr;
   float loss = 0.0f;
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's

@@ -1,7 +1,7 @@
 //===- Device.cpp - what every gnnrt device shares ------------------------===//
 //
 // The memory counters (every device counts allocations and copies the same
-// way), the graph's checks and Buffer.
+// way), the host's view of device memory, the graph's checks and Buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +60,20 @@ void Device::recordCopy(MemoryTier dstTier, MemoryTier srcTier, int64_t bytes) {
           ? (fromDevice ? counters.copiedOnDevice : counters.copiedToDevice)
           : (fromDevice ? counters.copiedToHost : counters.copiedOnHost);
   counter += bytes;
+}
+
+const void *Device::hostView(const void *src, int64_t bytes,
+                             std::vector<char> &staging) {
+  if (bytes < 0)
+    fatal(std::string(name()) + " device: host view of " +
+          std::to_string(bytes) + " bytes");
+  if (deviceMemoryIsHostMemory()) {
+    synchronize();
+    return src;
+  }
+  staging.resize(static_cast<size_t>(bytes));
+  copy(staging.data(), MemoryTier::Host, src, MemoryTier::Device, bytes);
+  return staging.data();
 }
 
 void Device::checkGraph(const GraphArrays &graph) {

@@ -1,13 +1,14 @@
 //===- Device.h - the device interface of gnnrt -----------------*- C++ -*-===//
 //
 // A context's device owns the run's memory (allocation, copies between host
-// and device memory, byte counters), holds the graph, runs the compiled
-// kernels (gnnrtParallelFor) and implements every compute entry point of the
-// C ABI (gnnrt/GNNRuntime.h), which forwards to it. The CPU device (CPU/:
-// OpenMP + OpenBLAS) is the one the driver uses; the CUDA device (CUDA/, with
-// GNN_ENABLE_CUDA) has its memory and graph parts so far. Compute arguments
-// are the ABI's memref descriptors, so a device sees exactly what compiled
-// code passes.
+// and device memory, byte counters, the host's access to device memory),
+// holds the graph and the edge data, runs the compiled kernels
+// (gnnrtParallelFor), implements every compute entry point of the C ABI
+// (gnnrt/GNNRuntime.h), which forwards to it, and the optimizer step. The CPU
+// device (CPU/: OpenMP + OpenBLAS) is the one the driver uses; the CUDA
+// device (CUDA/, with GNN_ENABLE_CUDA) has its memory, graph and edge-data
+// parts so far. Compute arguments are the ABI's memref descriptors, so a
+// device sees exactly what compiled code passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +57,29 @@ struct GraphArrays {
   std::vector<float> inDegree, outDegree; // [V]
 };
 
+/// One edge input of the model as bindDataset checked it: per edge (CSC
+/// order), a row of f32 values or one i32 value; the other vector is empty.
+struct EdgeInputArrays {
+  std::vector<float> f32;
+  std::vector<int32_t> i32;
+};
+
+/// The device's copy of one edge input, in its device-tier memory
+/// (gnnrtEdgeDataF32 / gnnrtEdgeDataI32 return it).
+struct DeviceEdgeInput {
+  const float *f32 = nullptr;
+  int64_t f32Size = 0; // elements
+  const int32_t *i32 = nullptr;
+  int64_t i32Size = 0;
+};
+
+/// The optimizer the driver selects (torch.optim semantics).
+struct OptimizerConfig {
+  enum Kind { Adam, SGD } kind = Adam;
+  double lr = 0.01, weightDecay = 0.0, momentum = 0.9;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+
 /// A compiled kernel: rows [begin, end) of a parallel loop.
 using KernelFn = void (*)(gnnrtContext *ctx, int64_t begin, int64_t end);
 
@@ -91,8 +115,34 @@ public:
   /// Returns when the copy is done.
   virtual void copy(void *dst, MemoryTier dstTier, const void *src,
                     MemoryTier srcTier, int64_t bytes) = 0;
+  /// Sets `bytes` of device-tier memory at `dst` to `value` (memset; the
+  /// gradients are zeroed with it). Counts nothing.
+  virtual void fill(void *dst, uint8_t value, int64_t bytes) = 0;
   /// What allocate, free and copy did so far.
   MemoryCounters memoryCounters() const;
+
+  //===--------------------------------------------------------------------===//
+  // Host access to device memory
+  //===--------------------------------------------------------------------===//
+  //
+  // Host code (the driver, accuracy) never dereferences device-tier memory
+  // itself: it reads through hostView, writes with copy() from the host tier
+  // and sets constants with fill(). On the CPU device all three touch the
+  // memory in place (a view is the pointer itself; a write from the host is
+  // the memcpy the host would do), so the CPU path copies nothing more than
+  // before.
+
+  /// Whether device-tier memory is host memory that the host may address (the
+  /// CPU device; not a discrete GPU).
+  virtual bool deviceMemoryIsHostMemory() const = 0;
+  /// The host's read-only view of `bytes` of device-tier memory at `src`,
+  /// once the work issued so far is done (synchronize()). Where device memory
+  /// is host memory, `src` itself: no copy, nothing counted, `staging`
+  /// untouched. Otherwise `src` is copied into `staging` (resized to `bytes`;
+  /// counted as a copy to the host) and its data returned. The view is valid
+  /// while `staging` and the memory are unchanged.
+  const void *hostView(const void *src, int64_t bytes,
+                       std::vector<char> &staging);
 
   //===--------------------------------------------------------------------===//
   // Graph
@@ -104,6 +154,12 @@ public:
   virtual void bindGraph(GraphArrays graph) = 0;
   /// The bound graph (all null before bindGraph).
   const DeviceGraph &graph() const { return boundGraph; }
+  /// Takes over the model's edge inputs, numbered as the model info lists
+  /// them (copies them to device memory, or keeps them where host memory is
+  /// device memory). Replaces edge data bound before.
+  virtual void bindEdgeData(std::vector<EdgeInputArrays> inputs) = 0;
+  /// The bound edge inputs (none before bindEdgeData).
+  const std::vector<DeviceEdgeInput> &edgeData() const { return boundEdgeData; }
 
   //===--------------------------------------------------------------------===//
   // Execution
@@ -156,6 +212,20 @@ public:
   virtual void dropout(gnnrtContext *ctx, int64_t op, double rate,
                        gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
 
+  //===--------------------------------------------------------------------===//
+  // Optimizer
+  //===--------------------------------------------------------------------===//
+
+  /// Step `step` (1, 2, ...) of `config`'s optimizer on `n` parameters, in
+  /// device-tier memory: `param` -= update(`grad` + weightDecay * `param`),
+  /// computed in double and stored as f32. SGD: `m` is the momentum buffer
+  /// (null when momentum is 0; set to the gradient on step 1), `v` unused.
+  /// Adam: `m` and `v` are the first and second moments (zero before step
+  /// 1), with bias correction by `step`. gnnrtOptimizerUpdate forwards here.
+  virtual void optimizerStep(const OptimizerConfig &config, int64_t step,
+                             int64_t n, float *param, const float *grad,
+                             float *m, float *v) = 0;
+
 protected:
   /// Bookkeeping for the implementations of allocate, free and copy: they
   /// call these so that every device counts the same way.
@@ -167,8 +237,9 @@ protected:
   /// Checks that `graph`'s arrays agree in size; stops the run otherwise.
   static void checkGraph(const GraphArrays &graph);
 
-  /// Set by bindGraph.
+  /// Set by bindGraph and bindEdgeData.
   DeviceGraph boundGraph;
+  std::vector<DeviceEdgeInput> boundEdgeData;
 
 private:
   struct Allocation {

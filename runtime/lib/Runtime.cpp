@@ -152,6 +152,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     g.outDegree[v] = static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
   }
   ctx->device->bindGraph(std::move(g));
+  std::vector<EdgeInputArrays> edgeInputs;
   for (const EdgeInputInfo &in : m.edgeInputs) {
     auto it = ds.edgeData.find(in.name);
     if (it == ds.edgeData.end()) {
@@ -171,9 +172,9 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
               std::to_string(in.width);
       return false;
     }
-    ctx->edgeF32.push_back(ed.f32);
-    ctx->edgeI32.push_back(ed.i32);
+    edgeInputs.push_back({ed.f32, ed.i32});
   }
+  ctx->device->bindEdgeData(std::move(edgeInputs));
   return true;
 }
 
@@ -227,10 +228,14 @@ double accuracy(const gnnrtContext *ctx, int split) {
   if (!ctx->logits)
     return 0.0;
   int64_t C = ds.numClasses, hit = 0, total = 0;
+  std::vector<char> staging;
+  const auto *logits = static_cast<const float *>(ctx->device->hostView(
+      ctx->logits, ds.numVertices * C * static_cast<int64_t>(sizeof(float)),
+      staging));
   for (int64_t v = 0; v < ds.numVertices; ++v) {
     if (!ds.masks[split][v] || ds.labels[v] < 0)
       continue;
-    const float *row = ctx->logits + v * C;
+    const float *row = logits + v * C;
     int64_t best = 0;
     for (int64_t c = 1; c < C; ++c)
       if (row[c] > row[best])
@@ -420,20 +425,24 @@ void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   view(result, const_cast<float *>(g.degree[dir == 0 ? 0 : 1]), g.numVertices);
 }
 
+// The edge inputs are the device's copies, read-only like the graph.
+
 void _mlir_ciface_gnnrtEdgeDataF32(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                                    int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->edgeF32.size())
+  const std::vector<DeviceEdgeInput> &inputs = ctx->device->edgeData();
+  if (index < 0 || static_cast<size_t>(index) >= inputs.size())
     fatal("gnnrtEdgeDataF32: no edge input #" + std::to_string(index));
-  auto &d = ctx->edgeF32[index];
-  view(result, d.data(), static_cast<int64_t>(d.size()));
+  const DeviceEdgeInput &d = inputs[index];
+  view(result, const_cast<float *>(d.f32), d.f32Size);
 }
 
 void _mlir_ciface_gnnrtEdgeDataI32(gnnrtMemRefI32 *result, gnnrtContext *ctx,
                                    int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->edgeI32.size())
+  const std::vector<DeviceEdgeInput> &inputs = ctx->device->edgeData();
+  if (index < 0 || static_cast<size_t>(index) >= inputs.size())
     fatal("gnnrtEdgeDataI32: no edge input #" + std::to_string(index));
-  auto &d = ctx->edgeI32[index];
-  view(result, d.data(), static_cast<int64_t>(d.size()));
+  const DeviceEdgeInput &d = inputs[index];
+  view(result, const_cast<int32_t *>(d.i32), d.i32Size);
 }
 
 void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
@@ -455,36 +464,17 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   const OptimizerConfig &c = ctx->optConfig;
   const int64_t n = p.size;
   ++st.t;
-  if (c.kind == OptimizerConfig::SGD) {
-    if (c.momentum != 0.0 && !st.m)
-      st.m = std::make_unique<Buffer>(*ctx->device, n);
-    const bool first = st.t == 1;
-    for (int64_t i = 0; i < n; ++i) {
-      double gi = g.data[i] + c.weightDecay * p.data[i];
-      if (c.momentum != 0.0) {
-        double b = first ? gi : c.momentum * st.m->data[i] + gi;
-        st.m->data[i] = static_cast<float>(b);
-        gi = b;
-      }
-      p.data[i] = static_cast<float>(p.data[i] - c.lr * gi);
-    }
-    return;
-  }
-  if (!st.m) {
+  // The state is allocated (zeroed) on the device by the first step that
+  // needs it: SGD keeps a momentum buffer unless the momentum is 0, Adam two
+  // moments.
+  const bool adam = c.kind == OptimizerConfig::Adam;
+  if (!st.m && (adam || c.momentum != 0.0))
     st.m = std::make_unique<Buffer>(*ctx->device, n);
+  if (!st.v && adam)
     st.v = std::make_unique<Buffer>(*ctx->device, n);
-  }
-  const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(st.t));
-  const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(st.t));
-  for (int64_t i = 0; i < n; ++i) {
-    double gi = g.data[i] + c.weightDecay * p.data[i];
-    double m = c.beta1 * st.m->data[i] + (1.0 - c.beta1) * gi;
-    double v = c.beta2 * st.v->data[i] + (1.0 - c.beta2) * gi * gi;
-    st.m->data[i] = static_cast<float>(m);
-    st.v->data[i] = static_cast<float>(v);
-    double denom = std::sqrt(v) / std::sqrt(bc2) + c.eps;
-    p.data[i] = static_cast<float>(p.data[i] - (c.lr / bc1) * m / denom);
-  }
+  ctx->device->optimizerStep(c, st.t, n, p.data, g.data,
+                             st.m ? st.m->data : nullptr,
+                             st.v ? st.v->data : nullptr);
 }
 
 } // extern "C"

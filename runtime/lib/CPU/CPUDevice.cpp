@@ -1,8 +1,10 @@
 //===- CPUDevice.cpp - the CPU device of gnnrt ----------------------------===//
 //
-// Host memory for both tiers (aligned, zeroed, huge pages for large blocks);
-// compiled kernels run on OpenMP threads; the compute methods forward to the
-// OpenMP + OpenBLAS kernels (Kernels.cpp).
+// Host memory for both tiers (aligned, zeroed, huge pages for large blocks),
+// which the host reads and writes in place; the graph and the edge data are
+// kept as bindDataset built them; compiled kernels run on OpenMP threads; the
+// compute methods forward to the OpenMP + OpenBLAS kernels (Kernels.cpp); the
+// optimizer step is a plain loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -73,6 +76,12 @@ public:
       std::memcpy(dst, src, static_cast<size_t>(bytes));
     recordCopy(dstTier, srcTier, bytes);
   }
+  void fill(void *dst, uint8_t value, int64_t bytes) override {
+    if (bytes < 0)
+      fatal("cpu device: fill of " + std::to_string(bytes) + " bytes");
+    std::memset(dst, value, static_cast<size_t>(bytes));
+  }
+  bool deviceMemoryIsHostMemory() const override { return true; }
 
   void bindGraph(GraphArrays graph) override {
     // Host memory is device memory: the arrays are kept as they are.
@@ -88,6 +97,15 @@ public:
     boundGraph.index[3] = arrays.csrDst.data();
     boundGraph.degree[0] = arrays.inDegree.data();
     boundGraph.degree[1] = arrays.outDegree.data();
+  }
+  void bindEdgeData(std::vector<EdgeInputArrays> inputs) override {
+    // Kept as they are, like the graph.
+    edgeInputs = std::move(inputs);
+    boundEdgeData.clear();
+    for (const EdgeInputArrays &in : edgeInputs)
+      boundEdgeData.push_back(
+          {in.f32.data(), static_cast<int64_t>(in.f32.size()), in.i32.data(),
+           static_cast<int64_t>(in.i32.size())});
   }
 
   void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) override {
@@ -151,8 +169,41 @@ public:
     cpuDropout(c, op, rate, in, out);
   }
 
+  void optimizerStep(const OptimizerConfig &c, int64_t step, int64_t n,
+                     float *param, const float *grad, float *m,
+                     float *v) override {
+    // One thread, in order: the loop gnnrtOptimizerUpdate ran on the host,
+    // expression for expression, so that the rounding (and the FMAs the
+    // compiler forms) stay the same.
+    if (c.kind == OptimizerConfig::SGD) {
+      const bool first = step == 1;
+      for (int64_t i = 0; i < n; ++i) {
+        double gi = grad[i] + c.weightDecay * param[i];
+        if (c.momentum != 0.0) {
+          double b = first ? gi : c.momentum * m[i] + gi;
+          m[i] = static_cast<float>(b);
+          gi = b;
+        }
+        param[i] = static_cast<float>(param[i] - c.lr * gi);
+      }
+      return;
+    }
+    const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(step));
+    const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(step));
+    for (int64_t i = 0; i < n; ++i) {
+      double gi = grad[i] + c.weightDecay * param[i];
+      double mi = c.beta1 * m[i] + (1.0 - c.beta1) * gi;
+      double vi = c.beta2 * v[i] + (1.0 - c.beta2) * gi * gi;
+      m[i] = static_cast<float>(mi);
+      v[i] = static_cast<float>(vi);
+      double denom = std::sqrt(vi) / std::sqrt(bc2) + c.eps;
+      param[i] = static_cast<float>(param[i] - (c.lr / bc1) * mi / denom);
+    }
+  }
+
 private:
   GraphArrays arrays;
+  std::vector<EdgeInputArrays> edgeInputs;
 };
 
 } // namespace

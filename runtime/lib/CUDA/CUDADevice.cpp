@@ -1,11 +1,14 @@
 //===- CUDADevice.cpp - the CUDA device of gnnrt --------------------------===//
 //
 // Plain C++ against the CUDA runtime API. Device-tier memory is cudaMalloc'd
-// (zeroed with cudaMemset), host-tier memory is pinned (cudaMallocHost), and
-// copies are cudaMemcpy in the direction the tiers name; all of it on the
-// default stream, so each call is ordered after the ones before. The graph's
-// arrays are copied to GPU memory by bindGraph. Kernel launches and the
-// compute methods are the next step: until then they stop the run.
+// (zeroed with cudaMemset), host-tier memory is pinned (cudaMallocHost),
+// copies are cudaMemcpy in the direction the tiers name and fills are
+// cudaMemset; all of it on the default stream, so each call is ordered after
+// the ones before. GPU memory is not host memory: the host reads it through
+// staging copies (Device::hostView). The graph's arrays and the edge data are
+// copied to GPU memory by bindGraph and bindEdgeData. Kernel launches, the
+// compute methods and the optimizer step are the next step: until then they
+// stop the run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,7 +51,10 @@ cudaMemcpyKind kindOf(MemoryTier dstTier, MemoryTier srcTier) {
 class CUDADevice final : public Device {
 public:
   explicit CUDADevice(int ordinal) { GNNRT_CUDA_CHECK(cudaSetDevice(ordinal)); }
-  ~CUDADevice() override { releaseGraph(); }
+  ~CUDADevice() override {
+    releaseGraph();
+    releaseEdgeData();
+  }
 
   const char *name() const override { return "cuda"; }
 
@@ -87,19 +93,36 @@ public:
     recordCopy(dstTier, srcTier, bytes);
   }
 
+  void fill(void *dst, uint8_t value, int64_t bytes) override {
+    if (bytes < 0)
+      fatal("cuda device: fill of " + std::to_string(bytes) + " bytes");
+    if (bytes > 0)
+      GNNRT_CUDA_CHECK(cudaMemset(dst, value, static_cast<size_t>(bytes)));
+  }
+
+  bool deviceMemoryIsHostMemory() const override { return false; }
+
   void bindGraph(GraphArrays graph) override {
     checkGraph(graph);
     releaseGraph();
     boundGraph.numVertices = static_cast<int64_t>(graph.inDegree.size());
     boundGraph.numEdges = static_cast<int64_t>(graph.src.size());
-    boundGraph.offsets[0] = upload(graph.srcOffsets);
-    boundGraph.offsets[1] = upload(graph.dstOffsets);
-    boundGraph.index[0] = upload(graph.src);
-    boundGraph.index[1] = upload(graph.dst);
-    boundGraph.index[2] = upload(graph.csrEdge);
-    boundGraph.index[3] = upload(graph.csrDst);
-    boundGraph.degree[0] = upload(graph.inDegree);
-    boundGraph.degree[1] = upload(graph.outDegree);
+    boundGraph.offsets[0] = upload(graph.srcOffsets, graphMemory);
+    boundGraph.offsets[1] = upload(graph.dstOffsets, graphMemory);
+    boundGraph.index[0] = upload(graph.src, graphMemory);
+    boundGraph.index[1] = upload(graph.dst, graphMemory);
+    boundGraph.index[2] = upload(graph.csrEdge, graphMemory);
+    boundGraph.index[3] = upload(graph.csrDst, graphMemory);
+    boundGraph.degree[0] = upload(graph.inDegree, graphMemory);
+    boundGraph.degree[1] = upload(graph.outDegree, graphMemory);
+  }
+
+  void bindEdgeData(std::vector<EdgeInputArrays> inputs) override {
+    releaseEdgeData();
+    for (const EdgeInputArrays &in : inputs)
+      boundEdgeData.push_back(
+          {upload(in.f32, edgeMemory), static_cast<int64_t>(in.f32.size()),
+           upload(in.i32, edgeMemory), static_cast<int64_t>(in.i32.size())});
   }
 
   void launch(gnnrtContext *, KernelFn, int64_t) override {
@@ -156,14 +179,20 @@ public:
     unimplemented("dropout");
   }
 
+  void optimizerStep(const OptimizerConfig &, int64_t, int64_t, float *,
+                     const float *, float *, float *) override {
+    unimplemented("optimizerStep");
+  }
+
 private:
-  /// A device-tier copy of `host`, freed by releaseGraph.
+  /// A device-tier copy of `host`, recorded in `owned` (freed by
+  /// releaseGraph or releaseEdgeData).
   template <typename T>
-  const T *upload(const std::vector<T> &host) {
+  const T *upload(const std::vector<T> &host, std::vector<void *> &owned) {
     const int64_t bytes = static_cast<int64_t>(host.size() * sizeof(T));
     void *p = allocate(bytes, MemoryTier::Device);
     copy(p, MemoryTier::Device, host.data(), MemoryTier::Host, bytes);
-    graphMemory.push_back(p);
+    owned.push_back(p);
     return static_cast<const T *>(p);
   }
 
@@ -174,7 +203,14 @@ private:
     boundGraph = DeviceGraph();
   }
 
-  std::vector<void *> graphMemory;
+  void releaseEdgeData() {
+    for (void *p : edgeMemory)
+      free(p);
+    edgeMemory.clear();
+    boundEdgeData.clear();
+  }
+
+  std::vector<void *> graphMemory, edgeMemory;
 };
 
 } // namespace

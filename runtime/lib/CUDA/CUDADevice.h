@@ -15,8 +15,9 @@
 namespace gnnrt {
 
 /// The CUDA device on GPU `ordinal`: memory (cudaMalloc, pinned host memory,
-/// cudaMemcpy) and the graph in GPU memory. Kernel launches and the compute
-/// methods are not implemented yet: they stop the run with an error.
+/// cudaMemcpy, cudaMemset), the host's staged view of it, and the graph and
+/// edge data in GPU memory. Kernel launches, the compute methods and the
+/// optimizer step are not implemented yet: they stop the run with an error.
 std::unique_ptr<Device> createCUDADevice(int ordinal = 0);
 
 } // namespace gnnrt

@@ -1,9 +1,11 @@
-//===- DeviceTest.cpp - the CPU device: memory, graph, launch -------------===//
+//===- DeviceTest.cpp - the CPU device: memory, graph, launch, optimizer --===//
 //
 // Every allocate, free and copy moves the counters by exactly the bytes asked
-// for, under the tier named; a context allocates its buffers on its device;
-// the graph accessors of the ABI return the device's copies of the graph;
-// launch (gnnrtParallelFor) runs each row once, in whole chunks.
+// for, under the tier named; the host's view of device memory is the memory
+// itself and counts nothing, nor does fill; a context allocates its buffers
+// on its device; the graph and edge-data accessors of the ABI return the
+// device's copies; launch (gnnrtParallelFor) runs each row once, in whole
+// chunks; the optimizer step is bit for bit the host loop it replaced.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -129,6 +132,50 @@ TEST(RuntimeDevice, CopiesAreCountedByDirection) {
   for (void *p : {static_cast<void *>(d0), static_cast<void *>(d1),
                   static_cast<void *>(h0)})
     device->free(p);
+}
+
+TEST(RuntimeDevice, TheHostViewOfCPUMemoryIsTheMemoryItself) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  EXPECT_TRUE(device->deviceMemoryIsHostMemory());
+  const int64_t n = 100;
+  auto *d = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = static_cast<float>(i) + 0.5f;
+  const MemoryCounters before = device->memoryCounters();
+
+  std::vector<char> staging;
+  EXPECT_EQ(device->hostView(d, n * 4, staging), d);
+  EXPECT_EQ(device->hostView(d + 10, 0, staging), d + 10);
+  // No copy: the staging buffer is untouched and nothing is counted.
+  EXPECT_TRUE(staging.empty());
+  EXPECT_TRUE(device->memoryCounters() == before);
+  device->free(d);
+}
+
+TEST(RuntimeDevice, FillSetsBytesAndCountsNothing) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  const int64_t n = 1000;
+  auto *d = static_cast<float *>(device->allocate(n * 4, MemoryTier::Device));
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = 1.0f + static_cast<float>(i);
+  const MemoryCounters before = device->memoryCounters();
+
+  device->fill(d + 1, 0, (n - 2) * 4);
+  EXPECT_EQ(d[0], 1.0f);
+  for (int64_t i = 1; i < n - 1; ++i)
+    ASSERT_EQ(d[i], 0.0f) << i;
+  EXPECT_EQ(d[n - 1], static_cast<float>(n));
+  // Any byte range, any value.
+  auto *bytes = reinterpret_cast<unsigned char *>(d);
+  device->fill(bytes + 43, 0xab, 5);
+  EXPECT_EQ(bytes[42], 0);
+  for (int i = 43; i < 48; ++i)
+    EXPECT_EQ(bytes[i], 0xab) << i;
+  EXPECT_EQ(bytes[48], 0);
+  device->fill(d, 0x7f, 0); // nothing
+  EXPECT_EQ(d[0], 1.0f);
+  EXPECT_TRUE(device->memoryCounters() == before);
+  device->free(d);
 }
 
 TEST(RuntimeDevice, BuffersLiveOnTheirDevice) {
@@ -259,6 +306,207 @@ TEST(RuntimeDevice, TheGraphAccessorsReturnTheDevicesCopies) {
   EXPECT_EQ(x.aligned[V * 2 - 1], 1.5f);
   EXPECT_EQ(ctx.device->memoryCounters().copiedToDevice, V * 2 * 4);
   EXPECT_EQ(ctx.device->memoryCounters().live, V * 2 * 4);
+}
+
+TEST(RuntimeDevice, TheEdgeDataAccessorsReturnTheDevicesCopies) {
+  // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 2 (CSC by destination), with an f32 input
+  // of rows of 2, an i32 input and an f32 input of width 1.
+  gnnrtContext ctx;
+  Dataset &ds = ctx.ds;
+  ds.numVertices = 3;
+  ds.numEdges = 4;
+  ds.numFeatures = 1;
+  ds.numClasses = 2;
+  ds.indptr = {0, 0, 1, 4};
+  ds.indices = {0, 0, 1, 2};
+  ds.features.assign(3, 1.0f);
+  ds.labels.assign(3, 0);
+  for (auto &m : ds.masks)
+    m.assign(3, 1);
+  EdgeData weight, type, scale;
+  weight.width = 2;
+  weight.f32 = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f};
+  type.isInt = true;
+  type.i32 = {2, 0, 1, 1};
+  scale.f32 = {-1.0f, -2.0f, -3.0f, -4.0f};
+  ds.edgeData = {{"weight", weight}, {"type", type}, {"scale", scale}};
+  ctx.model.edgeInputs = {
+      {"type", true, 1}, {"weight", false, 2}, {"scale", false, 1}};
+  std::string error;
+  ASSERT_TRUE(bindDataset(&ctx, error)) << error;
+  const MemoryCounters afterBind = ctx.device->memoryCounters();
+
+  // In the model's order; each input's other type is empty.
+  const std::vector<DeviceEdgeInput> &inputs = ctx.device->edgeData();
+  ASSERT_EQ(inputs.size(), 3u);
+  const std::vector<int64_t> f32Sizes = {0, 8, 4}, i32Sizes = {4, 0, 0};
+  for (int64_t k = 0; k < 3; ++k) {
+    gnnrtMemRefF32 f;
+    gnnrtMemRefI32 i;
+    _mlir_ciface_gnnrtEdgeDataF32(&f, &ctx, k);
+    _mlir_ciface_gnnrtEdgeDataI32(&i, &ctx, k);
+    EXPECT_EQ(f.aligned, inputs[k].f32) << k;
+    EXPECT_EQ(f.sizes[0], f32Sizes[k]) << k;
+    EXPECT_EQ(f.sizes[0], inputs[k].f32Size) << k;
+    EXPECT_EQ(i.aligned, inputs[k].i32) << k;
+    EXPECT_EQ(i.sizes[0], i32Sizes[k]) << k;
+    EXPECT_EQ(i.sizes[0], inputs[k].i32Size) << k;
+  }
+  EXPECT_EQ(std::vector<int32_t>(inputs[0].i32, inputs[0].i32 + 4), type.i32);
+  EXPECT_EQ(std::vector<float>(inputs[1].f32, inputs[1].f32 + 8), weight.f32);
+  EXPECT_EQ(std::vector<float>(inputs[2].f32, inputs[2].f32 + 4), scale.f32);
+  // The CPU device keeps the arrays: nothing allocated or copied for them
+  // (the features are the only copy bindDataset counts).
+  EXPECT_EQ(afterBind.copiedToDevice, 3 * 4);
+  EXPECT_EQ(afterBind.live, 3 * 4);
+
+  // Binding again replaces them.
+  ctx.device->bindEdgeData({});
+  EXPECT_TRUE(ctx.device->edgeData().empty());
+}
+
+TEST(RuntimeDeviceDeathTest, AMissingEdgeInputStopsTheRun) {
+  gnnrtContext ctx;
+  gnnrtMemRefF32 f;
+  EXPECT_EXIT(_mlir_ciface_gnnrtEdgeDataF32(&f, &ctx, 0),
+              testing::ExitedWithCode(1),
+              "error: gnnrtEdgeDataF32: no edge input #0");
+}
+
+//===----------------------------------------------------------------------===//
+// The optimizer step
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// gnnrtOptimizerUpdate as it was before the step moved to the device: the
+/// reference the device's step must match bit for bit. This file is compiled
+/// with gnnrt's flags (-O3 -march=native: the same FMA contraction).
+void oldOptimizerUpdate(Device &device, const OptimizerConfig &c, Buffer &p,
+                        Buffer &g, OptState &st) {
+  const int64_t n = p.size;
+  ++st.t;
+  if (c.kind == OptimizerConfig::SGD) {
+    if (c.momentum != 0.0 && !st.m)
+      st.m = std::make_unique<Buffer>(device, n);
+    const bool first = st.t == 1;
+    for (int64_t i = 0; i < n; ++i) {
+      double gi = g.data[i] + c.weightDecay * p.data[i];
+      if (c.momentum != 0.0) {
+        double b = first ? gi : c.momentum * st.m->data[i] + gi;
+        st.m->data[i] = static_cast<float>(b);
+        gi = b;
+      }
+      p.data[i] = static_cast<float>(p.data[i] - c.lr * gi);
+    }
+    return;
+  }
+  if (!st.m) {
+    st.m = std::make_unique<Buffer>(device, n);
+    st.v = std::make_unique<Buffer>(device, n);
+  }
+  const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(st.t));
+  const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(st.t));
+  for (int64_t i = 0; i < n; ++i) {
+    double gi = g.data[i] + c.weightDecay * p.data[i];
+    double m = c.beta1 * st.m->data[i] + (1.0 - c.beta1) * gi;
+    double v = c.beta2 * st.v->data[i] + (1.0 - c.beta2) * gi * gi;
+    st.m->data[i] = static_cast<float>(m);
+    st.v->data[i] = static_cast<float>(v);
+    double denom = std::sqrt(v) / std::sqrt(bc2) + c.eps;
+    p.data[i] = static_cast<float>(p.data[i] - (c.lr / bc1) * m / denom);
+  }
+}
+
+/// The configurations the step is checked on.
+std::vector<OptimizerConfig> optimizerConfigs() {
+  OptimizerConfig adam, adamDecay, sgd, sgdDecay, sgdPlain;
+  adamDecay.weightDecay = 5e-4;
+  adamDecay.lr = 0.003;
+  sgd.kind = sgdDecay.kind = sgdPlain.kind = OptimizerConfig::SGD;
+  sgd.lr = sgdDecay.lr = sgdPlain.lr = 0.1;
+  sgdDecay.momentum = 0.8;
+  sgdDecay.weightDecay = 1e-3;
+  sgdPlain.momentum = 0.0;
+  sgdPlain.weightDecay = 2e-2;
+  return {adam, adamDecay, sgd, sgdDecay, sgdPlain};
+}
+
+bool sameBits(const Buffer &a, const Buffer &b) {
+  return a.size == b.size &&
+         std::memcmp(a.data, b.data, sizeof(float) * a.size) == 0;
+}
+
+void fillRandom(Buffer &b, std::mt19937 &rng, float scale) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  for (int64_t i = 0; i < b.size; ++i)
+    b.data[i] = normal(rng);
+}
+
+} // namespace
+
+TEST(RuntimeDevice, TheOptimizerStepIsTheOldLoopBitForBit) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  const int64_t n = 10007; // vector loops and a remainder
+  for (const OptimizerConfig &c : optimizerConfigs()) {
+    std::mt19937 rng(12345);
+    Buffer p(*device, n), ref(*device, n), g(*device, n);
+    fillRandom(p, rng, 0.3f);
+    std::memcpy(ref.data, p.data, sizeof(float) * n);
+    // The device's state, allocated as gnnrtOptimizerUpdate does.
+    Buffer m(*device, n), v(*device, n);
+    OptState refState;
+    for (int64_t step = 1; step <= 6; ++step) {
+      fillRandom(g, rng, step == 3 ? 1e-6f : 1.0f); // also tiny gradients
+      device->optimizerStep(c, step, n, p.data, g.data,
+                            c.kind == OptimizerConfig::SGD && c.momentum == 0.0
+                                ? nullptr
+                                : m.data,
+                            c.kind == OptimizerConfig::Adam ? v.data : nullptr);
+      oldOptimizerUpdate(*device, c, ref, g, refState);
+      ASSERT_TRUE(sameBits(p, ref))
+          << (c.kind == OptimizerConfig::Adam ? "adam" : "sgd") << " lr "
+          << c.lr << " weight decay " << c.weightDecay << " step " << step;
+      if (refState.m) {
+        ASSERT_TRUE(sameBits(m, *refState.m)) << "step " << step;
+      }
+      if (refState.v) {
+        ASSERT_TRUE(sameBits(v, *refState.v)) << "step " << step;
+      }
+    }
+  }
+}
+
+TEST(RuntimeDevice, OptimizerUpdateForwardsToTheDevice) {
+  // Through the ABI: the context's parameters move as the old loop moves
+  // them, and the state is allocated on the device on the first step (Adam:
+  // two moments, SGD: a momentum buffer unless the momentum is 0).
+  for (const OptimizerConfig &c : optimizerConfigs()) {
+    gnnrtContext ctx;
+    ctx.optConfig = c;
+    const int64_t n = 77;
+    std::mt19937 rng(99);
+    ctx.params.push_back(std::make_unique<Buffer>(*ctx.device, n));
+    ctx.grads.push_back(std::make_unique<Buffer>(*ctx.device, n));
+    ctx.opt.emplace_back();
+    fillRandom(*ctx.params[0], rng, 0.3f);
+    Buffer ref(*ctx.device, n);
+    std::memcpy(ref.data, ctx.params[0]->data, sizeof(float) * n);
+    OptState refState;
+    const int64_t live = ctx.device->memoryCounters().live;
+    const int64_t stateBuffers = c.kind == OptimizerConfig::Adam ? 2
+                                 : c.momentum != 0.0             ? 1
+                                                                 : 0;
+    for (int64_t step = 1; step <= 3; ++step) {
+      fillRandom(*ctx.grads[0], rng, 1.0f);
+      gnnrtOptimizerUpdate(&ctx, 0);
+      oldOptimizerUpdate(*ctx.device, c, ref, *ctx.grads[0], refState);
+      ASSERT_TRUE(sameBits(*ctx.params[0], ref)) << "step " << step;
+      EXPECT_EQ(ctx.opt[0].t, step);
+      EXPECT_EQ(ctx.device->memoryCounters().live,
+                live + 2 * stateBuffers * n * 4); // the reference's too
+    }
+  }
 }
 
 namespace {
