@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <sys/stat.h>
@@ -79,6 +80,9 @@ const char *kUsage =
   std::fprintf(stderr, "error: %s (see --help)\n", message.c_str());
   std::exit(2);
 }
+
+/// The largest --threads accepted (more than the processors is capped).
+constexpr int64_t kMaxThreads = 4096;
 
 bool parseInt(const char *s, int64_t &out) {
   char *end = nullptr;
@@ -146,14 +150,18 @@ Options parseArgs(int argc, char **argv) {
         usageError("option " + a + " needs a value");
       return argv[++i];
     };
-    auto integer = [&](int64_t lo) {
+    // The whole string, in [lo, hi]: nothing is truncated later (a thread
+    // count goes to OpenMP as an int).
+    auto integer = [&](int64_t lo, int64_t hi) {
       const char *s = next();
       int64_t v;
-      if (!parseInt(s, v) || v < lo)
-        usageError("option " + a + ": expected an integer >= " +
-                   std::to_string(lo) + " but got '" + s + "'");
+      if (!parseInt(s, v) || v < lo || v > hi)
+        usageError("option " + a + ": expected an integer in [" +
+                   std::to_string(lo) + ", " + std::to_string(hi) +
+                   "] but got '" + s + "'");
       return v;
     };
+    constexpr int64_t kMaxCount = 1000000000; // epochs, evaluation period
     auto real = [&](double lo, double hi, bool loOpen) {
       const char *s = next();
       double v;
@@ -167,7 +175,7 @@ Options parseArgs(int argc, char **argv) {
     } else if (a == "--data") {
       o.data = next();
     } else if (a == "--epochs") {
-      o.epochs = integer(0);
+      o.epochs = integer(0, kMaxCount);
     } else if (a == "--lr") {
       o.opt.lr = real(0.0, 1e6, true);
     } else if (a == "--optimizer") {
@@ -186,11 +194,12 @@ Options parseArgs(int argc, char **argv) {
     } else if (a == "--dropout") {
       o.dropout = real(0.0, 0.999999, false);
     } else if (a == "--seed") {
-      o.seed = static_cast<uint64_t>(integer(0));
+      o.seed = static_cast<uint64_t>(
+          integer(0, std::numeric_limits<int64_t>::max()));
     } else if (a == "--threads") {
-      o.threads = integer(1);
+      o.threads = integer(1, kMaxThreads);
     } else if (a == "--eval-every") {
-      o.evalEvery = integer(1);
+      o.evalEvery = integer(1, kMaxCount);
     } else if (a == "--json") {
       o.json = next();
     } else if (a == "--save-params") {
@@ -342,8 +351,21 @@ void selectBlasKernels(char **argv) {
 int main(int argc, char **argv) {
   selectBlasKernels(argv);
   Options o = parseArgs(argc, argv);
-  if (o.threads > 0)
+  if (o.threads > 0) {
+    // More threads than processors only oversubscribe the cores (and a
+    // huge count exhausts libgomp): cap at the processors, and say so.
+    const int64_t procs = omp_get_num_procs();
+    if (o.threads > procs) {
+      std::fprintf(stderr,
+                   "warning: --threads %lld is more than the %lld processors "
+                   "available; using %lld\n",
+                   static_cast<long long>(o.threads),
+                   static_cast<long long>(procs),
+                   static_cast<long long>(procs));
+      o.threads = procs;
+    }
     omp_set_num_threads(static_cast<int>(o.threads));
+  }
 
   auto *ctx = new gnnrtContext(); // the CPU device
   std::string error;
