@@ -281,10 +281,33 @@ bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error) {
       error = file + ": shape (" + got + ") but the model needs (" + want + ")";
       return false;
     }
+    // A NaN or Inf parameter would only show as NaN predictions later.
+    const auto *values = reinterpret_cast<const float *>(raw.data());
+    for (size_t j = 0, n = raw.size() / sizeof(float); j < n; ++j) {
+      float x;
+      std::memcpy(&x, values + j, sizeof x);
+      if (!std::isfinite(x)) {
+        error = file + ": NaN or Inf (element " + std::to_string(j) + ")";
+        return false;
+      }
+    }
     ctx->device->copy(ctx->params[i]->data, MemoryTier::Device, raw.data(),
                       MemoryTier::Host, static_cast<int64_t>(raw.size()));
   }
   return true;
+}
+
+/// The training split's vertices that have a label.
+int64_t labelledTrainVertices(const Dataset &ds, int64_t &selected) {
+  int64_t labelled = 0;
+  selected = 0;
+  for (int64_t v = 0; v < ds.numVertices; ++v) {
+    if (!ds.masks[0][v])
+      continue;
+    ++selected;
+    labelled += ds.labels[v] >= 0;
+  }
+  return labelled;
 }
 
 void zeroGrads(gnnrtContext *ctx) {
@@ -377,6 +400,16 @@ int main(int argc, char **argv) {
     fatal(o.data + "/" + error);
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
+  // Training on no labelled vertex would report a loss of 0 and learn
+  // nothing; predicting from loaded parameters needs no labels.
+  if (o.epochs > 0 || !o.dump.empty()) {
+    int64_t selected;
+    if (labelledTrainVertices(ctx->ds, selected) == 0)
+      fatal(o.data + ": nothing to train on: train_mask selects " +
+            std::to_string(selected) +
+            " vertices and none has a label (>= 0); label some, or run "
+            "--epochs 0 with --load-params to only predict");
+  }
   ctx->optConfig = o.opt;
   ctx->seed = o.seed;
   ctx->dropoutOverride = o.dropout;
