@@ -1,14 +1,13 @@
 //===- GNNDialect.cpp - gnn dialect and the program contract --------------===//
 
 #include "gnn/IR/GNNDialect.h"
-
-#include "llvm/Support/CheckedArithmetic.h"
 #include "gnn/IR/GNNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -140,6 +139,146 @@ LogicalResult GNNDialect::verifyRegionArgAttribute(Operation *op,
 // Program contract: the model function
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// Program contract: dimension bindings
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What a `?` dimension stands for: the features F, the classes C, or
+/// unknown (also every static dimension).
+enum class Binding : uint8_t { Unknown, Features, Classes };
+using Bindings = SmallVector<Binding>;
+
+StringRef bindingName(Binding b) {
+  return b == Binding::Features ? kDimFeatures : kDimClasses;
+}
+
+/// Follows the bindings of the model's `?` dimensions (the features' width,
+/// the parameters' gnn.dims) through scatters, gathers, stages and the ops
+/// that relate dimensions, and reports a contraction or a loss whose two
+/// sides bind one dimension to F and C: the program would be sized with
+/// the wrong count at run time. Runs before the nested ops are verified, so
+/// shapes are checked before they are indexed.
+class BindingChecker {
+public:
+  LogicalResult check(FunctionOpInterface fn) {
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+      auto dims = fn.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
+      if (!dims)
+        continue;
+      Bindings b;
+      for (Attribute a : dims) {
+        auto str = dyn_cast<StringAttr>(a);
+        b.push_back(!str                             ? Binding::Unknown
+                    : str.getValue() == kDimFeatures ? Binding::Features
+                    : str.getValue() == kDimClasses  ? Binding::Classes
+                                                     : Binding::Unknown);
+      }
+      bindings[fn.getArgument(i)] = std::move(b);
+    }
+    return checkBlock(fn.getFunctionBody().front());
+  }
+
+private:
+  LogicalResult checkBlock(Block &block) {
+    for (Operation &op : block)
+      if (failed(checkOp(&op)))
+        return failure();
+    return success();
+  }
+
+  Bindings of(Value v) { return bindings.lookup(v); }
+
+  /// Whether `a` and `b` (dimensions of the same extent) disagree at some
+  /// position; `what` then names the first.
+  static std::optional<std::pair<Binding, Binding>>
+  conflict(ArrayRef<Binding> a, ArrayRef<Binding> b) {
+    for (auto [x, y] : llvm::zip(a, b))
+      if (x != Binding::Unknown && y != Binding::Unknown && x != y)
+        return std::pair{x, y};
+    return std::nullopt;
+  }
+
+  LogicalResult checkOp(Operation *op) {
+    if (auto in = dyn_cast<InputOp>(op)) {
+      auto t = dyn_cast<VertexTensorType>(in.getType());
+      if (in.getName() == "features" && t && t.getRowRank() == 1 &&
+          t.hasDynamicRow())
+        bindings[in.getResult()] = {Binding::Features};
+      return success();
+    }
+    if (isa<ScatterOp, GatherOp>(op)) {
+      if (op->getNumOperands() == 2 && op->getNumResults() == 1)
+        bindings[op->getResult(0)] = of(op->getOperand(1));
+      return success();
+    }
+    if (isa<ApplyVertexOp, ApplyEdgeOp>(op)) {
+      if (op->getNumRegions() != 1 || op->getRegion(0).empty())
+        return success();
+      Block &body = op->getRegion(0).front();
+      // Operand 0 is the graph; the rest (inputs, then parameters) map to
+      // the block arguments in order.
+      for (auto [arg, v] :
+           llvm::zip(body.getArguments(), op->getOperands().drop_front()))
+        bindings[arg] = of(v);
+      if (failed(checkBlock(body)))
+        return failure();
+      if (auto yield = dyn_cast<YieldOp>(body.getTerminator()))
+        for (auto [r, y] : llvm::zip(op->getResults(), yield.getOperands()))
+          bindings[r] = of(y);
+      return success();
+    }
+    if (auto linear = dyn_cast<LinearOp>(op)) {
+      Bindings x = of(linear.getInput()), w = of(linear.getWeight());
+      if (x.empty() || w.size() < x.size())
+        return success();
+      if (auto c = conflict(x, ArrayRef(w).take_front(x.size())))
+        return op->emitOpError()
+               << "multiplies rows whose width is bound to '"
+               << bindingName(c->first) << "' by a weight whose input "
+               << "dimension is bound to '" << bindingName(c->second)
+               << "' (check the parameter's gnn.dims)";
+      bindings[linear.getResult()] = Bindings(w.begin() + x.size(), w.end());
+      return success();
+    }
+    if (auto ce = dyn_cast<SoftmaxCrossEntropyOp>(op)) {
+      Bindings l = of(ce.getLogits());
+      if (l.size() == 1 && l[0] == Binding::Features)
+        return op->emitOpError()
+               << "has logits whose width is bound to '" << kDimFeatures
+               << "', not '" << kDimClasses << "'";
+      return success();
+    }
+    // Element-wise ops keep the operands' bindings; operands of the
+    // result's shape must agree.
+    if (op->getNumResults() == 1 && op->getNumOperands() >= 1 &&
+        (isa<AddOp, SubOp, MulOp, DivOp, ReluOp, StepOp, NegOp, ExpOp, LogOp,
+             SqrtOp, RsqrtOp, SigmoidOp, TanhOp, EluOp, LeakyReluOp,
+             StopGradientOp, DropoutOp>(op))) {
+      Type rt = op->getResult(0).getType();
+      Bindings result;
+      for (Value v : op->getOperands()) {
+        if (v.getType() != rt)
+          continue;
+        Bindings b = of(v);
+        if (result.empty()) {
+          result = b;
+          continue;
+        }
+        if (auto c = conflict(result, b))
+          return op->emitOpError() << "combines rows whose width is bound to '"
+                                   << bindingName(c->first) << "' and to '"
+                                   << bindingName(c->second) << "'";
+      }
+      bindings[op->getResult(0)] = result;
+    }
+    return success();
+  }
+
+  DenseMap<Value, Bindings> bindings;
+};
+} // namespace
+
 LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   if (attr.getName().getValue() != kModelAttrName)
@@ -199,5 +338,6 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "model function must read the graph exactly "
                               "once with 'gnn.graph' but reads it "
                            << numGraphs << " times";
-  return success();
+  // The `?` dimensions bound to F and C meet consistently.
+  return BindingChecker().check(fn);
 }

@@ -101,17 +101,17 @@ func.func @weighted(%w: tensor<4x?xf32> {gnn.param = "w", gnn.init = #gnn.init<g
 // CHECK-NOT:     call @gnnrtSoftmaxCrossEntropy
 // CHECK:         call @gnnrtSumRows(%arg0, %{{.*}}, %{{.*}}, %[[GRAD]], %{{.*}})
 // CHECK:         call @gnnrtOptimizerUpdate
-func.func @bias(%b: tensor<?xf32> {gnn.param = "b", gnn.init = #gnn.init<zeros>, gnn.dims = ["classes"]})
-    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+func.func @bias(%b: tensor<4xf32> {gnn.param = "b", gnn.init = #gnn.init<zeros>})
+    -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
   %g = gnn.graph : !gnn.graph
-  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
-  %o = gnn.apply_vertex %g (%x) params(%b) : (!gnn.vtensor<?xf32>) params(tensor<?xf32>) -> !gnn.vtensor<?xf32> {
-  ^bb0(%v: tensor<?xf32>, %bv: tensor<?xf32>):
-    %t = gnn.add %v, %bv : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
-    gnn.yield %t : tensor<?xf32>
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %o = gnn.apply_vertex %g (%x) params(%b) : (!gnn.vtensor<4xf32>) params(tensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%v: tensor<4xf32>, %bv: tensor<4xf32>):
+    %t = gnn.add %v, %bv : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
   }
   %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
   %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
-  %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
-  return %loss, %o : f32, !gnn.vtensor<?xf32>
+  %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %o : f32, !gnn.vtensor<4xf32>
 }

@@ -30,13 +30,13 @@ func.func @computed_weight(%w: tensor<?x?xf32> {gnn.param = "w", gnn.init = #gnn
 
 // expected-error @+1 {{the module already has a function '@gnn_eval' (was --gnn-autodiff run twice?)}}
 module {
-  func.func @m() -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  func.func @m() -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
     %g = gnn.graph : !gnn.graph
-    %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+    %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
     %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
     %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
-    %loss = gnn.softmax_cross_entropy %x, %labels, %mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
-    return %loss, %x : f32, !gnn.vtensor<?xf32>
+    %loss = gnn.softmax_cross_entropy %x, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+    return %loss, %x : f32, !gnn.vtensor<4xf32>
   }
   func.func @gnn_eval() {
     return

@@ -155,3 +155,47 @@ func.func private @huge_param(tensor<4611686018427387904x4xf32> {gnn.param = "w"
 
 // expected-error @+1 {{parameter 'w' of type 'tensor<?x262144x65537xf32>' is too large}}
 func.func private @huge_param_product(tensor<?x262144x65537xf32> {gnn.param = "w"})
+
+// -----
+
+// A weight whose input dimension is bound to the classes, multiplied by the
+// features: sized with C at run time where the rows have F (it failed in
+// gnnrtGemm with an internal buffer message, or trained the wrong shape).
+func.func @dims_swapped(%w: tensor<?x16xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["classes", ""]},
+                        %w2: tensor<16x?xf32> {gnn.param = "w2", gnn.init = #gnn.init<glorot>, gnn.dims = ["", "classes"]})
+    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %s = gnn.scatter %g, %x from src : !gnn.vtensor<?xf32> -> !gnn.etensor<?xf32>
+  %a = gnn.gather sum %g, %s to dst : !gnn.etensor<?xf32> -> !gnn.vtensor<?xf32>
+  %h = gnn.apply_vertex %g(%a) params(%w, %w2) : (!gnn.vtensor<?xf32>) params(tensor<?x16xf32>, tensor<16x?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%v: tensor<?xf32>, %wv: tensor<?x16xf32>, %w2v: tensor<16x?xf32>):
+    // expected-error @+1 {{'gnn.linear' op multiplies rows whose width is bound to 'features' by a weight whose input dimension is bound to 'classes' (check the parameter's gnn.dims)}}
+    %t = gnn.linear %v, %wv : (tensor<?xf32>, tensor<?x16xf32>) -> tensor<16xf32>
+    %o = gnn.linear %t, %w2v : (tensor<16xf32>, tensor<16x?xf32>) -> tensor<?xf32>
+    gnn.yield %o : tensor<?xf32>
+  }
+  %l = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %m = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %h, %l, %m : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %h : f32, !gnn.vtensor<?xf32>
+}
+
+// -----
+
+// Logits as wide as the features.
+func.func @logits_features(%w: tensor<?x?xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", "features"]})
+    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %h = gnn.apply_vertex %g(%x) params(%w) : (!gnn.vtensor<?xf32>) params(tensor<?x?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%v: tensor<?xf32>, %wv: tensor<?x?xf32>):
+    %t = gnn.linear %v, %wv : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32>
+    gnn.yield %t : tensor<?xf32>
+  }
+  %l = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %m = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  // expected-error @+1 {{'gnn.softmax_cross_entropy' op has logits whose width is bound to 'features', not 'classes'}}
+  %loss = gnn.softmax_cross_entropy %h, %l, %m : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %h : f32, !gnn.vtensor<?xf32>
+}
