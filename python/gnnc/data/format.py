@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import stat
 import struct
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
@@ -96,30 +97,66 @@ _DTYPES = {"<i8": np.int64, "<i4": np.int32, "<f4": np.float32, "|b1": np.bool_,
            "<f8": np.float64, "|u1": np.uint8, "<i2": np.int16}
 
 
-def read_npy_header(path: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
-    """Parses an .npy header: (dtype, shape, fortran_order, data offset).
-    Checks the file is long enough for the data it announces."""
-    name = os.path.basename(path)
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _open_regular(path: str, name: str):
+    """Opens a dataset file for reading (binary). Only regular files (or
+    symlinks to one) are opened: a FIFO would block the open until a writer
+    comes, a device may never end. The open does not block either, in case
+    the file was swapped for a FIFO after the stat."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(10)
-            if len(head) < 10 or head[:6] != b"\x93NUMPY":
-                raise DatasetError(f"{name}: not an .npy file (bad magic)")
-            major = head[6]
-            if major == 1:
-                (hlen,) = struct.unpack("<H", head[8:10])
-                offset = 10
-            elif major in (2, 3):
-                rest = f.read(2)
-                if len(rest) < 2:
-                    raise DatasetError(f"{name}: truncated .npy header")
-                (hlen,) = struct.unpack("<I", head[8:10] + rest)
-                offset = 12
-            else:
-                raise DatasetError(f"{name}: unsupported .npy version {major}")
-            text = f.read(hlen)
-            if len(text) < hlen:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode):
+                return os.fdopen(fd, "rb")
+            os.close(fd)
+    except FileNotFoundError:
+        raise DatasetError(f"{name}: missing file") from None
+    except OSError as e:
+        raise DatasetError(f"{name}: {e.strerror}") from None
+    kind = _kind(st.st_mode)
+    raise DatasetError(f"{name}: is {kind}, not a regular file" if kind.startswith("a")
+                       else f"{name}: {kind}")
+
+
+def _read_header(f, name: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
+    """Parses the .npy header of the open file `f`: (dtype, shape,
+    fortran_order, data offset). Checks the file is long enough for the data
+    it announces."""
+    try:
+        head = f.read(10)
+        if len(head) < 10 or head[:6] != b"\x93NUMPY":
+            raise DatasetError(f"{name}: not an .npy file (bad magic)")
+        major = head[6]
+        if major == 1:
+            (hlen,) = struct.unpack("<H", head[8:10])
+            offset = 10
+        elif major in (2, 3):
+            rest = f.read(2)
+            if len(rest) < 2:
                 raise DatasetError(f"{name}: truncated .npy header")
+            (hlen,) = struct.unpack("<I", head[8:10] + rest)
+            offset = 12
+        else:
+            raise DatasetError(f"{name}: unsupported .npy version {major}")
+        text = f.read(hlen)
+        if len(text) < hlen:
+            raise DatasetError(f"{name}: truncated .npy header")
+        size = os.fstat(f.fileno()).st_size
     except OSError as e:
         raise DatasetError(f"{name}: {e.strerror}") from None
     try:
@@ -133,27 +170,35 @@ def read_npy_header(path: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
         raise DatasetError(f"{name}: unsupported dtype {descr!r}")
     dtype = np.dtype(_DTYPES[descr])
     need = offset + hlen + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    size = os.path.getsize(path)
     if size < need:
         raise DatasetError(f"{name}: truncated: header announces {need} bytes, file has {size}")
     return dtype, shape, bool(fortran), offset + hlen
 
 
-def read_npy(path: str, dtype, ndim: Optional[int] = None, what: str = "") -> np.ndarray:
-    """Reads an .npy file after checking its header's dtype and rank."""
+def read_npy_header(path: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
+    """Parses an .npy header: (dtype, shape, fortran_order, data offset).
+    Checks the file is long enough for the data it announces."""
     name = os.path.basename(path)
-    if not os.path.exists(path):
-        raise DatasetError(f"{name}: missing file")
-    actual, shape, fortran, _ = read_npy_header(path)
-    if actual != np.dtype(dtype):
-        raise DatasetError(f"{name}: dtype {actual.name} but {what or 'the format'} needs "
-                           f"{np.dtype(dtype).name}")
-    if ndim is not None and len(shape) != ndim:
-        raise DatasetError(f"{name}: rank {len(shape)} (shape {shape}) but {ndim} expected")
-    try:
-        return np.load(path, allow_pickle=False)
-    except Exception as e:  # noqa: BLE001 - numpy raises many kinds
-        raise DatasetError(f"{name}: unreadable: {e}") from None
+    with _open_regular(path, name) as f:
+        return _read_header(f, name)
+
+
+def read_npy(path: str, dtype=None, ndim: Optional[int] = None, what: str = "") -> np.ndarray:
+    """Reads an .npy file after checking its header's dtype (None: any of the
+    format's) and rank; the file is opened once."""
+    name = os.path.basename(path)
+    with _open_regular(path, name) as f:
+        actual, shape, fortran, _ = _read_header(f, name)
+        if dtype is not None and actual != np.dtype(dtype):
+            raise DatasetError(f"{name}: dtype {actual.name} but {what or 'the format'} needs "
+                               f"{np.dtype(dtype).name}")
+        if ndim is not None and len(shape) != ndim:
+            raise DatasetError(f"{name}: rank {len(shape)} (shape {shape}) but {ndim} expected")
+        try:
+            f.seek(0)
+            return np.load(f, allow_pickle=False)
+        except Exception as e:  # noqa: BLE001 - numpy raises many kinds
+            raise DatasetError(f"{name}: unreadable: {e}") from None
 
 
 def _check_len(name: str, arr: np.ndarray, n: int, what: str) -> None:
@@ -166,12 +211,14 @@ def load(directory: str) -> Dataset:
     if not os.path.isdir(directory):
         raise DatasetError(f"{directory}: not a directory")
     j = lambda f: os.path.join(directory, f)  # noqa: E731
+    with _open_regular(j("meta.json"), "meta.json") as f:
+        try:
+            text = f.read()
+        except OSError as e:
+            raise DatasetError(f"meta.json: {e.strerror}") from None
     try:
-        with open(j("meta.json")) as f:
-            meta = json.load(f)
-    except FileNotFoundError:
-        raise DatasetError("meta.json: missing file") from None
-    except (OSError, ValueError) as e:
+        meta = json.loads(text.decode("utf-8"))
+    except ValueError as e:
         raise DatasetError(f"meta.json: not valid JSON ({e})") from None
     if not isinstance(meta, dict):
         raise DatasetError("meta.json: expected a JSON object")
@@ -238,19 +285,23 @@ def load(directory: str) -> Dataset:
     for name in meta["edge_data"]:
         path = j(f"edge_{name}.npy")
         fname = os.path.basename(path)
-        if not os.path.exists(path):
-            raise DatasetError(f"{fname}: missing file (listed in meta.json edge_data)")
-        dtype, shape, _, _ = read_npy_header(path)
-        if dtype == np.int32:
-            arr = read_npy(path, np.int32, 1)
-        elif dtype == np.float32:
-            arr = read_npy(path, np.float32)
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            raise DatasetError(f"{fname}: missing file (listed in meta.json edge_data)") from None
+        except OSError:
+            pass  # read_npy says what
+        arr = read_npy(path)
+        if arr.dtype == np.int32:
+            if arr.ndim != 1:
+                raise DatasetError(f"{fname}: rank {arr.ndim} (shape {arr.shape}) but 1 expected")
+        elif arr.dtype == np.float32:
             if arr.ndim not in (1, 2):
                 raise DatasetError(f"{fname}: rank {arr.ndim} but [E] or [E, k] expected")
             if not np.all(np.isfinite(arr)):
                 raise DatasetError(f"{fname}: NaN or Inf")
         else:
-            raise DatasetError(f"{fname}: dtype {dtype.name} but float32 or int32 expected")
+            raise DatasetError(f"{fname}: dtype {arr.dtype.name} but float32 or int32 expected")
         _check_len(fname, arr, E, "the number of edges (indices.npy)")
         edge_data[name] = arr
 
