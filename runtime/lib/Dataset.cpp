@@ -6,13 +6,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dataset.h"
+#include "File.h"
 #include "Json.h"
 #include "Npy.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 
 namespace gnnrt {
@@ -44,16 +44,12 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
     return false;
   }
   // meta.json
-  std::ifstream in(join(dir, "meta.json"));
-  if (!in) {
-    error = "meta.json: missing file";
+  std::string metaText;
+  if (!readRegularFile(join(dir, "meta.json"), "meta.json", metaText, error))
     return false;
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
   JsonValue meta;
   std::string jerr;
-  if (!parseJson(buf.str(), meta, jerr)) {
+  if (!parseJson(metaText, meta, jerr)) {
     error = "meta.json: not valid JSON (" + jerr + ")";
     return false;
   }
@@ -212,21 +208,22 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   for (const JsonValue &n : edgeNames->items) {
     std::string file = "edge_" + n.s + ".npy";
     std::string path = join(dir, file);
-    if (stat(path.c_str(), &st) != 0) {
+    if (stat(path.c_str(), &st) != 0 && errno == ENOENT) {
       error = file + ": missing file (listed in meta.json edge_data)";
       return false;
     }
-    if (!readNpyHeader(path, file, h, error))
+    if (!readNpy(path, file, DType::Unknown, -1, h, raw, error))
       return false;
     EdgeData ed;
     if (h.dtype == DType::I32) {
-      if (!readNpy(path, file, DType::I32, 1, h, raw, error))
+      if (h.shape.size() != 1) {
+        error = file + ": rank " + std::to_string(h.shape.size()) +
+                " but 1 expected";
         return false;
+      }
       ed.isInt = true;
       copyOut(raw, ed.i32);
     } else if (h.dtype == DType::F32) {
-      if (!readNpy(path, file, DType::F32, -1, h, raw, error))
-        return false;
       if (h.shape.size() != 1 && h.shape.size() != 2) {
         error = file + ": rank " + std::to_string(h.shape.size()) +
                 " but [E] or [E, k] expected";

@@ -1,11 +1,13 @@
 //===- Npy.cpp - checked .npy reading and writing -------------------------===//
 
 #include "Npy.h"
+#include "File.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace gnnrt {
 
@@ -131,18 +133,26 @@ DType parseDescr(const std::string &d) {
 
 } // namespace
 
-bool readNpyHeader(const std::string &path, const std::string &name,
-                   NpyHeader &header, std::string &error) {
-  FILE *f = std::fopen(path.c_str(), "rb");
+/// Opens `path` (a regular file only) for stdio reading.
+static FILE *openNpy(const std::string &path, const std::string &name,
+                     std::string &error) {
+  int fd = openRegularFile(path, name, error);
+  if (fd < 0)
+    return nullptr;
+  FILE *f = ::fdopen(fd, "rb");
   if (!f) {
-    error = name + (errno == ENOENT ? ": missing file"
-                                    : ": " + std::string(std::strerror(errno)));
-    return false;
+    error = name + ": " + std::strerror(errno);
+    ::close(fd);
   }
+  return f;
+}
+
+/// Reads the header of the open file `f`, leaving it at the data.
+static bool readHeader(FILE *f, const std::string &name, NpyHeader &header,
+                       std::string &error) {
   unsigned char head[12];
   size_t got = std::fread(head, 1, 10, f);
   if (got < 10 || std::memcmp(head, "\x93NUMPY", 6) != 0) {
-    std::fclose(f);
     error =
         name + (got < 10 && got >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0
                     ? ": truncated .npy header"
@@ -156,7 +166,6 @@ bool readNpyHeader(const std::string &path, const std::string &name,
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (std::fread(head + 10, 1, 2, f) < 2) {
-      std::fclose(f);
       error = name + ": truncated .npy header";
       return false;
     }
@@ -164,22 +173,18 @@ bool readNpyHeader(const std::string &path, const std::string &name,
                 (static_cast<size_t>(head[11]) << 24);
     offset = 12;
   } else {
-    std::fclose(f);
     error = name + ": unsupported .npy version " + std::to_string(major);
     return false;
   }
   if (headerLen > (1u << 20)) {
-    std::fclose(f);
     error = name + ": corrupt .npy header";
     return false;
   }
   std::string text(headerLen, '\0');
   if (std::fread(&text[0], 1, headerLen, f) < headerLen) {
-    std::fclose(f);
     error = name + ": truncated .npy header";
     return false;
   }
-  std::fclose(f);
 
   DictParser dp(text);
   std::string descr;
@@ -255,7 +260,7 @@ bool readNpyHeader(const std::string &path, const std::string &name,
   }
   need += elems * static_cast<__int128>(dtypeSize(header.dtype));
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
+  if (::fstat(::fileno(f), &st) != 0) {
     error = name + ": " + std::strerror(errno);
     return false;
   }
@@ -269,12 +274,13 @@ bool readNpyHeader(const std::string &path, const std::string &name,
   return true;
 }
 
-bool readNpy(const std::string &path, const std::string &name, DType expected,
-             int rank, NpyHeader &header, std::vector<char> &data,
-             std::string &error) {
-  if (!readNpyHeader(path, name, header, error))
+/// readNpy on the open file `f`.
+static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
+                        int rank, NpyHeader &header, std::vector<char> &data,
+                        std::string &error) {
+  if (!readHeader(f, name, header, error))
     return false;
-  if (header.dtype != expected) {
+  if (expected != DType::Unknown && header.dtype != expected) {
     error = name + ": dtype " + dtypeName(header.dtype) +
             " but the format needs " + dtypeName(expected);
     return false;
@@ -287,20 +293,33 @@ bool readNpy(const std::string &path, const std::string &name, DType expected,
   size_t bytes =
       static_cast<size_t>(header.numElements()) * dtypeSize(header.dtype);
   data.resize(bytes);
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    error = name + ": " + std::strerror(errno);
-    return false;
-  }
-  bool ok =
-      std::fseek(f, static_cast<long>(header.dataOffset), SEEK_SET) == 0 &&
-      (bytes == 0 || std::fread(data.data(), 1, bytes, f) == bytes);
-  std::fclose(f);
-  if (!ok) {
+  // readHeader left `f` at the data.
+  if (bytes != 0 && std::fread(data.data(), 1, bytes, f) != bytes) {
     error = name + ": truncated";
     return false;
   }
   return true;
+}
+
+bool readNpyHeader(const std::string &path, const std::string &name,
+                   NpyHeader &header, std::string &error) {
+  FILE *f = openNpy(path, name, error);
+  if (!f)
+    return false;
+  bool ok = readHeader(f, name, header, error);
+  std::fclose(f);
+  return ok;
+}
+
+bool readNpy(const std::string &path, const std::string &name, DType expected,
+             int rank, NpyHeader &header, std::vector<char> &data,
+             std::string &error) {
+  FILE *f = openNpy(path, name, error);
+  if (!f)
+    return false;
+  bool ok = readNpyFrom(f, name, expected, rank, header, data, error);
+  std::fclose(f);
+  return ok;
 }
 
 static const char *descrOf(DType t) {
