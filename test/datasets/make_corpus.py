@@ -170,6 +170,8 @@ def main():
          replace("edge_weight.npy", np.ones(7, dtype=np.float64)))
     case("edge-data-nan", "edge_weight.npy: NaN or Inf",
          replace("edge_weight.npy", np.array([1, 1, np.nan, 1, 1, 1, 1], dtype=np.float32)))
+    case("npy-fortran-order", "features.npy: Fortran-ordered arrays are not supported",
+         raw("features.npy", npy_bytes(np.asfortranarray(base()[0]["features.npy"]))))
     print("corpus written to", HERE)
 
 

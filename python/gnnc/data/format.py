@@ -168,6 +168,9 @@ def _read_header(f, name: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
         raise DatasetError(f"{name}: corrupt .npy header (shape {shape!r})")
     if descr not in _DTYPES:
         raise DatasetError(f"{name}: unsupported dtype {descr!r}")
+    if fortran:
+        # As the runtime's loader: the format's arrays are C-ordered.
+        raise DatasetError(f"{name}: Fortran-ordered arrays are not supported")
     dtype = np.dtype(_DTYPES[descr])
     need = offset + hlen + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if size < need:
