@@ -63,6 +63,19 @@ def npy_bytes(arr):
     return buf.getvalue()
 
 
+def npy_with_header(arr, text, major=1, minor=0, length=None):
+    """The .npy file of `arr` with its header dictionary replaced by `text`
+    (padded like numpy's), the version `major`.`minor` and, when given, a
+    header length field of `length`."""
+    data = arr.tobytes()
+    raw = text.encode("latin1")
+    prefix = 10 if major == 1 else 12
+    raw += b" " * ((64 - (prefix + len(raw) + 1) % 64) % 64) + b"\n"
+    n = len(raw) if length is None else length
+    size = struct.pack("<H", n) if major == 1 else struct.pack("<I", n)
+    return b"\x93NUMPY" + bytes([major, minor]) + size + raw + data
+
+
 def case(name, expected, mutate):
     files, meta = base()
     raw = {}
@@ -170,8 +183,22 @@ def main():
          replace("edge_weight.npy", np.ones(7, dtype=np.float64)))
     case("edge-data-nan", "edge_weight.npy: NaN or Inf",
          replace("edge_weight.npy", np.array([1, 1, np.nan, 1, 1, 1, 1], dtype=np.float32)))
+
+    # The .npy header dictionary follows one strict grammar (Npy.cpp's
+    # HeaderParser).
+    feats = base()[0]["features.npy"]
+
+    def header(name, arr, text, **kw):
+        return raw(name, npy_with_header(arr, text, **kw))
+
     case("npy-fortran-order", "features.npy: Fortran-ordered arrays are not supported",
-         raw("features.npy", npy_bytes(np.asfortranarray(base()[0]["features.npy"]))))
+         raw("features.npy", npy_bytes(np.asfortranarray(feats))))
+    case("npy-trailing-text", "features.npy: corrupt .npy header",
+         header("features.npy", feats,
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), } x"))
+    case("npy-missing-comma", "features.npy: corrupt .npy header",
+         header("features.npy", feats,
+                "{'descr': '<f4' 'fortran_order': False, 'shape': (5, 3), }"))
     print("corpus written to", HERE)
 
 
