@@ -184,21 +184,66 @@ def main():
     case("edge-data-nan", "edge_weight.npy: NaN or Inf",
          replace("edge_weight.npy", np.array([1, 1, np.nan, 1, 1, 1, 1], dtype=np.float32)))
 
-    # The .npy header dictionary follows one strict grammar (Npy.cpp's
-    # HeaderParser).
+    # The .npy header is read with one strict grammar by both validators
+    # (Npy.cpp's HeaderParser, format.py's _HeaderParser).
     feats = base()[0]["features.npy"]
+    labels = base()[0]["labels.npy"]
+    indptr = base()[0]["indptr.npy"]
 
     def header(name, arr, text, **kw):
         return raw(name, npy_with_header(arr, text, **kw))
 
     case("npy-fortran-order", "features.npy: Fortran-ordered arrays are not supported",
          raw("features.npy", npy_bytes(np.asfortranarray(feats))))
+    case("npy-truncated-after-magic", "indptr.npy: truncated .npy header",
+         raw("indptr.npy", good_indptr[:8]))
+    case("npy-version-1.1", "labels.npy: unsupported .npy version 1.1",
+         header("labels.npy", labels,
+                "{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }", minor=1))
+    case("npy-version-4", "labels.npy: unsupported .npy version 4.0",
+         header("labels.npy", labels,
+                "{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }", major=4))
+    case("npy-header-length", "features.npy: corrupt .npy header (4294967280 bytes long)",
+         header("features.npy", feats,
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), }", major=2,
+                length=0xFFFFFFF0))
     case("npy-trailing-text", "features.npy: corrupt .npy header",
          header("features.npy", feats,
                 "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), } x"))
     case("npy-missing-comma", "features.npy: corrupt .npy header",
          header("features.npy", feats,
                 "{'descr': '<f4' 'fortran_order': False, 'shape': (5, 3), }"))
+    case("npy-unknown-key", "features.npy: corrupt .npy header (unknown key 'extra')",
+         header("features.npy", feats,
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), 'extra': 1}"))
+    case("npy-duplicate-key", "features.npy: corrupt .npy header (duplicate key 'descr')",
+         header("features.npy", feats,
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), 'descr': '<f4'}"))
+    case("npy-missing-key", "features.npy: corrupt .npy header (missing key 'fortran_order')",
+         header("features.npy", feats, "{'descr': '<f4', 'shape': (5, 3), }"))
+    case("npy-descr-escape", "features.npy: corrupt .npy header (descr)",
+         header("features.npy", feats,
+                "{'descr': '\\x3cf4', 'fortran_order': False, 'shape': (5, 3), }"))
+    case("npy-fortran-not-bool", "features.npy: corrupt .npy header (fortran_order)",
+         header("features.npy", feats,
+                "{'descr': '<f4', 'fortran_order': 0, 'shape': (5, 3), }"))
+    case("npy-shape-not-tuple", "labels.npy: corrupt .npy header (shape)",
+         header("labels.npy", labels, "{'descr': '<i8', 'fortran_order': False, 'shape': (5), }"))
+    case("npy-shape-no-comma", "features.npy: corrupt .npy header (shape)",
+         header("features.npy", feats,
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (5 3), }"))
+    case("npy-shape-leading-zero", "labels.npy: corrupt .npy header (shape)",
+         header("labels.npy", labels,
+                "{'descr': '<i8', 'fortran_order': False, 'shape': (05,), }"))
+    case("npy-shape-9-dims", "features.npy: corrupt .npy header (shape)",
+         header("features.npy", feats, "{'descr': '<f4', 'fortran_order': False, "
+                "'shape': (5, 3, 1, 1, 1, 1, 1, 1, 1), }"))
+    case("npy-shape-too-large", "indptr.npy: corrupt .npy header (shape too large)",
+         header("indptr.npy", indptr,
+                "{'descr': '<i8', 'fortran_order': False, 'shape': (999999999999999999,), }"))
+    case("npy-shape-too-large-empty", "features.npy: corrupt .npy header (shape too large)",
+         header("features.npy", np.zeros(0, np.float32), "{'descr': '<f4', "
+                "'fortran_order': False, 'shape': (0, 1099511627776, 1099511627776), }"))
     print("corpus written to", HERE)
 
 

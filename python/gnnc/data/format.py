@@ -16,9 +16,9 @@ and the problem; `load(dir)` validates and returns a `Dataset`.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
+import re
 import stat
 import struct
 from dataclasses import dataclass, field
@@ -133,57 +133,198 @@ def _open_regular(path: str, name: str):
                        else f"{name}: {kind}")
 
 
-def _read_header(f, name: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
-    """Parses the .npy header of the open file `f`: (dtype, shape,
-    fortran_order, data offset). Checks the file is long enough for the data
-    it announces."""
+#: Largest .npy header read (numpy writes about a hundred bytes).
+_MAX_HEADER_LEN = 1 << 20
+#: Most dimensions an array may have (the format needs two).
+_MAX_DIMS = 8
+_WS = b" \t\n\r"
+_NAME = re.compile(rb"[A-Za-z0-9_]+")
+_INT = re.compile(rb"[0-9]+")
+
+
+class _HeaderParser:
+    """The header dictionary numpy writes,
+        {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+    read with the strict subset of Python's literal syntax that the runtime's
+    loader (runtime/lib/Npy.cpp) reads the same way:
+    - a dict of the keys 'descr', 'fortran_order' and 'shape', each once, in
+      any order, a comma after the last one allowed;
+    - strings in single or double quotes, of printable ASCII but backslashes;
+    - fortran_order True or False;
+    - shape a tuple of at most 8 decimal integers (no sign, no leading zero,
+      at most 18 digits), a 1-tuple with its comma: (5,);
+    - spaces, tabs, newlines and carriage returns between the tokens and
+      after the dict (numpy pads with spaces and a newline), nothing else.
+    Each method returns None where the text does not follow this."""
+
+    def __init__(self, text: bytes):
+        self.s, self.p = text, 0
+
+    def ws(self) -> None:
+        while self.p < len(self.s) and self.s[self.p] in _WS:
+            self.p += 1
+
+    def eat(self, c: bytes) -> bool:
+        self.ws()
+        if self.s[self.p:self.p + 1] == c:
+            self.p += 1
+            return True
+        return False
+
+    def str(self) -> Optional[str]:
+        self.ws()
+        q = self.s[self.p:self.p + 1]
+        if q not in (b"'", b'"'):
+            return None
+        end = self.s.find(q, self.p + 1)
+        if end < 0:
+            return None
+        body = self.s[self.p + 1:end]
+        if any(c < 0x20 or c > 0x7E or c == 0x5C for c in body):
+            return None
+        self.p = end + 1
+        return body.decode("ascii")
+
+    def word(self) -> Optional[bytes]:
+        self.ws()
+        m = _NAME.match(self.s, self.p)
+        if not m:
+            return None
+        self.p = m.end()
+        return m.group()
+
+    def integer(self) -> Optional[int]:
+        self.ws()
+        m = _INT.match(self.s, self.p)
+        if not m or len(m.group()) > 18 or (len(m.group()) > 1 and m.group()[:1] == b"0"):
+            return None
+        self.p = m.end()
+        return int(m.group())
+
+    def shape(self) -> Optional[Tuple[int, ...]]:
+        if not self.eat(b"("):
+            return None
+        dims = []
+        if self.eat(b")"):
+            return ()
+        while True:
+            d = None if len(dims) == _MAX_DIMS else self.integer()
+            if d is None:
+                return None
+            dims.append(d)
+            if self.eat(b")"):
+                return tuple(dims) if len(dims) > 1 else None  # (5) is 5, not a tuple
+            if not self.eat(b","):
+                return None
+            if self.eat(b")"):
+                return tuple(dims)
+
+    def at_end(self) -> bool:
+        self.ws()
+        return self.p == len(self.s)
+
+
+def _parse_header(text: bytes, name: str) -> Tuple[str, bool, Tuple[int, ...]]:
+    """(descr, fortran_order, shape) of a header dictionary."""
+    def corrupt(why: str = "") -> DatasetError:
+        return DatasetError(f"{name}: corrupt .npy header" + (f" ({why})" if why else ""))
+
+    hp = _HeaderParser(text)
+    values: Dict[str, object] = {}
+    if not hp.eat(b"{"):
+        raise corrupt()
+    if not hp.eat(b"}"):
+        while True:
+            key = hp.str()
+            if key is None or not hp.eat(b":"):
+                raise corrupt()
+            if key not in ("descr", "fortran_order", "shape"):
+                raise corrupt(f"unknown key '{key}'")
+            if key in values:
+                raise corrupt(f"duplicate key '{key}'")
+            if key == "descr":
+                value = hp.str()
+            elif key == "fortran_order":
+                w = hp.word()
+                value = {b"True": True, b"False": False}.get(w)
+            else:
+                value = hp.shape()
+            if value is None:
+                raise corrupt(key)
+            values[key] = value
+            if hp.eat(b"}"):
+                break
+            if not hp.eat(b","):
+                raise corrupt()
+            if hp.eat(b"}"):
+                break
+    if not hp.at_end():
+        raise corrupt()
+    for key in ("descr", "fortran_order", "shape"):
+        if key not in values:
+            raise corrupt(f"missing key '{key}'")
+    return values["descr"], values["fortran_order"], values["shape"]
+
+
+def _read_header(f, name: str) -> Tuple[np.dtype, Tuple[int, ...], int]:
+    """Reads the .npy header of the open file `f`, leaving `f` at the data:
+    (dtype, shape, data offset). Checks the file is long enough for the data
+    it announces. The same checks in the same order as readNpyHeader in
+    runtime/lib/Npy.cpp."""
     try:
         head = f.read(10)
-        if len(head) < 10 or head[:6] != b"\x93NUMPY":
+        if len(head) < 6 or head[:6] != b"\x93NUMPY":
             raise DatasetError(f"{name}: not an .npy file (bad magic)")
-        major = head[6]
+        if len(head) < 10:
+            raise DatasetError(f"{name}: truncated .npy header")
+        major, minor = head[6], head[7]
+        if major not in (1, 2, 3) or minor != 0:
+            raise DatasetError(f"{name}: unsupported .npy version {major}.{minor}")
         if major == 1:
             (hlen,) = struct.unpack("<H", head[8:10])
             offset = 10
-        elif major in (2, 3):
+        else:
             rest = f.read(2)
             if len(rest) < 2:
                 raise DatasetError(f"{name}: truncated .npy header")
             (hlen,) = struct.unpack("<I", head[8:10] + rest)
             offset = 12
-        else:
-            raise DatasetError(f"{name}: unsupported .npy version {major}")
+        if hlen > _MAX_HEADER_LEN:
+            raise DatasetError(f"{name}: corrupt .npy header ({hlen} bytes long)")
         text = f.read(hlen)
         if len(text) < hlen:
             raise DatasetError(f"{name}: truncated .npy header")
         size = os.fstat(f.fileno()).st_size
     except OSError as e:
         raise DatasetError(f"{name}: {e.strerror}") from None
-    try:
-        header = ast.literal_eval(text.decode("latin1"))
-        descr, fortran, shape = header["descr"], header["fortran_order"], header["shape"]
-    except Exception:
-        raise DatasetError(f"{name}: corrupt .npy header") from None
-    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d >= 0 for d in shape):
-        raise DatasetError(f"{name}: corrupt .npy header (shape {shape!r})")
+    descr, fortran, shape = _parse_header(text, name)
     if descr not in _DTYPES:
-        raise DatasetError(f"{name}: unsupported dtype {descr!r}")
+        raise DatasetError(f"{name}: unsupported dtype '{descr}'")
     if fortran:
-        # As the runtime's loader: the format's arrays are C-ordered.
         raise DatasetError(f"{name}: Fortran-ordered arrays are not supported")
+    # The bytes the shape spans, zero dimensions counted as 1 (what numpy
+    # checks), at most 2^62: products of dimensions never overflow an int64.
     dtype = np.dtype(_DTYPES[descr])
-    need = offset + hlen + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    span = elements = 1
+    for d in shape:
+        span *= max(d, 1)
+        elements *= d
+        if span * dtype.itemsize > 1 << 62:
+            raise DatasetError(f"{name}: corrupt .npy header (shape too large)")
+    need = offset + hlen + elements * dtype.itemsize
     if size < need:
         raise DatasetError(f"{name}: truncated: header announces {need} bytes, file has {size}")
-    return dtype, shape, bool(fortran), offset + hlen
+    return dtype, shape, offset + hlen
 
 
 def read_npy_header(path: str) -> Tuple[np.dtype, Tuple[int, ...], bool, int]:
     """Parses an .npy header: (dtype, shape, fortran_order, data offset).
-    Checks the file is long enough for the data it announces."""
+    Checks the file is long enough for the data it announces (Fortran order
+    is refused, so fortran_order is always False)."""
     name = os.path.basename(path)
     with _open_regular(path, name) as f:
-        return _read_header(f, name)
+        dtype, shape, offset = _read_header(f, name)
+        return dtype, shape, False, offset
 
 
 def read_npy(path: str, dtype=None, ndim: Optional[int] = None, what: str = "") -> np.ndarray:
@@ -191,17 +332,23 @@ def read_npy(path: str, dtype=None, ndim: Optional[int] = None, what: str = "") 
     format's) and rank; the file is opened once."""
     name = os.path.basename(path)
     with _open_regular(path, name) as f:
-        actual, shape, fortran, _ = _read_header(f, name)
+        actual, shape, _ = _read_header(f, name)
         if dtype is not None and actual != np.dtype(dtype):
             raise DatasetError(f"{name}: dtype {actual.name} but {what or 'the format'} needs "
                                f"{np.dtype(dtype).name}")
         if ndim is not None and len(shape) != ndim:
             raise DatasetError(f"{name}: rank {len(shape)} (shape {shape}) but {ndim} expected")
+        count = 1
+        for d in shape:
+            count *= d
+        data = bytearray(count * actual.itemsize)
         try:
-            f.seek(0)
-            return np.load(f, allow_pickle=False)
-        except Exception as e:  # noqa: BLE001 - numpy raises many kinds
-            raise DatasetError(f"{name}: unreadable: {e}") from None
+            got = f.readinto(data)
+        except OSError as e:
+            raise DatasetError(f"{name}: {e.strerror}") from None
+        if got != len(data):
+            raise DatasetError(f"{name}: truncated")
+        return np.frombuffer(data, dtype=actual).reshape(shape)
 
 
 def _check_len(name: str, arr: np.ndarray, n: int, what: str) -> None:
