@@ -99,6 +99,10 @@ def main():
     files["indices.npy"] = np.zeros(0, dtype=np.int32)
     meta["num_edges"] = 0
     write(os.path.join(HERE, "good", "no-edges"), files, meta)
+    files, meta = base()
+    # 64 arrays and objects nested in one another: the most either reader takes.
+    meta["extra"] = json.loads("[" * 63 + "]" * 63)
+    write(os.path.join(HERE, "good", "meta-nesting-64"), files, meta)
 
     def drop(f, m, r, name):
         del f[name]
@@ -244,6 +248,22 @@ def main():
     case("npy-shape-too-large-empty", "features.npy: corrupt .npy header (shape too large)",
          header("features.npy", np.zeros(0, np.float32), "{'descr': '<f4', "
                 "'fortran_order': False, 'shape': (0, 1099511627776, 1099511627776), }"))
+
+    # meta.json is read as strictly as Python's json.loads (RFC 8259, UTF-8).
+    def meta_text(edit):
+        def mut(f, m, r):
+            r["meta.json"] = edit(json.dumps(m, indent=2).encode())
+            return None
+        return mut
+
+    case("meta-leading-zero", "meta.json: not valid JSON",
+         meta_text(lambda t: t.replace(b'"num_classes": 2', b'"num_classes": 02')))
+    case("meta-control-character", "meta.json: not valid JSON",
+         meta_text(lambda t: t.replace(b'"tiny"', b'"ti\tny"')))
+    case("meta-bad-escape", "meta.json: not valid JSON",
+         meta_text(lambda t: t.replace(b'"tiny"', b'"ti\\qny"')))
+    case("meta-invalid-utf8", "meta.json: not valid JSON",
+         meta_text(lambda t: t.replace(b'"tiny"', b'"ti\xffny"')))
     print("corpus written to", HERE)
 
 
