@@ -249,13 +249,27 @@ def main():
          header("features.npy", np.zeros(0, np.float32), "{'descr': '<f4', "
                 "'fortran_order': False, 'shape': (0, 1099511627776, 1099511627776), }"))
 
-    # meta.json is read as strictly as Python's json.loads (RFC 8259, UTF-8).
+    # meta.json is read as strictly as Python's json.loads (RFC 8259, UTF-8)
+    # by both, at most 64 arrays and objects deep, without duplicate keys.
     def meta_text(edit):
         def mut(f, m, r):
             r["meta.json"] = edit(json.dumps(m, indent=2).encode())
             return None
         return mut
 
+    def extra(value):
+        return meta_text(lambda t: t[:-1].rstrip() + b',\n  "extra": ' + value + b"\n}\n")
+
+    case("meta-nesting-deep",
+         "meta.json: not valid JSON (more than 64 nested arrays and objects at offset",
+         extra(b"[" * 5000 + b"]" * 5000))
+    case("meta-nesting-65",
+         "meta.json: not valid JSON (more than 64 nested arrays and objects at offset",
+         extra(b"[" * 64 + b"]" * 64))
+    case("meta-duplicate-key", "meta.json: not valid JSON (duplicate key 'num_vertices'",
+         extra(b'0,\n  "num_vertices": 5'))
+    case("meta-nan", "meta.json: not valid JSON",
+         meta_text(lambda t: t.replace(b'"tiny"', b"NaN")))
     case("meta-leading-zero", "meta.json: not valid JSON",
          meta_text(lambda t: t.replace(b'"num_classes": 2', b'"num_classes": 02')))
     case("meta-control-character", "meta.json: not valid JSON",
@@ -264,6 +278,8 @@ def main():
          meta_text(lambda t: t.replace(b'"tiny"', b'"ti\\qny"')))
     case("meta-invalid-utf8", "meta.json: not valid JSON",
          meta_text(lambda t: t.replace(b'"tiny"', b'"ti\xffny"')))
+    case("meta-huge-integer", "meta.json: 'num_classes' must be a non-negative integer",
+         lambda f, m, r: {**m, "num_classes": 10 ** 30})
     print("corpus written to", HERE)
 
 

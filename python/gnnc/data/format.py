@@ -351,6 +351,71 @@ def read_npy(path: str, dtype=None, ndim: Optional[int] = None, what: str = "") 
         return np.frombuffer(data, dtype=actual).reshape(shape)
 
 
+#: Most arrays and objects nested in one another in meta.json (the runtime's
+#: kMaxDepth in runtime/lib/Json.cpp).
+MAX_JSON_DEPTH = 64
+
+
+def _json_depth_error(text: str) -> Optional[str]:
+    """Where `text` nests more than MAX_JSON_DEPTH arrays and objects, found
+    without recursing (json.loads recurses and raises RecursionError near a
+    thousand). Exact for valid JSON; invalid JSON fails either way."""
+    depth = 0
+    in_string = escaped = False
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return f"more than {MAX_JSON_DEPTH} nested arrays and objects at offset {i}"
+        elif c in "]}":
+            depth -= 1
+    return None
+
+
+def _json_int(digits: str):
+    """Integers outside int64 are floats, as in the runtime's reader (and so
+    no integer where one is needed)."""
+    value = int(digits) if len(digits) <= 20 else None
+    return value if value is not None and -2 ** 63 <= value < 2 ** 63 else float(digits)
+
+
+def _json_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _json_object(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"duplicate key '{key}'")
+        obj[key] = value
+    return obj
+
+
+def _parse_json(data: bytes):
+    """meta.json's bytes read as strictly as the runtime's reader
+    (runtime/lib/Json.cpp): UTF-8, RFC 8259 (no NaN or Infinity), at most
+    MAX_JSON_DEPTH nested arrays and objects, no duplicate keys."""
+    try:
+        text = data.decode("utf-8")
+        problem = _json_depth_error(text)
+        if problem:
+            raise ValueError(problem)
+        return json.loads(text, parse_int=_json_int, parse_constant=_json_constant,
+                          object_pairs_hook=_json_object)
+    except (ValueError, RecursionError) as e:
+        raise DatasetError(f"meta.json: not valid JSON ({e})") from None
+
+
 def _check_len(name: str, arr: np.ndarray, n: int, what: str) -> None:
     if arr.shape[0] != n:
         raise DatasetError(f"{name}: length {arr.shape[0]} but {what} is {n}")
@@ -366,10 +431,7 @@ def load(directory: str) -> Dataset:
             text = f.read()
         except OSError as e:
             raise DatasetError(f"meta.json: {e.strerror}") from None
-    try:
-        meta = json.loads(text.decode("utf-8"))
-    except ValueError as e:
-        raise DatasetError(f"meta.json: not valid JSON ({e})") from None
+    meta = _parse_json(text)
     if not isinstance(meta, dict):
         raise DatasetError("meta.json: expected a JSON object")
     for key in META_KEYS:
