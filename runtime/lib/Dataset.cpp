@@ -217,16 +217,16 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
     EdgeData ed;
     if (h.dtype == DType::I32) {
       if (h.shape.size() != 1) {
-        error = file + ": rank " + std::to_string(h.shape.size()) +
-                " but 1 expected";
+        error = file + ": rank " + std::to_string(h.shape.size()) + " (shape " +
+                shapeText(h.shape) + ") but 1 expected";
         return false;
       }
       ed.isInt = true;
       copyOut(raw, ed.i32);
     } else if (h.dtype == DType::F32) {
       if (h.shape.size() != 1 && h.shape.size() != 2) {
-        error = file + ": rank " + std::to_string(h.shape.size()) +
-                " but [E] or [E, k] expected";
+        error = file + ": rank " + std::to_string(h.shape.size()) + " (shape " +
+                shapeText(h.shape) + ") but [E] or [E, k] expected";
         return false;
       }
       ed.width = h.shape.size() == 2 ? h.shape[1] : 1;

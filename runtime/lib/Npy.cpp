@@ -53,6 +53,13 @@ size_t dtypeSize(DType t) {
   return 0;
 }
 
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 int64_t NpyHeader::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -342,7 +349,8 @@ static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
     return false;
   }
   if (rank >= 0 && static_cast<int>(header.shape.size()) != rank) {
-    error = name + ": rank " + std::to_string(header.shape.size()) + " but " +
+    error = name + ": rank " + std::to_string(header.shape.size()) +
+            " (shape " + shapeText(header.shape) + ") but " +
             std::to_string(rank) + " expected";
     return false;
   }

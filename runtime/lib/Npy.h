@@ -20,6 +20,9 @@ enum class DType { F32, F64, I32, I64, Bool, U8, I16, Unknown };
 const char *dtypeName(DType t);
 size_t dtypeSize(DType t);
 
+/// A shape as Python prints the tuple: (5, 3), (5,), ().
+std::string shapeText(const std::vector<int64_t> &shape);
+
 /// A parsed .npy header.
 struct NpyHeader {
   DType dtype = DType::Unknown;

@@ -134,7 +134,7 @@ def main():
          replace("indices.npy", base()[0]["indices.npy"].astype(np.int64)))
     case("wrong-dtype-features", "features.npy: dtype float64 but the format needs float32",
          replace("features.npy", base()[0]["features.npy"].astype(np.float64)))
-    case("wrong-shape-features", "features.npy: rank 1",
+    case("wrong-shape-features", "features.npy: rank 1 (shape (15,)) but 2 expected",
          replace("features.npy", np.zeros(15, dtype=np.float32)))
     case("wrong-dtype-mask", "train_mask.npy: dtype uint8 but the format needs bool",
          replace("train_mask.npy", np.array([1, 1, 0, 0, 0], dtype=np.uint8)))
@@ -187,6 +187,10 @@ def main():
          replace("edge_weight.npy", np.ones(7, dtype=np.float64)))
     case("edge-data-nan", "edge_weight.npy: NaN or Inf",
          replace("edge_weight.npy", np.array([1, 1, np.nan, 1, 1, 1, 1], dtype=np.float32)))
+    case("edge-data-rank", "edge_weight.npy: rank 3 (shape (7, 1, 1)) but [E] or [E, k] expected",
+         replace("edge_weight.npy", np.ones((7, 1, 1), dtype=np.float32)))
+    case("edge-type-rank", "edge_type.npy: rank 2 (shape (7, 1)) but 1 expected",
+         replace("edge_type.npy", np.zeros((7, 1), dtype=np.int32)))
 
     # The .npy header is read with one strict grammar by both validators
     # (Npy.cpp's HeaderParser, format.py's _HeaderParser).

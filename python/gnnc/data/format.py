@@ -509,7 +509,8 @@ def load(directory: str) -> Dataset:
                 raise DatasetError(f"{fname}: rank {arr.ndim} (shape {arr.shape}) but 1 expected")
         elif arr.dtype == np.float32:
             if arr.ndim not in (1, 2):
-                raise DatasetError(f"{fname}: rank {arr.ndim} but [E] or [E, k] expected")
+                raise DatasetError(f"{fname}: rank {arr.ndim} (shape {arr.shape}) but [E] or [E, k] "
+                                   "expected")
             if not np.all(np.isfinite(arr)):
                 raise DatasetError(f"{fname}: NaN or Inf")
         else:
