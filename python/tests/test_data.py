@@ -182,3 +182,11 @@ def test_fifo_is_rejected_without_blocking(tmp_path, name):
                           capture_output=True, text=True, env=_env(), timeout=20)
     assert proc.returncode == 1
     assert proc.stderr.strip() == f"error: {name}: is a FIFO, not a regular file"
+
+
+def test_save_refuses_edge_data_names_the_format_refuses(tmp_path):
+    ds = data.load(os.path.join(CORPUS, "good", "tiny"))
+    ds.edge_data["a-b"] = ds.edge_data["weight"]
+    with pytest.raises(DatasetError, match=r"edge data name 'a-b' must contain only letters"):
+        data.save(ds, str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

@@ -13,9 +13,26 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <sys/stat.h>
 
 namespace gnnrt {
+
+/// The most classes a dataset may have: a row of logits holds one element
+/// per class, and the gnn verifier bounds rows at 2^24 elements.
+static constexpr int64_t kMaxClasses = int64_t(1) << 24;
+
+/// Edge data names are those of gnn.input (letters, digits, '_'); they make
+/// the file name edge_<name>.npy.
+static bool isEdgeDataName(const std::string &n) {
+  if (n.empty())
+    return false;
+  for (char c : n)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
 
 static std::string join(const std::string &dir, const std::string &file) {
   return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
@@ -87,6 +104,22 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
     error = "meta.json: 'num_classes' must be at least 1";
     return false;
   }
+  if (metaCounts[3] > kMaxClasses) {
+    error = "meta.json: 'num_classes' is " + std::to_string(metaCounts[3]) +
+            ", more than " + std::to_string(kMaxClasses) +
+            " (the most elements a row of logits may have)";
+    return false;
+  }
+  for (const char *k : {"name", "source"})
+    if (meta.get(k)->kind != JsonValue::String) {
+      error = std::string("meta.json: '") + k + "' must be a string";
+      return false;
+    }
+  for (const char *k : {"directed", "self_loops"})
+    if (meta.get(k)->kind != JsonValue::Bool) {
+      error = std::string("meta.json: '") + k + "' must be true or false";
+      return false;
+    }
   const JsonValue *edgeNames = meta.get("edge_data");
   if (edgeNames->kind != JsonValue::Array) {
     error = "meta.json: 'edge_data' must be a list of names";
@@ -97,10 +130,23 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
       error = "meta.json: 'edge_data' must be a list of names";
       return false;
     }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < edgeNames->items.size(); ++i) {
+    const std::string &n = edgeNames->items[i].s;
+    if (!isEdgeDataName(n)) {
+      error = "meta.json: 'edge_data' item " + std::to_string(i) +
+              " is not a name of letters, digits and '_'";
+      return false;
+    }
+    if (!seen.insert(n).second) {
+      error = "meta.json: 'edge_data' lists '" + n + "' twice";
+      return false;
+    }
+  }
   ds.name = meta.get("name")->text();
   ds.source = meta.get("source")->text();
-  ds.directed = meta.get("directed")->truthy();
-  ds.selfLoops = meta.get("self_loops")->truthy();
+  ds.directed = meta.get("directed")->b;
+  ds.selfLoops = meta.get("self_loops")->b;
   ds.numClasses = metaCounts[3];
 
   NpyHeader h;

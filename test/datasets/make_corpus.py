@@ -284,6 +284,36 @@ def main():
          meta_text(lambda t: t.replace(b'"tiny"', b'"ti\xffny"')))
     case("meta-huge-integer", "meta.json: 'num_classes' must be a non-negative integer",
          lambda f, m, r: {**m, "num_classes": 10 ** 30})
+
+    # Every meta.json field has its type (and the loader reads it as the
+    # validator does).
+    def meta_with(**fields):
+        return lambda f, m, r: {**m, **fields}
+
+    case("meta-version-true", "meta.json: format_version true (this reader knows 1)",
+         meta_with(format_version=True))
+    case("meta-version-float", "meta.json: format_version 1.000000 (this reader knows 1)",
+         meta_with(format_version=1.0))
+    case("meta-negative-count", "meta.json: 'num_edges' must be a non-negative integer",
+         meta_with(num_edges=-1))
+    case("meta-no-classes", "meta.json: 'num_classes' must be at least 1",
+         meta_with(num_classes=0))
+    case("meta-too-many-classes", "meta.json: 'num_classes' is 4611686018427387904, more than "
+         "16777216 (the most elements a row of logits may have)", meta_with(num_classes=2 ** 62))
+    case("meta-name-type", "meta.json: 'name' must be a string", meta_with(name=5))
+    case("meta-source-type", "meta.json: 'source' must be a string", meta_with(source=None))
+    case("meta-directed-type", "meta.json: 'directed' must be true or false",
+         meta_with(directed="false"))
+    case("meta-self-loops-type", "meta.json: 'self_loops' must be true or false",
+         meta_with(self_loops=1))
+    case("meta-edge-data-path",
+         "meta.json: 'edge_data' item 1 is not a name of letters, digits and '_'",
+         meta_with(edge_data=["type", "weight/../../weight"]))
+    case("meta-edge-data-empty",
+         "meta.json: 'edge_data' item 0 is not a name of letters, digits and '_'",
+         meta_with(edge_data=["", "type", "weight"]))
+    case("meta-edge-data-twice", "meta.json: 'edge_data' lists 'type' twice",
+         meta_with(edge_data=["type", "weight", "type"]))
     print("corpus written to", HERE)
 
 

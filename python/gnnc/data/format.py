@@ -79,14 +79,14 @@ class Dataset:
     def meta(self) -> dict:
         return {
             "format_version": FORMAT_VERSION,
-            "name": self.name,
+            "name": str(self.name),
             "num_vertices": self.num_vertices,
             "num_edges": self.num_edges,
             "num_features": self.num_features,
             "num_classes": int(self.num_classes),
             "directed": bool(self.directed),
             "self_loops": bool(self.self_loops),
-            "source": self.source,
+            "source": str(self.source),
             "edge_data": sorted(self.edge_data),
         }
 
@@ -351,6 +351,33 @@ def read_npy(path: str, dtype=None, ndim: Optional[int] = None, what: str = "") 
         return np.frombuffer(data, dtype=actual).reshape(shape)
 
 
+#: The most classes a dataset may have: a row of logits holds one element per
+#: class, and the gnn verifier bounds rows at 2^24 elements.
+MAX_CLASSES = 1 << 24
+#: Edge data names are those of gnn.input (letters, digits, '_'); they make the
+#: file name edge_<name>.npy.
+_EDGE_DATA_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _json_text(v) -> str:
+    """A meta.json value as the runtime's messages print it (JsonValue::text)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return "%f" % v
+    if isinstance(v, list):
+        return "[...]"
+    if isinstance(v, dict):
+        return "{...}"
+    return str(v)
+
+
 #: Most arrays and objects nested in one another in meta.json (the runtime's
 #: kMaxDepth in runtime/lib/Json.cpp).
 MAX_JSON_DEPTH = 64
@@ -437,17 +464,34 @@ def load(directory: str) -> Dataset:
     for key in META_KEYS:
         if key not in meta:
             raise DatasetError(f"meta.json: missing key '{key}'")
-    if meta["format_version"] != FORMAT_VERSION:
-        raise DatasetError(f"meta.json: format_version {meta['format_version']!r} "
+    if not _is_int(meta["format_version"]) or meta["format_version"] != FORMAT_VERSION:
+        raise DatasetError(f"meta.json: format_version {_json_text(meta['format_version'])} "
                            f"(this reader knows {FORMAT_VERSION})")
     for key in ("num_vertices", "num_edges", "num_features", "num_classes"):
         v = meta[key]
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        if not _is_int(v) or v < 0:
             raise DatasetError(f"meta.json: '{key}' must be a non-negative integer")
     if meta["num_classes"] < 1:
         raise DatasetError("meta.json: 'num_classes' must be at least 1")
+    if meta["num_classes"] > MAX_CLASSES:
+        raise DatasetError(f"meta.json: 'num_classes' is {meta['num_classes']}, more than "
+                           f"{MAX_CLASSES} (the most elements a row of logits may have)")
+    for key in ("name", "source"):
+        if not isinstance(meta[key], str):
+            raise DatasetError(f"meta.json: '{key}' must be a string")
+    for key in ("directed", "self_loops"):
+        if not isinstance(meta[key], bool):
+            raise DatasetError(f"meta.json: '{key}' must be true or false")
     if not isinstance(meta["edge_data"], list) or not all(isinstance(n, str) for n in meta["edge_data"]):
         raise DatasetError("meta.json: 'edge_data' must be a list of names")
+    seen = set()
+    for i, n in enumerate(meta["edge_data"]):
+        if not _EDGE_DATA_NAME.fullmatch(n):
+            raise DatasetError(f"meta.json: 'edge_data' item {i} is not a name of letters, "
+                               "digits and '_'")
+        if n in seen:
+            raise DatasetError(f"meta.json: 'edge_data' lists '{n}' twice")
+        seen.add(n)
 
     indptr = read_npy(j("indptr.npy"), np.int64, 1)
     indices = read_npy(j("indices.npy"), np.int32, 1)
@@ -534,6 +578,10 @@ def validate(directory: str) -> Dataset:
 
 def save(ds: Dataset, directory: str) -> None:
     """Writes `ds` in the format (creating `directory`)."""
+    for name in ds.edge_data:
+        if not _EDGE_DATA_NAME.fullmatch(name):
+            raise DatasetError(f"edge data name '{name}' must contain only letters, digits "
+                               "and '_'")
     os.makedirs(directory, exist_ok=True)
     j = lambda f: os.path.join(directory, f)  # noqa: E731
     np.save(j("indptr.npy"), np.ascontiguousarray(ds.indptr, dtype=np.int64))
