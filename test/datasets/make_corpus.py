@@ -146,6 +146,8 @@ def main():
          replace("indices.npy", np.array([2, 1, 0, 0, 3, 4, 2], dtype=np.int32)))
     case("non-monotone-indptr", "indptr.npy: not monotone",
          replace("indptr.npy", np.array([0, 2, 3, 2, 6, 7], dtype=np.int64)))
+    case("indptr-wraps", "indptr.npy: not monotone (indptr[2] < indptr[1])",
+         replace("indptr.npy", np.array([0, 2 ** 63 - 1, -2, 7, 7, 7], dtype=np.int64)))
     case("indptr-first-nonzero", "indptr.npy: indptr[0] is 1, not 0",
          replace("indptr.npy", np.array([1, 2, 3, 3, 6, 7], dtype=np.int64)))
     case("indptr-last-not-E", "indptr.npy: indptr[-1] = 6 but indices.npy has 7 edges",

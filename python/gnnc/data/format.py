@@ -501,8 +501,10 @@ def load(directory: str) -> Dataset:
     E = indices.shape[0]
     if indptr[0] != 0:
         raise DatasetError(f"indptr.npy: indptr[0] is {indptr[0]}, not 0")
-    if V > 0 and np.any(np.diff(indptr) < 0):
-        v = int(np.argmax(np.diff(indptr) < 0))
+    # Compared, not subtracted: np.diff wraps around (2^63 - 1 to -2 is +2^63 - 1).
+    down = indptr[1:] < indptr[:-1]
+    if np.any(down):
+        v = int(np.argmax(down))
         raise DatasetError(f"indptr.npy: not monotone (indptr[{v + 1}] < indptr[{v}])")
     if indptr[-1] != E:
         raise DatasetError(f"indptr.npy: indptr[-1] = {indptr[-1]} but indices.npy has {E} edges")
