@@ -282,7 +282,7 @@ def main():
          meta_text(lambda t: t.replace(b'"tiny"', b'"ti\tny"')))
     case("meta-bad-escape", "meta.json: not valid JSON",
          meta_text(lambda t: t.replace(b'"tiny"', b'"ti\\qny"')))
-    case("meta-invalid-utf8", "meta.json: not valid JSON",
+    case("meta-invalid-utf8", "meta.json: not valid JSON (invalid UTF-8 at offset 38)",
          meta_text(lambda t: t.replace(b'"tiny"', b'"ti\xffny"')))
     case("meta-huge-integer", "meta.json: 'num_classes' must be a non-negative integer",
          lambda f, m, r: {**m, "num_classes": 10 ** 30})

@@ -434,6 +434,10 @@ def _parse_json(data: bytes):
     MAX_JSON_DEPTH nested arrays and objects, no duplicate keys."""
     try:
         text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DatasetError(f"meta.json: not valid JSON (invalid UTF-8 at offset {e.start})") \
+            from None
+    try:
         problem = _json_depth_error(text)
         if problem:
             raise ValueError(problem)
