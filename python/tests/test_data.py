@@ -168,3 +168,25 @@ def test_shipped_dataset_validates_and_is_polblogs():
     assert ds.num_vertices == 1490 and ds.num_classes == 2 and ds.self_loops
     assert "polblogs" in ds.source and "python3-graph-tool" in ds.source
     assert ds.masks["train"].sum() > 0 and not (ds.masks["train"] & ds.masks["test"]).any()
+
+
+@pytest.mark.parametrize("name", ["features.npy", "meta.json", "edge_weight.npy"])
+def test_fifo_is_rejected_without_blocking(tmp_path, name):
+    # A FIFO used to block open() until a writer came: the validator hung.
+    import shutil
+    case = tmp_path / "case"
+    shutil.copytree(os.path.join(CORPUS, "good", "tiny"), case)
+    os.remove(case / name)
+    os.mkfifo(case / name)
+    proc = subprocess.run([sys.executable, "-m", "gnnc.data", "validate", str(case)],
+                          capture_output=True, text=True, env=_env(), timeout=20)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == f"error: {name}: is a FIFO, not a regular file"
+
+
+def test_save_refuses_edge_data_names_the_format_refuses(tmp_path):
+    ds = data.load(os.path.join(CORPUS, "good", "tiny"))
+    ds.edge_data["a-b"] = ds.edge_data["weight"]
+    with pytest.raises(DatasetError, match=r"edge data name 'a-b' must contain only letters"):
+        data.save(ds, str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

@@ -6,16 +6,33 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dataset.h"
+#include "File.h"
 #include "Json.h"
 #include "Npy.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <set>
 #include <sys/stat.h>
 
 namespace gnnrt {
+
+/// The most classes a dataset may have: a row of logits holds one element
+/// per class, and the gnn verifier bounds rows at 2^24 elements.
+static constexpr int64_t kMaxClasses = int64_t(1) << 24;
+
+/// Edge data names are those of gnn.input (letters, digits, '_'); they make
+/// the file name edge_<name>.npy.
+static bool isEdgeDataName(const std::string &n) {
+  if (n.empty())
+    return false;
+  for (char c : n)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
 
 static std::string join(const std::string &dir, const std::string &file) {
   return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
@@ -44,16 +61,12 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
     return false;
   }
   // meta.json
-  std::ifstream in(join(dir, "meta.json"));
-  if (!in) {
-    error = "meta.json: missing file";
+  std::string metaText;
+  if (!readRegularFile(join(dir, "meta.json"), "meta.json", metaText, error))
     return false;
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
   JsonValue meta;
   std::string jerr;
-  if (!parseJson(buf.str(), meta, jerr)) {
+  if (!parseJson(metaText, meta, jerr)) {
     error = "meta.json: not valid JSON (" + jerr + ")";
     return false;
   }
@@ -91,6 +104,22 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
     error = "meta.json: 'num_classes' must be at least 1";
     return false;
   }
+  if (metaCounts[3] > kMaxClasses) {
+    error = "meta.json: 'num_classes' is " + std::to_string(metaCounts[3]) +
+            ", more than " + std::to_string(kMaxClasses) +
+            " (the most elements a row of logits may have)";
+    return false;
+  }
+  for (const char *k : {"name", "source"})
+    if (meta.get(k)->kind != JsonValue::String) {
+      error = std::string("meta.json: '") + k + "' must be a string";
+      return false;
+    }
+  for (const char *k : {"directed", "self_loops"})
+    if (meta.get(k)->kind != JsonValue::Bool) {
+      error = std::string("meta.json: '") + k + "' must be true or false";
+      return false;
+    }
   const JsonValue *edgeNames = meta.get("edge_data");
   if (edgeNames->kind != JsonValue::Array) {
     error = "meta.json: 'edge_data' must be a list of names";
@@ -101,10 +130,23 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
       error = "meta.json: 'edge_data' must be a list of names";
       return false;
     }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < edgeNames->items.size(); ++i) {
+    const std::string &n = edgeNames->items[i].s;
+    if (!isEdgeDataName(n)) {
+      error = "meta.json: 'edge_data' item " + std::to_string(i) +
+              " is not a name of letters, digits and '_'";
+      return false;
+    }
+    if (!seen.insert(n).second) {
+      error = "meta.json: 'edge_data' lists '" + n + "' twice";
+      return false;
+    }
+  }
   ds.name = meta.get("name")->text();
   ds.source = meta.get("source")->text();
-  ds.directed = meta.get("directed")->truthy();
-  ds.selfLoops = meta.get("self_loops")->truthy();
+  ds.directed = meta.get("directed")->b;
+  ds.selfLoops = meta.get("self_loops")->b;
   ds.numClasses = metaCounts[3];
 
   NpyHeader h;
@@ -212,24 +254,25 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   for (const JsonValue &n : edgeNames->items) {
     std::string file = "edge_" + n.s + ".npy";
     std::string path = join(dir, file);
-    if (stat(path.c_str(), &st) != 0) {
+    if (stat(path.c_str(), &st) != 0 && errno == ENOENT) {
       error = file + ": missing file (listed in meta.json edge_data)";
       return false;
     }
-    if (!readNpyHeader(path, file, h, error))
+    if (!readNpy(path, file, DType::Unknown, -1, h, raw, error))
       return false;
     EdgeData ed;
     if (h.dtype == DType::I32) {
-      if (!readNpy(path, file, DType::I32, 1, h, raw, error))
+      if (h.shape.size() != 1) {
+        error = file + ": rank " + std::to_string(h.shape.size()) + " (shape " +
+                shapeText(h.shape) + ") but 1 expected";
         return false;
+      }
       ed.isInt = true;
       copyOut(raw, ed.i32);
     } else if (h.dtype == DType::F32) {
-      if (!readNpy(path, file, DType::F32, -1, h, raw, error))
-        return false;
       if (h.shape.size() != 1 && h.shape.size() != 2) {
-        error = file + ": rank " + std::to_string(h.shape.size()) +
-                " but [E] or [E, k] expected";
+        error = file + ": rank " + std::to_string(h.shape.size()) + " (shape " +
+                shapeText(h.shape) + ") but [E] or [E, k] expected";
         return false;
       }
       ed.width = h.shape.size() == 2 ? h.shape[1] : 1;

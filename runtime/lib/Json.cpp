@@ -2,7 +2,9 @@
 
 #include "Json.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <set>
 
 namespace gnnrt {
 
@@ -34,6 +36,88 @@ std::string JsonValue::text() const {
 }
 
 namespace {
+
+/// Most arrays and objects nested in one another (the Python validator has
+/// the same limit).
+constexpr int kMaxDepth = 64;
+
+/// Whether `t` is well-formed UTF-8 (Unicode 15, table 3-7: no overlong
+/// forms, no surrogates, nothing above U+10FFFF), as Python's strict UTF-8
+/// decoder wants; sets `bad` to the offset of the first bad byte.
+bool isUtf8(const std::string &t, size_t &bad) {
+  const auto *u = reinterpret_cast<const unsigned char *>(t.data());
+  const size_t n = t.size();
+  for (size_t i = 0; i < n;) {
+    unsigned c = u[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    unsigned lo = 0x80, hi = 0xbf; // range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) {
+      len = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      len = 3;
+      if (c == 0xe0)
+        lo = 0xa0;
+      else if (c == 0xed)
+        hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      len = 4;
+      if (c == 0xf0)
+        lo = 0x90;
+      else if (c == 0xf4)
+        hi = 0x8f;
+    } else {
+      bad = i;
+      return false;
+    }
+    for (size_t k = 1; k < len; ++k) {
+      unsigned d = i + k < n ? u[i + k] : 0;
+      if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xbf)) {
+        bad = i;
+        return false;
+      }
+    }
+    i += len;
+  }
+  return true;
+}
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+void appendUtf8(std::string &out, unsigned cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+/// RFC 8259 JSON, as Python's json.loads reads it (strict: no NaN or
+/// Infinity, no control characters in strings), but a duplicate key in an
+/// object is an error and integers outside int64 are read as floats.
 struct Parser {
   const std::string &t;
   size_t p = 0;
@@ -51,26 +135,27 @@ struct Parser {
     return false;
   }
   bool value(JsonValue &v) {
-    if (++depth > 64)
-      return fail("nesting too deep");
     ws();
     if (p >= t.size())
       return fail("unexpected end");
     char c = t[p];
-    bool ok;
-    if (c == '{')
-      ok = object(v);
-    else if (c == '[')
-      ok = array(v);
-    else if (c == '"') {
+    if (c == '{' || c == '[') {
+      if (++depth > kMaxDepth)
+        return fail("more than " + std::to_string(kMaxDepth) +
+                    " nested arrays and objects");
+      bool ok = c == '{' ? object(v) : array(v);
+      --depth;
+      return ok;
+    }
+    if (c == '"') {
       v.kind = JsonValue::String;
-      ok = string(v.s);
-    } else if (c == 't' || c == 'f' || c == 'n')
-      ok = literal(v);
-    else
-      ok = number(v);
-    --depth;
-    return ok;
+      return string(v.s);
+    }
+    if (c == 't' || c == 'f' || c == 'n')
+      return literal(v);
+    if (c == '-' || isDigit(c))
+      return number(v);
+    return fail("unexpected character");
   }
   bool literal(JsonValue &v) {
     auto match = [&](const char *w) {
@@ -97,38 +182,72 @@ struct Parser {
     }
     return fail("unexpected token");
   }
+  /// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
   bool number(JsonValue &v) {
     size_t start = p;
-    if (p < t.size() && t[p] == '-')
+    auto digits = [&] {
+      size_t from = p;
+      while (p < t.size() && isDigit(t[p]))
+        ++p;
+      return p > from;
+    };
+    if (t[p] == '-')
       ++p;
-    bool isFloat = false;
-    while (p < t.size() &&
-           (std::isdigit(static_cast<unsigned char>(t[p])) || t[p] == '.' ||
-            t[p] == 'e' || t[p] == 'E' || t[p] == '+' || t[p] == '-')) {
-      if (t[p] == '.' || t[p] == 'e' || t[p] == 'E')
-        isFloat = true;
+    if (p < t.size() && t[p] == '0')
       ++p;
-    }
-    if (p == start)
-      return fail("unexpected character");
-    std::string s = t.substr(start, p - start);
-    char *end = nullptr;
-    if (isFloat) {
-      v.kind = JsonValue::Float;
-      v.f = std::strtod(s.c_str(), &end);
-    } else {
-      v.kind = JsonValue::Int;
-      v.i = std::strtoll(s.c_str(), &end, 10);
-    }
-    if (!end || *end)
+    else if (!digits())
       return fail("bad number");
+    bool isFloat = false;
+    if (p < t.size() && t[p] == '.') {
+      ++p;
+      isFloat = true;
+      if (!digits())
+        return fail("bad number");
+    }
+    if (p < t.size() && (t[p] == 'e' || t[p] == 'E')) {
+      ++p;
+      isFloat = true;
+      if (p < t.size() && (t[p] == '+' || t[p] == '-'))
+        ++p;
+      if (!digits())
+        return fail("bad number");
+    }
+    std::string s = t.substr(start, p - start);
+    if (!isFloat) {
+      errno = 0;
+      long long i = std::strtoll(s.c_str(), nullptr, 10);
+      if (errno != ERANGE) {
+        v.kind = JsonValue::Int;
+        v.i = i;
+        return true;
+      }
+    }
+    // A float, or an integer outside int64 (which counts as no integer).
+    v.kind = JsonValue::Float;
+    v.f = std::strtod(s.c_str(), nullptr);
+    return true;
+  }
+  bool hex4(unsigned &out) {
+    if (p + 4 > t.size())
+      return fail("bad \\u escape");
+    out = 0;
+    for (int k = 0; k < 4; ++k) {
+      int h = hexValue(t[p + k]);
+      if (h < 0)
+        return fail("bad \\u escape");
+      out = out * 16 + static_cast<unsigned>(h);
+    }
+    p += 4;
     return true;
   }
   bool string(std::string &out) {
     ++p; // opening quote
     out.clear();
     while (p < t.size() && t[p] != '"') {
-      char c = t[p++];
+      char c = t[p];
+      if (static_cast<unsigned char>(c) < 0x20)
+        return fail("control character in string");
+      ++p;
       if (c != '\\') {
         out += c;
         continue;
@@ -137,14 +256,10 @@ struct Parser {
         return fail("unterminated string");
       char e = t[p++];
       switch (e) {
-      case 'n':
-        out += '\n';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'r':
-        out += '\r';
+      case '"':
+      case '\\':
+      case '/':
+        out += e;
         break;
       case 'b':
         out += '\b';
@@ -152,25 +267,38 @@ struct Parser {
       case 'f':
         out += '\f';
         break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
-        if (p + 4 > t.size())
-          return fail("bad escape");
-        unsigned cp = std::strtoul(t.substr(p, 4).c_str(), nullptr, 16);
-        p += 4;
-        if (cp < 0x80)
-          out += static_cast<char>(cp);
-        else if (cp < 0x800) {
-          out += static_cast<char>(0xc0 | (cp >> 6));
-          out += static_cast<char>(0x80 | (cp & 0x3f));
-        } else {
-          out += static_cast<char>(0xe0 | (cp >> 12));
-          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-          out += static_cast<char>(0x80 | (cp & 0x3f));
+        unsigned cp = 0;
+        if (!hex4(cp))
+          return false;
+        // A surrogate pair is one code point; a lone surrogate stays as it
+        // is (Python keeps it too).
+        if (cp >= 0xd800 && cp < 0xdc00 && t.compare(p, 2, "\\u") == 0) {
+          size_t save = p;
+          p += 2;
+          unsigned low = 0;
+          if (!hex4(low))
+            return false;
+          if (low >= 0xdc00 && low < 0xe000)
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+          else
+            p = save;
         }
+        appendUtf8(out, cp);
         break;
       }
       default:
-        out += e;
+        --p;
+        return fail("bad escape");
       }
     }
     if (p >= t.size())
@@ -211,13 +339,19 @@ struct Parser {
       ++p;
       return true;
     }
+    std::set<std::string> keys;
     while (true) {
       ws();
       if (p >= t.size() || t[p] != '"')
         return fail("expected a key");
+      size_t keyAt = p;
       std::string key;
       if (!string(key))
         return false;
+      if (!keys.insert(key).second) {
+        p = keyAt;
+        return fail("duplicate key '" + key + "'");
+      }
       ws();
       if (p >= t.size() || t[p] != ':')
         return fail("expected ':'");
@@ -242,6 +376,11 @@ struct Parser {
 } // namespace
 
 bool parseJson(const std::string &text, JsonValue &out, std::string &error) {
+  size_t bad;
+  if (!isUtf8(text, bad)) {
+    error = "invalid UTF-8 at offset " + std::to_string(bad);
+    return false;
+  }
   Parser p(text);
   if (!p.value(out)) {
     error = p.error;

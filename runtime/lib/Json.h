@@ -1,7 +1,10 @@
 //===- Json.h - a minimal JSON reader for meta.json -------------*- C++ -*-===//
 //
-// Objects, arrays, strings (with escapes), integers, floats, booleans, null.
-// Enough for meta.json; no exceptions.
+// Objects, arrays, strings (with escapes), integers, floats, booleans, null:
+// RFC 8259 in UTF-8, read as strictly as Python's json.loads (the Python
+// validator reads meta.json with it), plus: at most 64 arrays and objects
+// nested in one another, no duplicate keys, integers outside int64 read as
+// floats. Enough for meta.json; no exceptions.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,11 +1,14 @@
 //===- Npy.cpp - checked .npy reading and writing -------------------------===//
 
 #include "Npy.h"
+#include "File.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace gnnrt {
 
@@ -50,6 +53,13 @@ size_t dtypeSize(DType t) {
   return 0;
 }
 
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 int64_t NpyHeader::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -59,14 +69,30 @@ int64_t NpyHeader::numElements() const {
 
 namespace {
 
-/// A tiny parser for the header dictionary numpy writes:
-/// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
-struct DictParser {
+/// Largest header this reader reads (numpy writes about a hundred bytes).
+constexpr size_t kMaxHeaderLen = size_t(1) << 20;
+/// Most dimensions an array may have (the format needs two).
+constexpr size_t kMaxDims = 8;
+
+/// The header dictionary numpy writes,
+///   {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+/// read with a strict subset of Python's literal syntax that
+/// python/gnnc/data/format.py reads the same way:
+/// - a dict of the keys 'descr', 'fortran_order' and 'shape', each once, in
+///   any order, a comma after the last one allowed;
+/// - strings in single or double quotes, of printable ASCII but backslashes;
+/// - fortran_order True or False;
+/// - shape a tuple of at most kMaxDims decimal integers (no sign, no leading
+///   zero, at most 18 digits), a 1-tuple with its comma: (5,);
+/// - spaces, tabs, newlines and carriage returns between the tokens and
+///   after the dict (numpy pads with spaces and a newline), nothing else.
+struct HeaderParser {
   const std::string &s;
   size_t p = 0;
-  explicit DictParser(const std::string &s) : s(s) {}
+  explicit HeaderParser(const std::string &s) : s(s) {}
   void ws() {
-    while (p < s.size() && (s[p] == ' ' || s[p] == '\n' || s[p] == '\t'))
+    while (p < s.size() &&
+           (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r'))
       ++p;
   }
   bool eat(char c) {
@@ -83,18 +109,23 @@ struct DictParser {
       return false;
     char q = s[p++];
     size_t start = p;
-    while (p < s.size() && s[p] != q)
-      ++p;
+    for (; p < s.size() && s[p] != q; ++p) {
+      unsigned char c = static_cast<unsigned char>(s[p]);
+      if (c < 0x20 || c > 0x7e || c == '\\')
+        return false;
+    }
     if (p >= s.size())
       return false;
     out = s.substr(start, p - start);
     ++p;
     return true;
   }
+  /// A name (letters, digits, '_'): True or False.
   bool word(std::string &out) {
     ws();
     size_t start = p;
-    while (p < s.size() && std::isalpha(static_cast<unsigned char>(s[p])))
+    while (p < s.size() &&
+           (std::isalnum(static_cast<unsigned char>(s[p])) || s[p] == '_'))
       ++p;
     out = s.substr(start, p - start);
     return !out.empty();
@@ -104,10 +135,34 @@ struct DictParser {
     size_t start = p;
     while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p])))
       ++p;
-    if (p == start || p - start > 18)
+    size_t n = p - start;
+    if (n == 0 || n > 18 || (n > 1 && s[start] == '0'))
       return false;
     out = std::strtoll(s.c_str() + start, nullptr, 10);
     return true;
+  }
+  bool shape(std::vector<int64_t> &out) {
+    out.clear();
+    if (!eat('('))
+      return false;
+    if (eat(')'))
+      return true;
+    while (true) {
+      int64_t d;
+      if (out.size() == kMaxDims || !integer(d))
+        return false;
+      out.push_back(d);
+      if (eat(')'))
+        return out.size() > 1; // (5) is 5, not a tuple
+      if (!eat(','))
+        return false;
+      if (eat(')'))
+        return true;
+    }
+  }
+  bool atEnd() {
+    ws();
+    return p == s.size();
   }
 };
 
@@ -131,109 +186,120 @@ DType parseDescr(const std::string &d) {
 
 } // namespace
 
-bool readNpyHeader(const std::string &path, const std::string &name,
-                   NpyHeader &header, std::string &error) {
-  FILE *f = std::fopen(path.c_str(), "rb");
+/// Opens `path` (a regular file only) for stdio reading.
+static FILE *openNpy(const std::string &path, const std::string &name,
+                     std::string &error) {
+  int fd = openRegularFile(path, name, error);
+  if (fd < 0)
+    return nullptr;
+  FILE *f = ::fdopen(fd, "rb");
   if (!f) {
-    error = name + (errno == ENOENT ? ": missing file"
-                                    : ": " + std::string(std::strerror(errno)));
-    return false;
+    error = name + ": " + std::strerror(errno);
+    ::close(fd);
   }
+  return f;
+}
+
+static std::string toString(__int128 n) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + n % 10));
+    n /= 10;
+  } while (n > 0);
+  return digits;
+}
+
+/// Reads the header of the open file `f`, leaving it at the data.
+static bool readHeader(FILE *f, const std::string &name, NpyHeader &header,
+                       std::string &error) {
   unsigned char head[12];
   size_t got = std::fread(head, 1, 10, f);
-  if (got < 10 || std::memcmp(head, "\x93NUMPY", 6) != 0) {
-    std::fclose(f);
-    error =
-        name + (got < 10 && got >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0
-                    ? ": truncated .npy header"
-                    : ": not an .npy file (bad magic)");
+  if (got < 6 || std::memcmp(head, "\x93NUMPY", 6) != 0) {
+    error = name + ": not an .npy file (bad magic)";
     return false;
   }
-  unsigned major = head[6];
+  if (got < 10) {
+    error = name + ": truncated .npy header";
+    return false;
+  }
+  unsigned major = head[6], minor = head[7];
   size_t headerLen = 0, offset = 0;
+  if (major < 1 || major > 3 || minor != 0) {
+    error = name + ": unsupported .npy version " + std::to_string(major) + "." +
+            std::to_string(minor);
+    return false;
+  }
   if (major == 1) {
     headerLen = head[8] | (head[9] << 8);
     offset = 10;
-  } else if (major == 2 || major == 3) {
+  } else {
     if (std::fread(head + 10, 1, 2, f) < 2) {
-      std::fclose(f);
       error = name + ": truncated .npy header";
       return false;
     }
     headerLen = head[8] | (head[9] << 8) | (head[10] << 16) |
                 (static_cast<size_t>(head[11]) << 24);
     offset = 12;
-  } else {
-    std::fclose(f);
-    error = name + ": unsupported .npy version " + std::to_string(major);
-    return false;
   }
-  if (headerLen > (1u << 20)) {
-    std::fclose(f);
-    error = name + ": corrupt .npy header";
+  if (headerLen > kMaxHeaderLen) {
+    error = name + ": corrupt .npy header (" + std::to_string(headerLen) +
+            " bytes long)";
     return false;
   }
   std::string text(headerLen, '\0');
   if (std::fread(&text[0], 1, headerLen, f) < headerLen) {
-    std::fclose(f);
     error = name + ": truncated .npy header";
     return false;
   }
-  std::fclose(f);
 
-  DictParser dp(text);
+  HeaderParser hp(text);
   std::string descr;
-  bool haveDescr = false, haveOrder = false, haveShape = false;
-  if (!dp.eat('{')) {
-    error = name + ": corrupt .npy header";
+  bool have[3] = {false, false, false};
+  static const char *keys[3] = {"descr", "fortran_order", "shape"};
+  auto corrupt = [&](const std::string &why) {
+    error =
+        name + ": corrupt .npy header" + (why.empty() ? "" : " (" + why + ")");
     return false;
-  }
-  while (!dp.eat('}')) {
-    std::string key;
-    if (!dp.str(key) || !dp.eat(':')) {
-      error = name + ": corrupt .npy header";
-      return false;
+  };
+  if (!hp.eat('{'))
+    return corrupt("");
+  if (!hp.eat('}')) {
+    while (true) {
+      std::string key;
+      if (!hp.str(key) || !hp.eat(':'))
+        return corrupt("");
+      int k = 0;
+      while (k < 3 && key != keys[k])
+        ++k;
+      if (k == 3)
+        return corrupt("unknown key '" + key + "'");
+      if (have[k])
+        return corrupt("duplicate key '" + key + "'");
+      have[k] = true;
+      if (k == 0) {
+        if (!hp.str(descr))
+          return corrupt("descr");
+      } else if (k == 1) {
+        std::string w;
+        if (!hp.word(w) || (w != "True" && w != "False"))
+          return corrupt("fortran_order");
+        header.fortranOrder = w == "True";
+      } else if (!hp.shape(header.shape)) {
+        return corrupt("shape");
+      }
+      if (hp.eat('}'))
+        break;
+      if (!hp.eat(','))
+        return corrupt("");
+      if (hp.eat('}'))
+        break;
     }
-    if (key == "descr") {
-      if (!dp.str(descr)) {
-        error = name + ": corrupt .npy header";
-        return false;
-      }
-      haveDescr = true;
-    } else if (key == "fortran_order") {
-      std::string w;
-      if (!dp.word(w) || (w != "True" && w != "False")) {
-        error = name + ": corrupt .npy header";
-        return false;
-      }
-      header.fortranOrder = w == "True";
-      haveOrder = true;
-    } else if (key == "shape") {
-      if (!dp.eat('(')) {
-        error = name + ": corrupt .npy header";
-        return false;
-      }
-      header.shape.clear();
-      while (!dp.eat(')')) {
-        int64_t d;
-        if (!dp.integer(d) || header.shape.size() > 8) {
-          error = name + ": corrupt .npy header (shape)";
-          return false;
-        }
-        header.shape.push_back(d);
-        dp.eat(',');
-      }
-      haveShape = true;
-    } else {
-      error = name + ": corrupt .npy header (unknown key '" + key + "')";
-      return false;
-    }
-    dp.eat(',');
   }
-  if (!haveDescr || !haveOrder || !haveShape) {
-    error = name + ": corrupt .npy header";
-    return false;
-  }
+  if (!hp.atEnd())
+    return corrupt("");
+  for (int k = 0; k < 3; ++k)
+    if (!have[k])
+      return corrupt(std::string("missing key '") + keys[k] + "'");
   header.dtype = parseDescr(descr);
   if (header.dtype == DType::Unknown) {
     error = name + ": unsupported dtype '" + descr + "'";
@@ -243,64 +309,81 @@ bool readNpyHeader(const std::string &path, const std::string &name,
     error = name + ": Fortran-ordered arrays are not supported";
     return false;
   }
-  // Overflow-safe size check against the file.
-  __int128 need = static_cast<__int128>(offset + headerLen);
-  __int128 elems = 1;
+  // The bytes the shape spans, zero dimensions counted as 1 (what numpy
+  // checks), at most 2^62: products of dimensions never overflow an int64.
+  const __int128 itemSize = dtypeSize(header.dtype);
+  __int128 span = 1, elems = 1;
   for (int64_t d : header.shape) {
+    span *= std::max<int64_t>(d, 1);
     elems *= d;
-    if (elems > (static_cast<__int128>(1) << 62)) {
+    if (span * itemSize > (static_cast<__int128>(1) << 62)) {
       error = name + ": corrupt .npy header (shape too large)";
       return false;
     }
   }
-  need += elems * static_cast<__int128>(dtypeSize(header.dtype));
+  // Overflow-safe size check against the file.
+  __int128 need = static_cast<__int128>(offset + headerLen) + elems * itemSize;
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
+  if (::fstat(::fileno(f), &st) != 0) {
     error = name + ": " + std::strerror(errno);
     return false;
   }
   if (static_cast<__int128>(st.st_size) < need) {
-    error = name + ": truncated: header announces " +
-            std::to_string(static_cast<long long>(need)) + " bytes, file has " +
-            std::to_string(static_cast<long long>(st.st_size));
+    error = name + ": truncated: header announces " + toString(need) +
+            " bytes, file has " + std::to_string(st.st_size);
     return false;
   }
   header.dataOffset = offset + headerLen;
   return true;
 }
 
-bool readNpy(const std::string &path, const std::string &name, DType expected,
-             int rank, NpyHeader &header, std::vector<char> &data,
-             std::string &error) {
-  if (!readNpyHeader(path, name, header, error))
+/// readNpy on the open file `f`.
+static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
+                        int rank, NpyHeader &header, std::vector<char> &data,
+                        std::string &error) {
+  if (!readHeader(f, name, header, error))
     return false;
-  if (header.dtype != expected) {
+  if (expected != DType::Unknown && header.dtype != expected) {
     error = name + ": dtype " + dtypeName(header.dtype) +
             " but the format needs " + dtypeName(expected);
     return false;
   }
   if (rank >= 0 && static_cast<int>(header.shape.size()) != rank) {
-    error = name + ": rank " + std::to_string(header.shape.size()) + " but " +
+    error = name + ": rank " + std::to_string(header.shape.size()) +
+            " (shape " + shapeText(header.shape) + ") but " +
             std::to_string(rank) + " expected";
     return false;
   }
   size_t bytes =
       static_cast<size_t>(header.numElements()) * dtypeSize(header.dtype);
   data.resize(bytes);
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    error = name + ": " + std::strerror(errno);
-    return false;
-  }
-  bool ok =
-      std::fseek(f, static_cast<long>(header.dataOffset), SEEK_SET) == 0 &&
-      (bytes == 0 || std::fread(data.data(), 1, bytes, f) == bytes);
-  std::fclose(f);
-  if (!ok) {
+  // readHeader left `f` at the data.
+  if (bytes != 0 && std::fread(data.data(), 1, bytes, f) != bytes) {
     error = name + ": truncated";
     return false;
   }
   return true;
+}
+
+bool readNpyHeader(const std::string &path, const std::string &name,
+                   NpyHeader &header, std::string &error) {
+  FILE *f = openNpy(path, name, error);
+  if (!f)
+    return false;
+  bool ok = readHeader(f, name, header, error);
+  std::fclose(f);
+  return ok;
+}
+
+bool readNpy(const std::string &path, const std::string &name, DType expected,
+             int rank, NpyHeader &header, std::vector<char> &data,
+             std::string &error) {
+  FILE *f = openNpy(path, name, error);
+  if (!f)
+    return false;
+  bool ok = readNpyFrom(f, name, expected, rank, header, data, error);
+  std::fclose(f);
+  return ok;
 }
 
 static const char *descrOf(DType t) {

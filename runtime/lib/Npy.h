@@ -20,6 +20,9 @@ enum class DType { F32, F64, I32, I64, Bool, U8, I16, Unknown };
 const char *dtypeName(DType t);
 size_t dtypeSize(DType t);
 
+/// A shape as Python prints the tuple: (5, 3), (5,), ().
+std::string shapeText(const std::vector<int64_t> &shape);
+
 /// A parsed .npy header.
 struct NpyHeader {
   DType dtype = DType::Unknown;
@@ -31,10 +34,12 @@ struct NpyHeader {
 
 /// Reads and checks the header of `path` (magic, version, dictionary, that the
 /// file holds the announced data). `name` is the file name used in messages.
+/// Only a regular file is opened (File.h).
 bool readNpyHeader(const std::string &path, const std::string &name,
                    NpyHeader &header, std::string &error);
 
-/// Reads a whole array of the expected dtype and rank (rank -1: any).
+/// Reads a whole array of the expected dtype (DType::Unknown: any the reader
+/// knows) and rank (rank -1: any), opening `path` once.
 bool readNpy(const std::string &path, const std::string &name, DType expected,
              int rank, NpyHeader &header, std::vector<char> &data,
              std::string &error);
