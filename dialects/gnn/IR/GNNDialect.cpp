@@ -189,8 +189,8 @@ private:
 
   Bindings of(Value v) { return bindings.lookup(v); }
 
-  /// Whether `a` and `b` (dimensions of the same extent) disagree at some
-  /// position; `what` then names the first.
+  /// The first position where `a` and `b` (dimensions of the same extent)
+  /// bind one dimension to both F and C, as (a's binding, b's binding).
   static std::optional<std::pair<Binding, Binding>>
   conflict(ArrayRef<Binding> a, ArrayRef<Binding> b) {
     for (auto [x, y] : llvm::zip(a, b))

@@ -30,7 +30,10 @@ public:
   Value unboundBuffer(Value numElements, int64_t &slot);
   void releaseSlot(int64_t slot) { slots.release(slot); }
   /// Releases the slot of `buffer()`'s result `buf` now.
-  void release(Value buf) { slots.release(slotOf.lookup(buf)); }
+  void release(Value buf) {
+    assert(slotOf.count(buf) && "not a slot buffer");
+    slots.release(slotOf.lookup(buf));
+  }
   /// Whether `buf` came from buffer() or bufferI32().
   bool isSlotBuffer(Value buf) const { return slotOf.count(buf); }
   SizeKey sizeKey(Value numElements) const {
