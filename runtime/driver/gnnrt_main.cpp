@@ -13,6 +13,7 @@
 
 #include "Context.h"
 #include "Device.h"
+#include "Memory.h"
 #include "Npy.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -372,6 +373,7 @@ void selectBlasKernels(char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+  installOutOfMemoryHandler();
   selectBlasKernels(argv);
   Options o = parseArgs(argc, argv);
   if (o.threads > 0) {
@@ -398,6 +400,10 @@ int main(int argc, char **argv) {
     fatal("--data: dataset directory '" + o.data + "' not found");
   if (!loadDataset(o.data, ctx->ds, error))
     fatal(o.data + "/" + error);
+  // Before anything of the training state is allocated.
+  TrainingMemory need;
+  if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
+    fatal(error);
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
   // Training on no labelled vertex would report a loss of 0 and learn
@@ -557,9 +563,24 @@ int main(int argc, char **argv) {
         "\"test_acc\": %.9g},\n",
         last.loss, last.train, last.val, last.test);
     std::fprintf(f,
-                 "  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n  "
-                 "\"history\": [",
+                 "  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n",
                  median, static_cast<long long>(ctx->bytesAllocated));
+    // What the driver estimated before allocating (TrainingMemory) and the
+    // device memory's high-water mark: they agree when the estimate holds.
+    std::fprintf(f,
+                 "  \"memory\": {\"device_peak_bytes\": %lld, "
+                 "\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
+                 "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
+                 "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",
+                 static_cast<long long>(ctx->device->memoryCounters().peak),
+                 static_cast<long long>(need.activations),
+                 static_cast<long long>(need.parameters),
+                 static_cast<long long>(need.optimizer),
+                 static_cast<long long>(need.features),
+                 static_cast<long long>(need.graph),
+                 static_cast<long long>(need.edgeInputs),
+                 need.unknownBuffers ? "true" : "false");
+    std::fprintf(f, "  \"history\": [");
     bool first = true;
     for (const EpochRecord &r : history) {
       std::fprintf(f, "%s\n    {\"epoch\": %lld, \"loss\": %.9g, \"ms\": %.6g",

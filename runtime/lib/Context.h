@@ -6,6 +6,7 @@
 #include "Communicator.h"
 #include "Dataset.h"
 #include "Device.h"
+#include "Memory.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
@@ -32,11 +33,22 @@ struct EdgeInputInfo {
   int64_t width = 1; // row width the model expects (f32)
 };
 
+/// A buffer a compiled function takes from a slot (gnnrtBuffer): `factor`
+/// floats times the product of `terms`, each |V|, |E|, F, C or ceil(|V|/k).
+/// Unknown: a size of other run-time values.
+struct BufferInfo {
+  enum Term { V, E, F, C, VChunks };
+  int64_t slot = 0, factor = 1;
+  std::vector<std::pair<Term, int64_t>> terms; // (term, k for VChunks)
+  bool unknown = false;
+};
+
 /// What gnn-compile records about a model (the `gnnrt_model_info` text).
 struct ModelInfo {
   std::string name;
   std::vector<ParamInfo> params;
   std::vector<EdgeInputInfo> edgeInputs;
+  std::vector<BufferInfo> buffers;
   int64_t featureWidth = -1; // static width the model reads, or -1
   int64_t classWidth = -1;   // static number of logits, or -1
 };
@@ -47,6 +59,8 @@ struct ModelInfo {
 ///   edge <name> f32|i32 <width>
 ///   features <width|-1>
 ///   classes <width|-1>
+///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, V/k joined
+///                                     by '*', or ? when unknown)
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 
@@ -96,12 +110,49 @@ struct gnnrtContext {
 
 namespace gnnrt {
 
+/// The most elements a parameter may have (the gnn verifier's bound on
+/// static shapes, dialects/gnn/IR/GNNDialect.cpp): 2^34, 64 GiB of floats.
+constexpr int64_t kMaxParamElements = int64_t(1) << 34;
+
+/// Each parameter's shape with F and C of `ds`; false when one has more than
+/// kMaxParamElements elements.
+bool resolveParamShapes(ModelInfo &m, const Dataset &ds, std::string &error);
+
 /// Builds the CSR, degrees and edge inputs for `ctx->ds` and checks the
 /// dataset against the model (widths, edge data). False with a message.
 bool bindDataset(gnnrtContext *ctx, std::string &error);
 
 /// Allocates the parameters (initialised from `seed`) and gradients.
 void initParams(gnnrtContext *ctx, uint64_t seed);
+
+/// What training `ctx->model` on the loaded `ctx->ds` will allocate beyond
+/// the dataset, by part (TrainingMemory.cpp).
+struct TrainingMemory {
+  int64_t graph = 0;        // the CSR, destinations, degrees
+  int64_t edgeInputs = 0;   // the device's copies of the edge data read
+  int64_t features = 0;     // the device's copy of the features (transient)
+  int64_t parameters = 0;   // parameters and gradients
+  int64_t optimizer = 0;    // Adam's moments or SGD's momentum
+  int64_t activations = 0;  // the slots' buffers (their largest sizes)
+  int64_t staging = 0;      // host copy of the largest parameter (initParams)
+  bool unknownBuffers = false; // some buffer sizes could not be evaluated
+  /// The most allocated at once: the features' copy replaces the dataset's,
+  /// so it only counts while the rest is not allocated yet.
+  int64_t peak() const;
+};
+
+/// Sizes the training state of `ctx` (after loadDataset, before
+/// bindDataset). False with a message when a size overflows.
+bool estimateTrainingMemory(const gnnrtContext *ctx,
+                            const OptimizerConfig &opt, TrainingMemory &need,
+                            std::string &error);
+
+/// estimateTrainingMemory (into `need`), compared with `avail`
+/// (availableMemory()): false with a one-line message naming the parts, what
+/// is available and what helps.
+bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
+                         const AvailableMemory &avail, TrainingMemory &need,
+                         std::string &error);
 
 /// Stops the run with "error: <message>" (the runtime has no exceptions).
 [[noreturn]] void fatal(const std::string &message);

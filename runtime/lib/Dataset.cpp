@@ -11,6 +11,7 @@
 #include "Npy.h"
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -18,9 +19,23 @@
 
 namespace gnnrt {
 
-/// The most classes a dataset may have: a row of logits holds one element
-/// per class, and the gnn verifier bounds rows at 2^24 elements.
-static constexpr int64_t kMaxClasses = int64_t(1) << 24;
+/// The largest counts meta.json may give (python/gnnc/data/format.py has the
+/// same): vertex and edge ids are int32 (indices.npy, the CSR's edge ids), and
+/// the gnn verifier bounds rows at 2^24 elements (a row of features, a row of
+/// logits of one element per class).
+struct CountLimit {
+  const char *key;
+  int64_t max;
+  const char *why;
+};
+static constexpr CountLimit kCountLimits[] = {
+    {"num_vertices", INT32_MAX, "vertex ids are int32"},
+    {"num_edges", INT32_MAX, "edge ids are int32"},
+    {"num_features", int64_t(1) << 24,
+     "the most elements a row of features may have"},
+    {"num_classes", int64_t(1) << 24,
+     "the most elements a row of logits may have"},
+};
 
 /// Edge data names are those of gnn.input (letters, digits, '_'); they make
 /// the file name edge_<name>.npy.
@@ -36,13 +51,6 @@ static bool isEdgeDataName(const std::string &n) {
 
 static std::string join(const std::string &dir, const std::string &file) {
   return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
-}
-
-template <typename T>
-static void copyOut(const std::vector<char> &raw, std::vector<T> &out) {
-  out.resize(raw.size() / sizeof(T));
-  if (!raw.empty())
-    std::memcpy(out.data(), raw.data(), raw.size());
 }
 
 static bool checkLength(const std::string &file, int64_t actual, int64_t want,
@@ -104,12 +112,14 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
     error = "meta.json: 'num_classes' must be at least 1";
     return false;
   }
-  if (metaCounts[3] > kMaxClasses) {
-    error = "meta.json: 'num_classes' is " + std::to_string(metaCounts[3]) +
-            ", more than " + std::to_string(kMaxClasses) +
-            " (the most elements a row of logits may have)";
-    return false;
-  }
+  for (int i = 0; i < 4; ++i)
+    if (metaCounts[i] > kCountLimits[i].max) {
+      error = std::string("meta.json: '") + kCountLimits[i].key + "' is " +
+              std::to_string(metaCounts[i]) + ", more than " +
+              std::to_string(kCountLimits[i].max) + " (" +
+              kCountLimits[i].why + ")";
+      return false;
+    }
   for (const char *k : {"name", "source"})
     if (meta.get(k)->kind != JsonValue::String) {
       error = std::string("meta.json: '") + k + "' must be a string";
@@ -150,16 +160,13 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   ds.numClasses = metaCounts[3];
 
   NpyHeader h;
-  std::vector<char> raw;
   // Graph.
-  if (!readNpy(join(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h, raw,
-               error))
+  if (!readNpy(join(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
+               ds.indptr, error))
     return false;
-  copyOut(raw, ds.indptr);
-  if (!readNpy(join(dir, "indices.npy"), "indices.npy", DType::I32, 1, h, raw,
-               error))
+  if (!readNpy(join(dir, "indices.npy"), "indices.npy", DType::I32, 1, h,
+               ds.indices, error))
     return false;
-  copyOut(raw, ds.indices);
   if (ds.indptr.empty()) {
     error = "indptr.npy: empty (needs V+1 entries)";
     return false;
@@ -204,27 +211,25 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
       }
 
   // Vertex data.
-  if (!readNpy(join(dir, "features.npy"), "features.npy", DType::F32, 2, h, raw,
-               error))
+  if (!readNpy(join(dir, "features.npy"), "features.npy", DType::F32, 2, h,
+               ds.features, error))
     return false;
   if (!checkLength("features.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
     return false;
   ds.numFeatures = h.shape[1];
-  copyOut(raw, ds.features);
   for (int64_t i = 0, n = static_cast<int64_t>(ds.features.size()); i < n; ++i)
     if (!std::isfinite(ds.features[i])) {
       error = "features.npy: NaN or Inf (row " +
               std::to_string(i / std::max<int64_t>(ds.numFeatures, 1)) + ")";
       return false;
     }
-  if (!readNpy(join(dir, "labels.npy"), "labels.npy", DType::I64, 1, h, raw,
-               error))
+  if (!readNpy(join(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
+               ds.labels, error))
     return false;
   if (!checkLength("labels.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
     return false;
-  copyOut(raw, ds.labels);
   for (int64_t v = 0; v < V; ++v)
     if (ds.labels[v] < -1 || ds.labels[v] >= ds.numClasses) {
       // Report like the Python validator: the smallest bad one below -1, else
@@ -242,12 +247,11 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   const char *splits[] = {"train", "val", "test"};
   for (int s = 0; s < 3; ++s) {
     std::string file = std::string(splits[s]) + "_mask.npy";
-    if (!readNpy(join(dir, file), file, DType::Bool, 1, h, raw, error))
+    if (!readNpy(join(dir, file), file, DType::Bool, 1, h, ds.masks[s], error))
       return false;
     if (!checkLength(file, h.shape[0], V, "the number of vertices (indptr.npy)",
                      error))
       return false;
-    copyOut(raw, ds.masks[s]);
   }
 
   // Edge data.
@@ -258,9 +262,17 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
       error = file + ": missing file (listed in meta.json edge_data)";
       return false;
     }
-    if (!readNpy(path, file, DType::Unknown, -1, h, raw, error))
+    // Read into the vector of its dtype (the header first says which).
+    if (!readNpyHeader(path, file, h, error))
       return false;
     EdgeData ed;
+    std::vector<char> other;
+    if (!(h.dtype == DType::I32
+              ? readNpy(path, file, DType::I32, -1, h, ed.i32, error)
+          : h.dtype == DType::F32
+              ? readNpy(path, file, DType::F32, -1, h, ed.f32, error)
+              : readNpy(path, file, h.dtype, -1, h, other, error)))
+      return false;
     if (h.dtype == DType::I32) {
       if (h.shape.size() != 1) {
         error = file + ": rank " + std::to_string(h.shape.size()) + " (shape " +
@@ -268,7 +280,6 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
         return false;
       }
       ed.isInt = true;
-      copyOut(raw, ed.i32);
     } else if (h.dtype == DType::F32) {
       if (h.shape.size() != 1 && h.shape.size() != 2) {
         error = file + ": rank " + std::to_string(h.shape.size()) + " (shape " +
@@ -276,7 +287,6 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
         return false;
       }
       ed.width = h.shape.size() == 2 ? h.shape[1] : 1;
-      copyOut(raw, ed.f32);
       for (float x : ed.f32)
         if (!std::isfinite(x)) {
           error = file + ": NaN or Inf";

@@ -2,6 +2,7 @@
 
 #include "Npy.h"
 #include "File.h"
+#include "Memory.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -337,9 +338,10 @@ static bool readHeader(FILE *f, const std::string &name, NpyHeader &header,
   return true;
 }
 
-/// readNpy on the open file `f`.
+/// readNpyInto on the open file `f`.
 static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
-                        int rank, NpyHeader &header, std::vector<char> &data,
+                        int rank, NpyHeader &header,
+                        void *(*resize)(void *, size_t), void *target,
                         std::string &error) {
   if (!readHeader(f, name, header, error))
     return false;
@@ -354,11 +356,16 @@ static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
             std::to_string(rank) + " expected";
     return false;
   }
-  size_t bytes =
-      static_cast<size_t>(header.numElements()) * dtypeSize(header.dtype);
-  data.resize(bytes);
+  // At most 2^62 (readHeader): no overflow.
+  const int64_t bytes =
+      header.numElements() * static_cast<int64_t>(dtypeSize(header.dtype));
+  if (!checkMemory(name + ": its data", bytes, error))
+    return false;
+  void *data = resize(target, static_cast<size_t>(bytes));
   // readHeader left `f` at the data.
-  if (bytes != 0 && std::fread(data.data(), 1, bytes, f) != bytes) {
+  if (bytes != 0 &&
+      std::fread(data, 1, static_cast<size_t>(bytes), f) !=
+          static_cast<size_t>(bytes)) {
     error = name + ": truncated";
     return false;
   }
@@ -375,13 +382,15 @@ bool readNpyHeader(const std::string &path, const std::string &name,
   return ok;
 }
 
-bool readNpy(const std::string &path, const std::string &name, DType expected,
-             int rank, NpyHeader &header, std::vector<char> &data,
-             std::string &error) {
+bool readNpyInto(const std::string &path, const std::string &name,
+                 DType expected, int rank, NpyHeader &header,
+                 void *(*resize)(void *, size_t), void *target,
+                 std::string &error) {
   FILE *f = openNpy(path, name, error);
   if (!f)
     return false;
-  bool ok = readNpyFrom(f, name, expected, rank, header, data, error);
+  bool ok =
+      readNpyFrom(f, name, expected, rank, header, resize, target, error);
   std::fclose(f);
   return ok;
 }

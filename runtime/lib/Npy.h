@@ -39,10 +39,28 @@ bool readNpyHeader(const std::string &path, const std::string &name,
                    NpyHeader &header, std::string &error);
 
 /// Reads a whole array of the expected dtype (DType::Unknown: any the reader
-/// knows) and rank (rank -1: any), opening `path` once.
+/// knows) and rank (rank -1: any), opening `path` once. Before allocating,
+/// the data's bytes are compared with the memory available (Memory.h):
+/// "<name>: its data needs ... of memory but ... is available (...)".
+/// `resize(target, bytes)` makes room for the data and returns where it goes.
+bool readNpyInto(const std::string &path, const std::string &name,
+                 DType expected, int rank, NpyHeader &header,
+                 void *(*resize)(void *target, size_t bytes), void *target,
+                 std::string &error);
+
+/// readNpyInto a vector of T (the dtype's size is a multiple of T's), read
+/// in place: no second copy of the data.
+template <typename T>
 bool readNpy(const std::string &path, const std::string &name, DType expected,
-             int rank, NpyHeader &header, std::vector<char> &data,
-             std::string &error);
+             int rank, NpyHeader &header, std::vector<T> &data,
+             std::string &error) {
+  auto resize = [](void *target, size_t bytes) -> void * {
+    auto &v = *static_cast<std::vector<T> *>(target);
+    v.resize(bytes / sizeof(T));
+    return v.data();
+  };
+  return readNpyInto(path, name, expected, rank, header, resize, &data, error);
+}
 
 /// Writes a C-order array.
 bool writeNpy(const std::string &path, DType dtype,

@@ -87,8 +87,63 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
     } else if (kind == "classes") {
       if (!(ls >> info.classWidth))
         return bad("malformed classes record");
+    } else if (kind == "buffer") {
+      BufferInfo b;
+      std::string terms;
+      if (!(ls >> b.slot >> b.factor >> terms) || b.slot < 0 || b.factor < 0)
+        return bad("malformed buffer record");
+      if (terms == "?") {
+        b.unknown = true;
+      } else if (terms != "1") {
+        std::istringstream ts(terms);
+        std::string t;
+        while (std::getline(ts, t, '*')) {
+          static const char *names = "VEFC";
+          if (t.size() == 1 && std::strchr(names, t[0])) {
+            b.terms.push_back(
+                {static_cast<BufferInfo::Term>(std::strchr(names, t[0]) - names),
+                 1});
+            continue;
+          }
+          char *end = nullptr;
+          long long k = t.size() > 2 && t.compare(0, 2, "V/") == 0
+                            ? std::strtoll(t.c_str() + 2, &end, 10)
+                            : 0;
+          if (k <= 0 || !end || *end)
+            return bad("malformed buffer size");
+          b.terms.push_back({BufferInfo::VChunks, k});
+        }
+      }
+      info.buffers.push_back(std::move(b));
     } else {
       return bad("unknown record");
+    }
+  }
+  return true;
+}
+
+bool resolveParamShapes(ModelInfo &m, const Dataset &ds, std::string &error) {
+  for (ParamInfo &p : m.params) {
+    p.shape.clear();
+    int64_t n = 1;
+    for (int64_t d : p.dims) {
+      p.shape.push_back(d == -1 ? ds.numFeatures : d == -2 ? ds.numClasses : d);
+      if (__builtin_mul_overflow(n, p.shape.back(), &n) ||
+          n > kMaxParamElements) {
+        std::string dims;
+        for (size_t i = 0; i < p.dims.size(); ++i)
+          dims += (i ? ", " : "") +
+                  std::string(p.dims[i] == -1   ? "F="
+                              : p.dims[i] == -2 ? "C="
+                                                : "") +
+                  std::to_string(p.dims[i] == -1   ? ds.numFeatures
+                                 : p.dims[i] == -2 ? ds.numClasses
+                                                   : p.dims[i]);
+        error = "parameter '" + p.name + "' of shape (" + dims +
+                ") has more than " + std::to_string(kMaxParamElements) +
+                " elements (the most a parameter may have)";
+        return false;
+      }
     }
   }
   return true;
@@ -109,11 +164,8 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
             " classes (meta.json num_classes)";
     return false;
   }
-  for (ParamInfo &p : m.params) {
-    p.shape.clear();
-    for (int64_t d : p.dims)
-      p.shape.push_back(d == -1 ? ds.numFeatures : d == -2 ? ds.numClasses : d);
-  }
+  if (!resolveParamShapes(m, ds, error))
+    return false;
   const int64_t V = ds.numVertices, E = ds.numEdges;
   // The features move to a buffer of the device (on the CPU, huge pages: the
   // first layer's aggregation gathers their rows).

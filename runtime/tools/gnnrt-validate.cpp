@@ -1,12 +1,14 @@
 //===- gnnrt-validate.cpp - check a dataset with the runtime's loader -----===//
 
 #include "Dataset.h"
+#include "Memory.h"
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 int main(int argc, char **argv) {
+  gnnrt::installOutOfMemoryHandler();
   if (argc != 2 || !std::strcmp(argv[1], "--help")) {
     std::fprintf(
         argc == 2 ? stdout : stderr,

@@ -302,6 +302,13 @@ def main():
          meta_with(num_classes=0))
     case("meta-too-many-classes", "meta.json: 'num_classes' is 4611686018427387904, more than "
          "16777216 (the most elements a row of logits may have)", meta_with(num_classes=2 ** 62))
+    case("meta-too-many-vertices", "meta.json: 'num_vertices' is 2147483648, more than "
+         "2147483647 (vertex ids are int32)", meta_with(num_vertices=2 ** 31))
+    case("meta-too-many-edges", "meta.json: 'num_edges' is 4611686018427387904, more than "
+         "2147483647 (edge ids are int32)", meta_with(num_edges=2 ** 62))
+    case("meta-too-many-features", "meta.json: 'num_features' is 16777217, more than "
+         "16777216 (the most elements a row of features may have)",
+         meta_with(num_features=2 ** 24 + 1))
     case("meta-name-type", "meta.json: 'name' must be a string", meta_with(name=5))
     case("meta-source-type", "meta.json: 'source' must be a string", meta_with(source=None))
     case("meta-directed-type", "meta.json: 'directed' must be true or false",

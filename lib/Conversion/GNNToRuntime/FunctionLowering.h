@@ -37,6 +37,10 @@ public:
   void planSlots(const DenseMap<StringRef, int64_t> &estimates) {
     slots.plan(estimates);
   }
+  /// After planSlots(): each buffer's slot and size.
+  SmallVector<std::pair<int64_t, SizeKey>> getPlannedSizes() const {
+    return slots.getPlannedSizes();
+  }
 
 private:
   LogicalResult lowerTop(Operation *op);

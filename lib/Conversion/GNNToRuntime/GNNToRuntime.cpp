@@ -17,6 +17,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/Support/Format.h"
 
+#include <set>
+
 namespace mlir::gnn {
 #define GEN_PASS_DEF_CONVERTGNNTORUNTIME
 #include "gnn/Conversion/Passes.h.inc"
@@ -85,6 +87,31 @@ std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs) {
   return os.str();
 }
 
+/// The `buffer` records of the model description: each slot's buffer sizes
+/// (the runtime keeps a slot's largest), once per distinct size, as a factor
+/// times |V|, |E|, F, C and chunk counts V/k, or "?" for sizes of other
+/// run-time values, which the driver cannot evaluate up front.
+std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::set<std::pair<int64_t, std::string>> seen;
+  for (const auto &[slot, key] : sizes) {
+    bool known = llvm::all_of(
+        llvm::split(StringRef(key.dynamic), '*'), [](StringRef part) {
+          auto [name, by] = part.split('/');
+          return part.empty() || ((name == "V" || name == "E" ||
+                                   name == "F" || name == "C") &&
+                                  (by.empty() || name == "V"));
+        });
+    std::string expr = !known                ? "?"
+                       : key.dynamic.empty() ? "1"
+                                             : key.dynamic;
+    if (seen.insert({slot, std::to_string(key.factor) + " " + expr}).second)
+      os << "buffer " << slot << " " << key.factor << " " << expr << "\n";
+  }
+  return os.str();
+}
+
 struct ConvertGNNToRuntime
     : public mlir::gnn::impl::ConvertGNNToRuntimeBase<ConvertGNNToRuntime> {
   using ConvertGNNToRuntimeBase::ConvertGNNToRuntimeBase;
@@ -124,6 +151,7 @@ struct ConvertGNNToRuntime
         if (n > 0)
           estimates[key] = n;
     }
+    SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
     for (auto [fn, training] :
          {std::pair{train, true}, std::pair{eval, false}}) {
       // The two never run at once and nothing of one is read during the
@@ -133,10 +161,12 @@ struct ConvertGNNToRuntime
       if (failed(lowering.run(training)))
         return signalPassFailure();
       lowering.planSlots(estimates);
+      llvm::append_range(bufferSizes, lowering.getPlannedSizes());
     }
     // The parameter table, from the training step (now known to be
     // lowerable); the model's name, not the derived function's.
-    std::string info = modelInfo(train, edgeInputs);
+    std::string info =
+        modelInfo(train, edgeInputs) + bufferRecords(bufferSizes);
     for (auto f : module.getOps<func::FuncOp>())
       if (f->hasAttr(GNNDialect::kModelAttrName)) {
         info = "model " + f.getSymName().str() + info.substr(info.find('\n'));

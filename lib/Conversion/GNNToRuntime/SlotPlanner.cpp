@@ -144,9 +144,18 @@ void SlotPlanner::plan(const DenseMap<StringRef, int64_t> &estimates) {
   SmallVector<int64_t> number(slots.size());
   for (int rank = 0, e = byCapacity.size(); rank < e; ++rank)
     number[byCapacity[rank]] = rank;
-  for (int64_t id = 0, e = buffers.size(); id < e; ++id)
+  slotNumbers.clear();
+  for (int64_t id = 0, e = buffers.size(); id < e; ++id) {
+    slotNumbers.push_back(number[slotOfBuffer[id]]);
     for (Operation *c : buffers[id].slotConstants)
-      c->setAttr(
-          "value",
-          Builder(c->getContext()).getI64IntegerAttr(number[slotOfBuffer[id]]));
+      c->setAttr("value", Builder(c->getContext())
+                              .getI64IntegerAttr(slotNumbers.back()));
+  }
+}
+
+SmallVector<std::pair<int64_t, SizeKey>> SlotPlanner::getPlannedSizes() const {
+  SmallVector<std::pair<int64_t, SizeKey>> sizes;
+  for (auto [slot, use] : llvm::zip_equal(slotNumbers, buffers))
+    sizes.emplace_back(slot, use.size);
+  return sizes;
 }

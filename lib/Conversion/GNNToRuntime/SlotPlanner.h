@@ -47,6 +47,10 @@ public:
   /// ("V", "E", "F", "C").
   void plan(const DenseMap<StringRef, int64_t> &estimates);
 
+  /// After plan(): each buffer's slot and size, for the model description
+  /// the driver checks memory with.
+  SmallVector<std::pair<int64_t, SizeKey>> getPlannedSizes() const;
+
 private:
   /// Every buffer the function takes, with the times (a counter of takes and
   /// releases) it is live: [taken, released]. Two buffers may share a slot
@@ -57,6 +61,7 @@ private:
     SmallVector<Operation *> slotConstants;
   };
   std::vector<BufferUse> buffers;
+  SmallVector<int64_t> slotNumbers; // by buffer, after plan()
   int64_t clock = 0;
 };
 

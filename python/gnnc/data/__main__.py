@@ -212,6 +212,9 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except MemoryError:
+        print(f"error: {args.command}: out of memory", file=sys.stderr)
+        return 1
     return 2
 
 

@@ -26,6 +26,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from .memory import memory_error
+
 FORMAT_VERSION = 1
 META_KEYS = ("format_version", "name", "num_vertices", "num_edges", "num_features",
              "num_classes", "directed", "self_loops", "source", "edge_data")
@@ -341,7 +343,13 @@ def read_npy(path: str, dtype=None, ndim: Optional[int] = None, what: str = "") 
         count = 1
         for d in shape:
             count *= d
-        data = bytearray(count * actual.itemsize)
+        why = memory_error(f"{name}: its data", count * actual.itemsize)
+        if why:
+            raise DatasetError(why)
+        try:
+            data = bytearray(count * actual.itemsize)
+        except MemoryError:
+            raise DatasetError(f"{name}: out of memory for its data") from None
         try:
             got = f.readinto(data)
         except OSError as e:
@@ -351,9 +359,16 @@ def read_npy(path: str, dtype=None, ndim: Optional[int] = None, what: str = "") 
         return np.frombuffer(data, dtype=actual).reshape(shape)
 
 
-#: The most classes a dataset may have: a row of logits holds one element per
-#: class, and the gnn verifier bounds rows at 2^24 elements.
-MAX_CLASSES = 1 << 24
+#: The largest counts meta.json may give (runtime/lib/Dataset.cpp has the
+#: same): vertex and edge ids are int32 (indices.npy, the CSR's edge ids), and
+#: the gnn verifier bounds rows at 2^24 elements (a row of features, a row of
+#: logits of one element per class).
+COUNT_LIMITS = (
+    ("num_vertices", 2 ** 31 - 1, "vertex ids are int32"),
+    ("num_edges", 2 ** 31 - 1, "edge ids are int32"),
+    ("num_features", 1 << 24, "the most elements a row of features may have"),
+    ("num_classes", 1 << 24, "the most elements a row of logits may have"),
+)
 #: Edge data names are those of gnn.input (letters, digits, '_'); they make the
 #: file name edge_<name>.npy.
 _EDGE_DATA_NAME = re.compile(r"[A-Za-z0-9_]+")
@@ -477,9 +492,9 @@ def load(directory: str) -> Dataset:
             raise DatasetError(f"meta.json: '{key}' must be a non-negative integer")
     if meta["num_classes"] < 1:
         raise DatasetError("meta.json: 'num_classes' must be at least 1")
-    if meta["num_classes"] > MAX_CLASSES:
-        raise DatasetError(f"meta.json: 'num_classes' is {meta['num_classes']}, more than "
-                           f"{MAX_CLASSES} (the most elements a row of logits may have)")
+    for key, limit, why in COUNT_LIMITS:
+        if meta[key] > limit:
+            raise DatasetError(f"meta.json: '{key}' is {meta[key]}, more than {limit} ({why})")
     for key in ("name", "source"):
         if not isinstance(meta[key], str):
             raise DatasetError(f"meta.json: '{key}' must be a string")

@@ -1,0 +1,128 @@
+//===- TrainingMemory.cpp - what training a model on a dataset needs ------===//
+//
+// The driver sizes the training state before allocating it, from the model
+// description (parameters, the slots' buffer sizes as formulas of |V|, |E|,
+// F and C) and the loaded dataset, so that a model too large for the machine
+// stops with one line naming the parts instead of std::bad_alloc or the
+// kernel's out-of-memory kill.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "Memory.h"
+
+#include <algorithm>
+#include <map>
+
+namespace gnnrt {
+
+namespace {
+
+/// Sizes saturate here: far above any machine, and sums of a few of them
+/// cannot overflow.
+constexpr int64_t kHuge = int64_t(1) << 60;
+
+int64_t mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r) || r > kHuge)
+    return kHuge;
+  return r;
+}
+
+int64_t add(int64_t a, int64_t b) { return std::min(a + b, kHuge); }
+
+} // namespace
+
+int64_t TrainingMemory::peak() const {
+  int64_t rest = graph;
+  for (int64_t part : {edgeInputs, parameters, optimizer, activations, staging})
+    rest = add(rest, part);
+  return std::max(features, rest);
+}
+
+bool estimateTrainingMemory(const gnnrtContext *ctx,
+                            const OptimizerConfig &opt, TrainingMemory &need,
+                            std::string &error) {
+  const Dataset &ds = ctx->ds;
+  const int64_t V = ds.numVertices, E = ds.numEdges;
+  need = TrainingMemory();
+  // bindDataset: destinations, CSR edge ids and destinations (int32 per
+  // edge), CSR offsets and a fill cursor (int64 per vertex), two float
+  // degrees per vertex.
+  need.graph = add(mul(E, 3 * 4), mul(V + 1, 2 * 8 + 2 * 4));
+  need.features = mul(mul(V, ds.numFeatures), 4);
+  for (const EdgeInputInfo &in : ctx->model.edgeInputs)
+    need.edgeInputs = add(need.edgeInputs, mul(mul(E, in.width), 4));
+  ModelInfo model = ctx->model;
+  if (!resolveParamShapes(model, ds, error))
+    return false;
+  int64_t paramFloats = 0;
+  for (const ParamInfo &p : model.params) {
+    paramFloats = add(paramFloats, p.size());
+    need.staging = std::max(need.staging, mul(p.size(), 4));
+  }
+  need.parameters = mul(paramFloats, 2 * 4);
+  const int64_t states = opt.kind == OptimizerConfig::Adam ? 2
+                         : opt.momentum != 0.0             ? 1
+                                                           : 0;
+  need.optimizer = mul(paramFloats, states * 4);
+  // The runtime keeps each slot's largest buffer.
+  std::map<int64_t, int64_t> slots;
+  for (const BufferInfo &b : ctx->model.buffers) {
+    if (b.unknown) {
+      need.unknownBuffers = true;
+      continue;
+    }
+    int64_t floats = b.factor;
+    for (const auto &[term, k] : b.terms)
+      floats = mul(floats, term == BufferInfo::V        ? V
+                           : term == BufferInfo::E      ? E
+                           : term == BufferInfo::F      ? ds.numFeatures
+                           : term == BufferInfo::C      ? ds.numClasses
+                                                        : (V + k - 1) / k);
+    int64_t &slot = slots[b.slot];
+    slot = std::max(slot, mul(floats, 4));
+  }
+  for (const auto &[slot, bytes] : slots)
+    need.activations = add(need.activations, bytes);
+  return true;
+}
+
+bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
+                         const AvailableMemory &avail, TrainingMemory &need,
+                         std::string &error) {
+  if (!estimateTrainingMemory(ctx, opt, need, error))
+    return false;
+  const int64_t peak = need.peak();
+  if (!avail.known() || peak <= avail.bytes)
+    return true;
+  std::string parts;
+  auto part = [&](const char *what, int64_t bytes) {
+    if (bytes > 0)
+      parts += (parts.empty() ? "" : ", ") + std::string(what) + " " +
+               formatBytes(bytes);
+  };
+  part("activations", need.activations);
+  part("parameters and gradients", need.parameters);
+  part(opt.kind == OptimizerConfig::Adam ? "Adam's moments"
+                                         : "SGD's momentum",
+       need.optimizer);
+  part("graph", need.graph);
+  part("edge data", need.edgeInputs);
+  part("initialisation staging", need.staging);
+  if (peak == need.features) // before the rest is allocated
+    parts = "a copy of the features " + formatBytes(need.features);
+  error = "training " + ctx->model.name + " on " + ctx->ds.name +
+          " needs " + formatBytes(peak) + " of memory beyond the dataset (" +
+          parts + ") but " + formatBytes(avail.bytes) + " is available (" +
+          avail.source + ")";
+  if (need.optimizer > 0 && peak - need.optimizer <= avail.bytes)
+    error += "; --optimizer sgd --momentum 0 keeps no optimizer state and "
+             "would fit";
+  else
+    error += "; a model with narrower layers, a smaller graph or a machine "
+             "with more memory is needed";
+  return false;
+}
+
+} // namespace gnnrt

@@ -1,0 +1,202 @@
+//===- TrainingMemoryTest.cpp - sizing the training state up front --------===//
+//
+// The driver refuses a model whose training state does not fit before it
+// allocates any (TrainingMemory.cpp). Checked here: the `buffer` records of
+// the model description parse (and malformed ones are refused); the estimate
+// equals a direct evaluation of the records on random sizes (a slot costs
+// its largest buffer); sizes saturate instead of wrapping; a parameter too
+// large for int64 arithmetic is refused with its shape; and the message
+// names the parts, the limit and the optimizer hint only when it helps.
+// (test/Runtime/memory.test checks the estimate against the device's
+// high-water mark on the zoo models.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "Memory.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+
+using namespace gnnrt;
+
+namespace {
+
+const char *kModel = "model m\n"
+                     "param w glorot 0 2 -1 32\n"
+                     "param b zeros 0 1 32\n"
+                     "param out glorot 0 2 32 -2\n"
+                     "edge weight f32 3\n"
+                     "features -1\n"
+                     "classes -1\n"
+                     "buffer 0 1 F*V\n"
+                     "buffer 0 32 V\n"
+                     "buffer 1 4 E\n"
+                     "buffer 1 1 C*V/32\n"
+                     "buffer 2 32 1\n"
+                     "buffer 3 1 ?\n";
+
+gnnrtContext *makeContext(const char *model, int64_t V, int64_t E, int64_t F,
+                          int64_t C) {
+  auto *ctx = new gnnrtContext();
+  std::string error;
+  EXPECT_TRUE(parseModelInfo(model, ctx->model, error)) << error;
+  ctx->ds.name = "d";
+  ctx->ds.numVertices = V;
+  ctx->ds.numEdges = E;
+  ctx->ds.numFeatures = F;
+  ctx->ds.numClasses = C;
+  return ctx;
+}
+
+TEST(TrainingMemory, ParsesBufferRecords) {
+  std::unique_ptr<gnnrtContext> ctx(makeContext(kModel, 1, 1, 1, 1));
+  const auto &b = ctx->model.buffers;
+  ASSERT_EQ(b.size(), 6u);
+  EXPECT_EQ(b[0].slot, 0);
+  EXPECT_EQ(b[0].factor, 1);
+  ASSERT_EQ(b[0].terms.size(), 2u);
+  EXPECT_EQ(b[0].terms[0].first, BufferInfo::F);
+  EXPECT_EQ(b[0].terms[1].first, BufferInfo::V);
+  EXPECT_EQ(b[3].terms[1].first, BufferInfo::VChunks);
+  EXPECT_EQ(b[3].terms[1].second, 32);
+  EXPECT_TRUE(b[4].terms.empty());
+  EXPECT_TRUE(b[5].unknown);
+  for (const char *bad :
+       {"buffer -1 1 V\n", "buffer 0 -3 V\n", "buffer 0 1 X\n",
+        "buffer 0 1 V/0\n", "buffer 0 1 E/4\n", "buffer 0 1 V/4x\n",
+        "buffer 0 1\n", "buffer 0 1 V**E\n"}) {
+    ModelInfo info;
+    std::string error;
+    EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
+    EXPECT_NE(error.find("buffer"), std::string::npos) << error;
+  }
+}
+
+TEST(TrainingMemory, EqualsTheRecordsEvaluated) {
+  std::mt19937_64 rng(20261125);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int64_t V = 1 + rng() % 100000, E = rng() % 2000000,
+                  F = 1 + rng() % 1000, C = 1 + rng() % 50;
+    std::unique_ptr<gnnrtContext> ctx(makeContext(kModel, V, E, F, C));
+    OptimizerConfig opt;
+    opt.kind = trial % 3 == 0   ? OptimizerConfig::Adam
+               : trial % 3 == 1 ? OptimizerConfig::SGD
+                                : OptimizerConfig::SGD;
+    opt.momentum = trial % 3 == 2 ? 0.0 : 0.9;
+    TrainingMemory need;
+    std::string error;
+    ASSERT_TRUE(estimateTrainingMemory(ctx.get(), opt, need, error)) << error;
+    // Slot 0: max(F*V, 32*V); slot 1: max(4*E, C*ceil(V/32)); slot 2: 32;
+    // slot 3 unknown.
+    const int64_t slot0 = std::max(F * V, 32 * V);
+    const int64_t slot1 = std::max(4 * E, C * ((V + 31) / 32));
+    EXPECT_EQ(need.activations, 4 * (slot0 + slot1 + 32));
+    EXPECT_TRUE(need.unknownBuffers);
+    const int64_t paramFloats = F * 32 + 32 + 32 * C;
+    EXPECT_EQ(need.parameters, 2 * 4 * paramFloats);
+    const int64_t states = opt.kind == OptimizerConfig::Adam ? 2
+                           : opt.momentum != 0.0             ? 1
+                                                             : 0;
+    EXPECT_EQ(need.optimizer, states * 4 * paramFloats);
+    EXPECT_EQ(need.staging, 4 * std::max(F * 32, 32 * C));
+    EXPECT_EQ(need.features, 4 * V * F);
+    EXPECT_EQ(need.edgeInputs, 4 * 3 * E);
+    EXPECT_GT(need.graph, 12 * E);
+    EXPECT_GE(need.peak(), need.features);
+    EXPECT_GE(need.peak(), need.activations + need.parameters +
+                               need.optimizer + need.graph);
+  }
+}
+
+TEST(TrainingMemory, SaturatesInsteadOfWrapping) {
+  std::unique_ptr<gnnrtContext> ctx(
+      makeContext("model m\nbuffer 0 1099511627776 E*V*F\n", INT32_MAX,
+                  INT32_MAX, 1 << 24, 1));
+  TrainingMemory need;
+  std::string error;
+  ASSERT_TRUE(
+      estimateTrainingMemory(ctx.get(), OptimizerConfig(), need, error));
+  EXPECT_GT(need.activations, int64_t(1) << 59);
+  EXPECT_GT(need.peak(), 0);
+  AvailableMemory avail;
+  avail.bytes = int64_t(1) << 40;
+  avail.source = "MemAvailable";
+  EXPECT_FALSE(
+      checkTrainingMemory(ctx.get(), OptimizerConfig(), avail, need, error));
+}
+
+TEST(TrainingMemory, RefusesParametersTooLargeForTheDataset) {
+  std::unique_ptr<gnnrtContext> ctx(
+      makeContext("model m\nparam cube glorot 0 3 -1 -1 -1\n", 10, 10,
+                  1 << 24, 2));
+  TrainingMemory need;
+  std::string error;
+  EXPECT_FALSE(
+      estimateTrainingMemory(ctx.get(), OptimizerConfig(), need, error));
+  EXPECT_EQ(error, "parameter 'cube' of shape (F=16777216, F=16777216, "
+                   "F=16777216) has more than 17179869184 elements (the most "
+                   "a parameter may have)");
+}
+
+TEST(TrainingMemory, MessageNamesPartsLimitAndHint) {
+  // Parameter-heavy: 2^26 floats of weights (256 MiB), so that dropping
+  // Adam's moments (512 MiB) is what makes it fit.
+  const char *model = "model big\nparam w glorot 0 2 -1 65536\n"
+                      "buffer 0 16 V\n";
+  std::unique_ptr<gnnrtContext> ctx(makeContext(model, 1000, 5000, 1024, 2));
+  OptimizerConfig adam;
+  TrainingMemory need;
+  std::string error;
+  ASSERT_TRUE(estimateTrainingMemory(ctx.get(), adam, need, error));
+  AvailableMemory avail;
+  avail.source = "ulimit -v";
+
+  avail.bytes = need.peak();
+  EXPECT_TRUE(checkTrainingMemory(ctx.get(), adam, avail, need, error));
+  avail.bytes = -1; // unknown: no check
+  EXPECT_TRUE(checkTrainingMemory(ctx.get(), adam, avail, need, error));
+
+  avail.bytes = need.peak() - need.optimizer;
+  EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, avail, need, error));
+  EXPECT_NE(error.find("training big on d needs 1.3 GiB of memory beyond the "
+                       "dataset (activations 62.5 KiB, parameters and "
+                       "gradients 512.0 MiB, Adam's moments 512.0 MiB"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("but 768."), std::string::npos) << error;
+  EXPECT_NE(error.find("(ulimit -v); --optimizer sgd --momentum 0 keeps no "
+                       "optimizer state and would fit"),
+            std::string::npos)
+      << error;
+
+  avail.bytes = need.peak() - need.optimizer - 1;
+  EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, avail, need, error));
+  EXPECT_EQ(error.find("--optimizer"), std::string::npos) << error;
+  EXPECT_NE(error.find("a machine with more memory"), std::string::npos);
+}
+
+TEST(Memory, FormatsBytes) {
+  EXPECT_EQ(formatBytes(0), "0 B");
+  EXPECT_EQ(formatBytes(1023), "1023 B");
+  EXPECT_EQ(formatBytes(1024), "1.0 KiB");
+  EXPECT_EQ(formatBytes(int64_t(3) << 29), "1.5 GiB");
+  EXPECT_EQ(formatBytes(int64_t(1) << 62), "4.0 EiB");
+}
+
+TEST(Memory, AvailableIsKnownHere) {
+  // Linux always has MemAvailable.
+  AvailableMemory avail = availableMemory();
+  EXPECT_TRUE(avail.known());
+  EXPECT_FALSE(avail.source.empty());
+  std::string error;
+  EXPECT_TRUE(checkMemory("x", 0, error));
+  EXPECT_FALSE(checkMemory("x.npy: its data", int64_t(1) << 62, error));
+  EXPECT_EQ(error.rfind("x.npy: its data needs 4.0 EiB of memory but ", 0), 0u)
+      << error;
+}
+
+} // namespace
