@@ -296,6 +296,13 @@ void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
              float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
              gnnrtMemRefF32 *c) {
+  // OpenBLAS's CBLAS takes int dimensions: the loader bounds |V| and |E| at
+  // INT32_MAX and the verifier rows at 2^24, so this holds for every model.
+  if (m < 0 || n < 0 || k < 0 || m > INT32_MAX || n > INT32_MAX ||
+      k > INT32_MAX)
+    fatal("gnnrtGemm: dimensions " + std::to_string(m) + " x " +
+          std::to_string(n) + " x " + std::to_string(k) +
+          " outside BLAS's int range");
   need(a->sizes[0], m * k, "gnnrtGemm A");
   need(b->sizes[0], k * n, "gnnrtGemm B");
   need(c->sizes[0], m * n, "gnnrtGemm C");
