@@ -43,7 +43,7 @@ namespace {
 
 struct Options {
   std::string data, json, saveParams, loadParams, predict, dump;
-  int64_t epochs = 200, evalEvery = 1, threads = 0;
+  int64_t epochs = 200, evalEvery = 1, threads = 0, memBudget = 0;
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
@@ -66,6 +66,9 @@ const char *kUsage =
     "0)\n"
     "  --threads N          OpenMP threads (default: OMP_NUM_THREADS or all)\n"
     "  --eval-every N       evaluate every N epochs (default 1)\n"
+    "  --mem-budget BYTES   resident memory the run may use (suffix K, M, G "
+    "or T);\n"
+    "                       a run that needs more stops before allocating it\n"
     "  --json FILE          write a JSON summary\n"
     "  --save-params DIR    write <param>.npy after training\n"
     "  --load-params DIR    start from <param>.npy instead of initialising\n"
@@ -199,6 +202,12 @@ Options parseArgs(int argc, char **argv) {
           integer(0, std::numeric_limits<int64_t>::max()));
     } else if (a == "--threads") {
       o.threads = integer(1, kMaxThreads);
+    } else if (a == "--mem-budget") {
+      const char *s = next();
+      if (!parseByteCount(s, o.memBudget))
+        usageError("option --mem-budget: expected a byte count in [1, 2^62] "
+                   "(digits, optionally followed by K, M, G or T) but got '" +
+                   std::string(s) + "'");
     } else if (a == "--eval-every") {
       o.evalEvery = integer(1, kMaxCount);
     } else if (a == "--json") {
@@ -392,6 +401,7 @@ int main(int argc, char **argv) {
     omp_set_num_threads(static_cast<int>(o.threads));
   }
 
+  setMemoryBudget(o.memBudget);
   auto *ctx = new gnnrtContext(); // the CPU device
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
@@ -567,12 +577,20 @@ int main(int argc, char **argv) {
                  median, static_cast<long long>(ctx->bytesAllocated));
     // What the driver estimated before allocating (TrainingMemory) and the
     // device memory's high-water mark: they agree when the estimate holds.
+    const MemoryCounters counters = ctx->device->memoryCounters();
     std::fprintf(f,
-                 "  \"memory\": {\"device_peak_bytes\": %lld, "
+                 "  \"memory\": {\"budget_bytes\": %lld, "
+                 "\"peak_resident_bytes\": %lld, \"copied_to_device_bytes\": "
+                 "%lld, \"copied_to_host_bytes\": %lld,\n             "
+                 "\"device_peak_bytes\": %lld, "
                  "\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
                  "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
                  "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",
-                 static_cast<long long>(ctx->device->memoryCounters().peak),
+                 static_cast<long long>(o.memBudget),
+                 static_cast<long long>(peakResidentMemory()),
+                 static_cast<long long>(counters.copiedToDevice),
+                 static_cast<long long>(counters.copiedToHost),
+                 static_cast<long long>(counters.peak),
                  static_cast<long long>(need.activations),
                  static_cast<long long>(need.parameters),
                  static_cast<long long>(need.optimizer),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <sys/resource.h>
@@ -133,6 +134,8 @@ void considerRlimit(AvailableMemory &best, int resource, const char *field,
   consider(best, limit - used, source);
 }
 
+int64_t memoryBudget = 0;
+
 void outOfMemory() {
   std::fflush(stdout);
   static const char msg[] = "error: out of memory (an allocation failed)\n";
@@ -152,7 +155,52 @@ AvailableMemory availableMemory() {
   considerCgroups(best);
   considerRlimit(best, RLIMIT_AS, "VmSize", "ulimit -v");
   considerRlimit(best, RLIMIT_DATA, "VmData", "ulimit -d");
+  if (memoryBudget > 0)
+    consider(best, memoryBudget - std::max<int64_t>(residentMemory(), 0),
+             "--mem-budget");
   return best;
+}
+
+void setMemoryBudget(int64_t bytes) { memoryBudget = bytes; }
+int64_t getMemoryBudget() { return memoryBudget; }
+
+int64_t residentMemory() {
+  int64_t bytes;
+  return readKiBField("/proc/self/status", "VmRSS", bytes) ? bytes : -1;
+}
+
+int64_t peakResidentMemory() {
+  int64_t bytes;
+  return readKiBField("/proc/self/status", "VmHWM", bytes) ? bytes : -1;
+}
+
+bool parseByteCount(const std::string &text, int64_t &bytes) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    ++digits;
+  if (digits == 0 || digits > 19)
+    return false;
+  const std::string suffix = text.substr(digits);
+  static const struct {
+    const char *a, *b;
+    int shift;
+  } units[] = {{"", "B", 0},
+               {"K", "KiB", 10},
+               {"M", "MiB", 20},
+               {"G", "GiB", 30},
+               {"T", "TiB", 40}};
+  for (const auto &u : units) {
+    if (suffix != u.a && suffix != u.b)
+      continue;
+    unsigned long long v = std::strtoull(text.substr(0, digits).c_str(),
+                                         nullptr, 10);
+    const unsigned long long max = 1ULL << 62;
+    if (v == 0 || v > (max >> u.shift))
+      return false;
+    bytes = static_cast<int64_t>(v << u.shift);
+    return true;
+  }
+  return false;
 }
 
 std::string formatBytes(int64_t bytes) {

@@ -29,8 +29,23 @@ struct AvailableMemory {
 /// The smallest of the limits that apply now: the kernel's estimate of the
 /// memory available without swapping (/proc/meminfo MemAvailable), the
 /// cgroup's limit less its usage (v2 memory.max, v1 memory.limit_in_bytes),
-/// and RLIMIT_AS / RLIMIT_DATA less what the process has mapped.
+/// RLIMIT_AS / RLIMIT_DATA less what the process has mapped, and the budget
+/// (setMemoryBudget) less the process's resident memory.
 AvailableMemory availableMemory();
+
+/// The executable's --mem-budget: the resident memory the run may use (the
+/// fast tier on the CPU). 0: none.
+void setMemoryBudget(int64_t bytes);
+int64_t getMemoryBudget();
+
+/// The process's resident memory now and its high-water mark (VmRSS, VmHWM);
+/// -1 when unknown.
+int64_t residentMemory();
+int64_t peakResidentMemory();
+
+/// Parses a byte count: digits with an optional binary suffix K, M, G, T
+/// (or KiB, MiB, GiB, TiB), in [1, 2^62]. False on anything else.
+bool parseByteCount(const std::string &text, int64_t &bytes);
 
 /// `bytes` for people: "512 B", "3.0 KiB", "1.5 GiB".
 std::string formatBytes(int64_t bytes);

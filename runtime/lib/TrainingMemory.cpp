@@ -116,7 +116,10 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
           " needs " + formatBytes(peak) + " of memory beyond the dataset (" +
           parts + ") but " + formatBytes(avail.bytes) + " is available (" +
           avail.source + ")";
-  if (need.optimizer > 0 && peak - need.optimizer <= avail.bytes)
+  if (avail.source == "--mem-budget")
+    error += "; raise --mem-budget (training out of core, in chunks under a "
+             "smaller budget, is not implemented yet)";
+  else if (need.optimizer > 0 && peak - need.optimizer <= avail.bytes)
     error += "; --optimizer sgd --momentum 0 keeps no optimizer state and "
              "would fit";
   else

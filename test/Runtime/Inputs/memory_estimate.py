@@ -14,5 +14,9 @@ est = mem["estimate"]
 total = est["activations"] + est["parameters"] + est["optimizer"] + est["features"]
 peak = mem["device_peak_bytes"]
 status = "equal" if total == peak else "differ"
-print(f"{summary['model']}: estimate {total} peak {peak} {status}; "
-      f"unknown buffers {str(est['unknown_buffers']).lower()}")
+line = (f"{summary['model']}: estimate {total} peak {peak} {status}; "
+        f"unknown buffers {str(est['unknown_buffers']).lower()}")
+if mem["budget_bytes"]:
+    within = "within" if 0 < mem["peak_resident_bytes"] <= mem["budget_bytes"] else "over"
+    line += f"; budget {mem['budget_bytes']}, peak resident {within} it"
+print(line)
