@@ -185,8 +185,9 @@ public:
                                  gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                                  gnnrtMemRefF32 *gradEdges, int64_t width) = 0;
   virtual void spmm(gnnrtContext *ctx, int64_t side, int64_t mean,
-                    gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
-                    gnnrtMemRefF32 *out, int64_t width) = 0;
+                    int64_t chunks, gnnrtMemRefF32 *weights,
+                    gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                    int64_t width) = 0;
   virtual void gemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
                     int64_t m, int64_t n, int64_t k, float alpha,
                     gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,

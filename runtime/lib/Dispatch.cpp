@@ -34,9 +34,10 @@ void _mlir_ciface_gnnrtGatherArgBackward(gnnrtContext *ctx, int64_t side,
 }
 
 void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
-                            gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
-                            gnnrtMemRefF32 *out, int64_t width) {
-  of(ctx).spmm(ctx, side, mean, weights, in, out, width);
+                            int64_t chunks, gnnrtMemRefF32 *weights,
+                            gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                            int64_t width) {
+  of(ctx).spmm(ctx, side, mean, chunks, weights, in, out, width);
 }
 
 void _mlir_ciface_gnnrtGemm(gnnrtContext *ctx, int64_t transA, int64_t transB,

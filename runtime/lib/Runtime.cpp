@@ -167,6 +167,16 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
   if (!resolveParamShapes(m, ds, error))
     return false;
   const int64_t V = ds.numVertices, E = ds.numEdges;
+  // The kernels rely on the format's order (chunk tiling finds a chunk's
+  // edges by binary search); the loader checks it, datasets built in memory
+  // must keep it too.
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t e = ds.indptr[v] + 1; e < ds.indptr[v + 1]; ++e)
+      if (ds.indices[e] < ds.indices[e - 1]) {
+        error = "sources not ascending within destination " +
+                std::to_string(v) + " (edge " + std::to_string(e) + ")";
+        return false;
+      }
   // The features move to a buffer of the device (on the CPU, huge pages: the
   // first layer's aggregation gathers their rows).
   const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());

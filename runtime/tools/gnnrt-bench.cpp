@@ -1,6 +1,6 @@
 //===- gnnrt-bench.cpp - aggregation and bandwidth probes of gnnrt --------===//
 //
-// gnnrt-bench DATASET_DIR [--width F] [--reps N] [--threads T]
+// gnnrt-bench DATASET_DIR [--width F] [--reps N] [--threads T] [--chunks P]
 // Prints one JSON object: a 2-stream copy probe (the bandwidth reference) and
 // the runtime's weighted aggregation (gnnrtSpmm, GCN's SAG) at width F, with
 // GFLOP/s (2 |E| F / t) and bandwidth counted two ways: "no-reuse" (every
@@ -33,11 +33,12 @@ static double seconds() {
 
 int main(int argc, char **argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help")) {
-    std::printf("usage: %s DATASET_DIR [--width F] [--reps N] [--threads T]\n",
+    std::printf("usage: %s DATASET_DIR [--width F] [--reps N] [--threads T] "
+                "[--chunks P]\n",
                 argv[0]);
     return argc < 2 ? 2 : 0;
   }
-  int64_t width = 128, reps = 10;
+  int64_t width = 128, reps = 10, chunks = 1;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     long long v = std::atoll(argv[i + 1]);
@@ -49,6 +50,8 @@ int main(int argc, char **argv) {
       width = v;
     else if (a == "--reps")
       reps = v;
+    else if (a == "--chunks")
+      chunks = v;
     else if (a == "--threads")
       omp_set_num_threads(static_cast<int>(v));
     else {
@@ -94,10 +97,10 @@ int main(int argc, char **argv) {
   gnnrtMemRefF32 xm{x.data, x.data, 0, {V * width}, {1}};
   gnnrtMemRefF32 ym{y.data, y.data, 0, {V * width}, {1}};
   std::vector<double> times;
-  _mlir_ciface_gnnrtSpmm(ctx, 1, 0, &wm, &xm, &ym, width); // warm-up
+  _mlir_ciface_gnnrtSpmm(ctx, 1, 0, chunks, &wm, &xm, &ym, width); // warm-up
   for (int64_t r = 0; r < reps; ++r) {
     double t0 = seconds();
-    _mlir_ciface_gnnrtSpmm(ctx, 1, 0, &wm, &xm, &ym, width);
+    _mlir_ciface_gnnrtSpmm(ctx, 1, 0, chunks, &wm, &xm, &ym, width);
     times.push_back(seconds() - t0);
   }
   std::sort(times.begin(), times.end());
@@ -107,11 +110,12 @@ int main(int argc, char **argv) {
       double(E) * width * 4 + double(E) * 8 + 2.0 * V * width * 4;
   const double compulsory = 2.0 * V * width * 4 + double(E) * 8 + double(V) * 8;
   std::printf(
-      "{\"threads\": %d, \"vertices\": %lld, \"edges\": %lld, \"width\": %lld, "
+      "{\"threads\": %d, \"chunks\": %lld, \"vertices\": %lld, \"edges\": %lld, \"width\": %lld, "
       "\"copy_GBps\": %.3f, \"spmm_ms\": %.4f, \"spmm_ms_min\": %.4f, "
       "\"spmm_ms_max\": %.4f, \"GFLOPs\": %.3f, \"no_reuse_GBps\": %.3f, "
       "\"compulsory_GBps\": %.3f}\n",
-      omp_get_max_threads(), static_cast<long long>(V),
+      omp_get_max_threads(), static_cast<long long>(chunks),
+      static_cast<long long>(V),
       static_cast<long long>(E), static_cast<long long>(width), copyGBs,
       t * 1e3, times.front() * 1e3, times.back() * 1e3, flops / t / 1e9,
       noReuse / t / 1e9, compulsory / t / 1e9);

@@ -78,7 +78,7 @@ Forward forward(gnnrtContext *ctx, const Sizes &s, gnnrtMemRefF32 &norm,
   gnnrtMemRefF32 x0 = buffer(ctx, 3, s.V * s.F);
   _mlir_ciface_gnnrtDropout(ctx, 0, 0.5, &x, &x0);
   f.a1 = buffer(ctx, 4, s.V * s.F);
-  _mlir_ciface_gnnrtSpmm(ctx, 1, 0, &norm, &x0, &f.a1, s.F);
+  _mlir_ciface_gnnrtSpmm(ctx, 1, 0, 1, &norm, &x0, &f.a1, s.F);
   gnnrtMemRefF32 w1 = param(ctx, 0), b1 = param(ctx, 1);
   f.t1 = buffer(ctx, 5, s.V * kHidden);
   _mlir_ciface_gnnrtGemm(ctx, 0, 0, s.V, kHidden, s.F, 1.0f, &f.a1, &w1, 0.0f,
@@ -93,7 +93,7 @@ Forward forward(gnnrtContext *ctx, const Sizes &s, gnnrtMemRefF32 &norm,
   f.h1 = buffer(ctx, 7, s.V * kHidden);
   _mlir_ciface_gnnrtDropout(ctx, 1, 0.5, &r1, &f.h1);
   f.a2 = buffer(ctx, 8, s.V * kHidden);
-  _mlir_ciface_gnnrtSpmm(ctx, 1, 0, &norm, &f.h1, &f.a2, kHidden);
+  _mlir_ciface_gnnrtSpmm(ctx, 1, 0, 1, &norm, &f.h1, &f.a2, kHidden);
   gnnrtMemRefF32 w2 = param(ctx, 2), b2 = param(ctx, 3);
   f.logits = buffer(ctx, 9, s.V * s.C);
   _mlir_ciface_gnnrtGemm(ctx, 0, 0, s.V, s.C, kHidden, 1.0f, &f.a2, &w2, 0.0f,
@@ -137,7 +137,7 @@ extern "C" float gnn_train_step(gnnrtContext *ctx) {
                          &ga2);
   // Aggregation backward: to the sources, through the same weights.
   gnnrtMemRefF32 gh1 = buffer(ctx, 12, s.V * kHidden);
-  _mlir_ciface_gnnrtSpmm(ctx, 0, 0, &norm, &ga2, &gh1, kHidden);
+  _mlir_ciface_gnnrtSpmm(ctx, 0, 0, 1, &norm, &ga2, &gh1, kHidden);
   gnnrtMemRefF32 gr1 = buffer(ctx, 13, s.V * kHidden);
   _mlir_ciface_gnnrtDropoutBackward(ctx, 1, 0.5, &gh1, &gr1);
   for (int64_t i = 0; i < s.V * kHidden; ++i)

@@ -281,6 +281,18 @@ private:
 
 LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
+  if (attr.getName().getValue() == kChunksAttrName) {
+    if (!isa<GatherOp, FusedGatherOp>(op))
+      return op->emitError() << "'" << kChunksAttrName
+                             << "' is only valid on an aggregation "
+                                "(gnn.gather, gnn.fused_gather)";
+    auto p = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!p || !p.getType().isInteger(64) || p.getInt() < 1 ||
+        p.getInt() > INT32_MAX)
+      return op->emitError() << "'" << kChunksAttrName
+                             << "' must be an i64 in [1, 2147483647]";
+    return success();
+  }
   if (attr.getName().getValue() != kModelAttrName)
     return op->emitError() << "unknown gnn attribute '"
                            << attr.getName().getValue() << "'";

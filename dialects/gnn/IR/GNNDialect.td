@@ -47,6 +47,9 @@ def GNN_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kParamAttrName = "gnn.param";
     static constexpr ::llvm::StringLiteral kInitAttrName = "gnn.init";
     static constexpr ::llvm::StringLiteral kDimsAttrName = "gnn.dims";
+    /// The P of an aggregation's P x P chunk tiling (--gnn-chunk-tile), on a
+    /// gnn.gather or gnn.fused_gather: a positive i64.
+    static constexpr ::llvm::StringLiteral kChunksAttrName = "gnn.chunks";
     /// The functions --gnn-autodiff derives and the runtime's driver calls.
     static constexpr ::llvm::StringLiteral kTrainStepName = "gnn_train_step";
     static constexpr ::llvm::StringLiteral kEvalName = "gnn_eval";

@@ -209,8 +209,9 @@ LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
   Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
   lb.call(rt::Call::gnnrtSpmm,
           {lb.ctx, lb.cI64(g.getSide() == Side::Src ? 0 : 1),
-           lb.cI64(g.getAcc() == Accumulator::Mean ? 1 : 0), weights, x.buf,
-           out.buf, lb.toI64(x.rowSize)});
+           lb.cI64(g.getAcc() == Accumulator::Mean ? 1 : 0),
+           lb.cI64(getChunks(g)), weights, x.buf, out.buf,
+           lb.toI64(x.rowSize)});
   buffers.bind(g.getResult(), out);
   return success();
 }

@@ -142,8 +142,9 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
   Tensor out = buffers.alloc(lb.sizes.numV, true, xt.dims);
   lb.call(rt::Call::gnnrtSpmm,
           {lb.ctx, lb.cI64(fg.getSide() == Side::Dst ? 1 : 0),
-           lb.cI64(fg.getAcc() == Accumulator::Mean ? 1 : 0), weights, xt.buf,
-           out.buf, lb.toI64(xt.rowSize)});
+           lb.cI64(fg.getAcc() == Accumulator::Mean ? 1 : 0),
+           lb.cI64(getChunks(fg)), weights, xt.buf, out.buf,
+           lb.toI64(xt.rowSize)});
   buffers.bind(fg.getOuts()[0], out);
   if (wt.buf)
     buffers.release(wt.buf); // nothing reads the weights after

@@ -30,6 +30,13 @@ struct Tensor {
   Value rowSize;           // product of dims (index)
 };
 
+/// The P of an aggregation's chunk tiling (`gnn.chunks`, --gnn-chunk-tile);
+/// 1 when untiled.
+inline int64_t getChunks(Operation *aggregation) {
+  auto p = aggregation->getAttrOfType<IntegerAttr>("gnn.chunks");
+  return p ? p.getInt() : 1;
+}
+
 /// The graph's sizes in the function being lowered (index values).
 struct GraphSizes {
   Value numV, numE, numF, numC;

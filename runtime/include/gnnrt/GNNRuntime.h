@@ -24,7 +24,8 @@
 ///   2: gnnrtGemm and gnnrtSumRows take the context as their first argument,
 ///      like every other entry point that computes (there is no process-wide
 ///      device any more).
-#define GNNRT_API_VERSION 2
+///   3: gnnrtSpmm takes `chunks`, the P of its P x P chunk tiling.
+#define GNNRT_API_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -160,9 +161,17 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtGatherArgBackward(
 /// gather in one pass):
 /// out[v, :] = sum over edges e into v (side 1; out of v for side 0) of
 /// w[e] * in[other end of e, :], divided by the number of such edges when
-/// `mean` is set; `w` may have size 0 (all weights 1).
+/// `mean` is set; `w` may have size 0 (all weights 1). With `chunks` P > 1
+/// the vertices are cut into P equal chunks and the edges into the P x P
+/// chunks between them (--gnn-chunk-tile): each output chunk is done over
+/// the input chunks in turn (forward: a destination chunk over the source
+/// chunks, column-major over the CSC; backward: a source chunk over the
+/// destination chunks, row-major over the CSR), so that one input chunk and
+/// one output chunk are worked on at a time. The sums are the same up to
+/// reassociation.
 GNNRT_EXPORT void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
-                                         int64_t mean, gnnrtMemRefF32 *weights,
+                                         int64_t mean, int64_t chunks,
+                                         gnnrtMemRefF32 *weights,
                                          gnnrtMemRefF32 *in,
                                          gnnrtMemRefF32 *out, int64_t width);
 

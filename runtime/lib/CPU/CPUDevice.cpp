@@ -131,9 +131,10 @@ public:
                          int64_t w) override {
     cpuGatherArgBackward(graph(), side, g, arg, ge, w);
   }
-  void spmm(gnnrtContext *, int64_t side, int64_t mean, gnnrtMemRefF32 *wts,
-            gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t w) override {
-    cpuSpmm(graph(), side, mean, wts, in, out, w);
+  void spmm(gnnrtContext *, int64_t side, int64_t mean, int64_t chunks,
+            gnnrtMemRefF32 *wts, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+            int64_t w) override {
+    cpuSpmm(graph(), side, mean, chunks, wts, in, out, w);
   }
   void gemm(gnnrtContext *, int64_t ta, int64_t tb, int64_t m, int64_t n,
             int64_t k, float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,

@@ -190,9 +190,10 @@ constexpr int64_t kPrefetchDistance = 8;
 /// Columns [col, col + N) of one output row, accumulated in registers (N is
 /// a multiple of 16 and at most 128: eight 512-bit registers) and stored once,
 /// instead of a load and a store of the output per edge and element.
+/// With `accumulate`, the row so far is added: o = (o + sum) * scale.
 template <int64_t N, bool Indirect>
 inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
-                      int64_t col, float scale, float *o) {
+                      int64_t col, float scale, float *o, bool accumulate) {
   const int32_t *other = op.other, *edges = op.seg.edges;
   const float *w = op.w, *x = op.x + col;
   const int64_t width = op.width, last = op.lastPosition;
@@ -215,6 +216,12 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
     for (int64_t i = 0; i < N; ++i)
       acc[i] += c * row[i];
   }
+  if (accumulate) {
+#pragma omp simd
+    for (int64_t i = 0; i < N; ++i)
+      o[col + i] = (o[col + i] + acc[i]) * scale;
+    return;
+  }
 #pragma omp simd
   for (int64_t i = 0; i < N; ++i)
     o[col + i] = acc[i] * scale;
@@ -222,9 +229,10 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
 
 /// Columns [col, width) (fewer than 16) of one output row, in memory.
 inline void spmmTail(const SpmmOperands &op, int64_t begin, int64_t end,
-                     int64_t col, float scale, float *o) {
-  for (int64_t i = col; i < op.width; ++i)
-    o[i] = 0.0f;
+                     int64_t col, float scale, float *o, bool accumulate) {
+  if (!accumulate)
+    for (int64_t i = col; i < op.width; ++i)
+      o[i] = 0.0f;
   for (int64_t j = begin; j < end; ++j) {
     const float c = op.w ? op.w[op.seg.edge(j)] : 1.0f;
     const float *row = op.x + static_cast<int64_t>(op.other[j]) * op.width;
@@ -235,45 +243,87 @@ inline void spmmTail(const SpmmOperands &op, int64_t begin, int64_t end,
     o[i] *= scale;
 }
 
+/// One output row from the positions [begin, end) of its segment: column
+/// chunks of 128, 64, 32 and 16 (a pass over the edges each, their indices
+/// staying in L1) and a tail of fewer than 16 columns.
+template <bool Indirect>
+inline void spmmRow(const SpmmOperands &op, int64_t begin, int64_t end,
+                    float scale, float *o, bool accumulate) {
+  const int64_t width = op.width;
+  int64_t col = 0;
+  for (; col + 128 <= width; col += 128)
+    spmmChunk<128, Indirect>(op, begin, end, col, scale, o, accumulate);
+  if (col + 64 <= width) {
+    spmmChunk<64, Indirect>(op, begin, end, col, scale, o, accumulate);
+    col += 64;
+  }
+  if (col + 32 <= width) {
+    spmmChunk<32, Indirect>(op, begin, end, col, scale, o, accumulate);
+    col += 32;
+  }
+  if (col + 16 <= width) {
+    spmmChunk<16, Indirect>(op, begin, end, col, scale, o, accumulate);
+    col += 16;
+  }
+  if (col < width)
+    spmmTail(op, begin, end, col, scale, o, accumulate);
+}
+
 template <bool Indirect>
 void spmmRows(const SpmmOperands &op, int64_t mean, int64_t V, float *y) {
-  const int64_t width = op.width;
   const int64_t *offsets = op.seg.offsets;
-  // Each row is done in column chunks of 128, 64, 32 and 16 (a pass over
-  // the row's edges each, their indices staying in L1) and a tail of fewer
-  // than 16 columns.
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t v = 0; v < V; ++v) {
-    float *o = y + v * width;
     const int64_t begin = offsets[v], end = offsets[v + 1];
     const float scale =
         mean && end > begin ? 1.0f / static_cast<float>(end - begin) : 1.0f;
-    int64_t col = 0;
-    for (; col + 128 <= width; col += 128)
-      spmmChunk<128, Indirect>(op, begin, end, col, scale, o);
-    if (col + 64 <= width) {
-      spmmChunk<64, Indirect>(op, begin, end, col, scale, o);
-      col += 64;
-    }
-    if (col + 32 <= width) {
-      spmmChunk<32, Indirect>(op, begin, end, col, scale, o);
-      col += 32;
-    }
-    if (col + 16 <= width) {
-      spmmChunk<16, Indirect>(op, begin, end, col, scale, o);
-      col += 16;
-    }
-    if (col < width)
-      spmmTail(op, begin, end, col, scale, o);
+    spmmRow<Indirect>(op, begin, end, scale, y + v * op.width, false);
   }
+}
+
+/// The P x P chunk tiling (gnnrtSpmm's `chunks`): vertex chunk c is
+/// [floor(c V / P), floor((c + 1) V / P)). For each output chunk, the input
+/// chunks in turn: the edges of an output row whose other end lies in input
+/// chunk i are a contiguous range of its segment (the other ends ascend
+/// within a segment: the loader checks it for the CSC, bindDataset builds the
+/// CSR so), found by binary search. A row's first range is stored, the later
+/// ones added, the mean taken at the last.
+template <bool Indirect>
+void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
+               float *y) {
+  const int64_t *offsets = op.seg.offsets;
+  const int32_t *other = op.other;
+  auto bound = [&](int64_t c) { return c * V / P; };
+#pragma omp parallel
+  for (int64_t j = 0; j < P; ++j)
+    for (int64_t i = 0; i < P; ++i) {
+      const int32_t lo = static_cast<int32_t>(bound(i)),
+                    hi = static_cast<int32_t>(bound(i + 1));
+#pragma omp for schedule(dynamic, 64)
+      for (int64_t v = bound(j); v < bound(j + 1); ++v) {
+        const int64_t rowBegin = offsets[v], rowEnd = offsets[v + 1];
+        const int64_t begin =
+            std::lower_bound(other + rowBegin, other + rowEnd, lo) - other;
+        const int64_t end =
+            std::lower_bound(other + begin, other + rowEnd, hi) - other;
+        const float scale = i == P - 1 && mean && rowEnd > rowBegin
+                                ? 1.0f / static_cast<float>(rowEnd - rowBegin)
+                                : 1.0f;
+        spmmRow<Indirect>(op, begin, end, scale, y + v * op.width, i > 0);
+      }
+    }
 }
 
 } // namespace
 
 void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
-             gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
-             int64_t width) {
+             int64_t chunks, gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+             gnnrtMemRefF32 *out, int64_t width) {
   const int64_t V = graph.numVertices, E = graph.numEdges;
+  if (chunks < 1)
+    fatal("gnnrtSpmm: " + std::to_string(chunks) + " chunks");
+  // More chunks than vertices would only add empty ones.
+  const int64_t P = std::min<int64_t>(chunks, std::max<int64_t>(V, 1));
   need(in->sizes[0], V * width, "gnnrtSpmm input");
   need(out->sizes[0], V * width, "gnnrtSpmm output");
   const bool weighted = weights->sizes[0] > 0;
@@ -287,10 +337,16 @@ void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
                         width,
                         seg.offsets[V]};
   float *y = ptr(out);
-  if (seg.edges)
+  if (P > 1) {
+    if (seg.edges)
+      spmmTiled<true>(op, mean, V, P, y);
+    else
+      spmmTiled<false>(op, mean, V, P, y);
+  } else if (seg.edges) {
     spmmRows<true>(op, mean, V, y);
-  else
+  } else {
     spmmRows<false>(op, mean, V, y);
+  }
 }
 
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,

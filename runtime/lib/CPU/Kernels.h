@@ -22,8 +22,8 @@ void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
                           gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                           gnnrtMemRefF32 *gradEdges, int64_t width);
 void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
-             gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
-             int64_t width);
+             int64_t chunks, gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+             gnnrtMemRefF32 *out, int64_t width);
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
              float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
              gnnrtMemRefF32 *c);

@@ -142,7 +142,7 @@ public:
                          gnnrtMemRefI32 *, gnnrtMemRefF32 *, int64_t) override {
     unimplemented("gatherArgBackward");
   }
-  void spmm(gnnrtContext *, int64_t, int64_t, gnnrtMemRefF32 *,
+  void spmm(gnnrtContext *, int64_t, int64_t, int64_t, gnnrtMemRefF32 *,
             gnnrtMemRefF32 *, gnnrtMemRefF32 *, int64_t) override {
     unimplemented("spmm");
   }

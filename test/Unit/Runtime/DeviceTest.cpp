@@ -232,6 +232,7 @@ TEST(RuntimeDevice, TheGraphAccessorsReturnTheDevicesCopies) {
   ds.numClasses = 2;
   ds.indptr.assign(V + 1, 0);
   for (int64_t v = 0; v < V; ++v) {
+    std::sort(in[v].begin(), in[v].end()); // the format: sources ascend
     ds.indptr[v + 1] = ds.indptr[v] + static_cast<int64_t>(in[v].size());
     ds.indices.insert(ds.indices.end(), in[v].begin(), in[v].end());
   }
