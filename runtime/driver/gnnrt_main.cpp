@@ -13,6 +13,7 @@
 
 #include "Context.h"
 #include "Device.h"
+#include "File.h"
 #include "Npy.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -221,6 +223,20 @@ Options parseArgs(int argc, char **argv) {
   return o;
 }
 
+/// The output paths, checked before any training: a run must not fail at
+/// its end for a missing directory or a directory named as a file.
+void checkOutputs(const Options &o) {
+  std::string error;
+  for (auto [flag, path] : {std::pair{"--json", &o.json},
+                            std::pair{"--predict", &o.predict}})
+    if (!path->empty() && !checkOutputFile(*path, error))
+      usageError(std::string("option ") + flag + ": " + error);
+  for (auto [flag, path] : {std::pair{"--save-params", &o.saveParams},
+                            std::pair{"--dump", &o.dump}})
+    if (!path->empty() && !checkOutputDirectory(*path, error))
+      usageError(std::string("option ") + flag + ": " + error);
+}
+
 bool makeDir(const std::string &dir, std::string &error) {
   if (isDir(dir))
     return true;
@@ -373,7 +389,11 @@ void selectBlasKernels(char **argv) {
 
 int main(int argc, char **argv) {
   selectBlasKernels(argv);
+  // A file size limit (ulimit -f) makes a write fail with EFBIG, reported
+  // with the file's name, instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options o = parseArgs(argc, argv);
+  checkOutputs(o);
   if (o.threads > 0) {
     // More threads than processors only oversubscribe the cores (and a
     // huge count exhausts libgomp): cap at the processors, and say so.
@@ -537,43 +557,46 @@ int main(int argc, char **argv) {
       fatal("--predict: " + error);
   }
   if (!o.json.empty()) {
-    FILE *f = std::fopen(o.json.c_str(), "w");
-    if (!f)
-      fatal("--json: " + o.json + ": " + std::strerror(errno));
-    std::fprintf(
-        f, "{\n  \"model\": %s,\n  \"dataset\": %s,\n  \"threads\": %d,\n",
-        jsonString(ctx->model.name).c_str(), jsonString(ctx->ds.name).c_str(),
-        threads);
-    std::fprintf(f,
-                 "  \"epochs\": %lld,\n  \"seed\": %llu,\n  \"lr\": %.17g,\n",
-                 static_cast<long long>(o.epochs),
-                 static_cast<unsigned long long>(o.seed), o.opt.lr);
-    std::fprintf(f, "  \"optimizer\": \"%s\",\n  \"weight_decay\": %.17g,\n",
-                 o.opt.kind == OptimizerConfig::Adam ? "adam" : "sgd",
-                 o.opt.weightDecay);
-    std::fprintf(
-        f,
-        "  \"final\": {\"loss\": %.9g, \"train_acc\": %.9g, \"val_acc\": %.9g, "
-        "\"test_acc\": %.9g},\n",
-        last.loss, last.train, last.val, last.test);
-    std::fprintf(f,
-                 "  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n  "
-                 "\"history\": [",
-                 median, static_cast<long long>(ctx->bytesAllocated));
+    std::string text;
+    auto appendf = [&text](const char *format, auto... args) {
+      char buf[512];
+      int n = std::snprintf(buf, sizeof(buf), format, args...);
+      if (n >= static_cast<int>(sizeof(buf))) {
+        std::vector<char> big(static_cast<size_t>(n) + 1);
+        std::snprintf(big.data(), big.size(), format, args...);
+        text.append(big.data(), static_cast<size_t>(n));
+      } else if (n > 0) {
+        text.append(buf, static_cast<size_t>(n));
+      }
+    };
+    appendf("{\n  \"model\": %s,\n  \"dataset\": %s,\n  \"threads\": %d,\n",
+            jsonString(ctx->model.name).c_str(),
+            jsonString(ctx->ds.name).c_str(), threads);
+    appendf("  \"epochs\": %lld,\n  \"seed\": %llu,\n  \"lr\": %.17g,\n",
+            static_cast<long long>(o.epochs),
+            static_cast<unsigned long long>(o.seed), o.opt.lr);
+    appendf("  \"optimizer\": \"%s\",\n  \"weight_decay\": %.17g,\n",
+            o.opt.kind == OptimizerConfig::Adam ? "adam" : "sgd",
+            o.opt.weightDecay);
+    appendf("  \"final\": {\"loss\": %.9g, \"train_acc\": %.9g, \"val_acc\": "
+            "%.9g, \"test_acc\": %.9g},\n",
+            last.loss, last.train, last.val, last.test);
+    appendf("  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n  "
+            "\"history\": [",
+            median, static_cast<long long>(ctx->bytesAllocated));
     bool first = true;
     for (const EpochRecord &r : history) {
-      std::fprintf(f, "%s\n    {\"epoch\": %lld, \"loss\": %.9g, \"ms\": %.6g",
-                   first ? "" : ",", static_cast<long long>(r.epoch), r.loss,
-                   r.ms);
+      appendf("%s\n    {\"epoch\": %lld, \"loss\": %.9g, \"ms\": %.6g",
+              first ? "" : ",", static_cast<long long>(r.epoch), r.loss, r.ms);
       if (r.evaluated)
-        std::fprintf(
-            f, ", \"train_acc\": %.9g, \"val_acc\": %.9g, \"test_acc\": %.9g",
-            r.train, r.val, r.test);
-      std::fprintf(f, "}");
+        appendf(", \"train_acc\": %.9g, \"val_acc\": %.9g, \"test_acc\": %.9g",
+                r.train, r.val, r.test);
+      text += "}";
       first = false;
     }
-    std::fprintf(f, "\n  ]\n}\n");
-    std::fclose(f);
+    text += "\n  ]\n}\n";
+    if (!writeWholeFile(o.json, {{text.data(), text.size()}}, error))
+      fatal("--json: " + error);
   }
   return 0;
 }

@@ -44,7 +44,7 @@ bool readNpy(const std::string &path, const std::string &name, DType expected,
              int rank, NpyHeader &header, std::vector<char> &data,
              std::string &error);
 
-/// Writes a C-order array.
+/// Writes a C-order array, whole or not at all (File.h: writeWholeFile).
 bool writeNpy(const std::string &path, DType dtype,
               const std::vector<int64_t> &shape, const void *data,
               std::string &error);
