@@ -15,6 +15,7 @@
 #include "Device.h"
 #include "File.h"
 #include "Npy.h"
+#include "Threads.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cblas.h>
@@ -56,18 +57,22 @@ const char *kUsage =
     "Trains the compiled model full-graph on a dataset (DESIGN.md's "
     "format).\n\n"
     "  --data DIR           dataset directory (default: the shipped polblogs)\n"
-    "  --epochs N           training epochs (default 200)\n"
-    "  --lr X               learning rate (default 0.01)\n"
+    "  --epochs N           training epochs, 0 to 10^9 (default 200)\n"
+    "  --lr X               learning rate, in (0, 1e6] (default 0.01)\n"
     "  --optimizer adam|sgd optimizer (default adam, torch.optim semantics)\n"
-    "  --momentum X         SGD momentum (default 0.9)\n"
-    "  --weight-decay X     L2 weight decay added to the gradient (default 0)\n"
+    "  --momentum X         SGD momentum, in [0, 1] (default 0.9)\n"
+    "  --weight-decay X     L2 weight decay added to the gradient, in [0, 1e6]\n"
+    "                       (default 0)\n"
     "  --dropout X          dropout rate for every dropout op (default: the "
     "model's)\n"
-    "  --seed N             seed of the initialisation and dropout (default "
-    "0)\n"
-    "  --threads N          OpenMP threads (default: OMP_NUM_THREADS or all)\n"
-    "  --eval-every N       evaluate every N epochs (default 1)\n"
+    "  --seed N             seed of the initialisation and dropout, 0 to "
+    "2^63-1\n                       (default 0)\n"
+    "  --threads N          OpenMP threads, 1 to 4096, capped at the "
+    "processors\n                       (default: OMP_NUM_THREADS, same "
+    "range, or all)\n"
+    "  --eval-every N       evaluate every N epochs, 1 to 10^9 (default 1)\n"
     "  --json FILE          write a JSON summary\n"
+    "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
     "  --load-params DIR    start from <param>.npy instead of initialising\n"
     "  --predict FILE       write the predicted class per vertex (.npy, "
@@ -82,9 +87,6 @@ const char *kUsage =
   std::fprintf(stderr, "error: %s (see --help)\n", message.c_str());
   std::exit(2);
 }
-
-/// The largest --threads accepted (more than the processors is capped).
-constexpr int64_t kMaxThreads = 4096;
 
 bool parseInt(const char *s, int64_t &out) {
   char *end = nullptr;
@@ -167,8 +169,13 @@ Options parseArgs(int argc, char **argv) {
     auto real = [&](double lo, double hi, bool loOpen) {
       const char *s = next();
       double v;
-      if (!parseDouble(s, v) || v < lo || v > hi || (loOpen && v == lo))
-        usageError("option " + a + ": '" + s + "' is out of range");
+      if (!parseDouble(s, v) || v < lo || v > hi || (loOpen && v == lo)) {
+        char range[64];
+        std::snprintf(range, sizeof(range), "%c%g, %g]", loOpen ? '(' : '[',
+                      lo, hi);
+        usageError("option " + a + ": expected a number in " + range +
+                   " but got '" + s + "'");
+      }
       return v;
     };
     if (a == "--help" || a == "-h") {
@@ -394,21 +401,11 @@ int main(int argc, char **argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   Options o = parseArgs(argc, argv);
   checkOutputs(o);
-  if (o.threads > 0) {
-    // More threads than processors only oversubscribe the cores (and a
-    // huge count exhausts libgomp): cap at the processors, and say so.
-    const int64_t procs = omp_get_num_procs();
-    if (o.threads > procs) {
-      std::fprintf(stderr,
-                   "warning: --threads %lld is more than the %lld processors "
-                   "available; using %lld\n",
-                   static_cast<long long>(o.threads),
-                   static_cast<long long>(procs),
-                   static_cast<long long>(procs));
-      o.threads = procs;
-    }
-    omp_set_num_threads(static_cast<int>(o.threads));
-  }
+  // --threads, else OMP_NUM_THREADS, checked before OpenMP's first
+  // parallel region (Threads.h).
+  std::string threadError;
+  if (!configureThreads(o.threads, "--threads", threadError))
+    usageError(threadError);
 
   auto *ctx = new gnnrtContext(); // the CPU device
   std::string error;
