@@ -6,6 +6,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <optional>
+#include <tuple>
+
 using namespace mlir;
 using llvm::StringRef;
 
@@ -13,9 +16,9 @@ using llvm::StringRef;
 /// same bound); llvm::json::parse recurses once per level.
 static constexpr int kMaxJsonDepth = 64;
 /// meta.json is a few hundred bytes; anything much larger is not one.
-static constexpr uint64_t kMaxMetaBytes = uint64_t(1) << 24;
+static constexpr uint64_t kMaxMetaBytes = uint64_t(1) << 20;
 
-/// Where `text` nests deeper than kMaxJsonDepth, outside strings.
+/// Whether `text` nests deeper than kMaxJsonDepth, outside strings.
 static bool tooDeep(StringRef text) {
   int depth = 0;
   bool inString = false;
@@ -40,13 +43,13 @@ static bool tooDeep(StringRef text) {
 
 FailureOr<gnn::DatasetMeta> gnn::readDatasetMeta(StringRef path,
                                                  std::string &error) {
-  // A FIFO would block the read until a writer comes, a device never end.
+  // Only a regular file: a FIFO would block the open, a device never end.
   llvm::sys::fs::file_status status;
   if (std::error_code ec = llvm::sys::fs::status(path, status)) {
     error = "cannot read '" + path.str() + "': " + ec.message();
     return failure();
   }
-  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+  if (!llvm::sys::fs::is_regular_file(status)) {
     error = "'" + path.str() + "' is not a regular file";
     return failure();
   }
@@ -73,26 +76,29 @@ FailureOr<gnn::DatasetMeta> gnn::readDatasetMeta(StringRef path,
     error = "'" + path.str() + "' is not a JSON object";
     return failure();
   }
+  // Each count, when present, is an integer in the loaders' bounds
+  // (runtime/lib/Dataset.cpp): int32 vertex and edge ids, rows of at most
+  // 2^24 elements.
   DatasetMeta meta;
-  meta.numVertices = obj->getInteger("num_vertices").value_or(0);
-  meta.numEdges = obj->getInteger("num_edges").value_or(0);
-  meta.numFeatures = obj->getInteger("num_features").value_or(0);
-  meta.numClasses = obj->getInteger("num_classes").value_or(0);
-  // The loaders' bounds (runtime/lib/Dataset.cpp): sizes outside them are no
-  // dataset the executable would train on.
-  const struct {
-    const char *key;
-    int64_t value, max;
-  } counts[] = {{"num_vertices", meta.numVertices, INT32_MAX},
-                {"num_edges", meta.numEdges, INT32_MAX},
-                {"num_features", meta.numFeatures, int64_t(1) << 24},
-                {"num_classes", meta.numClasses, int64_t(1) << 24}};
-  for (const auto &c : counts)
-    if (c.value < 0 || c.value > c.max) {
-      error = "'" + path.str() + "': '" + c.key + "' is " +
-              std::to_string(c.value) + ", outside [0, " +
-              std::to_string(c.max) + "]";
+  constexpr int64_t kMaxCount = INT32_MAX, kMaxWidth = int64_t(1) << 24;
+  for (auto [key, field, hi] :
+       {std::tuple{"num_vertices", &meta.numVertices, kMaxCount},
+        std::tuple{"num_edges", &meta.numEdges, kMaxCount},
+        std::tuple{"num_features", &meta.numFeatures, kMaxWidth},
+        std::tuple{"num_classes", &meta.numClasses, kMaxWidth}}) {
+    const llvm::json::Value *v = obj->get(key);
+    if (!v)
+      continue;
+    std::optional<int64_t> n = v->getAsInteger();
+    if (!n || *n < 0 || *n > hi) {
+      std::string shown;
+      llvm::raw_string_ostream os(shown);
+      os << *v;
+      error = "'" + path.str() + "': " + key + " must be an integer in [0, " +
+              std::to_string(hi) + "] but is " + os.str();
       return failure();
     }
+    *field = *n;
+  }
   return meta;
 }

@@ -107,17 +107,15 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   return m;
 }
 
-bool mlir::gnn::emitObjectFile(llvm::Module &module, llvm::StringRef path,
-                               std::string &error) {
+bool mlir::gnn::emitObject(llvm::Module &module,
+                           llvm::SmallVectorImpl<char> &object,
+                           std::string &error) {
   std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
   if (!tm)
     return false;
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = path.str() + ": " + ec.message();
-    return false;
-  }
+  // Into memory: the caller writes the file whole or not at all
+  // (gnn/Support/OutputFile.h).
+  llvm::raw_svector_ostream out(object);
   llvm::legacy::PassManager codegen;
   if (tm->addPassesToEmitFile(codegen, out, nullptr,
                               llvm::CodeGenFileType::ObjectFile)) {
@@ -125,6 +123,5 @@ bool mlir::gnn::emitObjectFile(llvm::Module &module, llvm::StringRef path,
     return false;
   }
   codegen.run(module);
-  out.flush();
-  return !out.has_error();
+  return true;
 }

@@ -25,6 +25,7 @@ from typing import Dict, List, Union
 import numpy as np
 
 from . import zoo
+from ._cli import float_in, int_in
 from .data import from_edges, save
 from .executor import Executor, init_params
 from .program import Program
@@ -170,22 +171,22 @@ def main(argv=None) -> int:
     p = sub.add_parser("dump", help="--dump against the NumPy executor on random graphs")
     p.add_argument("exe")
     p.add_argument("--model", required=True, choices=sorted(zoo.ZOO))
-    p.add_argument("--seed", type=int, default=None, help="default: fresh")
-    p.add_argument("--graphs", type=int, default=2)
+    p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=None, help="default: fresh")
+    p.add_argument("--graphs", type=int_in(1, 1000), default=2)
     p.add_argument("--isolated", action="store_true",
                    help="graphs without self-loops, a tenth of the vertices without edges")
     p = sub.add_parser("accuracy", help="training accuracy against the NumPy loop, over seeds")
     p.add_argument("exe")
     p.add_argument("--model", required=True, choices=sorted(zoo.ZOO))
     p.add_argument("--data", default=None)
-    p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--epochs", type=int, default=200)
-    p.add_argument("--lr", type=float, default=0.01)
-    p.add_argument("--weight-decay", type=float, default=5e-4)
+    p.add_argument("--seeds", type=int_in(1, 1000), default=5)
+    p.add_argument("--epochs", type=int_in(0, 1000000000), default=200)
+    p.add_argument("--lr", type=float_in(0.0, 1e6), default=0.01)
+    p.add_argument("--weight-decay", type=float_in(0.0, 1e6), default=5e-4)
     p = sub.add_parser("determinism", help="bitwise repeatability and 1 vs 2 threads")
     p.add_argument("exe")
     p.add_argument("--data", default=None)
-    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--epochs", type=int_in(0, 1000000000), default=20)
     args = parser.parse_args(argv)
     if args.command == "dump":
         seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)

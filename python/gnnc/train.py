@@ -16,7 +16,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from .data.format import Dataset, DatasetError, read_npy
+from .data.format import Dataset, DatasetError, read_npy, write_whole
 from .executor import Executor, accuracy, init_params
 from .program import Program
 
@@ -129,7 +129,9 @@ def train(program: Program, dataset: Dataset, epochs: int = 200,
 def save_params(params: Dict[str, np.ndarray], directory: str) -> None:
     os.makedirs(directory, exist_ok=True)
     for name, value in params.items():
-        np.save(os.path.join(directory, f"{name}.npy"), np.asarray(value, dtype=np.float32))
+        arr = np.asarray(value, dtype=np.float32)
+        # Whole or not at all, never into a FIFO (write_whole).
+        write_whole(os.path.join(directory, f"{name}.npy"), lambda f, arr=arr: np.save(f, arr))
 
 
 def load_params(program: Program, directory: str, shapes: Dict[str, tuple]) -> Dict[str, np.ndarray]:

@@ -17,6 +17,8 @@ import sys
 from typing import Callable, Dict, Tuple
 
 from . import frontend as gn
+from ._cli import int_in
+from .data.format import write_whole
 from .frontend import C, F, Model
 from .printer import to_mlir
 from .program import Program
@@ -314,7 +316,8 @@ def main(argv=None) -> int:
     group.add_argument("--write", metavar="DIR", help="write <model>.mlir for every model")
     group.add_argument("--check", metavar="DIR",
                        help="fail if any <model>.mlir in DIR differs from the zoo")
-    parser.add_argument("--depth", type=int, help="depth of deep_gcn (with --print)")
+    parser.add_argument("--depth", type=int_in(1, 4096),
+                        help="depth of deep_gcn (with --print), in [1, 4096]")
     args = parser.parse_args(argv)
 
     if args.print:
@@ -329,8 +332,7 @@ def main(argv=None) -> int:
         path = os.path.join(directory, f"{name}.mlir")
         text = render(name)
         if args.write:
-            with open(path, "w") as f:
-                f.write(text)
+            write_whole(path, lambda f, text=text: f.write(text.encode()))
             continue
         try:
             with open(path) as f:

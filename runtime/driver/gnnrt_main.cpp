@@ -13,8 +13,10 @@
 
 #include "Context.h"
 #include "Device.h"
+#include "File.h"
 #include "Memory.h"
 #include "Npy.h"
+#include "Threads.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cblas.h>
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,21 +58,25 @@ const char *kUsage =
     "Trains the compiled model full-graph on a dataset (DESIGN.md's "
     "format).\n\n"
     "  --data DIR           dataset directory (default: the shipped polblogs)\n"
-    "  --epochs N           training epochs (default 200)\n"
-    "  --lr X               learning rate (default 0.01)\n"
+    "  --epochs N           training epochs, 0 to 10^9 (default 200)\n"
+    "  --lr X               learning rate, in (0, 1e6] (default 0.01)\n"
     "  --optimizer adam|sgd optimizer (default adam, torch.optim semantics)\n"
-    "  --momentum X         SGD momentum (default 0.9)\n"
-    "  --weight-decay X     L2 weight decay added to the gradient (default 0)\n"
+    "  --momentum X         SGD momentum, in [0, 1] (default 0.9)\n"
+    "  --weight-decay X     L2 weight decay added to the gradient, in [0, 1e6]\n"
+    "                       (default 0)\n"
     "  --dropout X          dropout rate for every dropout op (default: the "
     "model's)\n"
-    "  --seed N             seed of the initialisation and dropout (default "
-    "0)\n"
-    "  --threads N          OpenMP threads (default: OMP_NUM_THREADS or all)\n"
-    "  --eval-every N       evaluate every N epochs (default 1)\n"
+    "  --seed N             seed of the initialisation and dropout, 0 to "
+    "2^63-1\n                       (default 0)\n"
+    "  --threads N          OpenMP threads, 1 to 4096, capped at the "
+    "processors\n                       (default: OMP_NUM_THREADS, same "
+    "range, or all)\n"
+    "  --eval-every N       evaluate every N epochs, 1 to 10^9 (default 1)\n"
     "  --mem-budget BYTES   resident memory the run may use (suffix K, M, G "
     "or T);\n"
     "                       a run that needs more stops before allocating it\n"
     "  --json FILE          write a JSON summary\n"
+    "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
     "  --load-params DIR    start from <param>.npy instead of initialising\n"
     "  --predict FILE       write the predicted class per vertex (.npy, "
@@ -84,9 +91,6 @@ const char *kUsage =
   std::fprintf(stderr, "error: %s (see --help)\n", message.c_str());
   std::exit(2);
 }
-
-/// The largest --threads accepted (more than the processors is capped).
-constexpr int64_t kMaxThreads = 4096;
 
 bool parseInt(const char *s, int64_t &out) {
   char *end = nullptr;
@@ -169,8 +173,13 @@ Options parseArgs(int argc, char **argv) {
     auto real = [&](double lo, double hi, bool loOpen) {
       const char *s = next();
       double v;
-      if (!parseDouble(s, v) || v < lo || v > hi || (loOpen && v == lo))
-        usageError("option " + a + ": '" + s + "' is out of range");
+      if (!parseDouble(s, v) || v < lo || v > hi || (loOpen && v == lo)) {
+        char range[64];
+        std::snprintf(range, sizeof(range), "%c%g, %g]", loOpen ? '(' : '[',
+                      lo, hi);
+        usageError("option " + a + ": expected a number in " + range +
+                   " but got '" + s + "'");
+      }
       return v;
     };
     if (a == "--help" || a == "-h") {
@@ -229,6 +238,20 @@ Options parseArgs(int argc, char **argv) {
   if (o.data.empty())
     o.data = defaultData(argv[0]);
   return o;
+}
+
+/// The output paths, checked before any training: a run must not fail at
+/// its end for a missing directory or a directory named as a file.
+void checkOutputs(const Options &o) {
+  std::string error;
+  for (auto [flag, path] : {std::pair{"--json", &o.json},
+                            std::pair{"--predict", &o.predict}})
+    if (!path->empty() && !checkOutputFile(*path, error))
+      usageError(std::string("option ") + flag + ": " + error);
+  for (auto [flag, path] : {std::pair{"--save-params", &o.saveParams},
+                            std::pair{"--dump", &o.dump}})
+    if (!path->empty() && !checkOutputDirectory(*path, error))
+      usageError(std::string("option ") + flag + ": " + error);
 }
 
 bool makeDir(const std::string &dir, std::string &error) {
@@ -384,22 +407,16 @@ void selectBlasKernels(char **argv) {
 int main(int argc, char **argv) {
   installOutOfMemoryHandler();
   selectBlasKernels(argv);
+  // A file size limit (ulimit -f) makes a write fail with EFBIG, reported
+  // with the file's name, instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options o = parseArgs(argc, argv);
-  if (o.threads > 0) {
-    // More threads than processors only oversubscribe the cores (and a
-    // huge count exhausts libgomp): cap at the processors, and say so.
-    const int64_t procs = omp_get_num_procs();
-    if (o.threads > procs) {
-      std::fprintf(stderr,
-                   "warning: --threads %lld is more than the %lld processors "
-                   "available; using %lld\n",
-                   static_cast<long long>(o.threads),
-                   static_cast<long long>(procs),
-                   static_cast<long long>(procs));
-      o.threads = procs;
-    }
-    omp_set_num_threads(static_cast<int>(o.threads));
-  }
+  checkOutputs(o);
+  // --threads, else OMP_NUM_THREADS, checked before OpenMP's first
+  // parallel region (Threads.h).
+  std::string threadError;
+  if (!configureThreads(o.threads, "--threads", threadError))
+    usageError(threadError);
 
   setMemoryBudget(o.memBudget);
   auto *ctx = new gnnrtContext(); // the CPU device
@@ -553,66 +570,68 @@ int main(int argc, char **argv) {
       fatal("--predict: " + error);
   }
   if (!o.json.empty()) {
-    FILE *f = std::fopen(o.json.c_str(), "w");
-    if (!f)
-      fatal("--json: " + o.json + ": " + std::strerror(errno));
-    std::fprintf(
-        f, "{\n  \"model\": %s,\n  \"dataset\": %s,\n  \"threads\": %d,\n",
-        jsonString(ctx->model.name).c_str(), jsonString(ctx->ds.name).c_str(),
-        threads);
-    std::fprintf(f,
-                 "  \"epochs\": %lld,\n  \"seed\": %llu,\n  \"lr\": %.17g,\n",
-                 static_cast<long long>(o.epochs),
-                 static_cast<unsigned long long>(o.seed), o.opt.lr);
-    std::fprintf(f, "  \"optimizer\": \"%s\",\n  \"weight_decay\": %.17g,\n",
-                 o.opt.kind == OptimizerConfig::Adam ? "adam" : "sgd",
-                 o.opt.weightDecay);
-    std::fprintf(
-        f,
-        "  \"final\": {\"loss\": %.9g, \"train_acc\": %.9g, \"val_acc\": %.9g, "
-        "\"test_acc\": %.9g},\n",
-        last.loss, last.train, last.val, last.test);
-    std::fprintf(f,
-                 "  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n",
-                 median, static_cast<long long>(ctx->bytesAllocated));
+    std::string text;
+    auto appendf = [&text](const char *format, auto... args) {
+      char buf[512];
+      int n = std::snprintf(buf, sizeof(buf), format, args...);
+      if (n >= static_cast<int>(sizeof(buf))) {
+        std::vector<char> big(static_cast<size_t>(n) + 1);
+        std::snprintf(big.data(), big.size(), format, args...);
+        text.append(big.data(), static_cast<size_t>(n));
+      } else if (n > 0) {
+        text.append(buf, static_cast<size_t>(n));
+      }
+    };
+    appendf("{\n  \"model\": %s,\n  \"dataset\": %s,\n  \"threads\": %d,\n",
+            jsonString(ctx->model.name).c_str(),
+            jsonString(ctx->ds.name).c_str(), threads);
+    appendf("  \"epochs\": %lld,\n  \"seed\": %llu,\n  \"lr\": %.17g,\n",
+            static_cast<long long>(o.epochs),
+            static_cast<unsigned long long>(o.seed), o.opt.lr);
+    appendf("  \"optimizer\": \"%s\",\n  \"weight_decay\": %.17g,\n",
+            o.opt.kind == OptimizerConfig::Adam ? "adam" : "sgd",
+            o.opt.weightDecay);
+    appendf("  \"final\": {\"loss\": %.9g, \"train_acc\": %.9g, \"val_acc\": "
+            "%.9g, \"test_acc\": %.9g},\n",
+            last.loss, last.train, last.val, last.test);
+    appendf("  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n",
+            median, static_cast<long long>(ctx->bytesAllocated));
     // What the driver estimated before allocating (TrainingMemory) and the
     // device memory's high-water mark: they agree when the estimate holds.
     const MemoryCounters counters = ctx->device->memoryCounters();
-    std::fprintf(f,
-                 "  \"memory\": {\"budget_bytes\": %lld, "
-                 "\"peak_resident_bytes\": %lld, \"copied_to_device_bytes\": "
-                 "%lld, \"copied_to_host_bytes\": %lld,\n             "
-                 "\"device_peak_bytes\": %lld, "
-                 "\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
-                 "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
-                 "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",
-                 static_cast<long long>(o.memBudget),
-                 static_cast<long long>(peakResidentMemory()),
-                 static_cast<long long>(counters.copiedToDevice),
-                 static_cast<long long>(counters.copiedToHost),
-                 static_cast<long long>(counters.peak),
-                 static_cast<long long>(need.activations),
-                 static_cast<long long>(need.parameters),
-                 static_cast<long long>(need.optimizer),
-                 static_cast<long long>(need.features),
-                 static_cast<long long>(need.graph),
-                 static_cast<long long>(need.edgeInputs),
-                 need.unknownBuffers ? "true" : "false");
-    std::fprintf(f, "  \"history\": [");
+    appendf("  \"memory\": {\"budget_bytes\": %lld, \"peak_resident_bytes\": "
+            "%lld, \"copied_to_device_bytes\": %lld, "
+            "\"copied_to_host_bytes\": %lld,\n             "
+            "\"device_peak_bytes\": %lld, ",
+            static_cast<long long>(o.memBudget),
+            static_cast<long long>(peakResidentMemory()),
+            static_cast<long long>(counters.copiedToDevice),
+            static_cast<long long>(counters.copiedToHost),
+            static_cast<long long>(counters.peak));
+    appendf("\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
+            "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
+            "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",
+            static_cast<long long>(need.activations),
+            static_cast<long long>(need.parameters),
+            static_cast<long long>(need.optimizer),
+            static_cast<long long>(need.features),
+            static_cast<long long>(need.graph),
+            static_cast<long long>(need.edgeInputs),
+            need.unknownBuffers ? "true" : "false");
+    appendf("  \"history\": [");
     bool first = true;
     for (const EpochRecord &r : history) {
-      std::fprintf(f, "%s\n    {\"epoch\": %lld, \"loss\": %.9g, \"ms\": %.6g",
-                   first ? "" : ",", static_cast<long long>(r.epoch), r.loss,
-                   r.ms);
+      appendf("%s\n    {\"epoch\": %lld, \"loss\": %.9g, \"ms\": %.6g",
+              first ? "" : ",", static_cast<long long>(r.epoch), r.loss, r.ms);
       if (r.evaluated)
-        std::fprintf(
-            f, ", \"train_acc\": %.9g, \"val_acc\": %.9g, \"test_acc\": %.9g",
-            r.train, r.val, r.test);
-      std::fprintf(f, "}");
+        appendf(", \"train_acc\": %.9g, \"val_acc\": %.9g, \"test_acc\": %.9g",
+                r.train, r.val, r.test);
+      text += "}";
       first = false;
     }
-    std::fprintf(f, "\n  ]\n}\n");
-    std::fclose(f);
+    text += "\n  ]\n}\n";
+    if (!writeWholeFile(o.json, {{text.data(), text.size()}}, error))
+      fatal("--json: " + error);
   }
   return 0;
 }

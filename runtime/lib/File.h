@@ -5,12 +5,22 @@
 // /dev/zero never ends. Errors are "<name>: <problem>" like the rest of the
 // loader.
 //
+// Output files are written whole or not at all: into a temporary file next to
+// the target, renamed over it once every byte is written and the file closed,
+// so that a failed write (ENOSPC, EFBIG) leaves no half-written file under
+// the final name (an older file there stays as it was). A FIFO with a reader
+// or a character device (/dev/null, /dev/stdout) is written in place; a FIFO
+// without a reader, a directory, a block device or a socket is refused, and
+// nothing ever blocks in open().
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_FILE_H
 #define GNNRT_FILE_H
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gnnrt {
 
@@ -23,6 +33,29 @@ int openRegularFile(const std::string &path, const std::string &name,
 /// Reads the whole regular file `path` into `contents`.
 bool readRegularFile(const std::string &path, const std::string &name,
                      std::string &contents, std::string &error);
+
+/// One piece of an output file.
+struct OutputPiece {
+  const void *data;
+  size_t size;
+};
+
+/// Writes `pieces` as the whole file `path` (see above). On failure returns
+/// false with "<path>: <problem>" in `error`, e.g. "out.npy: No space left on
+/// device", "out.npy: is a directory", "out.npy: is a FIFO with no reader".
+bool writeWholeFile(const std::string &path,
+                    const std::vector<OutputPiece> &pieces, std::string &error);
+
+/// Whether `path` can plausibly be written later: checked before training
+/// so that a run does not fail only at its end. Refuses an existing
+/// directory, block device or socket and a path whose directory is missing,
+/// is not a directory or is not writable.
+bool checkOutputFile(const std::string &path, std::string &error);
+
+/// The same for an output directory (created later if missing): an existing
+/// non-directory is refused, and so is a missing one whose nearest existing
+/// ancestor is not a writable directory.
+bool checkOutputDirectory(const std::string &path, std::string &error);
 
 } // namespace gnnrt
 

@@ -430,11 +430,6 @@ bool writeNpy(const std::string &path, DType dtype,
   size_t total = 10 + dict.size() + 1;
   size_t pad = (64 - total % 64) % 64;
   dict += std::string(pad, ' ') + "\n";
-  FILE *f = std::fopen(path.c_str(), "wb");
-  if (!f) {
-    error = path + ": " + std::strerror(errno);
-    return false;
-  }
   unsigned char head[10] = {0x93,
                             'N',
                             'U',
@@ -449,13 +444,12 @@ bool writeNpy(const std::string &path, DType dtype,
   for (int64_t d : shape)
     n *= d;
   size_t bytes = static_cast<size_t>(n) * dtypeSize(dtype);
-  bool ok = std::fwrite(head, 1, 10, f) == 10 &&
-            std::fwrite(dict.data(), 1, dict.size(), f) == dict.size() &&
-            (bytes == 0 || std::fwrite(data, 1, bytes, f) == bytes);
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok)
-    error = path + ": write failed";
-  return ok;
+  // Whole or not at all: a failed write leaves no truncated .npy behind.
+  return writeWholeFile(path,
+                        {{head, sizeof(head)},
+                         {dict.data(), dict.size()},
+                         {data, bytes}},
+                        error);
 }
 
 } // namespace gnnrt

@@ -62,7 +62,7 @@ bool readNpy(const std::string &path, const std::string &name, DType expected,
   return readNpyInto(path, name, expected, rank, header, resize, &data, error);
 }
 
-/// Writes a C-order array.
+/// Writes a C-order array, whole or not at all (File.h: writeWholeFile).
 bool writeNpy(const std::string &path, DType dtype,
               const std::vector<int64_t> &shape, const void *data,
               std::string &error);

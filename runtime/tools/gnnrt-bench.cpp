@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "Threads.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <omp.h>
@@ -31,33 +32,64 @@ static double seconds() {
       .count();
 }
 
+/// The largest --width and --reps: a width times the vertices must stay a
+/// sane buffer (checked again against the dataset), repetitions finish.
+constexpr int64_t kMaxWidth = 1 << 16, kMaxReps = 1000000;
+
 int main(int argc, char **argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help")) {
     std::printf("usage: %s DATASET_DIR [--width F] [--reps N] [--threads T] "
-                "[--chunks P]\n",
-                argv[0]);
+                "[--chunks P]\n"
+                "  --width F    aggregation width, in [1, %lld] (default 128)\n"
+                "  --reps N     timed repetitions, in [1, %lld] (default 10)\n"
+                "  --threads T  OpenMP threads, in [1, %lld], capped at the "
+                "processors\n               (default: OMP_NUM_THREADS or "
+                "all)\n"
+                "  --chunks P   the aggregation's P x P chunk tiling, in [1, "
+                "2147483647]\n               (default 1: untiled)\n",
+                argv[0], static_cast<long long>(kMaxWidth),
+                static_cast<long long>(kMaxReps),
+                static_cast<long long>(kMaxThreads));
     return argc < 2 ? 2 : 0;
   }
-  int64_t width = 128, reps = 10, chunks = 1;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    long long v = std::atoll(argv[i + 1]);
-    if (v <= 0) {
-      std::fprintf(stderr, "error: %s needs a positive integer\n", a.c_str());
+  int64_t width = 128, reps = 10, threads = 0, chunks = 1;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i], value;
+    size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      std::fprintf(stderr, "error: option %s needs a value\n", a.c_str());
       return 2;
     }
-    if (a == "--width")
-      width = v;
-    else if (a == "--reps")
-      reps = v;
-    else if (a == "--chunks")
-      chunks = v;
-    else if (a == "--threads")
-      omp_set_num_threads(static_cast<int>(v));
-    else {
+    int64_t *target = a == "--width"     ? &width
+                      : a == "--reps"    ? &reps
+                      : a == "--threads" ? &threads
+                      : a == "--chunks"  ? &chunks
+                                         : nullptr;
+    if (!target) {
       std::fprintf(stderr, "error: unknown option '%s'\n", a.c_str());
       return 2;
     }
+    const int64_t hi = target == &width    ? kMaxWidth
+                       : target == &reps   ? kMaxReps
+                       : target == &chunks ? INT32_MAX
+                                           : kMaxThreads;
+    if (!parseIntInRange(value.c_str(), 1, hi, *target)) {
+      std::fprintf(stderr,
+                   "error: option %s: expected an integer in [1, %lld] but got "
+                   "'%s'\n",
+                   a.c_str(), static_cast<long long>(hi), value.c_str());
+      return 2;
+    }
+  }
+  std::string threadError;
+  if (!configureThreads(threads, "--threads", threadError)) {
+    std::fprintf(stderr, "error: %s\n", threadError.c_str());
+    return 2;
   }
   auto *ctx = new gnnrtContext();
   std::string error;
@@ -66,6 +98,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   const int64_t V = ctx->ds.numVertices, E = ctx->ds.numEdges;
+  if (V > 0 && width > (int64_t(1) << 40) / V) {
+    std::fprintf(stderr,
+                 "error: option --width: %lld x %lld vertices is more than "
+                 "2^40 floats\n",
+                 static_cast<long long>(width), static_cast<long long>(V));
+    return 2;
+  }
 
   // Copy probe: 2 streams (read + write) of 64 Mi floats.
   const int64_t n = int64_t(1) << 26;

@@ -9,6 +9,7 @@
 
 #include "gnn/InitAll.h"
 #include "gnn/Pipelines/Pipelines.h"
+#include "gnn/Support/OutputFile.h"
 #include "gnn/Target/Object.h"
 #include "gnn/Transforms/Passes.h"
 
@@ -25,6 +26,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <csignal>
+#include <limits>
 
 using namespace mlir;
 
@@ -103,8 +107,8 @@ static llvm::cl::opt<bool> noShare(
 static llvm::cl::opt<int64_t> edgeCacheFloats(
     "edge-cache-floats",
     llvm::cl::desc("Floats per edge that a fused kernel may keep for later "
-                   "kernels instead of their recomputing it (default 16; 0: "
-                   "none, no memory per edge)"),
+                   "kernels instead of their recomputing it, 0 or more "
+                   "(default 16; 0: none, no memory per edge)"),
     llvm::cl::value_desc("n"), llvm::cl::init(16),
     llvm::cl::cat(gnnCompileCategory));
 
@@ -165,6 +169,8 @@ static int link(const char *argv0, StringRef object, StringRef output) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Past a file size limit a write fails with EFBIG, reported with the file.
+  std::signal(SIGXFSZ, SIG_IGN);
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
@@ -205,6 +211,20 @@ int main(int argc, char **argv) {
   if (failed(verify(*module)))
     return 1;
 
+  // The output, checked before the compilation: a missing directory or a
+  // directory named as the file fails now, not after codegen.
+  const std::string out =
+      !outputFilename.empty()       ? outputFilename.getValue()
+      : emitKind == EmitKind::Obj   ? "model.o"
+      : emitKind == EmitKind::Exe   ? "a.out"
+                                    : "-";
+  if (!gnn::checkOutputFile(out, error))
+    return fail("-o: " + error);
+  if (edgeCacheFloats < 0)
+    return fail("--edge-cache-floats must be an integer in [0, " +
+                std::to_string(std::numeric_limits<int64_t>::max()) +
+                "] but is " + std::to_string(edgeCacheFloats));
+
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
@@ -228,9 +248,6 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.share = !noShare;
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
-  if (edgeCacheFloats < 0)
-    return fail("--edge-cache-floats must be 0 or more, not " +
-                std::to_string(edgeCacheFloats));
   gnn::GNNToLLVMOptions lowering;
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();
   lowering.meta = options.meta.getValue();
@@ -239,14 +256,13 @@ int main(int argc, char **argv) {
   if (failed(pm.run(*module)))
     return 1;
 
+  // Outputs are written whole or not at all (gnn/Support/OutputFile.h).
   auto writeText = [&](llvm::function_ref<void(llvm::raw_ostream &)> fn) {
-    std::string out = outputFilename.empty() ? "-" : outputFilename.getValue();
-    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(out, &error);
-    if (!file)
-      return fail(error);
-    fn(file->os());
-    file->keep();
-    return 0;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    fn(os);
+    os.flush();
+    return gnn::writeOutputFile(out, text, error) ? 0 : fail(error);
   };
   if (emitKind == EmitKind::MLIR || emitKind == EmitKind::MLIRLLVM)
     return writeText([&](llvm::raw_ostream &os) {
@@ -263,14 +279,13 @@ int main(int argc, char **argv) {
     return writeText(
         [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
-  if (emitKind == EmitKind::Obj) {
-    std::string out =
-        outputFilename.empty() ? "model.o" : outputFilename.getValue();
-    return gnn::emitObjectFile(*llvmModule, out, error) ? 0 : fail(error);
-  }
+  llvm::SmallVector<char, 0> objectCode;
+  if (!gnn::emitObject(*llvmModule, objectCode, error))
+    return fail(error);
+  StringRef objectBytes(objectCode.data(), objectCode.size());
+  if (emitKind == EmitKind::Obj)
+    return gnn::writeOutputFile(out, objectBytes, error) ? 0 : fail(error);
 
-  std::string out =
-      outputFilename.empty() ? "a.out" : outputFilename.getValue();
   llvm::SmallString<128> object;
   if (keepTemps) {
     object = out + ".o";
@@ -278,9 +293,21 @@ int main(int argc, char **argv) {
                  llvm::sys::fs::createTemporaryFile("gnnc", "o", object)) {
     return fail("cannot create a temporary file: " + ec.message());
   }
-  if (!gnn::emitObjectFile(*llvmModule, object, error))
+  if (!gnn::writeOutputFile(object, objectBytes, error)) {
+    if (!keepTemps)
+      llvm::sys::fs::remove(object);
     return fail(error);
-  int rc = link(argv[0], object, out);
+  }
+  // The linker writes a temporary next to the executable, which replaces
+  // it only once linked.
+  std::string linked;
+  int rc = gnn::temporaryOutputFor(out, linked, error) ? 0 : fail(error);
+  if (rc == 0)
+    rc = link(argv[0], object, linked);
+  if (rc == 0 && !gnn::installOutputFile(linked, out, error))
+    rc = fail(error);
+  if (!linked.empty())
+    llvm::sys::fs::remove(linked);
   if (!keepTemps)
     llvm::sys::fs::remove(object);
   return rc;

@@ -192,12 +192,14 @@ def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
     Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
            "auto (cost model), always, or never">,
     Option<"avgDegree", "avg-degree", "double", /*default=*/"16.0",
-           "average in-degree |E| / |V| for the cost model (default 16; "
-           "from `meta` when given)">,
+           "average in-degree |E| / |V| for the cost model, in (0, 1e12] "
+           "(default 16; from `meta` when given)">,
     Option<"features", "features", "int64_t", /*default=*/"0",
-           "the dataset's feature width, for `?` widths (0: unknown)">,
+           "the dataset's feature width, for `?` widths, in [0, 2^24] "
+           "(0: unknown)">,
     Option<"classes", "classes", "int64_t", /*default=*/"0",
-           "the dataset's number of classes, for `?` widths (0: unknown)">,
+           "the dataset's number of classes, for `?` widths, in [0, 2^24] "
+           "(0: unknown)">,
     DatasetMetaOption
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];

@@ -14,6 +14,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cmath>
+
 namespace mlir::gnn {
 #define GEN_PASS_DEF_GNNREORDERAGGREGATE
 #include "gnn/Transforms/Passes.h.inc"
@@ -165,6 +167,24 @@ struct GNNReorderAggregate
       getOperation().emitError() << "gnn-reorder-aggregate: mode must be auto, "
                                     "always or never but is '"
                                  << mode << "'";
+      return signalPassFailure();
+    }
+    // Option ranges: a width as large as a row may be (GNNTypes.cpp), a
+    // positive finite degree (a negative one would invert every decision).
+    constexpr int64_t kMaxWidth = int64_t(1) << 24;
+    for (auto [name, value] : {std::pair{"features", features.getValue()},
+                               std::pair{"classes", classes.getValue()}})
+      if (value < 0 || value > kMaxWidth) {
+        getOperation().emitError()
+            << "gnn-reorder-aggregate: option " << name
+            << " must be in [0, " << kMaxWidth << "] but is " << value;
+        return signalPassFailure();
+      }
+    if (!(avgDegree > 0.0) || !std::isfinite(avgDegree) || avgDegree > 1e12) {
+      getOperation().emitError()
+          << "gnn-reorder-aggregate: option avg-degree must be a number in "
+             "(0, 1e12] but is "
+          << avgDegree.getValue();
       return signalPassFailure();
     }
     int64_t numFeatures = features, numClasses = classes;

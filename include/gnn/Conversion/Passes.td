@@ -56,7 +56,8 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
-           "Floats per edge that kernels may keep for later kernels (0: none)">,
+           "Floats per edge that kernels may keep for later kernels, 0 or "
+           "more (0: none)">,
     DatasetMetaOption
   ];
   let dependentDialects = [

@@ -19,9 +19,9 @@ std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
                                                    llvm::LLVMContext &context,
                                                    std::string &error);
 
-/// Writes `module` as a position-independent object file.
-bool emitObjectFile(llvm::Module &module, llvm::StringRef path,
-                    std::string &error);
+/// Emits `module` as a position-independent object file into `object`.
+bool emitObject(llvm::Module &module, llvm::SmallVectorImpl<char> &object,
+                std::string &error);
 
 } // namespace mlir::gnn
 

@@ -118,6 +118,14 @@ struct ConvertGNNToRuntime
 
   void runOnOperation() final {
     ModuleOp module = getOperation();
+    // A budget, not a size: any count of floats is safe, a negative one is
+    // a mistake (it used to mean "none" silently).
+    if (edgeCacheFloats < 0) {
+      module.emitError() << "convert-gnn-to-runtime: option edge-cache-floats "
+                            "must be 0 or more but is "
+                         << edgeCacheFloats.getValue();
+      return signalPassFailure();
+    }
     auto train = module.lookupSymbol<func::FuncOp>(kTrainStep);
     auto eval = module.lookupSymbol<func::FuncOp>(kEval);
     if (!train || !eval) {

@@ -21,14 +21,21 @@ import sys
 
 import numpy as np
 
+from .._cli import float_in, int_in
 from . import convert, generate
 from .format import Dataset, DatasetError, load, save
 
 
+# Ranges of the numeric options: counts the loaders accept (classes and
+# widths up to 2^24, vertices and edges up to 2^40), seeds NumPy takes.
+_MAX_COUNT = 1 << 40
+_MAX_WIDTH = 1 << 24
+_MAX_SEED = (1 << 63) - 1
 def _common(p: argparse.ArgumentParser, graph_options: bool = True) -> None:
     p.add_argument("-o", "--output", required=True, help="dataset directory to write")
     p.add_argument("--name", help="dataset name (meta.json)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the splits (and generators)")
+    p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0,
+                   help="seed of the splits (and generators), in [0, 2^63-1]")
     p.add_argument("--split", default="0.6,0.2,0.2",
                    help="train,val,test fractions of the labelled vertices (default 0.6,0.2,0.2)")
     p.add_argument("--standardize", action="store_true",
@@ -100,7 +107,8 @@ def main(argv=None) -> int:
     _common(p)
     p = csub.add_parser("numpy", help=".npy int array of edges, [2, E] or [E, 2]")
     p.add_argument("file")
-    p.add_argument("--num-vertices", type=int, help="default: largest id + 1")
+    p.add_argument("--num-vertices", type=int_in(0, _MAX_COUNT),
+                   help="in [0, 2^40]; default: largest id + 1")
     p.add_argument("--labels")
     p.add_argument("--features")
     _common(p)
@@ -120,26 +128,30 @@ def main(argv=None) -> int:
     gen = sub.add_parser("generate", help="generate a synthetic dataset")
     gsub = gen.add_subparsers(dest="kind", required=True)
     p = gsub.add_parser("rmat", help="RMAT graph (Graph500 a=.57 b=c=.19)")
-    p.add_argument("--vertices", type=int, required=True)
-    p.add_argument("--draws", type=int, required=True)
-    p.add_argument("--features", type=int, default=16)
-    p.add_argument("--classes", type=int, default=2)
+    p.add_argument("--vertices", type=int_in(1, _MAX_COUNT), required=True, help="in [1, 2^40]")
+    p.add_argument("--draws", type=int_in(0, _MAX_COUNT), required=True, help="in [0, 2^40]")
+    p.add_argument("--features", type=int_in(1, _MAX_WIDTH), default=16, help="in [1, 2^24]")
+    p.add_argument("--classes", type=int_in(1, _MAX_WIDTH), default=2, help="in [1, 2^24]")
     p.add_argument("--directed", action="store_true", help="do not symmetrise")
     p.add_argument("--no-self-loops", action="store_true")
     _common(p, graph_options=False)
     p = gsub.add_parser("sbm", help="stochastic block model (labels = blocks)")
-    p.add_argument("--vertices", type=int, required=True)
-    p.add_argument("--blocks", type=int, required=True)
-    p.add_argument("--p-in", type=float, required=True)
-    p.add_argument("--p-out", type=float, required=True)
-    p.add_argument("--features", type=int, default=16)
-    p.add_argument("--noise", type=float, default=1.0)
-    p.add_argument("--edge-types", type=int, default=0)
+    p.add_argument("--vertices", type=int_in(1, _MAX_COUNT), required=True, help="in [1, 2^40]")
+    p.add_argument("--blocks", type=int_in(1, _MAX_WIDTH), required=True,
+                   help="in [1, 2^24], at most --vertices")
+    p.add_argument("--p-in", type=float_in(0.0, 1.0), required=True, help="in [0, 1]")
+    p.add_argument("--p-out", type=float_in(0.0, 1.0), required=True, help="in [0, 1]")
+    p.add_argument("--features", type=int_in(1, _MAX_WIDTH), default=16, help="in [1, 2^24]")
+    p.add_argument("--noise", type=float_in(0.0, 1e6), default=1.0, help="in [0, 1e6]")
+    p.add_argument("--edge-types", type=int_in(0, _MAX_WIDTH), default=0, help="in [0, 2^24]")
     p.add_argument("--directed", action="store_true")
     p.add_argument("--no-self-loops", action="store_true")
     _common(p, graph_options=False)
 
     args = parser.parse_args(argv)
+    if getattr(args, "kind", None) == "sbm" and args.blocks > args.vertices:
+        parser.error(f"argument --blocks: expected at most --vertices ({args.vertices}) "
+                     f"but got {args.blocks}")
     try:
         if args.command == "validate":
             ds = load(args.directory)

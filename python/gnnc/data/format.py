@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import struct
+import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
@@ -597,23 +598,80 @@ def validate(directory: str) -> Dataset:
     return load(directory)
 
 
+def _kind(mode: int) -> str:
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+
+
+def write_whole(path: str, write) -> None:
+    """Writes the regular file `path` whole or not at all: `write(f)` fills a
+    temporary next to it (binary), renamed over it once complete, so that a
+    failed write (ENOSPC) leaves no half-written file under the name. A
+    directory, FIFO, device or socket at `path` is refused (a FIFO would block
+    the open). Errors are DatasetError("<path>: <problem>")."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise DatasetError(f"{path}: {e.strerror}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise DatasetError(f"{path}: is {_kind(st.st_mode)}, not a regular file")
+    target = os.path.realpath(path) if st is not None else path
+    directory, base = os.path.split(target)
+    try:
+        fd, temp = tempfile.mkstemp(dir=directory or ".", prefix=f".{base[:200]}.tmp-")
+    except OSError as e:
+        raise DatasetError(f"{path}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        if st is not None:
+            mode = stat.S_IMODE(st.st_mode)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            mode = 0o666 & ~mask
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException as e:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise DatasetError(f"{path}: {e.strerror}") from None
+        raise
+
+
 def save(ds: Dataset, directory: str) -> None:
-    """Writes `ds` in the format (creating `directory`)."""
+    """Writes `ds` in the format (creating `directory`); each file whole or
+    not at all (write_whole)."""
     for name in ds.edge_data:
         if not _EDGE_DATA_NAME.fullmatch(name):
             raise DatasetError(f"edge data name '{name}' must contain only letters, digits "
                                "and '_'")
-    os.makedirs(directory, exist_ok=True)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise DatasetError(f"{directory}: exists and is not a directory")
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise DatasetError(f"{directory}: {e.strerror}") from None
     j = lambda f: os.path.join(directory, f)  # noqa: E731
-    np.save(j("indptr.npy"), np.ascontiguousarray(ds.indptr, dtype=np.int64))
-    np.save(j("indices.npy"), np.ascontiguousarray(ds.indices, dtype=np.int32))
-    np.save(j("features.npy"), np.ascontiguousarray(ds.features, dtype=np.float32))
-    np.save(j("labels.npy"), np.ascontiguousarray(ds.labels, dtype=np.int64))
+
+    def npy(name: str, arr: np.ndarray) -> None:
+        write_whole(j(name), lambda f: np.save(f, arr))
+
+    npy("indptr.npy", np.ascontiguousarray(ds.indptr, dtype=np.int64))
+    npy("indices.npy", np.ascontiguousarray(ds.indices, dtype=np.int32))
+    npy("features.npy", np.ascontiguousarray(ds.features, dtype=np.float32))
+    npy("labels.npy", np.ascontiguousarray(ds.labels, dtype=np.int64))
     for split in SPLITS:
-        np.save(j(f"{split}_mask.npy"), np.ascontiguousarray(ds.masks[split], dtype=np.bool_))
+        npy(f"{split}_mask.npy", np.ascontiguousarray(ds.masks[split], dtype=np.bool_))
     for name, arr in ds.edge_data.items():
         dtype = np.int32 if np.issubdtype(arr.dtype, np.integer) else np.float32
-        np.save(j(f"edge_{name}.npy"), np.ascontiguousarray(arr, dtype=dtype))
-    with open(j("meta.json"), "w") as f:
-        json.dump(ds.meta(), f, indent=2)
-        f.write("\n")
+        npy(f"edge_{name}.npy", np.ascontiguousarray(arr, dtype=dtype))
+    text = json.dumps(ds.meta(), indent=2) + "\n"
+    write_whole(j("meta.json"), lambda f: f.write(text.encode()))

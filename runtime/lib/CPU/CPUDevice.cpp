@@ -33,10 +33,14 @@ void *allocateZeroed(size_t bytes) {
   // missed it on nearly every row, about a fifth of an aggregation's time).
   // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
   // request comes before the first touch.
-  // GNNRT_HUGE_PAGES=0 turns this off (for comparisons).
+  // GNNRT_HUGE_PAGES=0 turns this off (for comparisons), 1 (the default)
+  // on; anything else is refused rather than read as on.
   constexpr size_t kHuge = size_t(2) << 20;
   static const bool allowed = [] {
     const char *env = std::getenv("GNNRT_HUGE_PAGES");
+    if (env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
+      fatal(std::string("GNNRT_HUGE_PAGES: expected 0 or 1 but got '") + env +
+            "'");
     return !env || std::strcmp(env, "0") != 0;
   }();
   const bool huge = allowed && bytes >= 2 * kHuge;
