@@ -929,7 +929,11 @@ class Fuzzer:
             while time.monotonic() < deadline:
                 with counter_lock:
                     i = next(counter)
-                fn(i, random.Random(f"{self.args.seed}:{target}:{i}"))
+                try:
+                    fn(i, random.Random(f"{self.args.seed}:{target}:{i}"))
+                except Exception as e:  # noqa: BLE001 - the fuzzer's own failure
+                    self.count(target, "fuzzer errors")
+                    print(f"fuzz: {target} case {i}: {type(e).__name__}: {e}", file=sys.stderr)
                 self.count(target, "cases")
 
         t0 = time.monotonic()
