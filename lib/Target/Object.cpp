@@ -23,6 +23,8 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <optional>
+
 using namespace mlir;
 
 static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
@@ -118,13 +120,32 @@ bool mlir::gnn::emitObjectFile(llvm::Module &module, llvm::StringRef path,
     error = path.str() + ": " + ec.message();
     return false;
   }
-  llvm::legacy::PassManager codegen;
-  if (tm->addPassesToEmitFile(codegen, out, nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
+  {
+    // Object emission seeks back to patch headers: a pipe (-o - into one)
+    // gets the object through a buffer, written when it goes out of scope.
+    std::optional<llvm::buffer_ostream> buffered;
+    llvm::raw_pwrite_stream *os = &out;
+    if (!out.supportsSeeking())
+      os = &buffered.emplace(out);
+    llvm::legacy::PassManager codegen;
+    if (tm->addPassesToEmitFile(codegen, *os, nullptr,
+                                llvm::CodeGenFileType::ObjectFile)) {
+      error = "the target cannot emit object files";
+      return false;
+    }
+    codegen.run(module);
+  }
+  // A write that failed (a full disk, a pipe that cannot seek, a file of
+  // /proc) is reported here and cleared: left set, it would abort in the
+  // stream's destructor with "LLVM ERROR: IO failure on output stream".
+  if (path == "-")
+    out.flush();
+  else
+    out.close();
+  if (out.has_error()) {
+    error = "cannot write '" + path.str() + "': " + out.error().message();
+    out.clear_error();
     return false;
   }
-  codegen.run(module);
-  out.flush();
-  return !out.has_error();
+  return true;
 }

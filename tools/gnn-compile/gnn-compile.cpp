@@ -245,6 +245,14 @@ int main(int argc, char **argv) {
     if (!file)
       return fail(error);
     fn(file->os());
+    // Report a failed write (a full disk, /dev/full) in one line; left set,
+    // the error would abort in the stream's destructor.
+    file->os().flush();
+    if (file->os().has_error()) {
+      std::string message = file->os().error().message();
+      file->os().clear_error();
+      return fail("cannot write '" + out + "': " + message);
+    }
     file->keep();
     return 0;
   };
