@@ -52,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -218,7 +219,7 @@ class Buckets:
                 f.write("#!/bin/sh\n# Run from the repository root; BUILD is the build "
                         "directory.\n# " + sig + "\n" + command + "\n")
             with open(os.path.join(d, "output.txt"), "w") as f:
-                f.write(output[-20000:])
+                f.write(output)
 
 
 def copy_tree(src, dst):
@@ -444,7 +445,9 @@ def read_case(path):
 
 
 def load_arrays(files):
-    return {f: np.load(io.BytesIO(b)) for f, b in files.items() if f.endswith(".npy")}
+    with warnings.catch_warnings():  # a mutated header may look like Python 2's
+        warnings.simplefilter("ignore")
+        return {f: np.load(io.BytesIO(b)) for f, b in files.items() if f.endswith(".npy")}
 
 
 def consistent_mutation(rng, files):
@@ -637,8 +640,11 @@ class Fuzzer:
             return False
         kind, sig = verdict
         self.count(target, "failures")
+        out = r.out[-8000:]
+        if not all(c.isprintable() or c in "\n\t\r" for c in out):
+            out = f"({len(r.out)} characters of binary output, left out)"
         output = f"$ {command}\nexit {r.rc}{' (timed out)' if r.timed_out else ''}\n" \
-                 f"--- stderr\n{r.err}\n--- stdout\n{r.out}"
+                 f"--- stderr\n{r.err[-12000:]}\n--- stdout\n{out}"
         self.buckets.add(target, case, kind, sig, size, files, command, output)
         return True
 
