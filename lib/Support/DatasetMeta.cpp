@@ -18,6 +18,25 @@ static constexpr int kMaxJsonDepth = 64;
 /// meta.json is a few hundred bytes; anything much larger is not one.
 static constexpr uint64_t kMaxMetaBytes = uint64_t(1) << 20;
 
+/// What a file that is not a regular file is, for the message.
+static StringRef kindOf(llvm::sys::fs::file_type type) {
+  using llvm::sys::fs::file_type;
+  switch (type) {
+  case file_type::directory_file:
+    return "a directory";
+  case file_type::fifo_file:
+    return "a FIFO";
+  case file_type::character_file:
+    return "a character device";
+  case file_type::block_file:
+    return "a block device";
+  case file_type::socket_file:
+    return "a socket";
+  default:
+    return "something else";
+  }
+}
+
 /// Whether `text` nests deeper than kMaxJsonDepth, outside strings.
 static bool tooDeep(StringRef text) {
   int depth = 0;
@@ -50,12 +69,14 @@ FailureOr<gnn::DatasetMeta> gnn::readDatasetMeta(StringRef path,
     return failure();
   }
   if (!llvm::sys::fs::is_regular_file(status)) {
-    error = "'" + path.str() + "' is not a regular file";
+    error = "cannot read '" + path.str() + "': is " +
+            kindOf(status.type()).str() + ", not a regular file";
     return failure();
   }
   if (status.getSize() > kMaxMetaBytes) {
-    error = "'" + path.str() + "' is " + std::to_string(status.getSize()) +
-            " bytes, too large for a meta.json";
+    error = "cannot read '" + path.str() + "': " +
+            std::to_string(status.getSize()) + " bytes, more than the " +
+            std::to_string(kMaxMetaBytes) + " a meta.json may have";
     return failure();
   }
   auto buf = llvm::MemoryBuffer::getFile(path);

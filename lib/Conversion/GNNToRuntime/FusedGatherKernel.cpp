@@ -55,6 +55,9 @@ private:
                     int64_t firstCacheArg);
   /// Stack buffers for per-head values (once per edge and head).
   void allocateHeadBuffers();
+  /// A buffer of `floats` for the kernel: on the stack while the kernel's
+  /// stack buffers stay under kMaxStackBytes, else on the heap.
+  Value allocateHeadBuffer(int64_t floats);
   Value widthOf(ArrayRef<int64_t> shape);
   void forHeads(OpBuilder &ob, ArrayRef<int64_t> shape,
                 function_ref<void(OpBuilder &, Value, Value, Value)> fn);
@@ -117,8 +120,13 @@ private:
   /// The width of every row shape in the body.
   std::map<SmallVector<int64_t>, Value> widths;
   /// Per-head sums of a row_dot over `heads x F` rows and per-head values,
-  /// in a small stack buffer per edge.
+  /// in a buffer per kernel call (on the stack while small).
   DenseMap<Value, Value> headSums, headValues;
+  /// The bytes of the stack buffers so far, and the buffers on the heap
+  /// (freed at the kernel's end).
+  static constexpr int64_t kMaxStackBytes = 64 * 1024;
+  int64_t stackBytes = 0;
+  SmallVector<Value> heapBuffers;
 
   // The edge being emitted.
   Value e, e32, srcRow, dstRow, fzero;
@@ -206,30 +214,43 @@ Value FusedKernelBuilder::widthOf(ArrayRef<int64_t> shape) {
   return c;
 }
 
-void FusedKernelBuilder::allocateHeadBuffers() {
+Value FusedKernelBuilder::allocateHeadBuffer(int64_t floats) {
   OpBuilder &b = lb.b;
+  auto type = MemRefType::get({floats}, b.getF32Type());
+  // The kernel runs on OpenMP threads, whose stacks are small (a few MiB):
+  // past kMaxStackBytes in all, the buffers come from the heap, once per
+  // call of the kernel (a range of vertices), freed at its end.
+  int64_t bytes = floats * static_cast<int64_t>(sizeof(float));
+  if (floats <= kMaxStackBytes / static_cast<int64_t>(sizeof(float)) &&
+      stackBytes + bytes <= kMaxStackBytes) {
+    stackBytes += bytes;
+    return b.create<memref::AllocaOp>(loc, type);
+  }
+  Value buf = b.create<memref::AllocOp>(loc, type);
+  heapBuffers.push_back(buf);
+  return buf;
+}
+
+void FusedKernelBuilder::allocateHeadBuffers() {
   for (Operation &op : body.without_terminator()) {
     Value r = op.getResult(0);
     auto t = cast<RankedTensorType>(r.getType());
     if (oneElement(r))
       continue;
     if (isa<RowDotOp>(op)) {
-      headSums[r] = b.create<memref::AllocaOp>(
-          loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
+      headSums[r] = allocateHeadBuffer(t.getDimSize(0));
     } else if (t.getRank() == 1 && t.hasStaticShape() && !isa<ConstantOp>(op) &&
                llvm::any_of(results, [&](RankedTensorType r) {
                  return r.getRank() == 2 && r.getDimSize(0) == t.getDimSize(0);
                })) {
-      headValues[r] = b.create<memref::AllocaOp>(
-          loc, MemRefType::get({t.getDimSize(0)}, b.getF32Type()));
+      headValues[r] = allocateHeadBuffer(t.getDimSize(0));
     }
   }
-  // A stored value is computed once per edge (into its stack buffer); a
-  // loaded one is not computed at all.
+  // A stored value is computed once per edge (into its buffer); a loaded one
+  // is not computed at all.
   for (auto &[v, cw] : cacheStore)
     if (cw.second > 1 && !headSums.count(v) && !headValues.count(v))
-      headValues[v] = b.create<memref::AllocaOp>(
-          loc, MemRefType::get({cw.second}, b.getF32Type()));
+      headValues[v] = allocateHeadBuffer(cw.second);
   for (auto &[v, cw] : cacheLoad) {
     headSums.erase(v);
     headValues.erase(v);
@@ -297,6 +318,8 @@ void FusedKernelBuilder::emit(ArrayRef<Tensor> operands,
                             emitVertex(vb, v);
                             vb.create<scf::YieldOp>(loc);
                           });
+  for (Value buf : heapBuffers)
+    lb.b.create<memref::DeallocOp>(loc, buf);
   kernels.launch(lb.sizes.numV);
 }
 
