@@ -39,7 +39,7 @@ def test_float_in_rejects(text):
 
 @pytest.mark.parametrize("argv, message", [
     (["generate", "rmat", "--vertices", "0", "--draws", "5"],
-     "argument --vertices: expected an integer in [1, 1099511627776] but got '0'"),
+     "argument --vertices: expected an integer in [1, 2147483647] but got '0'"),
     (["generate", "rmat", "--vertices", "8", "--draws", "5", "--classes", "4294967297"],
      "argument --classes: expected an integer in [1, 16777216] but got '4294967297'"),
     (["generate", "rmat", "--vertices", "8", "--draws", "5", "--seed", "-1"],
@@ -49,7 +49,7 @@ def test_float_in_rejects(text):
     (["generate", "sbm", "--vertices", "8", "--blocks", "9", "--p-in", "0.5", "--p-out", "0"],
      "argument --blocks: expected at most --vertices (8) but got 9"),
     (["convert", "numpy", "e.npy", "-o", "d", "--num-vertices", "1e3"],
-     "argument --num-vertices: expected an integer in [0, 1099511627776] but got '1e3'"),
+     "argument --num-vertices: expected an integer in [0, 2147483647] but got '1e3'"),
 ])
 def test_data_cli_ranges(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -119,3 +119,26 @@ def test_save_writes_readable_dataset_with_plain_mode(tmp_path):
     os.umask(mask)
     assert (os.stat(out / "meta.json").st_mode & 0o777) == (0o666 & ~mask)
     assert not [n for n in os.listdir(out) if ".tmp-" in n]
+
+
+def test_generate_refuses_a_graph_memory_cannot_hold(tmp_path, capsys, monkeypatch):
+    """Issue 17, item 2: the generator sizes what it will hold and refuses in
+    one line before allocating (it ended in a MemoryError traceback)."""
+    from gnnc.data import memory
+    monkeypatch.setattr(memory, "available_memory", lambda: (1 << 30, "ulimit -v"))
+    rc = data_cli.main(["generate", "rmat", "--vertices", "2000000000", "--draws", "10",
+                        "-o", str(tmp_path / "g")])
+    assert rc == 1
+    err = capsys.readouterr().err.strip()
+    assert err == ("error: generate rmat: a graph of 2000000000 vertices needs 447.0 GiB of "
+                   "memory but 1.0 GiB is available (ulimit -v)")
+    assert not (tmp_path / "g").exists()
+
+
+def test_available_memory_reads_the_limits():
+    from gnnc.data import memory
+    avail, source = memory.available_memory()
+    assert avail is not None and avail > 0 and source
+    assert memory.format_bytes(0) == "0 B" and memory.format_bytes(3 << 29) == "1.5 GiB"
+    assert memory.memory_error("x.npy: its data", 1 << 62).startswith(
+        "x.npy: its data needs 4.0 EiB of memory but ")

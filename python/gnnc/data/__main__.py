@@ -24,11 +24,13 @@ import numpy as np
 from .._cli import float_in, int_in
 from . import convert, generate
 from .format import Dataset, DatasetError, load, save
+from .memory import memory_error
 
 
 # Ranges of the numeric options: counts the loaders accept (classes and
 # widths up to 2^24, vertices and edges up to 2^40), seeds NumPy takes.
-_MAX_COUNT = 1 << 40
+#: Vertex and edge ids are int32 in the format (format.py's COUNT_LIMITS).
+_MAX_COUNT = (1 << 31) - 1
 _MAX_WIDTH = 1 << 24
 _MAX_SEED = (1 << 63) - 1
 def _common(p: argparse.ArgumentParser, graph_options: bool = True) -> None:
@@ -128,15 +130,15 @@ def main(argv=None) -> int:
     gen = sub.add_parser("generate", help="generate a synthetic dataset")
     gsub = gen.add_subparsers(dest="kind", required=True)
     p = gsub.add_parser("rmat", help="RMAT graph (Graph500 a=.57 b=c=.19)")
-    p.add_argument("--vertices", type=int_in(1, _MAX_COUNT), required=True, help="in [1, 2^40]")
-    p.add_argument("--draws", type=int_in(0, _MAX_COUNT), required=True, help="in [0, 2^40]")
+    p.add_argument("--vertices", type=int_in(1, _MAX_COUNT), required=True, help="in [1, 2^31-1]")
+    p.add_argument("--draws", type=int_in(0, _MAX_COUNT), required=True, help="in [0, 2^31-1]")
     p.add_argument("--features", type=int_in(1, _MAX_WIDTH), default=16, help="in [1, 2^24]")
     p.add_argument("--classes", type=int_in(1, _MAX_WIDTH), default=2, help="in [1, 2^24]")
     p.add_argument("--directed", action="store_true", help="do not symmetrise")
     p.add_argument("--no-self-loops", action="store_true")
     _common(p, graph_options=False)
     p = gsub.add_parser("sbm", help="stochastic block model (labels = blocks)")
-    p.add_argument("--vertices", type=int_in(1, _MAX_COUNT), required=True, help="in [1, 2^40]")
+    p.add_argument("--vertices", type=int_in(1, _MAX_COUNT), required=True, help="in [1, 2^31-1]")
     p.add_argument("--blocks", type=int_in(1, _MAX_WIDTH), required=True,
                    help="in [1, 2^24], at most --vertices")
     p.add_argument("--p-in", type=float_in(0.0, 1.0), required=True, help="in [0, 1]")
@@ -205,6 +207,16 @@ def main(argv=None) -> int:
                     ds.edge_data["type"] = convert.direction_types(ds, g.src, g.dst)
             return _finish(ds, args)
         if args.command == "generate":
+            # What the generator holds at once, roughly: the features in
+            # float64 and float32, and per edge endpoint arrays and their
+            # sorted copies (int64), a rmat graph symmetrised to twice its
+            # draws; sbm's edges are drawn per block pair and not known here.
+            edges = 2 * args.draws + args.vertices if args.kind == "rmat" else 0
+            need = args.vertices * args.features * 12 + edges * 48
+            why = memory_error(f"generate {args.kind}: a graph of {args.vertices} vertices",
+                               need)
+            if why:
+                raise DatasetError(why)
             common = dict(seed=args.seed, name=args.name)
             if args.kind == "rmat":
                 ds = generate.rmat(args.vertices, args.draws, num_features=args.features,
