@@ -9,6 +9,7 @@
 
 #include "gnn/InitAll.h"
 #include "gnn/Pipelines/Pipelines.h"
+#include "gnn/Support/OutOfMemory.h"
 #include "gnn/Support/OutputFile.h"
 #include "gnn/Target/Object.h"
 #include "gnn/Transforms/Passes.h"
@@ -169,6 +170,7 @@ static int link(const char *argv0, StringRef object, StringRef output) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  gnn::installOutOfMemoryHandler("gnn-compile");
   // Past a file size limit a write fails with EFBIG, reported with the file.
   std::signal(SIGXFSZ, SIG_IGN);
   registerPassManagerCLOptions();

@@ -6,11 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/InitAll.h"
+#include "gnn/Support/OutOfMemory.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  // MlirOptMain's InitLLVM forwards a failed `new` to this handler.
+  mlir::gnn::installOutOfMemoryHandler("gnn-opt");
   mlir::gnn::registerAllGNNPasses();
   mlir::DialectRegistry registry;
   mlir::gnn::registerAllGNNDialects(registry);

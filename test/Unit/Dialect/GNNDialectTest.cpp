@@ -3,6 +3,7 @@
 #include "gnn/IR/GNNOps.h"
 #include "gnn/InitAll.h"
 #include "gnn/Pipelines/Pipelines.h"
+#include "gnn/Support/OutOfMemory.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -176,6 +177,26 @@ TEST_F(GNNDialectTest, ZooModelThroughPipeline) {
   auto init = fn.getArgAttrOfType<InitAttr>(0, GNNDialect::kInitAttrName);
   ASSERT_TRUE(init);
   EXPECT_EQ(init.getKind(), InitKind::Glorot);
+}
+
+// A failed allocation in the tools (LLVM's new-handler and safe_malloc both
+// end in report_bad_alloc_error) is one line and exit status 1, not "LLVM
+// ERROR: out of memory" and abort() (issue 17, item 2).
+TEST(GNNTools, OutOfMemoryIsOneLineAndExitOne) {
+  EXPECT_EXIT(
+      {
+        gnn::installOutOfMemoryHandler("gnn-test");
+        llvm::report_bad_alloc_error("Allocation failed");
+      },
+      ::testing::ExitedWithCode(1),
+      "^gnn-test: error: out of memory \\(Allocation failed\\); the "
+      "compilation needs more memory than the limits allow\n$");
+  EXPECT_EXIT(
+      {
+        gnn::installOutOfMemoryHandler("gnn-test");
+        (void)llvm::safe_malloc(~size_t(0) >> 1);
+      },
+      ::testing::ExitedWithCode(1), "gnn-test: error: out of memory");
 }
 
 } // namespace
