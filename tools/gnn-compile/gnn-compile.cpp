@@ -20,6 +20,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -30,6 +31,7 @@
 
 #include <csignal>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 
@@ -113,6 +115,14 @@ static llvm::cl::opt<int64_t> edgeCacheFloats(
     llvm::cl::value_desc("n"), llvm::cl::init(16),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<std::string> memBudget(
+    "mem-budget",
+    llvm::cl::desc("Tile each aggregation into P x P edge chunks whose working "
+                   "set fits this many bytes (suffix K, M, G or T; "
+                   "--gnn-chunk-tile; needs --dataset)"),
+    llvm::cl::value_desc("bytes"), llvm::cl::init(""),
+    llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<bool>
     showRemarks("remarks",
                 llvm::cl::desc("Print the passes' remarks (what each "
@@ -129,6 +139,27 @@ static llvm::cl::opt<bool>
 static int fail(const std::string &message) {
   llvm::errs() << "gnn-compile: error: " << message << "\n";
   return 1;
+}
+
+/// A byte count as the executable's --mem-budget takes it: digits and an
+/// optional binary suffix K, M, G, T (or KiB, ...), in [1, 2^62].
+static std::optional<int64_t> parseByteCount(llvm::StringRef text) {
+  size_t digits = text.find_first_not_of("0123456789");
+  llvm::StringRef number = text.take_front(digits), suffix = text.drop_front(
+                                                        number.size());
+  uint64_t value;
+  if (number.empty() || number.getAsInteger(10, value) || value == 0)
+    return std::nullopt;
+  int shift = llvm::StringSwitch<int>(suffix)
+                  .Cases("", "B", 0)
+                  .Cases("K", "KiB", 10)
+                  .Cases("M", "MiB", 20)
+                  .Cases("G", "GiB", 30)
+                  .Cases("T", "TiB", 40)
+                  .Default(-1);
+  if (shift < 0 || value > ((uint64_t(1) << 62) >> shift))
+    return std::nullopt;
+  return static_cast<int64_t>(value << shift);
 }
 
 /// libgnnrt.a and libgnnrt_main.a: bin/../lib next to this executable.
@@ -250,6 +281,20 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.share = !noShare;
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
+  if (!memBudget.empty()) {
+    std::optional<int64_t> budget = parseByteCount(memBudget);
+    if (!budget)
+      return fail("--mem-budget: expected a byte count in [1, 2^62] (digits, "
+                  "optionally followed by K, M, G or T) but got '" +
+                  memBudget + "'");
+    if (options.meta.empty())
+      return fail("--mem-budget: chunk tiling needs the dataset's sizes "
+                  "(--dataset)");
+    gnn::GNNChunkTileOptions tile;
+    tile.budget = *budget;
+    tile.meta = options.meta.getValue();
+    pm.addPass(gnn::createGNNChunkTile(tile));
+  }
   gnn::GNNToLLVMOptions lowering;
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();
   lowering.meta = options.meta.getValue();

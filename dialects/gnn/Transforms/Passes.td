@@ -162,6 +162,44 @@ def GNNHoistApplyEdge : Pass<"gnn-hoist-apply-edge", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
+def GNNChunkTile : Pass<"gnn-chunk-tile", "::mlir::ModuleOp"> {
+  let summary = "Tile each aggregation into P x P edge chunks under a memory budget (NeuGraph)";
+  let description = [{
+    NeuGraph's 2D chunk partitioning (DIGEST-neugraph-roc.md §2.1): the
+    vertices are cut into P equal, disjoint chunks and the edges into the
+    P x P chunks between them (every edge in exactly one); an aggregation
+    then works on one output chunk and one input chunk at a time, forward a
+    destination chunk over the source chunks (column-major over the CSC),
+    backward a source chunk over the destination chunks (row-major over the
+    CSR). P is the smallest integer whose working set fits `budget` bytes:
+
+    ```
+    mem(P) = ceil(V/P) x 4 x (sum of the vertex row widths read and written)
+           + ceil(E/P^2) x (4 + 4 x sum of the edge row widths)
+           + (ceil(V/P) + 1) x 8
+    ```
+
+    (the input and output vertex chunks, the edge chunk with its indices and
+    edge rows, the chunk's offsets). mem is non-increasing in P, so a smaller
+    budget never gives a smaller P, and P = 1 when everything fits. |V|, |E|
+    and the `?` widths come from `meta` (a `?` width counts as the larger of
+    F and C). A budget below mem(|V|) is an error naming that minimum.
+
+    Each `gnn.gather` and `gnn.fused_gather` gets `gnn.chunks = P` (omitted
+    for P = 1) and a remark with P and mem(P). The runtime's SpMM
+    (`gnnrtSpmm`: GCN, SAGE-mean and every fused gather that is a weighted
+    sum of source rows) runs tiled; other aggregations run untiled for now,
+    and the lowering says so in a remark. Run after --gnn-autodiff so that
+    the backward aggregations are tiled too.
+  }];
+  let options = [
+    Option<"budget", "budget", "int64_t", /*default=*/"0",
+           "bytes an aggregation's working set may take, in [1, 2^62]">,
+    DatasetMetaOption
+  ];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
 def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
   let summary = "Apply a linear before a sum/mean aggregation when that is cheaper";
   let description = [{

@@ -261,6 +261,9 @@ LogicalResult FunctionLowering::lowerScatter(ScatterOp s) {
 }
 
 LogicalResult FunctionLowering::lowerGather(GatherOp g) {
+  if (getChunks(g) > 1)
+    g.emitRemark() << "chunk tiling: not implemented for a gather of an edge "
+                      "tensor yet; runs untiled";
   Tensor x = buffers.lookup(g.getInput());
   Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
   lb.call(rt::Call::gnnrtGather,

@@ -830,3 +830,44 @@ func.func @fused_gather_arg_type(%g: !gnn.graph, %h: !gnn.vtensor<4xf32>) -> !gn
   }
   return %0 : !gnn.vtensor<2xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// gnn.chunks (--gnn-chunk-tile)
+//===----------------------------------------------------------------------===//
+
+func.func @chunks_ok(%g: !gnn.graph, %e: !gnn.etensor<8xf32>) {
+  %0 = gnn.gather sum %g, %e to dst {gnn.chunks = 4 : i64} : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @chunks_zero(%g: !gnn.graph, %e: !gnn.etensor<8xf32>) {
+  // expected-error @+1 {{'gnn.chunks' must be an i64 in [1, 2147483647]}}
+  %0 = gnn.gather sum %g, %e to dst {gnn.chunks = 0 : i64} : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @chunks_i32(%g: !gnn.graph, %e: !gnn.etensor<8xf32>) {
+  // expected-error @+1 {{'gnn.chunks' must be an i64 in [1, 2147483647]}}
+  %0 = gnn.gather sum %g, %e to dst {gnn.chunks = 4 : i32} : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @chunks_too_many(%g: !gnn.graph, %e: !gnn.etensor<8xf32>) {
+  // expected-error @+1 {{'gnn.chunks' must be an i64 in [1, 2147483647]}}
+  %0 = gnn.gather sum %g, %e to dst {gnn.chunks = 2147483648 : i64} : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @chunks_not_aggregation(%g: !gnn.graph, %v: !gnn.vtensor<8xf32>) {
+  // expected-error @+1 {{'gnn.chunks' is only valid on an aggregation (gnn.gather, gnn.fused_gather)}}
+  %0 = gnn.scatter %g, %v from src {gnn.chunks = 2 : i64} : !gnn.vtensor<8xf32> -> !gnn.etensor<8xf32>
+  return
+}
