@@ -200,6 +200,40 @@ def GNNChunkTile : Pass<"gnn-chunk-tile", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
+def GNNPlaceTensors : Pass<"gnn-place-tensors", "::mlir::ModuleOp"> {
+  let summary = "Plan which tensors stay in the fast tier under a budget (ROC's DP)";
+  let description = [{
+    ROC's memory manager (DIGEST-neugraph-roc.md §3.4, with the digest's
+    corrected recurrence; include/gnn/Analysis/TensorPlacement.h): over the
+    training step's data-flow graph, the op order and the tensors kept in
+    the fast tier between ops that load the fewest bytes from the slow tier
+    with at most `budget` bytes resident.
+
+    The graph: one op per top-level op of `@gnn_train_step` that reads or
+    writes a vertex or edge tensor (stages, aggregations, fused gathers,
+    linears, losses), one tensor per such value, sized from `meta` (|V| or
+    |E| rows; a `?` row dimension counts as the larger of F and C), and the
+    graph's arrays (CSC, CSR, degrees) as one more tensor read by the ops
+    that walk edges. Parameters, other unbatched values and tensors below
+    1/1024 of the budget stay resident: their bytes are taken from the
+    budget first (each placed tensor doubles the DP's cache sets).
+
+    For the budget the pass reports, in a remark on the function, the bytes
+    loaded, written back and at peak by the DP and by the two baselines of
+    the same accounting, LRU over program order and streaming (no caching).
+    A budget below what the largest op needs is an error naming that
+    minimum; a graph beyond the DP's limits is reported and the baselines
+    still are. Not yet: the copies the plan implies (the runtime's slow tier
+    and gnnrtEvict/gnnrtFetch are the next step), so the program is not
+    changed.
+  }];
+  let options = [
+    Option<"budget", "budget", "int64_t", /*default=*/"0",
+           "bytes the fast tier holds, in [1, 2^62]">,
+    DatasetMetaOption
+  ];
+}
+
 def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
   let summary = "Apply a linear before a sum/mean aggregation when that is cheaper";
   let description = [{
