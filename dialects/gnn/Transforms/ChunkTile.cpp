@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BudgetOptions.h"
+
 #include "gnn/IR/GNNOps.h"
 #include "gnn/Support/DatasetMeta.h"
 #include "gnn/Transforms/Passes.h"
@@ -76,23 +78,10 @@ struct GNNChunkTile : public mlir::gnn::impl::GNNChunkTileBase<GNNChunkTile> {
 
   void runOnOperation() final {
     ModuleOp module = getOperation();
-    if (budget < 1 || budget > (int64_t(1) << 62)) {
-      module.emitError() << "gnn-chunk-tile: option budget must be in [1, "
-                         << (int64_t(1) << 62) << "] but is "
-                         << budget.getValue();
+    FailureOr<DatasetMeta> m =
+        readBudgetOptions(module, "gnn-chunk-tile", budget, meta);
+    if (failed(m))
       return signalPassFailure();
-    }
-    if (meta.empty()) {
-      module.emitError() << "gnn-chunk-tile: needs the dataset's sizes (the "
-                            "option meta, gnn-compile --dataset)";
-      return signalPassFailure();
-    }
-    std::string error;
-    FailureOr<DatasetMeta> m = readDatasetMeta(meta, error);
-    if (failed(m)) {
-      module.emitError() << "gnn-chunk-tile: " << error;
-      return signalPassFailure();
-    }
     const int64_t V = std::max<int64_t>(m->numVertices, 1), E = m->numEdges;
     const int64_t unknown = std::max<int64_t>(
         std::max(m->numFeatures, m->numClasses), 1);

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Analysis/TensorPlacement.h"
+#include "BudgetOptions.h"
+
 #include "gnn/IR/GNNOps.h"
 #include "gnn/Support/DatasetMeta.h"
 #include "gnn/Transforms/Passes.h"
@@ -67,23 +69,10 @@ struct GNNPlaceTensors
 
   void runOnOperation() final {
     ModuleOp module = getOperation();
-    if (budget < 1 || budget > (int64_t(1) << 62)) {
-      module.emitError() << "gnn-place-tensors: option budget must be in [1, "
-                         << (int64_t(1) << 62) << "] but is "
-                         << budget.getValue();
+    FailureOr<DatasetMeta> m =
+        readBudgetOptions(module, "gnn-place-tensors", budget, meta);
+    if (failed(m))
       return signalPassFailure();
-    }
-    if (meta.empty()) {
-      module.emitError() << "gnn-place-tensors: needs the dataset's sizes (the "
-                            "option meta, gnn-compile --dataset)";
-      return signalPassFailure();
-    }
-    std::string error;
-    FailureOr<DatasetMeta> m = readDatasetMeta(meta, error);
-    if (failed(m)) {
-      module.emitError() << "gnn-place-tensors: " << error;
-      return signalPassFailure();
-    }
     auto train = module.lookupSymbol<func::FuncOp>(GNNDialect::kTrainStepName);
     if (!train) {
       module.emitError() << "gnn-place-tensors: expects @"
