@@ -474,8 +474,9 @@ namespace {
 /// name when gnnrtBuffer never allocated it.
 bool checkSlotKnown(gnnrtContext *ctx, const char *entry, int64_t slot) {
   const bool evicted = ctx->spill && ctx->spill->isEvicted(slot);
-  if (slot < 0 || (!evicted && (static_cast<size_t>(slot) >= ctx->buffers.size() ||
-                                !ctx->buffers[slot])))
+  if (slot < 0 ||
+      (!evicted && (static_cast<size_t>(slot) >= ctx->buffers.size() ||
+                    !ctx->buffers[slot])))
     fatal(std::string(entry) + ": slot " + std::to_string(slot) +
           " was never allocated (no gnnrtBuffer call for it)");
   return evicted;

@@ -28,8 +28,8 @@ constexpr int64_t kMaxTransfer = int64_t(1) << 30;
 bool roundUpToBlock(int64_t bytes, int64_t &rounded) {
   if (bytes < 0 || bytes > kMaxOffset - (SpillFile::kBlock - 1))
     return false;
-  rounded = (bytes + SpillFile::kBlock - 1) / SpillFile::kBlock *
-            SpillFile::kBlock;
+  rounded =
+      (bytes + SpillFile::kBlock - 1) / SpillFile::kBlock * SpillFile::kBlock;
   return true;
 }
 
@@ -137,8 +137,8 @@ std::unique_ptr<SpillFile> SpillFile::create(const std::string &dirArg,
     path = base + std::to_string(serial++);
     fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST && errno != EINTR) {
-      error = dir + ": cannot create a spill file there: " +
-              std::strerror(errno);
+      error =
+          dir + ": cannot create a spill file there: " + std::strerror(errno);
       return nullptr;
     }
   }
@@ -164,8 +164,8 @@ std::unique_ptr<SpillFile> SpillFile::create(const std::string &dirArg,
     return nullptr;
   }
   if (::ftruncate(fd, 0) != 0) {
-    error = dir + ": cannot truncate a spill file there: " +
-            std::strerror(errno);
+    error =
+        dir + ": cannot truncate a spill file there: " + std::strerror(errno);
     return nullptr;
   }
   return file;

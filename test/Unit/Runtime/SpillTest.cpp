@@ -13,9 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Spill.h"
 #include "Context.h"
 #include "Device.h"
-#include "Spill.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <gtest/gtest.h>
@@ -45,8 +45,8 @@ struct TempDir {
   std::string path;
   TempDir() {
     const char *tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") +
-                          "/gnnrt-spill-test-XXXXXX";
+    std::string pattern =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/gnnrt-spill-test-XXXXXX";
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     if (mkdtemp(buf.data()))
@@ -416,8 +416,7 @@ TEST(RuntimeSpill, AFailedEvictionCorruptsNothing) {
   std::string error;
   {
     FileSizeLimit limit(64 << 10);
-    EXPECT_FALSE(
-        ctx->spill->evict(1, *ctx->device, ctx->buffers[1], error));
+    EXPECT_FALSE(ctx->spill->evict(1, *ctx->device, ctx->buffers[1], error));
   }
   EXPECT_EQ(error, "slot 1 (1.0 MiB): " + ctx->spill->file().path() +
                        ": writing 1048576 bytes at offset 8192: File too "
