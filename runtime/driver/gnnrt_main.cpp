@@ -45,7 +45,7 @@ using namespace gnnrt;
 namespace {
 
 struct Options {
-  std::string data, json, saveParams, loadParams, predict, dump;
+  std::string data, json, saveParams, loadParams, predict, dump, spillDir;
   int64_t epochs = 200, evalEvery = 1, threads = 0, memBudget = 0;
   uint64_t seed = 0;
   double dropout = -1.0;
@@ -75,6 +75,11 @@ const char *kUsage =
     "  --mem-budget BYTES   resident memory the run may use (suffix K, M, G "
     "or T);\n"
     "                       a run that needs more stops before allocating it\n"
+    "  --spill-dir DIR      existing directory for the spill file of slot\n"
+    "                       buffers moved out of memory (the slow tier); the\n"
+    "                       file is deleted at creation, so nothing is left\n"
+    "                       there (default: none; a program that evicts then\n"
+    "                       stops)\n"
     "  --json FILE          write a JSON summary\n"
     "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
@@ -217,6 +222,10 @@ Options parseArgs(int argc, char **argv) {
         usageError("option --mem-budget: expected a byte count in [1, 2^62] "
                    "(digits, optionally followed by K, M, G or T) but got '" +
                    std::string(s) + "'");
+    } else if (a == "--spill-dir") {
+      o.spillDir = next();
+      if (o.spillDir.empty())
+        usageError("option --spill-dir: expected a directory but got ''");
     } else if (a == "--eval-every") {
       o.evalEvery = integer(1, kMaxCount);
     } else if (a == "--json") {
@@ -241,8 +250,10 @@ Options parseArgs(int argc, char **argv) {
 }
 
 /// The output paths, checked before any training: a run must not fail at
-/// its end for a missing directory or a directory named as a file.
-void checkOutputs(const Options &o) {
+/// its end for a missing directory or a directory named as a file. The
+/// spill directory's file is created here (the check is the real thing: a
+/// file is created and written there) and returned.
+std::unique_ptr<SpillStore> checkOutputs(const Options &o) {
   std::string error;
   for (auto [flag, path] : {std::pair{"--json", &o.json},
                             std::pair{"--predict", &o.predict}})
@@ -252,6 +263,10 @@ void checkOutputs(const Options &o) {
                             std::pair{"--dump", &o.dump}})
     if (!path->empty() && !checkOutputDirectory(*path, error))
       usageError(std::string("option ") + flag + ": " + error);
+  std::unique_ptr<SpillStore> spill;
+  if (!o.spillDir.empty() && !(spill = SpillStore::open(o.spillDir, error)))
+    usageError("option --spill-dir: " + error);
+  return spill;
 }
 
 bool makeDir(const std::string &dir, std::string &error) {
@@ -411,7 +426,7 @@ int main(int argc, char **argv) {
   // with the file's name, instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
   Options o = parseArgs(argc, argv);
-  checkOutputs(o);
+  std::unique_ptr<SpillStore> spill = checkOutputs(o);
   // --threads, else OMP_NUM_THREADS, checked before OpenMP's first
   // parallel region (Threads.h).
   std::string threadError;
@@ -420,6 +435,7 @@ int main(int argc, char **argv) {
 
   setMemoryBudget(o.memBudget);
   auto *ctx = new gnnrtContext(); // the CPU device
+  ctx->spill = std::move(spill);
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
@@ -608,6 +624,16 @@ int main(int argc, char **argv) {
             static_cast<long long>(counters.copiedToDevice),
             static_cast<long long>(counters.copiedToHost),
             static_cast<long long>(counters.peak));
+    // The slow tier's traffic (gnnrtEvict, gnnrtFetch): 0 without a spill
+    // directory or when the program evicts nothing.
+    const SpillCounters spilled =
+        ctx->spill ? ctx->spill->counters() : SpillCounters();
+    appendf("\"spill_written_bytes\": %lld, \"spill_read_bytes\": %lld, "
+            "\"evictions\": %lld, \"fetches\": %lld,\n             ",
+            static_cast<long long>(spilled.writtenBytes),
+            static_cast<long long>(spilled.readBytes),
+            static_cast<long long>(spilled.evictions),
+            static_cast<long long>(spilled.fetches));
     appendf("\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
             "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
             "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",

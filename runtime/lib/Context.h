@@ -7,6 +7,7 @@
 #include "Dataset.h"
 #include "Device.h"
 #include "Memory.h"
+#include "Spill.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
@@ -91,6 +92,9 @@ struct gnnrtContext {
   std::vector<gnnrt::OptState> opt;
   gnnrt::OptimizerConfig optConfig;
   std::vector<std::unique_ptr<gnnrt::Buffer>> buffers; // by slot
+  /// The slow tier (--spill-dir): the slots gnnrtEvict wrote to storage,
+  /// whose `buffers` entries are then null. Null without a spill directory.
+  std::unique_ptr<gnnrt::SpillStore> spill;
   uint64_t seed = 0;
   int64_t step = 0;
   bool training = false;

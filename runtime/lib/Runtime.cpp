@@ -438,6 +438,11 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                               int64_t slot, int64_t numElements) {
   if (slot < 0)
     fatal("gnnrtBuffer: negative slot");
+  // An explicit fetch only (GNNRuntime.h): the program's copies are all the
+  // slow tier's traffic.
+  if (ctx->spill && ctx->spill->isEvicted(slot))
+    fatal("gnnrtBuffer: slot " + std::to_string(slot) +
+          " is evicted to the spill file (gnnrtFetch it first)");
   if (static_cast<size_t>(slot) >= ctx->buffers.size())
     ctx->buffers.resize(slot + 1);
   auto &buf = ctx->buffers[slot];
@@ -461,6 +466,41 @@ void _mlir_ciface_gnnrtBufferI32(gnnrtMemRefI32 *result, gnnrtContext *ctx,
   gnnrtMemRefF32 f;
   _mlir_ciface_gnnrtBuffer(&f, ctx, slot, numElements);
   view(result, reinterpret_cast<int32_t *>(f.aligned), numElements);
+}
+
+namespace {
+
+/// Whether `slot` has a buffer or is evicted; stops the run with `entry`'s
+/// name when gnnrtBuffer never allocated it.
+bool checkSlotKnown(gnnrtContext *ctx, const char *entry, int64_t slot) {
+  const bool evicted = ctx->spill && ctx->spill->isEvicted(slot);
+  if (slot < 0 ||
+      (!evicted && (static_cast<size_t>(slot) >= ctx->buffers.size() ||
+                    !ctx->buffers[slot])))
+    fatal(std::string(entry) + ": slot " + std::to_string(slot) +
+          " was never allocated (no gnnrtBuffer call for it)");
+  return evicted;
+}
+
+} // namespace
+
+void gnnrtEvict(gnnrtContext *ctx, int64_t slot) {
+  if (checkSlotKnown(ctx, "gnnrtEvict", slot))
+    return; // already in the slow tier
+  if (!ctx->spill)
+    fatal("gnnrtEvict: slot " + std::to_string(slot) +
+          ": no --spill-dir to evict it to (the run was started without one)");
+  std::string error;
+  if (!ctx->spill->evict(slot, *ctx->device, ctx->buffers[slot], error))
+    fatal("gnnrtEvict: " + error);
+}
+
+void gnnrtFetch(gnnrtContext *ctx, int64_t slot) {
+  if (!checkSlotKnown(ctx, "gnnrtFetch", slot))
+    return; // resident
+  std::string error;
+  if (!ctx->spill->fetch(slot, *ctx->device, ctx->buffers[slot], error))
+    fatal("gnnrtFetch: " + error);
 }
 
 void _mlir_ciface_gnnrtParam(gnnrtMemRefF32 *result, gnnrtContext *ctx,

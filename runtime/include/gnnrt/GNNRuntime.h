@@ -25,7 +25,9 @@
 ///      like every other entry point that computes (there is no process-wide
 ///      device any more).
 ///   3: gnnrtSpmm takes `chunks`, the P of its P x P chunk tiling.
-#define GNNRT_API_VERSION 3
+///   4: gnnrtEvict and gnnrtFetch move a slot buffer to the slow tier (the
+///      spill file on the CPU) and back.
+#define GNNRT_API_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -218,6 +220,29 @@ _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
 GNNRT_EXPORT void _mlir_ciface_gnnrtBufferI32(gnnrtMemRefI32 *result,
                                               gnnrtContext *ctx, int64_t slot,
                                               int64_t numElements);
+
+/// The slow tier (issue 18): explicit copies of a slot buffer between the
+/// fast tier (device memory; resident memory on the CPU) and the slow tier
+/// (storage on the CPU: the executable's --spill-dir).
+///
+/// gnnrtEvict writes slot `slot`'s buffer (its whole size, f32 or i32 alike)
+/// to the slow tier and frees its memory; the slot stays known with its size.
+/// Evicting an evicted slot does nothing. A slot never allocated by
+/// gnnrtBuffer, a run without a spill directory and a failed write (a full
+/// disk, the file size limit) stop the run with an error; a failed write
+/// leaves what was evicted before intact.
+///
+/// gnnrtFetch allocates an evicted slot's buffer again (on the device, so its
+/// memory counters see it) and reads its bytes back: the contents are those
+/// it had when evicted, bit for bit; fetching a resident slot does nothing.
+/// Memrefs taken from the slot before the eviction are invalid after it: take
+/// them again with gnnrtBuffer after the fetch.
+///
+/// gnnrtBuffer (and gnnrtBufferI32) on an evicted slot stops the run with an
+/// error naming the slot: a fetch is never implicit, so the bytes moved are
+/// exactly the copies the program makes.
+GNNRT_EXPORT void gnnrtEvict(gnnrtContext *ctx, int64_t slot);
+GNNRT_EXPORT void gnnrtFetch(gnnrtContext *ctx, int64_t slot);
 
 /// Masked mean softmax cross-entropy of logits [V, C] over the vertices of
 /// split `split` (0 train, 1 val, 2 test) with a label; writes d loss /

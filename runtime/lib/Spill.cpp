@@ -1,0 +1,368 @@
+//===- Spill.cpp - the slow tier on the CPU: spill files ------------------===//
+
+#include "Spill.h"
+
+#include "Device.h"
+#include "Memory.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <iterator>
+#include <limits>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gnnrt {
+
+namespace {
+
+constexpr int64_t kMaxOffset = std::numeric_limits<int64_t>::max();
+/// The most one pread/pwrite moves (Linux moves at most 0x7ffff000 anyway).
+constexpr int64_t kMaxTransfer = int64_t(1) << 30;
+
+/// `bytes` rounded up to a block; false when that overflows.
+bool roundUpToBlock(int64_t bytes, int64_t &rounded) {
+  if (bytes < 0 || bytes > kMaxOffset - (SpillFile::kBlock - 1))
+    return false;
+  rounded =
+      (bytes + SpillFile::kBlock - 1) / SpillFile::kBlock * SpillFile::kBlock;
+  return true;
+}
+
+/// Writes all `n` bytes at `offset`: retries EINTR, continues short writes.
+/// False with errno's value in `err`.
+bool pwriteAll(int fd, const char *p, int64_t n, int64_t offset, int &err) {
+  while (n > 0) {
+    ssize_t w = ::pwrite(fd, p, static_cast<size_t>(std::min(n, kMaxTransfer)),
+                         static_cast<off_t>(offset));
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      err = errno;
+      return false;
+    }
+    if (w == 0) { // no progress and no error: do not spin
+      err = EIO;
+      return false;
+    }
+    p += w;
+    n -= w;
+    offset += w;
+  }
+  return true;
+}
+
+/// Reads all `n` bytes at `offset`; `err` 0 on a premature end of file.
+bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err) {
+  while (n > 0) {
+    ssize_t r = ::pread(fd, p, static_cast<size_t>(std::min(n, kMaxTransfer)),
+                        static_cast<off_t>(offset));
+    if (r < 0) {
+      if (errno == EINTR)
+        continue;
+      err = errno;
+      return false;
+    }
+    if (r == 0) {
+      err = 0;
+      return false;
+    }
+    p += r;
+    n -= r;
+    offset += r;
+  }
+  return true;
+}
+
+/// strerror with what helps for the two ways storage runs out.
+std::string describeError(int err) {
+  std::string s = std::strerror(err);
+  if (err == ENOSPC)
+    s += " (the spill directory's file system is full)";
+  else if (err == EFBIG)
+    s += " (the file size limit, ulimit -f)";
+  else if (err == EDQUOT)
+    s += " (the disk quota)";
+  return s;
+}
+
+/// A write past RLIMIT_FSIZE raises SIGXFSZ, which kills the process unless
+/// ignored; ignored, the write fails with EFBIG and is reported. A handler
+/// somebody installed is left alone.
+void ignoreFileSizeSignal() {
+  struct sigaction old;
+  if (sigaction(SIGXFSZ, nullptr, &old) == 0 && old.sa_handler == SIG_DFL)
+    std::signal(SIGXFSZ, SIG_IGN);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// SpillFile
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<SpillFile> SpillFile::create(const std::string &dirArg,
+                                             std::string &error) {
+  std::string dir = dirArg;
+  while (dir.size() > 1 && dir.back() == '/')
+    dir.pop_back();
+  if (dir.empty()) {
+    error = "the spill directory is an empty path";
+    return nullptr;
+  }
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) {
+    error = dir + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    error = dir + ": " + std::strerror(ENOTDIR);
+    return nullptr;
+  }
+  ignoreFileSizeSignal();
+  // O_EXCL: a fresh file, never one that exists (or a symlink planted under
+  // the name). A name taken (a file left by a process of the same pid that
+  // was killed between its create and unlink) moves on to the next.
+  const std::string base = (dir == "/" ? "" : dir) + "/gnnrt-spill-" +
+                           std::to_string(static_cast<long long>(getpid())) +
+                           "-";
+  static int serial = 0;
+  int fd = -1;
+  std::string path;
+  for (int attempt = 0; attempt < 1000 && fd < 0; ++attempt) {
+    path = base + std::to_string(serial++);
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST && errno != EINTR) {
+      error =
+          dir + ": cannot create a spill file there: " + std::strerror(errno);
+      return nullptr;
+    }
+  }
+  if (fd < 0) {
+    error = dir + ": cannot create a spill file there: every name tried (" +
+            base + "*) exists";
+    return nullptr;
+  }
+  // Unlinked at once: whatever ends the run, nothing is left behind.
+  if (::unlink(path.c_str()) != 0) {
+    int err = errno;
+    ::close(fd);
+    error = path + ": cannot unlink the spill file just created: " +
+            std::strerror(err);
+    return nullptr;
+  }
+  std::unique_ptr<SpillFile> file(new SpillFile(fd, path));
+  // The directory takes data too (not only a name): one block, then gone.
+  std::vector<char> block(kBlock, 0);
+  int err = 0;
+  if (!pwriteAll(fd, block.data(), kBlock, 0, err)) {
+    error = dir + ": cannot write a spill file there: " + describeError(err);
+    return nullptr;
+  }
+  if (::ftruncate(fd, 0) != 0) {
+    error =
+        dir + ": cannot truncate a spill file there: " + std::strerror(errno);
+    return nullptr;
+  }
+  return file;
+}
+
+SpillFile::SpillFile(int fd, std::string path)
+    : fd(fd), filePath(std::move(path)) {}
+
+SpillFile::~SpillFile() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+bool SpillFile::write(const void *data, int64_t bytes, SpillExtent &where,
+                      std::string &error) {
+  int64_t reserve;
+  if (!roundUpToBlock(bytes, reserve)) {
+    error = filePath + ": cannot spill " + std::to_string(bytes) + " bytes";
+    return false;
+  }
+  if (reserve == 0) { // nothing to store
+    where = SpillExtent{0, 0};
+    return true;
+  }
+  // Fresh space: the first free range that holds it, else the end.
+  int64_t offset = -1;
+  for (auto it = freeSpace.begin(); it != freeSpace.end(); ++it) {
+    if (it->second >= reserve) {
+      offset = it->first;
+      break;
+    }
+  }
+  bool atEnd = offset < 0;
+  if (atEnd) {
+    if (fileEnd > kMaxOffset - reserve) {
+      error = filePath + ": spilling " + std::to_string(bytes) +
+              " bytes more would make the file larger than 2^63 bytes";
+      return false;
+    }
+    offset = fileEnd;
+  }
+  int err = 0;
+  if (!pwriteAll(fd, static_cast<const char *>(data), bytes, offset, err)) {
+    // The range is free again (it was taken from nowhere yet); what a partial
+    // write appended past the end is cut off so that it takes no space.
+    if (atEnd)
+      (void)!::ftruncate(fd, fileEnd);
+    error = filePath + ": writing " + std::to_string(bytes) +
+            " bytes at offset " + std::to_string(offset) + ": " +
+            describeError(err);
+    return false;
+  }
+  // Committed: only now is the range taken.
+  if (atEnd) {
+    fileEnd = offset + reserve;
+  } else {
+    auto it = freeSpace.find(offset);
+    int64_t rest = it->second - reserve;
+    freeSpace.erase(it);
+    if (rest > 0)
+      freeSpace.emplace(offset + reserve, rest);
+  }
+  inUse += reserve;
+  where = SpillExtent{offset, bytes};
+  return true;
+}
+
+bool SpillFile::read(const SpillExtent &where, void *data,
+                     std::string &error) const {
+  int err = 0;
+  if (!preadAll(fd, static_cast<char *>(data), where.bytes, where.offset,
+                err)) {
+    error = filePath + ": reading " + std::to_string(where.bytes) +
+            " bytes at offset " + std::to_string(where.offset) + ": " +
+            (err ? std::strerror(err) : "unexpected end of file");
+    return false;
+  }
+  return true;
+}
+
+void SpillFile::release(const SpillExtent &where) {
+  int64_t reserve;
+  if (!roundUpToBlock(where.bytes, reserve) || reserve == 0)
+    return;
+  inUse -= reserve;
+  int64_t offset = where.offset, length = reserve;
+  // Coalesce with the free ranges on either side.
+  auto next = freeSpace.lower_bound(offset);
+  if (next != freeSpace.end() && offset + length == next->first) {
+    length += next->second;
+    next = freeSpace.erase(next);
+  }
+  if (next != freeSpace.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == offset) {
+      offset = prev->first;
+      length += prev->second;
+      freeSpace.erase(prev);
+    }
+  }
+  if (offset + length == fileEnd) {
+    // Free space at the end: the file gets shorter.
+    fileEnd = offset;
+    (void)!::ftruncate(fd, fileEnd);
+    return;
+  }
+  freeSpace.emplace(offset, length);
+  // Inside the file: give the blocks back where the file system can (the
+  // range is rewritten before it is read again, so a failure is harmless).
+#ifdef FALLOC_FL_PUNCH_HOLE
+  (void)!::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                     static_cast<off_t>(where.offset),
+                     static_cast<off_t>(reserve));
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// SpillStore
+//===----------------------------------------------------------------------===//
+
+SpillStore::SpillStore(std::unique_ptr<SpillFile> file)
+    : storage(std::move(file)) {}
+
+std::unique_ptr<SpillStore> SpillStore::open(const std::string &dir,
+                                             std::string &error) {
+  std::unique_ptr<SpillFile> file = SpillFile::create(dir, error);
+  if (!file)
+    return nullptr;
+  return std::make_unique<SpillStore>(std::move(file));
+}
+
+int64_t SpillStore::evictedSize(int64_t slot) const {
+  auto it = evicted.find(slot);
+  return it == evicted.end() ? -1 : it->second.elements;
+}
+
+bool SpillStore::evict(int64_t slot, Device &device,
+                       std::unique_ptr<Buffer> &buf, std::string &error) {
+  const std::string what = "slot " + std::to_string(slot);
+  if (isEvicted(slot) || !buf) {
+    error = what + ": " + (buf ? "already evicted" : "no buffer to evict");
+    return false;
+  }
+  const int64_t elements = buf->size;
+  if (elements < 0 ||
+      elements > kMaxOffset / static_cast<int64_t>(sizeof(float))) {
+    error = what + ": a buffer of " + std::to_string(elements) + " floats";
+    return false;
+  }
+  const int64_t bytes = elements * static_cast<int64_t>(sizeof(float));
+  // The work issued on the buffer is done before it is read; on the CPU the
+  // view is the memory itself.
+  device.synchronize();
+  const void *host = device.hostView(buf->data, bytes, staging);
+  SpillExtent extent;
+  if (!storage->write(host, bytes, extent, error)) {
+    error = what + " (" + formatBytes(bytes) + "): " + error;
+    return false;
+  }
+  evicted.emplace(slot, Spilled{extent, elements});
+  buf.reset(); // the fast tier's memory goes back
+  stats.writtenBytes += bytes;
+  stats.evictions += 1;
+  return true;
+}
+
+bool SpillStore::fetch(int64_t slot, Device &device,
+                       std::unique_ptr<Buffer> &buf, std::string &error) {
+  const std::string what = "slot " + std::to_string(slot);
+  auto it = evicted.find(slot);
+  if (it == evicted.end()) {
+    error = what + ": not evicted";
+    return false;
+  }
+  const Spilled s = it->second;
+  const int64_t bytes = s.extent.bytes;
+  auto fresh = std::make_unique<Buffer>(device, s.elements);
+  bool ok;
+  if (device.deviceMemoryIsHostMemory()) {
+    ok = storage->read(s.extent, fresh->data, error);
+  } else {
+    staging.resize(static_cast<size_t>(bytes));
+    ok = storage->read(s.extent, staging.data(), error);
+    if (ok)
+      device.copy(fresh->data, MemoryTier::Device, staging.data(),
+                  MemoryTier::Host, bytes);
+  }
+  if (!ok) {
+    error = what + " (" + formatBytes(bytes) + "): " + error;
+    return false; // `fresh` is freed; the slot stays evicted
+  }
+  storage->release(s.extent);
+  evicted.erase(it);
+  buf = std::move(fresh);
+  stats.readBytes += bytes;
+  stats.fetches += 1;
+  return true;
+}
+
+} // namespace gnnrt

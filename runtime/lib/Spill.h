@@ -1,0 +1,148 @@
+//===- Spill.h - the slow tier on the CPU: spill files ----------*- C++ -*-===//
+//
+// Issue 18's memory model has a fast tier of capped size and a slow tier
+// behind explicit copies. On the CPU the fast tier is resident memory (under
+// --mem-budget) and the slow tier is storage: a spill file in --spill-dir.
+// gnnrtEvict writes a slot buffer to the file and frees its memory;
+// gnnrtFetch allocates it again on the device and reads it back. The
+// placement pass (--gnn-place-tensors) decides where the program calls them.
+//
+// Storage is one file per store (per run), not one per slot: one descriptor
+// however many slots are spilled (a deep model has hundreds), one create at
+// start-up, which is then also the check that the directory takes files, and
+// no create or unlink per eviction. The file is created with O_EXCL (never
+// somebody else's file, nor a symlink planted under its name) and unlinked
+// at once, so that nothing is left in the directory when the run ends, how
+// ever it ends (a crash, a kill, the OOM killer): the space is the kernel's
+// to reclaim when the descriptor closes. Data moves with pread/pwrite in
+// loops that retry EINTR and continue short transfers.
+//
+// Space in the file is handed out in extents of whole 4 KiB blocks (first
+// fit in the free list, else at the end). An eviction writes to space that
+// holds no other slot's data and records the slot's extent only once every
+// byte is written: a write that fails (ENOSPC, EFBIG under ulimit -f) leaves
+// the slot resident and every extent written before intact and readable. A
+// fetch releases the slot's extent; free space at the end of the file is
+// truncated away, free space inside it is punched out (where the file system
+// can), so the file holds about what is spilled now, not the most ever
+// spilled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_SPILL_H
+#define GNNRT_SPILL_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gnnrt {
+
+class Device;
+struct Buffer;
+
+/// What the slow tier moved: bytes written to and read from storage by
+/// evictions and fetches that succeeded, and how many there were.
+struct SpillCounters {
+  int64_t writtenBytes = 0, readBytes = 0;
+  int64_t evictions = 0, fetches = 0;
+};
+
+/// A range of a spill file: `bytes` of data at `offset` (a multiple of
+/// SpillFile::kBlock); the space reserved is `bytes` rounded up to a block.
+struct SpillExtent {
+  int64_t offset = 0, bytes = 0;
+};
+
+/// The storage: one unlinked file, its space handed out in extents.
+class SpillFile {
+public:
+  static constexpr int64_t kBlock = 4096;
+
+  /// Creates the file in the directory `dir` and unlinks it. Refuses a
+  /// missing directory, a path that is not a directory and one where no
+  /// file can be created or written (it writes one block and truncates it
+  /// away). Ignores SIGXFSZ (as the driver does), so that a write past
+  /// ulimit -f fails with EFBIG instead of killing the process. Returns null
+  /// with a one-line "<dir>: <problem>" in `error`.
+  static std::unique_ptr<SpillFile> create(const std::string &dir,
+                                           std::string &error);
+  /// Takes over `fd`, a file open for reading and writing, named `path` in
+  /// messages (for tests: /dev/full fails every write with ENOSPC).
+  SpillFile(int fd, std::string path);
+  ~SpillFile();
+  SpillFile(const SpillFile &) = delete;
+  SpillFile &operator=(const SpillFile &) = delete;
+
+  /// Writes `bytes` (>= 0) from host memory at `data` into free space and
+  /// returns that space in `where`, now in use. On failure returns false with
+  /// "<path>: <strerror>" (and where it wrote) in `error`; the space is free
+  /// again and every extent in use is unchanged.
+  bool write(const void *data, int64_t bytes, SpillExtent &where,
+             std::string &error);
+  /// Reads the extent `where` (from write) into host memory at `data`.
+  bool read(const SpillExtent &where, void *data, std::string &error) const;
+  /// Frees an extent from write.
+  void release(const SpillExtent &where);
+
+  /// The file's name (it no longer exists in its directory).
+  const std::string &path() const { return filePath; }
+  /// The end of the space handed out: the file's logical size.
+  int64_t end() const { return fileEnd; }
+  /// Bytes of the extents in use, each rounded up to a block.
+  int64_t bytesInUse() const { return inUse; }
+
+private:
+  int fd = -1;
+  std::string filePath;
+  int64_t fileEnd = 0, inUse = 0;
+  /// Free space below fileEnd: offset -> bytes, coalesced.
+  std::map<int64_t, int64_t> freeSpace;
+};
+
+/// The slot buffers of one context that are in the slow tier.
+class SpillStore {
+public:
+  explicit SpillStore(std::unique_ptr<SpillFile> file);
+  /// SpillFile::create in `dir`, as a store; null with a message.
+  static std::unique_ptr<SpillStore> open(const std::string &dir,
+                                          std::string &error);
+
+  /// Writes slot `slot`'s resident buffer `buf` (non-null, of `device`) to
+  /// storage and frees it (`buf` becomes null); the slot is then evicted
+  /// with the buffer's size. False with a one-line message on a failed
+  /// write: then `buf`, its contents and every slot evicted before are
+  /// unchanged, and nothing is counted.
+  bool evict(int64_t slot, Device &device, std::unique_ptr<Buffer> &buf,
+             std::string &error);
+  /// Allocates an evicted slot's buffer on `device` (counted by it) into
+  /// `buf` and reads the slot's bytes back; the slot is then resident and
+  /// its storage released. False with a message on a failed read (the slot
+  /// stays evicted, `buf` stays null).
+  bool fetch(int64_t slot, Device &device, std::unique_ptr<Buffer> &buf,
+             std::string &error);
+
+  bool isEvicted(int64_t slot) const { return evicted.count(slot) != 0; }
+  /// The size in floats of an evicted slot's buffer; -1 when resident.
+  int64_t evictedSize(int64_t slot) const;
+  const SpillCounters &counters() const { return stats; }
+  const SpillFile &file() const { return *storage; }
+
+private:
+  struct Spilled {
+    SpillExtent extent;
+    int64_t elements;
+  };
+  std::unique_ptr<SpillFile> storage;
+  std::unordered_map<int64_t, Spilled> evicted;
+  SpillCounters stats;
+  /// Host copies for a device whose memory the host cannot address.
+  std::vector<char> staging;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_SPILL_H

@@ -1,0 +1,455 @@
+//===- SpillTest.cpp - the CPU's slow tier: spill files, evict and fetch --===//
+//
+// Slot buffers go through gnnrtEvict / gnnrtFetch and come back bit for bit,
+// many slots interleaved with writes in between; the byte counters and the
+// counts are exact; an eviction frees the device memory (its counters' live
+// bytes drop) and a fetch allocates it again; evicting an evicted slot and
+// fetching a resident one do nothing; the errors of the ABI (a slot never
+// allocated, no spill directory, gnnrtBuffer on an evicted slot) and of the
+// storage (a missing directory, a file, a directory where nothing can be
+// created, ENOSPC, EFBIG under RLIMIT_FSIZE) are one line naming the place,
+// and a failed write leaves the slot resident and what was spilled before
+// intact. The spill file never appears in the directory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Spill.h"
+#include "Context.h"
+#include "Device.h"
+#include "gnnrt/GNNRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace gnnrt;
+
+namespace {
+
+/// A fresh directory under TMPDIR, removed (with what is in it) at the end.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/gnnrt-spill-test-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (mkdtemp(buf.data()))
+      path = buf.data();
+  }
+  ~TempDir() {
+    if (!path.empty())
+      (void)!std::system(("rm -rf '" + path + "'").c_str());
+  }
+};
+
+/// The names in `dir` other than . and ..
+std::vector<std::string> listDir(const std::string &dir) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d))
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, ".."))
+        names.push_back(e->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+/// A context with a spill store in `dir`.
+std::unique_ptr<gnnrtContext> spillingContext(const std::string &dir) {
+  auto ctx = std::make_unique<gnnrtContext>();
+  std::string error;
+  ctx->spill = SpillStore::open(dir, error);
+  EXPECT_TRUE(ctx->spill) << error;
+  return ctx;
+}
+
+/// Slot `slot`'s buffer of `n` floats (gnnrtBuffer), as raw words.
+uint32_t *slotWords(gnnrtContext *ctx, int64_t slot, int64_t n) {
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtBuffer(&m, ctx, slot, n);
+  return reinterpret_cast<uint32_t *>(m.aligned + m.offset);
+}
+
+/// Random words: every f32 bit pattern, NaNs and denormals included.
+std::vector<uint32_t> randomWords(std::mt19937_64 &rng, int64_t n) {
+  std::vector<uint32_t> w(static_cast<size_t>(n));
+  for (uint32_t &x : w)
+    x = static_cast<uint32_t>(rng());
+  return w;
+}
+
+bool sameWords(const uint32_t *a, const std::vector<uint32_t> &b) {
+  return b.empty() || std::memcmp(a, b.data(), b.size() * 4) == 0;
+}
+
+/// Sets RLIMIT_FSIZE's soft limit for the scope.
+struct FileSizeLimit {
+  rlimit saved{};
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved);
+    rlimit r = saved;
+    r.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &r);
+  }
+  ~FileSizeLimit() { setrlimit(RLIMIT_FSIZE, &saved); }
+};
+
+} // namespace
+
+TEST(RuntimeSpill, RandomBuffersRoundTripBitExactAndMemoryIsFreed) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  std::mt19937_64 rng(1);
+  // Sizes around the 4 KiB block (1024 floats), empty, and a large one.
+  const std::vector<int64_t> sizes = {0, 1, 7, 1023, 1024, 1025, 4096, 3 << 18};
+  std::vector<std::vector<uint32_t>> want;
+  int64_t total = 0;
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    want.push_back(randomWords(rng, sizes[s]));
+    if (sizes[s])
+      std::memcpy(slotWords(ctx.get(), s, sizes[s]), want[s].data(),
+                  sizes[s] * 4);
+    else
+      slotWords(ctx.get(), s, 0);
+    total += sizes[s] * 4;
+  }
+  const MemoryCounters before = ctx->device->memoryCounters();
+  for (size_t s = 0; s < sizes.size(); ++s)
+    gnnrtEvict(ctx.get(), s);
+  const MemoryCounters evicted = ctx->device->memoryCounters();
+  EXPECT_EQ(evicted.live, before.live - total);
+  EXPECT_EQ(evicted.freed, before.freed + total);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, total);
+  EXPECT_EQ(ctx->spill->counters().evictions, int64_t(sizes.size()));
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    EXPECT_TRUE(ctx->spill->isEvicted(s));
+    EXPECT_EQ(ctx->spill->evictedSize(s), sizes[s]);
+    EXPECT_FALSE(ctx->buffers[s]);
+  }
+  EXPECT_TRUE(listDir(dir.path).empty()) << "the spill file has a name";
+  // Fetched in another order than evicted.
+  for (size_t k = sizes.size(); k-- > 0;) {
+    gnnrtFetch(ctx.get(), k);
+    EXPECT_FALSE(ctx->spill->isEvicted(k));
+    EXPECT_TRUE(sameWords(slotWords(ctx.get(), k, sizes[k]), want[k]))
+        << "slot " << k << " of " << sizes[k] << " floats";
+  }
+  const MemoryCounters fetched = ctx->device->memoryCounters();
+  EXPECT_EQ(fetched.live, before.live);
+  EXPECT_EQ(fetched.allocated, evicted.allocated + total);
+  EXPECT_EQ(ctx->spill->counters().readBytes, total);
+  EXPECT_EQ(ctx->spill->counters().fetches, int64_t(sizes.size()));
+  // Nothing is spilled any more: the file holds nothing.
+  EXPECT_EQ(ctx->spill->file().bytesInUse(), 0);
+  EXPECT_EQ(ctx->spill->file().end(), 0);
+  // gnnrtBuffer did not allocate anything more for the fetched slots.
+  EXPECT_EQ(ctx->device->memoryCounters().allocated, fetched.allocated);
+}
+
+// Random evictions, fetches and writes on many slots, against a model of
+// what each slot holds and of every counter.
+TEST(RuntimeSpill, ManySlotsInterleavedMatchAModel) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  std::mt19937_64 rng(7);
+  constexpr int kSlots = 40;
+  std::vector<int64_t> size(kSlots);
+  std::vector<std::vector<uint32_t>> want(kSlots);
+  std::vector<bool> out(kSlots, false);
+  for (int s = 0; s < kSlots; ++s) {
+    size[s] = static_cast<int64_t>(rng() % 5000);
+    want[s] = randomWords(rng, size[s]);
+    uint32_t *p = slotWords(ctx.get(), s, size[s]);
+    if (size[s])
+      std::memcpy(p, want[s].data(), size[s] * 4);
+  }
+  SpillCounters model;
+  const int64_t live0 = ctx->device->memoryCounters().live;
+  int64_t liveModel = live0;
+  for (int step = 0; step < 3000; ++step) {
+    int s = static_cast<int>(rng() % kSlots);
+    switch (rng() % 3) {
+    case 0: // evict (a no-op when out)
+      if (!out[s]) {
+        model.writtenBytes += size[s] * 4;
+        model.evictions += 1;
+        liveModel -= size[s] * 4;
+        out[s] = true;
+      }
+      gnnrtEvict(ctx.get(), s);
+      break;
+    case 1: // fetch (a no-op when resident)
+      if (out[s]) {
+        model.readBytes += size[s] * 4;
+        model.fetches += 1;
+        liveModel += size[s] * 4;
+        out[s] = false;
+      }
+      gnnrtFetch(ctx.get(), s);
+      ASSERT_TRUE(sameWords(slotWords(ctx.get(), s, size[s]), want[s]))
+          << "slot " << s << " at step " << step;
+      break;
+    default: // the program writes a resident slot
+      if (!out[s] && size[s]) {
+        int64_t i = static_cast<int64_t>(rng() % size[s]);
+        want[s][i] = static_cast<uint32_t>(rng());
+        slotWords(ctx.get(), s, size[s])[i] = want[s][i];
+      }
+    }
+    const SpillCounters &c = ctx->spill->counters();
+    ASSERT_EQ(c.writtenBytes, model.writtenBytes);
+    ASSERT_EQ(c.readBytes, model.readBytes);
+    ASSERT_EQ(c.evictions, model.evictions);
+    ASSERT_EQ(c.fetches, model.fetches);
+    ASSERT_EQ(ctx->device->memoryCounters().live, liveModel);
+    int64_t spilled = 0;
+    for (int k = 0; k < kSlots; ++k)
+      if (out[k])
+        spilled += (size[k] * 4 + 4095) / 4096 * 4096;
+    ASSERT_EQ(ctx->spill->file().bytesInUse(), spilled);
+    ASSERT_LE(spilled, ctx->spill->file().end());
+  }
+  EXPECT_GT(model.evictions, 300);
+  EXPECT_GT(model.fetches, 300);
+  for (int s = 0; s < kSlots; ++s) {
+    gnnrtFetch(ctx.get(), s);
+    EXPECT_TRUE(sameWords(slotWords(ctx.get(), s, size[s]), want[s]));
+  }
+  EXPECT_EQ(ctx->spill->file().end(), 0);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0);
+  EXPECT_TRUE(listDir(dir.path).empty());
+}
+
+TEST(RuntimeSpill, EvictingTwiceAndFetchingTwiceDoNothingMore) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  std::mt19937_64 rng(3);
+  std::vector<uint32_t> want = randomWords(rng, 3000);
+  std::memcpy(slotWords(ctx.get(), 2, 3000), want.data(), 12000);
+  gnnrtFetch(ctx.get(), 2); // resident: nothing
+  EXPECT_EQ(ctx->spill->counters().fetches, 0);
+  EXPECT_EQ(ctx->spill->counters().readBytes, 0);
+  gnnrtEvict(ctx.get(), 2);
+  const MemoryCounters once = ctx->device->memoryCounters();
+  gnnrtEvict(ctx.get(), 2);
+  EXPECT_EQ(ctx->spill->counters().evictions, 1);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, 12000);
+  EXPECT_EQ(ctx->device->memoryCounters().freed, once.freed);
+  gnnrtFetch(ctx.get(), 2);
+  const MemoryCounters fetched = ctx->device->memoryCounters();
+  gnnrtFetch(ctx.get(), 2);
+  EXPECT_EQ(ctx->spill->counters().fetches, 1);
+  EXPECT_EQ(ctx->spill->counters().readBytes, 12000);
+  EXPECT_EQ(ctx->device->memoryCounters().allocated, fetched.allocated);
+  EXPECT_TRUE(sameWords(slotWords(ctx.get(), 2, 3000), want));
+  // gnnrtBufferI32 shares the slot: an i32 slot round-trips as well.
+  gnnrtMemRefI32 m;
+  _mlir_ciface_gnnrtBufferI32(&m, ctx.get(), 5, 3);
+  m.aligned[0] = -1, m.aligned[1] = 7, m.aligned[2] = INT32_MIN;
+  gnnrtEvict(ctx.get(), 5);
+  gnnrtFetch(ctx.get(), 5);
+  _mlir_ciface_gnnrtBufferI32(&m, ctx.get(), 5, 3);
+  EXPECT_EQ(m.aligned[0], -1);
+  EXPECT_EQ(m.aligned[1], 7);
+  EXPECT_EQ(m.aligned[2], INT32_MIN);
+}
+
+TEST(RuntimeSpillDeathTest, TheABIRefusesWhatItCannotDo) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  slotWords(ctx.get(), 3, 100);
+  EXPECT_EXIT(gnnrtEvict(ctx.get(), 7), testing::ExitedWithCode(1),
+              "^error: gnnrtEvict: slot 7 was never allocated \\(no "
+              "gnnrtBuffer call for it\\)\n$");
+  // Below the highest slot allocated, but never allocated itself.
+  EXPECT_EXIT(gnnrtEvict(ctx.get(), 1), testing::ExitedWithCode(1),
+              "gnnrtEvict: slot 1 was never allocated");
+  EXPECT_EXIT(gnnrtEvict(ctx.get(), -2), testing::ExitedWithCode(1),
+              "gnnrtEvict: slot -2 was never allocated");
+  EXPECT_EXIT(gnnrtFetch(ctx.get(), 9), testing::ExitedWithCode(1),
+              "gnnrtFetch: slot 9 was never allocated");
+  gnnrtEvict(ctx.get(), 3);
+  EXPECT_EXIT(slotWords(ctx.get(), 3, 100), testing::ExitedWithCode(1),
+              "^error: gnnrtBuffer: slot 3 is evicted to the spill file "
+              "\\(gnnrtFetch it first\\)\n$");
+  gnnrtMemRefI32 m;
+  EXPECT_EXIT(_mlir_ciface_gnnrtBufferI32(&m, ctx.get(), 3, 100),
+              testing::ExitedWithCode(1), "gnnrtBuffer: slot 3 is evicted");
+  // Without a spill directory.
+  gnnrtContext plain;
+  slotWords(&plain, 0, 10);
+  EXPECT_EXIT(gnnrtEvict(&plain, 0), testing::ExitedWithCode(1),
+              "^error: gnnrtEvict: slot 0: no --spill-dir to evict it to");
+  gnnrtFetch(&plain, 0); // resident: nothing to do, no spill needed
+}
+
+TEST(RuntimeSpill, TheDirectoryIsCheckedWhenTheStoreIsCreated) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::string error;
+  EXPECT_FALSE(SpillStore::open(dir.path + "/missing", error));
+  EXPECT_EQ(error, dir.path + "/missing: No such file or directory");
+  const std::string file = dir.path + "/file";
+  std::ofstream(file) << "x";
+  error.clear();
+  EXPECT_FALSE(SpillStore::open(file, error));
+  EXPECT_EQ(error, file + ": Not a directory");
+  error.clear();
+  EXPECT_FALSE(SpillStore::open(file + "/sub", error));
+  EXPECT_EQ(error, file + "/sub: Not a directory");
+  // A directory where no file can be created, even by root: sysfs.
+  struct stat st;
+  if (stat("/sys", &st) == 0 && S_ISDIR(st.st_mode)) {
+    error.clear();
+    EXPECT_FALSE(SpillStore::open("/sys", error));
+    EXPECT_EQ(error.rfind("/sys: cannot create a spill file there: ", 0), 0u)
+        << error;
+  }
+  // A good one, given with a trailing slash: nothing appears in it.
+  error.clear();
+  auto store = SpillStore::open(dir.path + "/", error);
+  ASSERT_TRUE(store) << error;
+  EXPECT_EQ(store->file().path().rfind(dir.path + "/gnnrt-spill-", 0), 0u)
+      << store->file().path();
+  EXPECT_EQ(listDir(dir.path), std::vector<std::string>{"file"});
+}
+
+// Space freed by a fetch is reused, only space holding nothing is written,
+// and free space at the end is cut off.
+TEST(RuntimeSpill, FileSpaceIsReusedAndNothingLiveIsOverwritten) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::string error;
+  auto file = SpillFile::create(dir.path, error);
+  ASSERT_TRUE(file) << error;
+  std::mt19937_64 rng(5);
+  auto a = randomWords(rng, 1024), b = randomWords(rng, 3000),
+       c = randomWords(rng, 1000), d = randomWords(rng, 2048);
+  SpillExtent ea, eb, ec, ed;
+  ASSERT_TRUE(file->write(a.data(), 4096, ea, error)) << error;
+  ASSERT_TRUE(file->write(b.data(), 12000, eb, error)) << error;
+  EXPECT_EQ(ea.offset, 0);
+  EXPECT_EQ(eb.offset, 4096);
+  EXPECT_EQ(file->end(), 4096 + 12288);
+  file->release(ea);
+  // c fits in a's block; d does not and goes to the end.
+  ASSERT_TRUE(file->write(c.data(), 4000, ec, error)) << error;
+  EXPECT_EQ(ec.offset, 0);
+  ASSERT_TRUE(file->write(d.data(), 8192, ed, error)) << error;
+  EXPECT_EQ(ed.offset, 4096 + 12288);
+  std::vector<uint32_t> got(3000);
+  ASSERT_TRUE(file->read(eb, got.data(), error)) << error;
+  EXPECT_TRUE(sameWords(got.data(), b));
+  got.assign(1000, 0);
+  ASSERT_TRUE(file->read(ec, got.data(), error)) << error;
+  EXPECT_TRUE(sameWords(got.data(), c));
+  got.assign(2048, 0);
+  ASSERT_TRUE(file->read(ed, got.data(), error)) << error;
+  EXPECT_TRUE(sameWords(got.data(), d));
+  // Freeing b and then d coalesces them with the end: the file shrinks to c.
+  file->release(eb);
+  EXPECT_EQ(file->end(), 4096 + 12288 + 8192);
+  file->release(ed);
+  EXPECT_EQ(file->end(), 4096);
+  EXPECT_EQ(file->bytesInUse(), 4096);
+  file->release(ec);
+  EXPECT_EQ(file->end(), 0);
+  // Sizes whose rounding or end would overflow are refused, not wrapped.
+  SpillExtent ex{-1, -1};
+  EXPECT_FALSE(file->write(a.data(), INT64_MAX - 100, ex, error));
+  EXPECT_EQ(ex.offset, -1);
+  EXPECT_FALSE(file->write(a.data(), -4, ex, error));
+  EXPECT_EQ(file->end(), 0);
+}
+
+// ENOSPC: /dev/full fails every write with it. Nothing is committed.
+TEST(RuntimeSpill, AFullDiskIsAnErrorNamingTheFile) {
+  int fd = ::open("/dev/full", O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    GTEST_SKIP() << "no /dev/full";
+  SpillFile file(fd, "/dev/full");
+  std::vector<char> data(10000, 1);
+  SpillExtent e{-1, -1};
+  std::string error;
+  EXPECT_FALSE(file.write(data.data(), 10000, e, error));
+  EXPECT_EQ(error, "/dev/full: writing 10000 bytes at offset 0: No space left "
+                   "on device (the spill directory's file system is full)");
+  EXPECT_EQ(e.offset, -1);
+  EXPECT_EQ(file.end(), 0);
+  EXPECT_EQ(file.bytesInUse(), 0);
+}
+
+// EFBIG under RLIMIT_FSIZE (SIGXFSZ ignored by the store): the eviction fails,
+// the slot stays resident with its contents, the slot spilled before reads
+// back intact, nothing is counted; with the limit lifted it succeeds.
+TEST(RuntimeSpill, AFailedEvictionCorruptsNothing) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  std::mt19937_64 rng(11);
+  auto a = randomWords(rng, 2000), b = randomWords(rng, 1 << 18);
+  std::memcpy(slotWords(ctx.get(), 0, 2000), a.data(), 8000);
+  std::memcpy(slotWords(ctx.get(), 1, 1 << 18), b.data(), 1 << 20);
+  gnnrtEvict(ctx.get(), 0);
+  const SpillCounters before = ctx->spill->counters();
+  const MemoryCounters memBefore = ctx->device->memoryCounters();
+  std::string error;
+  {
+    FileSizeLimit limit(64 << 10);
+    EXPECT_FALSE(ctx->spill->evict(1, *ctx->device, ctx->buffers[1], error));
+  }
+  EXPECT_EQ(error, "slot 1 (1.0 MiB): " + ctx->spill->file().path() +
+                       ": writing 1048576 bytes at offset 8192: File too "
+                       "large (the file size limit, ulimit -f)");
+  ASSERT_TRUE(ctx->buffers[1]);
+  EXPECT_FALSE(ctx->spill->isEvicted(1));
+  EXPECT_TRUE(sameWords(slotWords(ctx.get(), 1, 1 << 18), b));
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, before.writtenBytes);
+  EXPECT_EQ(ctx->spill->counters().evictions, before.evictions);
+  EXPECT_EQ(ctx->device->memoryCounters().live, memBefore.live);
+  EXPECT_EQ(ctx->spill->file().end(), 8192);
+  gnnrtFetch(ctx.get(), 0);
+  EXPECT_TRUE(sameWords(slotWords(ctx.get(), 0, 2000), a));
+  gnnrtEvict(ctx.get(), 1);
+  gnnrtFetch(ctx.get(), 1);
+  EXPECT_TRUE(sameWords(slotWords(ctx.get(), 1, 1 << 18), b));
+}
+
+// Through the ABI the same failure ends the run with one line naming the slot,
+// the file and the cause.
+TEST(RuntimeSpillDeathTest, AFailedEvictionEndsTheRunWithOneLine) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  slotWords(ctx.get(), 4, 1 << 18);
+  EXPECT_EXIT(
+      {
+        FileSizeLimit limit(64 << 10);
+        gnnrtEvict(ctx.get(), 4);
+      },
+      testing::ExitedWithCode(1),
+      "^error: gnnrtEvict: slot 4 \\(1.0 MiB\\): " + dir.path +
+          "/gnnrt-spill-[0-9]+-[0-9]+: writing 1048576 bytes at offset 0: "
+          "File too large \\(the file size limit, ulimit -f\\)\n$");
+  EXPECT_TRUE(listDir(dir.path).empty());
+}
