@@ -447,7 +447,15 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     ctx->buffers.resize(slot + 1);
   auto &buf = ctx->buffers[slot];
   if (!buf || buf->size < numElements) {
-    static const bool trace = std::getenv("GNNRT_TRACE_BUFFERS") != nullptr;
+    // GNNRT_TRACE_BUFFERS=1 prints each slot's growth; 0 or unset, nothing;
+    // anything else is refused rather than read as on.
+    static const bool trace = [] {
+      const char *env = std::getenv("GNNRT_TRACE_BUFFERS");
+      if (env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
+        fatal(std::string("GNNRT_TRACE_BUFFERS: expected 0 or 1 but got '") +
+              env + "'");
+      return env && std::strcmp(env, "1") == 0;
+    }();
     if (trace)
       std::fprintf(stderr, "gnnrt: slot %lld: %lld -> %lld floats\n",
                    static_cast<long long>(slot),
