@@ -207,11 +207,8 @@ LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
   Tensor x = buffers.lookup(agg.vertexInput);
   Value weights = agg.weights ? buffers.lookup(agg.weights).buf : lb.emptyF32();
   Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
-  lb.call(rt::Call::gnnrtSpmm,
-          {lb.ctx, lb.cI64(g.getSide() == Side::Src ? 0 : 1),
-           lb.cI64(g.getAcc() == Accumulator::Mean ? 1 : 0),
-           lb.cI64(getChunks(g)), weights, x.buf, out.buf,
-           lb.toI64(x.rowSize)});
+  lb.spmm(g, g.getSide() == Side::Dst, g.getAcc() == Accumulator::Mean,
+          weights, x, out.buf);
   buffers.bind(g.getResult(), out);
   return success();
 }

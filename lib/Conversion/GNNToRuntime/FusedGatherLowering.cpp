@@ -140,11 +140,8 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
     weights = wt.buf;
   }
   Tensor out = buffers.alloc(lb.sizes.numV, true, xt.dims);
-  lb.call(rt::Call::gnnrtSpmm,
-          {lb.ctx, lb.cI64(fg.getSide() == Side::Dst ? 1 : 0),
-           lb.cI64(fg.getAcc() == Accumulator::Mean ? 1 : 0),
-           lb.cI64(getChunks(fg)), weights, xt.buf, out.buf,
-           lb.toI64(xt.rowSize)});
+  lb.spmm(fg, fg.getSide() == Side::Dst, fg.getAcc() == Accumulator::Mean,
+          weights, xt, out.buf);
   buffers.bind(fg.getOuts()[0], out);
   if (wt.buf)
     buffers.release(wt.buf); // nothing reads the weights after

@@ -102,6 +102,15 @@ public:
          {ctx, cI64(transA), cI64(transB), toI64(m), toI64(n), toI64(k),
           cF32(1.0), a, b, cF32(0.0), c});
   }
+  /// out = the weighted aggregation of x's rows to the destinations
+  /// (`toDst`) or the sources, their mean when `mean`; `weights` per edge or
+  /// empty; tiled as `aggregation`'s gnn.chunks says. One gnnrtSpmm.
+  void spmm(Operation *aggregation, bool toDst, bool mean, Value weights,
+            const Tensor &x, Value out) {
+    call(rt::Call::gnnrtSpmm,
+         {ctx, cI64(toDst), cI64(mean), cI64(getChunks(aggregation)), weights,
+          x.buf, out, toI64(x.rowSize)});
+  }
   /// For o < outer: store(o, sum over i < inner of term(o, i)).
   void sumLoop(Value outer, Value inner,
                function_ref<Value(OpBuilder &, Value, Value)> term,
