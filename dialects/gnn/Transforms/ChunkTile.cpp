@@ -30,24 +30,11 @@ struct Widths {
   int64_t vertex = 0, edge = 0;
 };
 
-/// Elements of a row; a `?` dimension counts as `unknown`.
-int64_t rowWidth(Type type, int64_t unknown) {
-  ArrayRef<int64_t> shape;
-  if (auto v = dyn_cast<VertexTensorType>(type))
-    shape = v.getRowShape();
-  else if (auto e = dyn_cast<EdgeTensorType>(type))
-    shape = e.getRowShape();
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= ShapedType::isDynamic(d) ? unknown : d;
-  return n;
-}
-
-Widths widthsOf(Operation *op, int64_t unknown) {
+Widths widthsOf(Operation *op, const DatasetMeta &m) {
   Widths w;
   auto add = [&](Value v) {
     (isa<EdgeTensorType>(v.getType()) ? w.edge : w.vertex) +=
-        rowWidth(v.getType(), unknown);
+        *rowElements(v.getType(), m);
   };
   if (auto g = dyn_cast<GatherOp>(op)) {
     add(g.getInput());
@@ -83,13 +70,11 @@ struct GNNChunkTile : public mlir::gnn::impl::GNNChunkTileBase<GNNChunkTile> {
     if (failed(m))
       return signalPassFailure();
     const int64_t V = std::max<int64_t>(m->numVertices, 1), E = m->numEdges;
-    const int64_t unknown = std::max<int64_t>(
-        std::max(m->numFeatures, m->numClasses), 1);
 
     WalkResult result = module.walk([&](Operation *op) {
       if (!isa<GatherOp, FusedGatherOp>(op))
         return WalkResult::advance();
-      const Widths w = widthsOf(op, unknown);
+      const Widths w = widthsOf(op, *m);
       const int64_t least = chunkBytes(V, E, w, V);
       if (least > budget) {
         op->emitError() << "gnn-chunk-tile: a budget of " << budget.getValue()

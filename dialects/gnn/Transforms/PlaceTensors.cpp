@@ -27,27 +27,17 @@ namespace {
 
 /// Bytes of a batched value (|V| or |E| rows), or nullopt for one that is not
 /// (parameters, scalars).
-std::optional<uint64_t> batchedBytes(Type type, const DatasetMeta &m,
-                                     int64_t unknown) {
-  ArrayRef<int64_t> shape;
-  Type element;
-  uint64_t rows;
-  if (auto v = dyn_cast<VertexTensorType>(type)) {
-    shape = v.getRowShape();
-    element = v.getElementType();
-    rows = m.numVertices;
-  } else if (auto e = dyn_cast<EdgeTensorType>(type)) {
-    shape = e.getRowShape();
-    element = e.getElementType();
-    rows = m.numEdges;
-  } else {
+std::optional<uint64_t> batchedBytes(Type type, const DatasetMeta &m) {
+  std::optional<int64_t> width = rowElements(type, m);
+  if (!width)
     return std::nullopt;
-  }
-  uint64_t width = 1;
-  for (int64_t d : shape)
-    width *= ShapedType::isDynamic(d) ? unknown : d;
-  const uint64_t bytes = std::max<uint64_t>(element.getIntOrFloatBitWidth() / 8, 1);
-  return rows * width * bytes;
+  const bool vertex = isa<VertexTensorType>(type);
+  const uint64_t rows = vertex ? m.numVertices : m.numEdges;
+  Type element = vertex ? cast<VertexTensorType>(type).getElementType()
+                        : cast<EdgeTensorType>(type).getElementType();
+  const uint64_t bytes =
+      std::max<uint64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  return rows * static_cast<uint64_t>(*width) * bytes;
 }
 
 /// Bytes of the unbatched values an op reads (parameters): resident.
@@ -85,8 +75,6 @@ struct GNNPlaceTensors
   }
 
   LogicalResult place(func::FuncOp fn, const DatasetMeta &m) {
-    const int64_t unknown =
-        std::max<int64_t>(std::max(m.numFeatures, m.numClasses), 1);
     PlacementGraph graph;
     llvm::MapVector<Value, unsigned> tensorOf;
     std::optional<unsigned> graphTensor;
@@ -95,7 +83,7 @@ struct GNNPlaceTensors
     auto tensor = [&](Value v) -> std::optional<unsigned> {
       if (auto it = tensorOf.find(v); it != tensorOf.end())
         return it->second;
-      std::optional<uint64_t> bytes = batchedBytes(v.getType(), m, unknown);
+      std::optional<uint64_t> bytes = batchedBytes(v.getType(), m);
       // Small tensors (a vertex's degree, a row of scalars per vertex below
       // 1/1024 of the budget) stay resident like the parameters: the DP's
       // state space grows with every tensor it places.
