@@ -62,6 +62,9 @@ void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
                                        const GNNToLLVMOptions &options) {
   ConvertGNNToRuntimeOptions lowering;
   lowering.edgeCacheFloats = options.edgeCacheFloats;
+  lowering.memBudget = options.memBudget;
+  lowering.bufferBudget = options.bufferBudget;
+  lowering.placement = options.placement;
   lowering.meta = options.meta;
   pm.addPass(createConvertGNNToRuntime(lowering));
   pm.addPass(createCanonicalizerPass());

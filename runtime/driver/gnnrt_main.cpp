@@ -78,8 +78,9 @@ const char *kUsage =
     "  --spill-dir DIR      existing directory for the spill file of slot\n"
     "                       buffers moved out of memory (the slow tier); the\n"
     "                       file is deleted at creation, so nothing is left\n"
-    "                       there (default: none; a program that evicts then\n"
-    "                       stops)\n"
+    "                       there (default: none; a model compiled with\n"
+    "                       gnn-compile --mem-budget then uses $TMPDIR, else\n"
+    "                       /tmp)\n"
     "  --json FILE          write a JSON summary\n"
     "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
@@ -439,6 +440,18 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
+  // A model compiled under a budget (gnn-compile --mem-budget) evicts to
+  // storage: without --spill-dir, to $TMPDIR (else /tmp).
+  if (!ctx->spill &&
+      std::any_of(ctx->model.placements.begin(), ctx->model.placements.end(),
+                  [](const PlacementInfo &p) { return p.planned; })) {
+    const char *tmp = std::getenv("TMPDIR");
+    const std::string dir = tmp && *tmp ? tmp : "/tmp";
+    if (!(ctx->spill = SpillStore::open(dir, error)))
+      fatal("the model was compiled to evict buffers to storage, and no "
+            "--spill-dir was given: " +
+            error);
+  }
   if (o.data.empty() || !isDir(o.data))
     fatal("--data: dataset directory '" + o.data + "' not found");
   if (!loadDataset(o.data, ctx->ds, error))

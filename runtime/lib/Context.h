@@ -44,12 +44,21 @@ struct BufferInfo {
   bool unknown = false;
 };
 
+/// A function's buffer placement (gnn-compile --mem-budget): the most bytes
+/// of slot buffers resident at once, at the sizes it was planned at.
+struct PlacementInfo {
+  std::string function; // train or eval
+  bool planned = false; // false: every slot fits the budget at once
+  int64_t peak = 0, V = 0, E = 0, F = 0, C = 0;
+};
+
 /// What gnn-compile records about a model (the `gnnrt_model_info` text).
 struct ModelInfo {
   std::string name;
   std::vector<ParamInfo> params;
   std::vector<EdgeInputInfo> edgeInputs;
   std::vector<BufferInfo> buffers;
+  std::vector<PlacementInfo> placements;
   int64_t featureWidth = -1; // static width the model reads, or -1
   int64_t classWidth = -1;   // static number of logits, or -1
 };
@@ -62,6 +71,7 @@ struct ModelInfo {
 ///   classes <width|-1>
 ///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, V/k joined
 ///                                     by '*', or ? when unknown)
+///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 
@@ -140,6 +150,7 @@ struct TrainingMemory {
   int64_t activations = 0;  // the slots' buffers (their largest sizes)
   int64_t staging = 0;      // host copy of the largest parameter (initParams)
   bool unknownBuffers = false; // some buffer sizes could not be evaluated
+  bool placed = false; // activations: the placement's peak, not every slot
   /// The most allocated at once: the features' copy replaces the dataset's,
   /// so it only counts while the rest is not allocated yet.
   int64_t peak() const;

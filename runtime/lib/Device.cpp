@@ -9,6 +9,10 @@
 #include "Context.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <string>
 
 using namespace gnnrt;
@@ -93,4 +97,28 @@ Buffer::Buffer(Device &device, int64_t n) : device(&device), size(n) {
       MemoryTier::Device));
 }
 
-Buffer::~Buffer() { device->free(data); }
+/// GNNRT_POISON_FREED=1: a buffer's floats become NaN before it is freed,
+/// so that a program still reading it (a view taken before gnnrtEvict or
+/// gnnrtDrop and not taken again) computes NaN instead of the old values
+/// that freed heap memory often still holds. 0 or unset: off (the default;
+/// it costs a pass over every freed buffer).
+static bool poisonFreed() {
+  static const bool on = [] {
+    const char *env = std::getenv("GNNRT_POISON_FREED");
+    if (env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0) {
+      std::fprintf(stderr,
+                   "gnnrt: error: GNNRT_POISON_FREED: expected 0 or 1 but got "
+                   "'%s'\n",
+                   env);
+      std::exit(1);
+    }
+    return env && std::strcmp(env, "1") == 0;
+  }();
+  return on;
+}
+
+Buffer::~Buffer() {
+  if (data && size > 0 && poisonFreed() && device->deviceMemoryIsHostMemory())
+    std::fill(data, data + size, std::numeric_limits<float>::quiet_NaN());
+  device->free(data);
+}

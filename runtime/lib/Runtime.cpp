@@ -115,6 +115,16 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
         }
       }
       info.buffers.push_back(std::move(b));
+    } else if (kind == "placement") {
+      PlacementInfo p;
+      int planned = -1;
+      if (!(ls >> p.function >> planned >> p.peak >> p.V >> p.E >> p.F >>
+            p.C) ||
+          (p.function != "train" && p.function != "eval") ||
+          (planned != 0 && planned != 1) || p.peak < 0)
+        return bad("malformed placement record");
+      p.planned = planned == 1;
+      info.placements.push_back(p);
     } else {
       return bad("unknown record");
     }
@@ -509,6 +519,35 @@ void gnnrtFetch(gnnrtContext *ctx, int64_t slot) {
   std::string error;
   if (!ctx->spill->fetch(slot, *ctx->device, ctx->buffers[slot], error))
     fatal("gnnrtFetch: " + error);
+}
+
+void gnnrtDrop(gnnrtContext *ctx, int64_t slot, int64_t keepCopy) {
+  if (slot < 0)
+    fatal("gnnrtDrop: negative slot");
+  const bool known = static_cast<size_t>(slot) < ctx->buffers.size();
+  std::unique_ptr<Buffer> none;
+  std::unique_ptr<Buffer> &buf = known ? ctx->buffers[slot] : none;
+  if (keepCopy) {
+    std::string error;
+    if (!ctx->spill)
+      fatal("gnnrtDrop: slot " + std::to_string(slot) +
+            ": no --spill-dir, so no copy of it to drop to");
+    if (ctx->spill->isEvicted(slot))
+      return; // already only in the slow tier
+    if (!ctx->spill->dropToCopy(slot, buf, error))
+      fatal("gnnrtDrop: " + error);
+    return;
+  }
+  if (ctx->spill)
+    ctx->spill->discard(slot);
+  buf.reset();
+}
+
+void gnnrtDropAll(gnnrtContext *ctx) {
+  if (ctx->spill)
+    ctx->spill->discardAll();
+  for (auto &buf : ctx->buffers)
+    buf.reset();
 }
 
 void _mlir_ciface_gnnrtParam(gnnrtMemRefF32 *result, gnnrtContext *ctx,

@@ -298,8 +298,8 @@ std::unique_ptr<SpillStore> SpillStore::open(const std::string &dir,
 }
 
 int64_t SpillStore::evictedSize(int64_t slot) const {
-  auto it = evicted.find(slot);
-  return it == evicted.end() ? -1 : it->second.elements;
+  auto it = copies.find(slot);
+  return it == copies.end() || !isEvicted(slot) ? -1 : it->second.elements;
 }
 
 bool SpillStore::evict(int64_t slot, Device &device,
@@ -325,7 +325,10 @@ bool SpillStore::evict(int64_t slot, Device &device,
     error = what + " (" + formatBytes(bytes) + "): " + error;
     return false;
   }
-  evicted.emplace(slot, Spilled{extent, elements});
+  // The older copy goes only once the new one is whole.
+  discard(slot);
+  copies.emplace(slot, Spilled{extent, elements});
+  evicted.insert(slot);
   buf.reset(); // the fast tier's memory goes back
   stats.writtenBytes += bytes;
   stats.evictions += 1;
@@ -335,8 +338,8 @@ bool SpillStore::evict(int64_t slot, Device &device,
 bool SpillStore::fetch(int64_t slot, Device &device,
                        std::unique_ptr<Buffer> &buf, std::string &error) {
   const std::string what = "slot " + std::to_string(slot);
-  auto it = evicted.find(slot);
-  if (it == evicted.end()) {
+  auto it = copies.find(slot);
+  if (it == copies.end() || !isEvicted(slot)) {
     error = what + ": not evicted";
     return false;
   }
@@ -357,12 +360,44 @@ bool SpillStore::fetch(int64_t slot, Device &device,
     error = what + " (" + formatBytes(bytes) + "): " + error;
     return false; // `fresh` is freed; the slot stays evicted
   }
-  storage->release(s.extent);
-  evicted.erase(it);
+  evicted.erase(slot); // resident, and its copy is still current
   buf = std::move(fresh);
   stats.readBytes += bytes;
   stats.fetches += 1;
   return true;
+}
+
+bool SpillStore::dropToCopy(int64_t slot, std::unique_ptr<Buffer> &buf,
+                            std::string &error) {
+  const std::string what = "slot " + std::to_string(slot);
+  if (!buf || isEvicted(slot)) {
+    error = what + ": not resident";
+    return false;
+  }
+  auto it = copies.find(slot);
+  if (it == copies.end() || it->second.elements != buf->size) {
+    error = what + ": no copy of it in the spill file to drop to";
+    return false;
+  }
+  evicted.insert(slot);
+  buf.reset();
+  return true;
+}
+
+void SpillStore::discard(int64_t slot) {
+  auto it = copies.find(slot);
+  if (it == copies.end())
+    return;
+  storage->release(it->second.extent);
+  copies.erase(it);
+  evicted.erase(slot);
+}
+
+void SpillStore::discardAll() {
+  for (const auto &[slot, s] : copies)
+    storage->release(s.extent);
+  copies.clear();
+  evicted.clear();
 }
 
 } // namespace gnnrt

@@ -22,7 +22,8 @@
 // holds no other slot's data and records the slot's extent only once every
 // byte is written: a write that fails (ENOSPC, EFBIG under ulimit -f) leaves
 // the slot resident and every extent written before intact and readable. A
-// fetch releases the slot's extent; free space at the end of the file is
+// slot's copy is released when the program says its contents are dead
+// (gnnrtDrop) or a newer eviction replaces it; free space at the end of the file is
 // truncated away, free space inside it is punched out (where the file system
 // can), so the file holds about what is spilled now, not the most ever
 // spilled.
@@ -37,6 +38,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace gnnrt {
@@ -103,7 +105,10 @@ private:
   std::map<int64_t, int64_t> freeSpace;
 };
 
-/// The slot buffers of one context that are in the slow tier.
+/// The slot buffers of one context that have a copy in the slow tier. A slot
+/// is resident (its buffer in the fast tier), evicted (only its copy), or
+/// both: a fetch keeps the copy, so that a slot not written since can leave
+/// the fast tier again without a write (drop with the copy kept).
 class SpillStore {
 public:
   explicit SpillStore(std::unique_ptr<SpillFile> file);
@@ -113,19 +118,29 @@ public:
 
   /// Writes slot `slot`'s resident buffer `buf` (non-null, of `device`) to
   /// storage and frees it (`buf` becomes null); the slot is then evicted
-  /// with the buffer's size. False with a one-line message on a failed
-  /// write: then `buf`, its contents and every slot evicted before are
-  /// unchanged, and nothing is counted.
+  /// with the buffer's size, and an older copy of it is released. False with
+  /// a one-line message on a failed write: then `buf`, its contents and
+  /// every copy written before are unchanged, and nothing is counted.
   bool evict(int64_t slot, Device &device, std::unique_ptr<Buffer> &buf,
              std::string &error);
   /// Allocates an evicted slot's buffer on `device` (counted by it) into
   /// `buf` and reads the slot's bytes back; the slot is then resident and
-  /// its storage released. False with a message on a failed read (the slot
-  /// stays evicted, `buf` stays null).
+  /// keeps its copy. False with a message on a failed read (the slot stays
+  /// evicted, `buf` stays null).
   bool fetch(int64_t slot, Device &device, std::unique_ptr<Buffer> &buf,
              std::string &error);
+  /// Frees the resident buffer `buf` of a slot whose copy is current (the
+  /// program has not written it since its fetch): the slot is evicted again,
+  /// with no write. False with a message when the slot has no copy.
+  bool dropToCopy(int64_t slot, std::unique_ptr<Buffer> &buf,
+                  std::string &error);
+  /// Forgets slot `slot`'s copy (its contents are dead), if any.
+  void discard(int64_t slot);
+  /// Forgets every copy.
+  void discardAll();
 
   bool isEvicted(int64_t slot) const { return evicted.count(slot) != 0; }
+  bool hasCopy(int64_t slot) const { return copies.count(slot) != 0; }
   /// The size in floats of an evicted slot's buffer; -1 when resident.
   int64_t evictedSize(int64_t slot) const;
   const SpillCounters &counters() const { return stats; }
@@ -137,7 +152,9 @@ private:
     int64_t elements;
   };
   std::unique_ptr<SpillFile> storage;
-  std::unordered_map<int64_t, Spilled> evicted;
+  /// Every slot with a copy in storage; `evicted` those not resident.
+  std::unordered_map<int64_t, Spilled> copies;
+  std::unordered_set<int64_t> evicted;
   SpillCounters stats;
   /// Host copies for a device whose memory the host cannot address.
   std::vector<char> staging;

@@ -31,6 +31,14 @@ int64_t mul(int64_t a, int64_t b) {
 
 int64_t add(int64_t a, int64_t b) { return std::min(a + b, kHuge); }
 
+/// Whether every plan was made at these sizes.
+bool plannedAtSizes(const std::vector<PlacementInfo> &plans, int64_t V,
+                       int64_t E, int64_t F, int64_t C) {
+  return std::all_of(plans.begin(), plans.end(), [&](const PlacementInfo &p) {
+    return p.V == V && p.E == E && p.F == F && p.C == C;
+  });
+}
+
 } // namespace
 
 int64_t TrainingMemory::peak() const {
@@ -85,6 +93,18 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
   }
   for (const auto &[slot, bytes] : slots)
     need.activations = add(need.activations, bytes);
+  // Compiled under a budget: each function starts with nothing resident and
+  // keeps at most its plan's peak, planned at the dataset's sizes. On
+  // another dataset the plan still runs, but its peak is not known here.
+  const std::vector<PlacementInfo> &plans = ctx->model.placements;
+  if (!plans.empty() &&
+      plannedAtSizes(plans, V, E, ds.numFeatures, ds.numClasses)) {
+    int64_t peak = 0;
+    for (const PlacementInfo &p : plans)
+      peak = std::max(peak, p.peak);
+    need.activations = std::min(need.activations, peak);
+    need.placed = true;
+  }
   return true;
 }
 
@@ -116,9 +136,13 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
           " needs " + formatBytes(peak) + " of memory beyond the dataset (" +
           parts + ") but " + formatBytes(avail.bytes) + " is available (" +
           avail.source + ")";
-  if (avail.source == "--mem-budget")
-    error += "; raise --mem-budget (training out of core, in chunks under a "
-             "smaller budget, is not implemented yet)";
+  if (avail.source == "--mem-budget" && need.placed)
+    error += "; raise --mem-budget, or compile for a smaller one "
+             "(gnn-compile --mem-budget)";
+  else if (avail.source == "--mem-budget")
+    error += "; raise --mem-budget, or compile the model for it "
+             "(gnn-compile --mem-budget BYTES --dataset D places the "
+             "buffers in it, evicting to --spill-dir)";
   else if (need.optimizer > 0 && peak - need.optimizer <= avail.bytes)
     error += "; --optimizer sgd --momentum 0 keeps no optimizer state and "
              "would fit";

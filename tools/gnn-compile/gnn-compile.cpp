@@ -117,10 +117,36 @@ static llvm::cl::opt<int64_t> edgeCacheFloats(
 
 static llvm::cl::opt<std::string> memBudget(
     "mem-budget",
-    llvm::cl::desc("Tile each aggregation into P x P edge chunks whose working "
-                   "set fits this many bytes (suffix K, M, G or T; "
-                   "--gnn-chunk-tile; needs --dataset)"),
+    llvm::cl::desc("Train within this many bytes of memory (suffix K, M, G or "
+                   "T; needs --dataset): aggregations tiled into P x P edge "
+                   "chunks (--gnn-chunk-tile) and the buffers placed in what "
+                   "the resident state leaves (--placement)"),
     llvm::cl::value_desc("bytes"), llvm::cl::init(""),
+    llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<std::string> chunkBudget(
+    "chunk-budget",
+    llvm::cl::desc("Tile the aggregations into P x P edge chunks whose "
+                   "working set fits this many bytes, and nothing else "
+                   "(--gnn-chunk-tile alone; suffix K, M, G or T; needs "
+                   "--dataset)"),
+    llvm::cl::value_desc("bytes"), llvm::cl::init(""),
+    llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<std::string> bufferBudget(
+    "buffer-budget",
+    llvm::cl::desc("Place the training step's buffers in this many bytes "
+                   "directly (instead of what --mem-budget leaves; suffix K, "
+                   "M, G or T; needs --dataset)"),
+    llvm::cl::value_desc("bytes"), llvm::cl::init(""),
+    llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<std::string> placementStrategy(
+    "placement",
+    llvm::cl::desc("How buffers are placed under a budget: optimal (ROC's DP "
+                   "over the lowering's order; LRU beyond its limits), lru or "
+                   "streaming (default optimal)"),
+    llvm::cl::value_desc("strategy"), llvm::cl::init("optimal"),
     llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
@@ -281,23 +307,52 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.share = !noShare;
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
-  if (!memBudget.empty()) {
-    std::optional<int64_t> budget = parseByteCount(memBudget);
-    if (!budget)
-      return fail("--mem-budget: expected a byte count in [1, 2^62] (digits, "
-                  "optionally followed by K, M, G or T) but got '" +
-                  memBudget + "'");
-    if (options.meta.empty())
-      return fail("--mem-budget: chunk tiling needs the dataset's sizes "
-                  "(--dataset)");
+  // Byte-count flags: digits, optionally followed by K, M, G or T.
+  auto byteFlag = [&](const llvm::cl::opt<std::string> &flag,
+                      StringRef what) -> std::optional<int64_t> {
+    std::optional<int64_t> bytes = parseByteCount(flag);
+    if (!bytes)
+      fail("--" + flag.ArgStr.str() +
+           ": expected a byte count in [1, 2^62] (digits, optionally "
+           "followed by K, M, G or T) but got '" +
+           flag.getValue() + "'");
+    else if (options.meta.empty()) {
+      fail("--" + flag.ArgStr.str() + ": " + what.str() +
+           " needs the dataset's sizes (--dataset)");
+      bytes.reset();
+    }
+    return bytes;
+  };
+  std::optional<int64_t> budget, chunkBytes, bufferBytes;
+  if (!memBudget.empty() && !(budget = byteFlag(memBudget, "the plan")))
+    return 1;
+  if (!chunkBudget.empty() &&
+      !(chunkBytes = byteFlag(chunkBudget, "chunk tiling")))
+    return 1;
+  if (!bufferBudget.empty() &&
+      !(bufferBytes = byteFlag(bufferBudget, "placing the buffers")))
+    return 1;
+  if (budget && (chunkBytes || bufferBytes))
+    return fail("--mem-budget sets the chunk and buffer budgets; it excludes "
+                "--chunk-budget and --buffer-budget");
+  if (budget || chunkBytes) {
     gnn::GNNChunkTileOptions tile;
-    tile.budget = *budget;
+    tile.budget = budget ? *budget : *chunkBytes;
     tile.meta = options.meta.getValue();
     pm.addPass(gnn::createGNNChunkTile(tile));
   }
   gnn::GNNToLLVMOptions lowering;
+  if (placementStrategy != "optimal" && placementStrategy != "lru" &&
+      placementStrategy != "streaming")
+    return fail("--placement must be optimal, lru or streaming, not '" +
+                placementStrategy + "'");
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();
   lowering.meta = options.meta.getValue();
+  lowering.placement = placementStrategy.getValue();
+  if (budget)
+    lowering.memBudget = *budget;
+  if (bufferBytes)
+    lowering.bufferBudget = *bufferBytes;
   if (emitKind != EmitKind::MLIR)
     gnn::buildGNNToLLVMPipeline(pm, lowering);
   if (failed(pm.run(*module)))

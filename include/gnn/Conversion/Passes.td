@@ -53,11 +53,39 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     slot's largest allocation, so memory is the sum of the slots' largest
     buffers. Sizes with run-time factors are compared at the `meta`
     dataset's sizes (or typical ones); the plan is correct at any size.
+
+    Placement (`buffer-budget` > 0, or `mem-budget` > 0 which leaves
+    `buffer-budget` = itself minus what stays resident through the run:
+    the dataset's arrays, features, graph, parameters, gradients and Adam's
+    moments; needs `meta`): when the slots do not
+    all fit in `buffer-budget` bytes at once, the buffers are placed in a
+    fast tier of that size (docs/MemoryBudget.md, "Placement of the
+    buffers"): each lowered op is a step using the buffers its code names,
+    and a placement over the lowering's order (`placement`: ROC's DP
+    `optimal`, falling back to `lru` beyond the DP's limits with a remark;
+    `lru`; `streaming`) decides what stays resident between steps. Its
+    copies become `gnnrtFetch` (and `gnnrtBuffer` again: later code uses
+    the new memref), `gnnrtEvict` for a buffer written since its last copy,
+    and `gnnrtDrop` (no I/O) for a dead buffer or one whose copy is
+    current; the function starts with `gnnrtDropAll`. A budget below what
+    one op needs at once is an error naming the op and the minimum. Each
+    function gets a remark with the strategy, the peak and the bytes
+    moved.
   }];
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
            "Floats per edge that kernels may keep for later kernels, 0 or "
            "more (0: none)">,
+    Option<"bufferBudget", "buffer-budget", "int64_t", /*default=*/"0",
+           "Bytes the slot buffers may use at once; 0: no limit (needs "
+           "meta)">,
+    Option<"memBudget", "mem-budget", "int64_t", /*default=*/"0",
+           "Bytes the whole run may keep resident (as the executable's "
+           "--mem-budget): buffer-budget is what remains after the dataset, "
+           "graph, features and parameters (needs meta)">,
+    Option<"placement", "placement", "std::string", /*default=*/"\"optimal\"",
+           "How buffers are placed under buffer-budget: optimal (ROC's "
+           "DP), lru or streaming">,
     DatasetMetaOption
   ];
   let dependentDialects = [

@@ -70,6 +70,20 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       *this, "meta",
       llvm::cl::desc("--convert-gnn-to-runtime: a dataset's meta.json, whose "
                      "sizes the slot plan compares buffers at")};
+  Option<int64_t> memBudget{
+      *this, "mem-budget",
+      llvm::cl::desc("--convert-gnn-to-runtime: bytes the run may keep "
+                     "resident (0: no limit)"),
+      llvm::cl::init(0)};
+  Option<int64_t> bufferBudget{
+      *this, "buffer-budget",
+      llvm::cl::desc("--convert-gnn-to-runtime: bytes the slot buffers may "
+                     "use at once (0: no limit)"),
+      llvm::cl::init(0)};
+  Option<std::string> placement{
+      *this, "placement",
+      llvm::cl::desc("--convert-gnn-to-runtime: optimal, lru or streaming"),
+      llvm::cl::init("optimal")};
 };
 
 /// Lowers a module that went through --gnn-autodiff to the LLVM dialect:

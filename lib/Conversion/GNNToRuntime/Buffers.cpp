@@ -11,7 +11,9 @@ Value Buffers::slotBuffer(rt::Call call, Value numElements, int64_t &slot) {
   slot = slots.take(sizeKey(numElements));
   Value id = lb.cI64(-1);
   slots.addSlotConstant(slot, id.getDefiningOp());
-  return lb.call(call, {lb.ctx, id, lb.toI64(numElements)});
+  Value buf = lb.call(call, {lb.ctx, id, lb.toI64(numElements)});
+  placement.recordTake(slot, buf.getDefiningOp());
+  return buf;
 }
 
 Value Buffers::buffer(Value numElements) {
@@ -36,6 +38,10 @@ void Buffers::bind(Value v, const Tensor &t) {
   values[v] = t;
   if (!slotOf.count(t.buf))
     return;
+  // A second value in a buffer: the op binding it may have written it (an
+  // in-place stage), which makes a copy of it in the slow tier stale.
+  if (!boundTo[t.buf].empty())
+    placement.recordWrite(slotOf.lookup(t.buf));
   boundTo[t.buf].push_back(v);
   ++holders[t.buf];
   auto it = lastUse.find(v);

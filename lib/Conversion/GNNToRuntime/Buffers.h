@@ -10,6 +10,7 @@
 #ifndef GNN_LIB_CONVERSION_GNNTORUNTIME_BUFFERS_H
 #define GNN_LIB_CONVERSION_GNNTORUNTIME_BUFFERS_H
 
+#include "BufferPlacement.h"
 #include "LoweringBuilder.h"
 #include "SlotPlanner.h"
 
@@ -19,7 +20,8 @@ namespace mlir::gnn {
 
 class Buffers {
 public:
-  Buffers(LoweringBuilder &lb, SlotPlanner &slots) : lb(lb), slots(slots) {}
+  Buffers(LoweringBuilder &lb, SlotPlanner &slots, BufferPlacement &placement)
+      : lb(lb), slots(slots), placement(placement) {}
 
   /// A new f32 (i32) buffer of `numElements` from a slot, released when the
   /// values bound to it are dead (or by release()).
@@ -79,6 +81,7 @@ private:
 
   LoweringBuilder &lb;
   SlotPlanner &slots;
+  BufferPlacement &placement;
   DenseMap<Value, Tensor> values;
   DenseMap<Operation *, int64_t> opIndex;
   int64_t numIndexed = 0; // ops in opIndex

@@ -12,7 +12,7 @@ FunctionLowering::FunctionLowering(ModuleOp module, func::FuncOp source,
                                    ArrayRef<std::string> edgeInputs,
                                    int64_t edgeCacheFloats)
     : module(module), source(source), edgeInputs(edgeInputs),
-      lb(module, source.getLoc()), buffers(lb, slots),
+      lb(module, source.getLoc()), buffers(lb, slots, placement),
       kernels(createCPUKernelEmitter(module, lb)), rowOps(lb, buffers),
       stages(lb, buffers, *kernels, rowOps),
       fusedGathers(lb, buffers, *kernels, edgeCacheFloats) {}
@@ -35,6 +35,7 @@ LogicalResult FunctionLowering::run(bool training) {
   auto fn = mb.create<func::FuncOp>(
       loc, (name + "_lowered").str(),
       FunctionType::get(mctx, {ptr}, {lb.b.getF32Type()}));
+  lowered = fn;
   Block *entry = fn.addEntryBlock();
   lb.b.setInsertionPointToStart(entry);
   lb.ctx = entry->getArgument(0);
@@ -59,16 +60,21 @@ LogicalResult FunctionLowering::run(bool training) {
     for (Value v : {agg.vertexInput, agg.weights})
       if (v)
         buffers.addRead(gather, v);
+  auto lastOp = [&]() { return entry->empty() ? nullptr : &entry->back(); };
   for (Operation &op : body.without_terminator()) {
+    placement.beginStep(&op, lastOp());
     if (failed(lowerTop(&op)))
       return failure();
+    placement.endStep(lastOp());
     buffers.expire(buffers.indexOfOp(&op));
   }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   // The loss is the first result, an f32: only a loss op lowers to one.
   assert(loss && "an f32 result without a loss op was not lowered");
+  placement.beginStep(ret, lastOp());
   Tensor logits = buffers.lookup(ret.getOperand(1));
   lb.call(rt::Call::gnnrtSetOutput, {lb.ctx, logits.buf, loss});
+  placement.endStep(lastOp());
   lb.b.create<func::ReturnOp>(loc, loss);
   return success();
 }

@@ -37,6 +37,14 @@ public:
   void planSlots(const DenseMap<StringRef, int64_t> &estimates) {
     slots.plan(estimates);
   }
+  /// After planSlots(): keeps the buffers within `capacity` bytes at once
+  /// (BufferPlacement), when they do not all fit.
+  LogicalResult placeBuffers(const DenseMap<StringRef, int64_t> &estimates,
+                             uint64_t capacity, PlacementStrategy strategy,
+                             BufferPlacementReport &report) {
+    return placement.place(lowered, source, slots, estimates, capacity,
+                           strategy, lb, report);
+  }
   /// After planSlots(): each buffer's slot and size.
   SmallVector<std::pair<int64_t, SizeKey>> getPlannedSizes() const {
     return slots.getPlannedSizes();
@@ -67,11 +75,13 @@ private:
 
   ModuleOp module;
   func::FuncOp source;
+  func::FuncOp lowered; // after run()
   ArrayRef<std::string> edgeInputs;
 
   // The parts, bottom up.
   LoweringBuilder lb;
   SlotPlanner slots;
+  BufferPlacement placement;
   Buffers buffers;
   std::unique_ptr<KernelEmitter> kernels;
   RowLowering rowOps;

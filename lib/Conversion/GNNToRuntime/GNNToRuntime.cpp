@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <set>
 
@@ -112,6 +113,68 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
   return os.str();
 }
 
+/// What stays resident through a run besides the slot buffers, at the
+/// dataset's sizes: the dataset's host arrays (CSC, labels, masks, edge
+/// data), the device's features, graph and edge data, the parameters with
+/// their gradients and Adam's two moments (the default optimizer; SGD keeps
+/// less). Mirrors runtime/lib/TrainingMemory.cpp and Dataset.h.
+static uint64_t residentStateBytes(func::FuncOp train,
+                                   ArrayRef<std::string> edgeInputs,
+                                   const DatasetMeta &m, std::string &parts) {
+  const uint64_t V = m.numVertices, E = m.numEdges, F = m.numFeatures,
+                 C = m.numClasses;
+  uint64_t params = 0;
+  for (unsigned i = 0; i < train.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(train.getArgumentTypes()[i]);
+    auto dims =
+        train.getArgAttrOfType<ArrayAttr>(i, GNNDialect::kDimsAttrName);
+    uint64_t n = 1;
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        n *= type.getDimSize(d);
+        continue;
+      }
+      StringRef bind = dims ? cast<StringAttr>(dims[d]).getValue() : "";
+      n *= bind == kDimClasses ? C : F;
+    }
+    params += n;
+  }
+  uint64_t edgeFloats = 0;
+  for (const std::string &e : edgeInputs)
+    train.walk([&](InputOp in) {
+      if (in.getName() != e)
+        return WalkResult::advance();
+      uint64_t width = 1;
+      for (int64_t d : cast<EdgeTensorType>(in.getType()).getRowShape())
+        width *= d;
+      edgeFloats += width;
+      return WalkResult::interrupt();
+    });
+  const uint64_t host = 8 * (V + 1) + 4 * E + 11 * V + 4 * E * edgeFloats;
+  const uint64_t features = 4 * V * F;
+  const uint64_t graph = 12 * E + 24 * (V + 1) + 4 * E * edgeFloats;
+  const uint64_t state = 16 * params;
+  parts = llvm::formatv("features {0}, graph and dataset arrays {1}, "
+                        "parameters with gradients and Adam's moments {2}",
+                        features, host + graph, state)
+              .str();
+  return host + features + graph + state;
+}
+
+/// What a function's buffer placement did, as a remark.
+static void emitPlacementRemark(func::FuncOp fn,
+                                const BufferPlacementReport &r) {
+  InFlightDiagnostic d = fn.emitRemark();
+  d << "buffer placement: " << r.strategy;
+  if (!r.planned)
+    return;
+  d << "; " << r.capacity << " bytes for the buffers (minimum "
+    << r.minCapacity << "), peak " << r.peakBytes << "; " << r.fetches
+    << " fetches (" << r.fetchBytes << " bytes), " << r.evictions
+    << " evictions (" << r.evictBytes << " bytes), " << r.drops
+    << " drops";
+}
+
 struct ConvertGNNToRuntime
     : public mlir::gnn::impl::ConvertGNNToRuntimeBase<ConvertGNNToRuntime> {
   using ConvertGNNToRuntimeBase::ConvertGNNToRuntimeBase;
@@ -159,6 +222,51 @@ struct ConvertGNNToRuntime
         if (n > 0)
           estimates[key] = n;
     }
+    PlacementStrategy strategy = PlacementStrategy::Optimal;
+    if (placement == "lru")
+      strategy = PlacementStrategy::LRU;
+    else if (placement == "streaming")
+      strategy = PlacementStrategy::Streaming;
+    else if (placement != "optimal") {
+      module.emitError() << "convert-gnn-to-runtime: option placement must "
+                            "be optimal, lru or streaming, not '"
+                         << placement.getValue() << "'";
+      return signalPassFailure();
+    }
+    for (auto [name, value] : {std::pair{"buffer-budget", &bufferBudget},
+                               std::pair{"mem-budget", &memBudget}})
+      if (*value < 0 || (*value > 0 && meta.empty())) {
+        module.emitError() << "convert-gnn-to-runtime: option " << name
+                           << (*value < 0
+                                   ? " must be 0 or more"
+                                   : " needs the dataset's sizes (option meta)");
+        return signalPassFailure();
+      }
+    if (bufferBudget > 0 && memBudget > 0) {
+      module.emitError() << "convert-gnn-to-runtime: options buffer-budget "
+                            "and mem-budget exclude each other";
+      return signalPassFailure();
+    }
+    int64_t capacity = bufferBudget;
+    if (memBudget > 0) {
+      std::string error, parts;
+      FailureOr<DatasetMeta> m = readDatasetMeta(meta, error);
+      if (failed(m)) {
+        module.emitError() << "convert-gnn-to-runtime: " << error;
+        return signalPassFailure();
+      }
+      const uint64_t resident = residentStateBytes(train, edgeInputs, *m, parts);
+      if (resident >= static_cast<uint64_t>(memBudget)) {
+        module.emitError()
+            << "the memory budget of " << memBudget.getValue()
+            << " bytes is below what stays resident through the run, "
+            << resident << " bytes (" << parts
+            << "), before any buffer of the training step";
+        return signalPassFailure();
+      }
+      capacity = memBudget - static_cast<int64_t>(resident);
+    }
+    std::string placementRecords;
     SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
     for (auto [fn, training] :
          {std::pair{train, true}, std::pair{eval, false}}) {
@@ -170,11 +278,26 @@ struct ConvertGNNToRuntime
         return signalPassFailure();
       lowering.planSlots(estimates);
       llvm::append_range(bufferSizes, lowering.getPlannedSizes());
+      if (capacity > 0) {
+        BufferPlacementReport report;
+        if (failed(lowering.placeBuffers(estimates, capacity, strategy,
+                                         report)))
+          return signalPassFailure();
+        emitPlacementRemark(fn, report);
+        // The peak at the sizes it was planned at, for the driver's
+        // memory check (TrainingMemory.cpp).
+        placementRecords += llvm::formatv(
+            "placement {0} {1} {2} {3} {4} {5} {6}\n",
+            training ? "train" : "eval", report.planned ? 1 : 0,
+            report.peakBytes, estimates["V"], estimates["E"], estimates["F"],
+            estimates["C"]);
+      }
     }
     // The parameter table, from the training step (now known to be
     // lowerable); the model's name, not the derived function's.
     std::string info =
-        modelInfo(train, edgeInputs) + bufferRecords(bufferSizes);
+        modelInfo(train, edgeInputs) + bufferRecords(bufferSizes) +
+        placementRecords;
     for (auto f : module.getOps<func::FuncOp>())
       if (f->hasAttr(GNNDialect::kModelAttrName)) {
         info = "model " + f.getSymName().str() + info.substr(info.find('\n'));

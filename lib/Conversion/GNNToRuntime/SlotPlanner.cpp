@@ -58,6 +58,23 @@ SizeKey gnn::getSizeKey(Value numElements, const GraphSizes &sizes) {
   return key;
 }
 
+double gnn::estimateElements(const SizeKey &key,
+                             const DenseMap<StringRef, int64_t> &estimates) {
+  double n = static_cast<double>(key.factor);
+  for (StringRef part : llvm::split(StringRef(key.dynamic), '*')) {
+    if (part.empty())
+      continue;
+    auto [name, divisor] = part.split('/');
+    auto it = estimates.find(name);
+    double x = it != estimates.end() ? static_cast<double>(it->second) : 1000.0;
+    int64_t by = 1;
+    if (!divisor.empty() && !divisor.getAsInteger(10, by) && by > 0)
+      x = std::ceil(x / static_cast<double>(by));
+    n *= x;
+  }
+  return n;
+}
+
 int64_t SlotPlanner::take(const SizeKey &size) {
   buffers.push_back({size, clock++, std::numeric_limits<int64_t>::max(), {}});
   return static_cast<int64_t>(buffers.size()) - 1;
@@ -75,20 +92,7 @@ void SlotPlanner::release(int64_t id) {
 /// economy depends on them).
 void SlotPlanner::plan(const DenseMap<StringRef, int64_t> &estimates) {
   auto estimate = [&](const SizeKey &k) {
-    double n = static_cast<double>(k.factor);
-    for (StringRef part : llvm::split(StringRef(k.dynamic), '*')) {
-      if (part.empty())
-        continue;
-      auto [name, divisor] = part.split('/');
-      auto it = estimates.find(name);
-      double x =
-          it != estimates.end() ? static_cast<double>(it->second) : 1000.0;
-      int64_t by = 1;
-      if (!divisor.empty() && !divisor.getAsInteger(10, by) && by > 0)
-        x = std::ceil(x / static_cast<double>(by));
-      n *= x;
-    }
-    return n;
+    return estimateElements(k, estimates);
   };
   SmallVector<double> sizes;
   SmallVector<int64_t> order;

@@ -30,6 +30,11 @@ struct SizeKey {
 /// The size key of `numElements`, a product of index values.
 SizeKey getSizeKey(Value numElements, const GraphSizes &sizes);
 
+/// The elements of `key` at the sizes `estimates` ("V", "E", "F", "C"); a
+/// factor with no estimate counts as 1000.
+double estimateElements(const SizeKey &key,
+                        const DenseMap<StringRef, int64_t> &estimates);
+
 class SlotPlanner {
 public:
   /// A new buffer of `size` from now until release().

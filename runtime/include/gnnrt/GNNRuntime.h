@@ -27,7 +27,9 @@
 ///   3: gnnrtSpmm takes `chunks`, the P of its P x P chunk tiling.
 ///   4: gnnrtEvict and gnnrtFetch move a slot buffer to the slow tier (the
 ///      spill file on the CPU) and back.
-#define GNNRT_API_VERSION 4
+///   5: gnnrtDrop and gnnrtDropAll free slot buffers without a copy; a
+///      fetch keeps the slot's copy in the slow tier.
+#define GNNRT_API_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -235,6 +237,8 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtBufferI32(gnnrtMemRefI32 *result,
 /// gnnrtFetch allocates an evicted slot's buffer again (on the device, so its
 /// memory counters see it) and reads its bytes back: the contents are those
 /// it had when evicted, bit for bit; fetching a resident slot does nothing.
+/// The copy stays in the slow tier until the slot is evicted again or
+/// dropped with keepCopy 0.
 /// Memrefs taken from the slot before the eviction are invalid after it: take
 /// them again with gnnrtBuffer after the fetch.
 ///
@@ -243,6 +247,19 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtBufferI32(gnnrtMemRefI32 *result,
 /// exactly the copies the program makes.
 GNNRT_EXPORT void gnnrtEvict(gnnrtContext *ctx, int64_t slot);
 GNNRT_EXPORT void gnnrtFetch(gnnrtContext *ctx, int64_t slot);
+
+/// gnnrtDrop frees slot `slot`'s buffer without writing it. With `keepCopy`
+/// non-zero the program asserts that the slot's copy in the slow tier is
+/// current (it has not written the buffer since the fetch): the slot is then
+/// evicted, as after gnnrtEvict, at no I/O; a slot without a copy of its size
+/// stops the run. With `keepCopy` 0 the contents are dead: the buffer and
+/// any copy are freed and the slot is as if never allocated (the next
+/// gnnrtBuffer allocates it). Dropping a slot that holds nothing does
+/// nothing. gnnrtDropAll drops every slot with `keepCopy` 0 (a function that
+/// runs under a placement plan starts with it: nothing of the previous
+/// call's buffers is resident).
+GNNRT_EXPORT void gnnrtDrop(gnnrtContext *ctx, int64_t slot, int64_t keepCopy);
+GNNRT_EXPORT void gnnrtDropAll(gnnrtContext *ctx);
 
 /// Masked mean softmax cross-entropy of logits [V, C] over the vertices of
 /// split `split` (0 train, 1 val, 2 test) with a label; writes d loss /

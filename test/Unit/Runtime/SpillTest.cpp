@@ -156,11 +156,58 @@ TEST(RuntimeSpill, RandomBuffersRoundTripBitExactAndMemoryIsFreed) {
   EXPECT_EQ(fetched.allocated, evicted.allocated + total);
   EXPECT_EQ(ctx->spill->counters().readBytes, total);
   EXPECT_EQ(ctx->spill->counters().fetches, int64_t(sizes.size()));
-  // Nothing is spilled any more: the file holds nothing.
-  EXPECT_EQ(ctx->spill->file().bytesInUse(), 0);
-  EXPECT_EQ(ctx->spill->file().end(), 0);
   // gnnrtBuffer did not allocate anything more for the fetched slots.
   EXPECT_EQ(ctx->device->memoryCounters().allocated, fetched.allocated);
+  // The copies stay (a fetch keeps them) until the contents are dead.
+  int64_t blocks = 0;
+  for (int64_t n : sizes)
+    blocks += (n * 4 + 4095) / 4096 * 4096;
+  EXPECT_EQ(ctx->spill->file().bytesInUse(), blocks);
+  for (size_t s = 0; s < sizes.size(); ++s)
+    EXPECT_TRUE(ctx->spill->hasCopy(s));
+  gnnrtDropAll(ctx.get());
+  EXPECT_EQ(ctx->spill->file().bytesInUse(), 0);
+  EXPECT_EQ(ctx->spill->file().end(), 0);
+  EXPECT_EQ(ctx->device->memoryCounters().live, before.live - total);
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    EXPECT_FALSE(ctx->spill->hasCopy(s));
+    EXPECT_FALSE(ctx->spill->isEvicted(s));
+    EXPECT_FALSE(ctx->buffers[s]);
+  }
+}
+
+// gnnrtDrop: with the copy kept, a fetched slot leaves at no I/O and comes
+// back bit for bit; without, its contents and copy are gone and the next
+// gnnrtBuffer allocates it afresh; a slot that was never evicted has no copy
+// to drop to.
+TEST(RuntimeSpill, DropKeepsOrForgetsTheCopy) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  std::mt19937_64 rng(3);
+  auto a = randomWords(rng, 5000);
+  std::memcpy(slotWords(ctx.get(), 0, 5000), a.data(), 20000);
+  gnnrtEvict(ctx.get(), 0);
+  gnnrtFetch(ctx.get(), 0);
+  const SpillCounters once = ctx->spill->counters();
+  const int64_t live = ctx->device->memoryCounters().live;
+  gnnrtDrop(ctx.get(), 0, 1);
+  EXPECT_TRUE(ctx->spill->isEvicted(0));
+  EXPECT_EQ(ctx->device->memoryCounters().live, live - 20000);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, once.writtenBytes);
+  gnnrtDrop(ctx.get(), 0, 1); // already out: nothing
+  gnnrtFetch(ctx.get(), 0);
+  EXPECT_TRUE(sameWords(slotWords(ctx.get(), 0, 5000), a));
+  EXPECT_EQ(ctx->spill->counters().readBytes, 2 * once.readBytes);
+  gnnrtDrop(ctx.get(), 0, 0);
+  EXPECT_FALSE(ctx->spill->hasCopy(0));
+  EXPECT_FALSE(ctx->buffers[0]);
+  EXPECT_EQ(ctx->spill->file().bytesInUse(), 0);
+  gnnrtDrop(ctx.get(), 0, 0); // holds nothing: nothing
+  gnnrtDrop(ctx.get(), 7, 0); // never allocated: nothing
+  slotWords(ctx.get(), 0, 100); // allocated afresh, no fetch needed
+  EXPECT_DEATH(gnnrtDrop(ctx.get(), 0, 1),
+               "gnnrtDrop: slot 0: no copy of it in the spill file");
 }
 
 // Random evictions, fetches and writes on many slots, against a model of
@@ -173,7 +220,7 @@ TEST(RuntimeSpill, ManySlotsInterleavedMatchAModel) {
   constexpr int kSlots = 40;
   std::vector<int64_t> size(kSlots);
   std::vector<std::vector<uint32_t>> want(kSlots);
-  std::vector<bool> out(kSlots, false);
+  std::vector<bool> out(kSlots, false), copy(kSlots, false);
   for (int s = 0; s < kSlots; ++s) {
     size[s] = static_cast<int64_t>(rng() % 5000);
     want[s] = randomWords(rng, size[s]);
@@ -193,6 +240,7 @@ TEST(RuntimeSpill, ManySlotsInterleavedMatchAModel) {
         model.evictions += 1;
         liveModel -= size[s] * 4;
         out[s] = true;
+        copy[s] = true;
       }
       gnnrtEvict(ctx.get(), s);
       break;
@@ -220,9 +268,9 @@ TEST(RuntimeSpill, ManySlotsInterleavedMatchAModel) {
     ASSERT_EQ(c.evictions, model.evictions);
     ASSERT_EQ(c.fetches, model.fetches);
     ASSERT_EQ(ctx->device->memoryCounters().live, liveModel);
-    int64_t spilled = 0;
+    int64_t spilled = 0; // a fetch keeps the copy
     for (int k = 0; k < kSlots; ++k)
-      if (out[k])
+      if (copy[k])
         spilled += (size[k] * 4 + 4095) / 4096 * 4096;
     ASSERT_EQ(ctx->spill->file().bytesInUse(), spilled);
     ASSERT_LE(spilled, ctx->spill->file().end());
@@ -232,6 +280,11 @@ TEST(RuntimeSpill, ManySlotsInterleavedMatchAModel) {
   for (int s = 0; s < kSlots; ++s) {
     gnnrtFetch(ctx.get(), s);
     EXPECT_TRUE(sameWords(slotWords(ctx.get(), s, size[s]), want[s]));
+  }
+  // Dead contents: the copies go, and each slot is allocated afresh.
+  for (int s = 0; s < kSlots; ++s) {
+    gnnrtDrop(ctx.get(), s, 0);
+    slotWords(ctx.get(), s, size[s]);
   }
   EXPECT_EQ(ctx->spill->file().end(), 0);
   EXPECT_EQ(ctx->device->memoryCounters().live, live0);
