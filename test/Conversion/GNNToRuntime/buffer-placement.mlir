@@ -1,0 +1,80 @@
+// Buffer placement (convert-gnn-to-runtime buffer-budget, issue 18): at
+// 1000 vertices the training step's buffers are 96128 bytes at once (its
+// slots), and the gather alone needs 64000 (its input and output rows).
+// RUN: echo '{"num_vertices": 1000, "num_edges": 20000, "num_features": 64, "num_classes": 4}' > %t.meta.json
+//
+// Everything fits: no copies, but the function starts with nothing resident.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=96128" 2>&1 | FileCheck %s --check-prefix=FITS
+// FITS: remark: buffer placement: none (every slot fits: 96128 bytes (93.9 KiB))
+// FITS-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+// FITS-NEXT:    call @gnnrtDropAll(%arg0)
+// FITS-NOT:     call @gnnrtEvict
+// FITS-NOT:     call @gnnrtFetch
+// FITS:         return
+//
+// At 70000 bytes activations leave after the forward pass, written once,
+// and are fetched before their readers; the memref taken again after a fetch
+// is what the reader uses. Dead buffers are dropped without a write.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000" 2>&1 | FileCheck %s
+// CHECK: remark: buffer placement: optimal; 70000 bytes for the buffers (minimum 64000), peak {{[0-9]+}}; {{[1-9][0-9]*}} fetches ({{[0-9]+}} bytes), {{[1-9][0-9]*}} evictions ({{[0-9]+}} bytes), {{[0-9]+}} drops
+// CHECK-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+// CHECK-NEXT:    call @gnnrtDropAll(%arg0)
+// CHECK:         call @gnnrtEvict(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}})
+// CHECK:         call @gnnrtDrop(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}) : (!llvm.ptr, i64, i64) -> ()
+// CHECK:         call @gnnrtFetch(%arg0, %c[[SLOT:[0-9]+]]_i64{{[_0-9]*}})
+// CHECK-NEXT:    %[[R:c[0-9]+_i64[_0-9]*]] = arith.constant [[SLOT]] : i64
+// CHECK-NEXT:    %[[NEW:.*]] = call @gnnrtBuffer(%arg0, %[[R]], %{{.*}})
+// CHECK:         %[[NEW]]
+// CHECK:         return
+
+// The same placement by LRU, and by streaming (no caching: every read is a
+// fetch, so more bytes).
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 placement=lru" 2>&1 >/dev/null | FileCheck %s --check-prefix=LRU
+// LRU: remark: buffer placement: lru; 70000 bytes for the buffers (minimum 64000), peak {{[0-9]+}}; {{[1-9][0-9]*}} fetches
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 placement=streaming" 2>&1 >/dev/null | FileCheck %s --check-prefix=STREAMING
+// STREAMING: remark: buffer placement: streaming; 70000 bytes for the buffers (minimum 64000), peak {{[0-9]+}}; {{[2-9]|[1-9][0-9]+}} fetches
+//
+// Below the gather's 64000 bytes no plan exists: the error names the op and
+// the minimum.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=63999" -verify-diagnostics -o /dev/null
+//
+// Option errors.
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="buffer-budget=70000" 2>&1 | FileCheck %s --check-prefix=NOMETA
+// NOMETA: error: convert-gnn-to-runtime: option buffer-budget needs the dataset's sizes (option meta)
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: convert-gnn-to-runtime: option buffer-budget must be 0 or more
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 placement=belady" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: error: convert-gnn-to-runtime: option placement must be optimal, lru or streaming, not 'belady'
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 mem-budget=1000000" 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: error: convert-gnn-to-runtime: options buffer-budget and mem-budget exclude each other
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json mem-budget=1000" 2>&1 | FileCheck %s --check-prefix=STATE
+// STATE: error: the memory budget of 1000 bytes is below what stays resident through the run, {{[0-9]+}} bytes (features 256000, graph and dataset arrays {{[0-9]+}}, parameters with gradients and Adam's moments 8704), before any buffer of the training step
+
+module {
+  // expected-error@+1 {{the memory budget leaves 63999 bytes (62.5 KiB) for the training state's buffers, below the minimum any plan needs, 64000 bytes (62.5 KiB): 'gnn.gather' alone uses 64000 bytes (62.5 KiB) of buffers at once (raise the budget, or tile it into chunks)}}
+  func.func @mlp(
+      %w: tensor<?x8xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", ""]},
+      %w2: tensor<8x?xf32> {gnn.param = "w2", gnn.init = #gnn.init<glorot>, gnn.dims = ["", "classes"]})
+      -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+    %g = gnn.graph : !gnn.graph
+    %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+    %h = gnn.apply_vertex %g (%x) params(%w) : (!gnn.vtensor<?xf32>) params(tensor<?x8xf32>) -> !gnn.vtensor<8xf32> {
+    ^bb0(%r: tensor<?xf32>, %wt: tensor<?x8xf32>):
+      %t0 = gnn.linear %r, %wt : (tensor<?xf32>, tensor<?x8xf32>) -> tensor<8xf32>
+      %t1 = gnn.relu %t0 : tensor<8xf32>
+      gnn.yield %t1 : tensor<8xf32>
+    }
+    %s = gnn.scatter %g, %h from src : !gnn.vtensor<8xf32> -> !gnn.etensor<8xf32>
+    // expected-note@+1 {{this op}}
+    %a = gnn.gather sum %g, %s to dst : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+    %logits = gnn.apply_vertex %g (%a) params(%w2) : (!gnn.vtensor<8xf32>) params(tensor<8x?xf32>) -> !gnn.vtensor<?xf32> {
+    ^bb0(%r: tensor<8xf32>, %wt: tensor<8x?xf32>):
+      %t0 = gnn.linear %r, %wt : (tensor<8xf32>, tensor<8x?xf32>) -> tensor<?xf32>
+      gnn.yield %t0 : tensor<?xf32>
+    }
+    %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+    %train_mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+    %loss = gnn.softmax_cross_entropy %logits, %labels, %train_mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+    return %loss, %logits : f32, !gnn.vtensor<?xf32>
+  }
+}

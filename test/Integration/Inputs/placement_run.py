@@ -1,0 +1,139 @@
+"""Trains a model under buffer budgets and checks it against the unbudgeted
+program (issue 18): the same loss at every epoch (DESIGN.md's rule), the
+device's high-water mark within the budget plus the state that stays
+resident, the bytes the runtime moved equal to what the compiler planned,
+and, at each budget, fetched bytes DP <= LRU <= streaming.
+
+    placement_run.py GNN_COMPILE MODEL.mlir DATASET WORKDIR [FRACTION...]
+
+Budgets: the least any plan needs (read from gnn-compile's error at a budget
+of 1 byte), each FRACTION of the working set (the unbudgeted slot buffers,
+the JSON's estimate.activations) that is not below it, and halfway between
+the least and the working set. Runs use GNNRT_POISON_FREED=1, so a memref
+used after its buffer left the fast tier computes NaN, and a spill
+directory under WORKDIR. Prints one line per budget and strategy.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+EPOCHS = 6
+
+
+def compile_model(compiler, model, dataset, out, *flags):
+    return subprocess.run(
+        [compiler, model, "--dataset", dataset, "-o", out, *flags],
+        capture_output=True,
+        text=True,
+    )
+
+
+def train(exe, dataset, workdir, name):
+    summary = os.path.join(workdir, name + ".json")
+    spill = os.path.join(workdir, "spill")
+    os.makedirs(spill, exist_ok=True)
+    env = dict(os.environ, GNNRT_POISON_FREED="1")
+    subprocess.run(
+        [exe, "--data", dataset, "--epochs", str(EPOCHS), "--quiet",
+         "--spill-dir", spill, "--json", summary],
+        check=True, env=env, stdout=subprocess.DEVNULL,
+    )
+    if os.listdir(spill):
+        sys.exit(f"{name}: the spill directory is not empty after the run")
+    with open(summary) as f:
+        return json.load(f)
+
+
+def same_losses(a, b):
+    for x, y in zip(a["history"], b["history"], strict=True):
+        if abs(x["loss"] - y["loss"]) > 1e-5 + 1e-4 * abs(y["loss"]):
+            return f"epoch {x['epoch']}: loss {x['loss']} against {y['loss']}"
+    return None
+
+
+def main():
+    compiler, model, dataset, workdir = sys.argv[1:5]
+    fractions = [float(f) for f in sys.argv[5:]]
+    name = os.path.splitext(os.path.basename(model))[0]
+    base_exe = os.path.join(workdir, name + "-unbudgeted")
+    r = compile_model(compiler, model, dataset, base_exe)
+    if r.returncode:
+        sys.exit(r.stderr)
+    base = train(base_exe, dataset, workdir, name + "-unbudgeted")
+    working = base["memory"]["estimate"]["activations"]
+    resident = base["memory"]["device_peak_bytes"] - working
+
+    r = compile_model(compiler, model, dataset, os.devnull,
+                      "--buffer-budget", "1")
+    m = re.search(r"below the minimum any plan needs, (\d+) bytes", r.stderr)
+    if r.returncode == 0 or not m:
+        sys.exit(f"{name}: a budget of 1 byte was not refused:\n{r.stderr}")
+    least = int(m.group(1))
+    budgets = {least, (least + working) // 2}
+    budgets |= {int(f * working) for f in fractions if f * working >= least}
+    skipped = [f for f in fractions if f * working < least]
+    if skipped:
+        print(f"{name}: fractions {skipped} of the working set are below the "
+              f"least plan ({least / working:.2f}): whole buffers only")
+
+    runs = 0
+    for budget in sorted(budgets):
+        fetched = {}
+        for strategy in ("optimal", "lru", "streaming"):
+            exe = os.path.join(workdir, f"{name}-{budget}-{strategy}")
+            r = compile_model(compiler, model, dataset, exe, "--buffer-budget",
+                              str(budget), "--placement", strategy,
+                              "--remarks")
+            if r.returncode:
+                sys.exit(r.stderr)
+            plan = re.search(
+                r"buffer placement: (\S+).*?peak (\d+); (\d+) fetches "
+                r"\((\d+) bytes\), (\d+) evictions \((\d+) bytes\)",
+                r.stderr)
+            if not plan:
+                sys.exit(f"{name} at {budget}: no placement remark:\n"
+                         f"{r.stderr}")
+            peak, fetch_bytes, evict_bytes = (
+                int(plan.group(i)) for i in (2, 4, 6))
+            fetched[strategy] = fetch_bytes
+            got = train(exe, dataset, workdir, f"{name}-{budget}-{strategy}")
+            problem = same_losses(got, base)
+            mem = got["memory"]
+            if problem:
+                sys.exit(f"{name} at {budget} ({strategy}): {problem}")
+            if peak > budget:
+                sys.exit(f"{name} at {budget} ({strategy}): planned peak "
+                         f"{peak} above the budget")
+            if mem["device_peak_bytes"] > budget + resident:
+                sys.exit(f"{name} at {budget} ({strategy}): device peak "
+                         f"{mem['device_peak_bytes']} above the budget + "
+                         f"{resident} resident")
+            # The training step's copies, every epoch (the evaluation fits
+            # or is planned too; its bytes are in the JSON as well).
+            if mem["spill_read_bytes"] < EPOCHS * fetch_bytes or \
+               mem["spill_written_bytes"] < EPOCHS * evict_bytes:
+                sys.exit(f"{name} at {budget} ({strategy}): moved "
+                         f"{mem['spill_read_bytes']} / "
+                         f"{mem['spill_written_bytes']} bytes, planned "
+                         f"{fetch_bytes} / {evict_bytes} per step")
+            if fetch_bytes == 0 and budget == least:
+                sys.exit(f"{name} at {budget} ({strategy}): nothing moved "
+                         f"at the least budget")
+            runs += 1
+            print(f"{name}: budget {budget} ({budget / working:.2f} of the "
+                  f"working set) {strategy}: losses agree, device peak "
+                  f"{mem['device_peak_bytes']} <= budget + resident state, "
+                  f"{fetch_bytes} bytes fetched per step")
+        if not fetched["optimal"] <= fetched["lru"] <= fetched["streaming"]:
+            sys.exit(f"{name} at {budget}: fetched bytes DP "
+                     f"{fetched['optimal']}, LRU {fetched['lru']}, streaming "
+                     f"{fetched['streaming']}: not DP <= LRU <= streaming")
+    print(f"{name}: {runs} placed runs agree with the unbudgeted one, "
+          f"DP <= LRU <= streaming at every budget")
+
+
+if __name__ == "__main__":
+    main()
