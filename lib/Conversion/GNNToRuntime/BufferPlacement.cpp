@@ -2,7 +2,6 @@
 
 #include "BufferPlacement.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -171,21 +170,25 @@ LogicalResult BufferPlacement::place(
   for (int64_t k = 0; k < numSteps; ++k)
     order.push_back(k);
 
-  llvm::Expected<PlacementPlan> plan = llvm::createStringError("no plan");
-  llvm::consumeError(plan.takeError());
   report.strategy = stringifyPlacementStrategy(strategy).str();
-  if (strategy == PlacementStrategy::Optimal) {
-    plan = planOptimalPlacement(graph, capacity);
-    if (!plan) {
+  auto makePlan = [&]() -> llvm::Expected<PlacementPlan> {
+    switch (strategy) {
+    case PlacementStrategy::Optimal: {
+      llvm::Expected<PlacementPlan> dp = planOptimalPlacement(graph, capacity);
+      if (dp)
+        return dp;
       report.strategy =
-          "lru (dp not run: " + llvm::toString(plan.takeError()) + ")";
-      plan = planLRUPlacement(graph, capacity, order);
+          "lru (dp not run: " + llvm::toString(dp.takeError()) + ")";
+      return planLRUPlacement(graph, capacity, order);
     }
-  } else if (strategy == PlacementStrategy::LRU) {
-    plan = planLRUPlacement(graph, capacity, order);
-  } else {
-    plan = planStreamingPlacement(graph, capacity, order);
-  }
+    case PlacementStrategy::LRU:
+      return planLRUPlacement(graph, capacity, order);
+    case PlacementStrategy::Streaming:
+      return planStreamingPlacement(graph, capacity, order);
+    }
+    llvm_unreachable("unknown placement strategy");
+  };
+  llvm::Expected<PlacementPlan> plan = makePlan();
   if (!plan)
     return source->emitError()
            << "buffer placement: " << llvm::toString(plan.takeError());
