@@ -37,6 +37,21 @@ void Device::recordAllocation(void *ptr, int64_t bytes, MemoryTier tier) {
   }
 }
 
+int64_t Device::releasePages(void *ptr, int64_t bytes) {
+  const int64_t released = bytes > 0 ? releasePagesImpl(ptr, bytes) : 0;
+  std::lock_guard<std::mutex> lock(memoryMutex);
+  counters.live -= released;
+  return released;
+}
+
+void Device::restorePages(void *ptr, int64_t bytes, int64_t released) {
+  if (bytes > 0)
+    restorePagesImpl(ptr, bytes);
+  std::lock_guard<std::mutex> lock(memoryMutex);
+  counters.live += released;
+  counters.peak = std::max(counters.peak, counters.live);
+}
+
 MemoryTier Device::recordFree(void *ptr) {
   std::lock_guard<std::mutex> lock(memoryMutex);
   auto it = allocations.find(ptr);

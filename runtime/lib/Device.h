@@ -120,6 +120,16 @@ public:
   virtual void fill(void *dst, uint8_t value, int64_t bytes) = 0;
   /// What allocate, free and copy did so far.
   MemoryCounters memoryCounters() const;
+  /// Gives the memory of `bytes` of device-tier memory at `ptr` (inside one
+  /// allocation) back, keeping the addresses: what it returns is counted out
+  /// of `live` until restorePages. The contents are lost; touching them
+  /// before restorePages is an error the device may trap (the CPU faults).
+  /// Returns the bytes given back (whole pages inside the range on the CPU;
+  /// 0 where the device cannot, which then keeps the memory).
+  int64_t releasePages(void *ptr, int64_t bytes);
+  /// Makes a range given back by releasePages usable again (zeroed on the
+  /// CPU); `released` is what releasePages returned for it.
+  void restorePages(void *ptr, int64_t bytes, int64_t released);
 
   //===--------------------------------------------------------------------===//
   // Host access to device memory
@@ -235,6 +245,10 @@ protected:
   /// not a live allocation.
   MemoryTier recordFree(void *ptr);
   void recordCopy(MemoryTier dstTier, MemoryTier srcTier, int64_t bytes);
+  /// The device's part of releasePages and restorePages: by default nothing
+  /// is given back.
+  virtual int64_t releasePagesImpl(void *ptr, int64_t bytes) { return 0; }
+  virtual void restorePagesImpl(void *ptr, int64_t bytes) {}
   /// Checks that `graph`'s arrays agree in size; stops the run otherwise.
   static void checkGraph(const GraphArrays &graph);
 

@@ -471,6 +471,13 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                    static_cast<long long>(slot),
                    static_cast<long long>(buf ? buf->size : 0),
                    static_cast<long long>(numElements));
+    if (ctx->spill && ctx->spill->hasEvictedRanges(slot))
+      fatal("gnnrtBuffer: slot " + std::to_string(slot) + " grows to " +
+            std::to_string(numElements) +
+            " floats while ranges of it are out (gnnrtFetchRange them or "
+            "gnnrtDrop it first)");
+    if (ctx->spill)
+      ctx->spill->discardRanges(slot, *ctx->device, buf.get());
     buf.reset(); // free first: the peak is the new size, not both
     buf = std::make_unique<Buffer>(*ctx->device, numElements);
     ctx->bytesAllocated += numElements * 4;
@@ -505,6 +512,9 @@ bool checkSlotKnown(gnnrtContext *ctx, const char *entry, int64_t slot) {
 void gnnrtEvict(gnnrtContext *ctx, int64_t slot) {
   if (checkSlotKnown(ctx, "gnnrtEvict", slot))
     return; // already in the slow tier
+  if (ctx->spill && ctx->spill->hasEvictedRanges(slot))
+    fatal("gnnrtEvict: slot " + std::to_string(slot) +
+          " has ranges out (gnnrtFetchRange them first)");
   if (!ctx->spill)
     fatal("gnnrtEvict: slot " + std::to_string(slot) +
           ": no --spill-dir to evict it to (the run was started without one)");
@@ -538,16 +548,60 @@ void gnnrtDrop(gnnrtContext *ctx, int64_t slot, int64_t keepCopy) {
       fatal("gnnrtDrop: " + error);
     return;
   }
-  if (ctx->spill)
+  if (ctx->spill) {
+    ctx->spill->discardRanges(slot, *ctx->device, buf.get());
     ctx->spill->discard(slot);
+  }
   buf.reset();
 }
 
 void gnnrtDropAll(gnnrtContext *ctx) {
+  for (size_t slot = 0; slot < ctx->buffers.size(); ++slot)
+    gnnrtDrop(ctx, static_cast<int64_t>(slot), 0);
   if (ctx->spill)
     ctx->spill->discardAll();
-  for (auto &buf : ctx->buffers)
-    buf.reset();
+}
+
+namespace {
+
+/// The resident buffer of `slot` for a range entry point `entry`; stops the
+/// run when there is none or no spill directory.
+Buffer &rangeBuffer(gnnrtContext *ctx, const char *entry, int64_t slot) {
+  if (slot < 0 || static_cast<size_t>(slot) >= ctx->buffers.size() ||
+      !ctx->buffers[slot])
+    fatal(std::string(entry) + ": slot " + std::to_string(slot) +
+          " has no resident buffer (never allocated, or evicted whole)");
+  if (!ctx->spill)
+    fatal(std::string(entry) + ": slot " + std::to_string(slot) +
+          ": no --spill-dir (the run was started without one)");
+  return *ctx->buffers[slot];
+}
+
+} // namespace
+
+void gnnrtEvictRange(gnnrtContext *ctx, int64_t slot, int64_t offset,
+                     int64_t count) {
+  Buffer &buf = rangeBuffer(ctx, "gnnrtEvictRange", slot);
+  std::string error;
+  if (!ctx->spill->evictRange(slot, *ctx->device, buf, offset, count, error))
+    fatal("gnnrtEvictRange: " + error);
+}
+
+void gnnrtFetchRange(gnnrtContext *ctx, int64_t slot, int64_t offset,
+                     int64_t count) {
+  Buffer &buf = rangeBuffer(ctx, "gnnrtFetchRange", slot);
+  std::string error;
+  if (!ctx->spill->fetchRange(slot, *ctx->device, buf, offset, count, error))
+    fatal("gnnrtFetchRange: " + error);
+}
+
+void gnnrtDropRange(gnnrtContext *ctx, int64_t slot, int64_t offset,
+                    int64_t count, int64_t keepCopy) {
+  Buffer &buf = rangeBuffer(ctx, "gnnrtDropRange", slot);
+  std::string error;
+  if (!ctx->spill->dropRange(slot, *ctx->device, buf, offset, count,
+                             keepCopy != 0, error))
+    fatal("gnnrtDropRange: " + error);
 }
 
 void _mlir_ciface_gnnrtParam(gnnrtMemRefF32 *result, gnnrtContext *ctx,

@@ -398,6 +398,169 @@ void SpillStore::discardAll() {
     storage->release(s.extent);
   copies.clear();
   evicted.clear();
+  // The buffers' memory is restored by discardRanges before they are freed
+  // (gnnrtDrop); what is left here are copies only.
+  for (const auto &[slot, byOffset] : ranges)
+    for (const auto &[offset, r] : byOffset)
+      storage->release(r.extent);
+  ranges.clear();
+}
+
+SpillStore::RangeCopy *SpillStore::findRange(int64_t slot, const Buffer &buf,
+                                             int64_t offset, int64_t count,
+                                             std::string &error) {
+  const std::string what = "slot " + std::to_string(slot) + " range [" +
+                           std::to_string(offset) + ", +" +
+                           std::to_string(count) + ")";
+  if (offset < 0 || count <= 0 || offset > buf.size - count) {
+    error = what + ": outside its buffer of " + std::to_string(buf.size) +
+            " floats";
+    return nullptr;
+  }
+  auto &byOffset = ranges[slot];
+  auto it = byOffset.upper_bound(offset);
+  // The range starting at or before `offset`, and the next one.
+  if (it != byOffset.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first == offset && prev->second.count == count)
+      return &prev->second;
+    if (prev->first + prev->second.count > offset) {
+      error = what + ": overlaps its range [" + std::to_string(prev->first) +
+              ", +" + std::to_string(prev->second.count) + ")";
+      return nullptr;
+    }
+  }
+  if (it != byOffset.end() && it->first < offset + count) {
+    error = what + ": overlaps its range [" + std::to_string(it->first) +
+            ", +" + std::to_string(it->second.count) + ")";
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool SpillStore::evictRange(int64_t slot, Device &device, Buffer &buf,
+                            int64_t offset, int64_t count,
+                            std::string &error) {
+  error.clear();
+  RangeCopy *r = findRange(slot, buf, offset, count, error);
+  if (!error.empty())
+    return false;
+  if (r && r->out)
+    return true; // already out
+  const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
+  device.synchronize();
+  float *data = buf.data + offset;
+  const void *host = device.hostView(data, bytes, staging);
+  SpillExtent extent;
+  if (!storage->write(host, bytes, extent, error)) {
+    error = "slot " + std::to_string(slot) + " range [" +
+            std::to_string(offset) + ", +" + std::to_string(count) + ") (" +
+            formatBytes(bytes) + "): " + error;
+    return false;
+  }
+  if (r)
+    storage->release(r->extent); // the older copy, once the new is whole
+  RangeCopy fresh{count, extent, true, device.releasePages(data, bytes)};
+  ranges[slot][offset] = fresh;
+  stats.writtenBytes += bytes;
+  stats.evictions += 1;
+  return true;
+}
+
+bool SpillStore::fetchRange(int64_t slot, Device &device, Buffer &buf,
+                            int64_t offset, int64_t count,
+                            std::string &error) {
+  error.clear();
+  RangeCopy *r = findRange(slot, buf, offset, count, error);
+  if (!error.empty())
+    return false;
+  if (!r) {
+    error = "slot " + std::to_string(slot) + " range [" +
+            std::to_string(offset) + ", +" + std::to_string(count) +
+            "): never evicted";
+    return false;
+  }
+  if (!r->out)
+    return true; // resident
+  const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
+  float *data = buf.data + offset;
+  device.restorePages(data, bytes, r->released);
+  bool ok;
+  if (device.deviceMemoryIsHostMemory()) {
+    ok = storage->read(r->extent, data, error);
+  } else {
+    staging.resize(static_cast<size_t>(bytes));
+    ok = storage->read(r->extent, staging.data(), error);
+    if (ok)
+      device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
+                  bytes);
+  }
+  if (!ok) {
+    r->released = device.releasePages(data, bytes); // out, as before
+    error = "slot " + std::to_string(slot) + " range (" + formatBytes(bytes) +
+            "): " + error;
+    return false;
+  }
+  r->out = false;
+  r->released = 0;
+  stats.readBytes += bytes;
+  stats.fetches += 1;
+  return true;
+}
+
+bool SpillStore::dropRange(int64_t slot, Device &device, Buffer &buf,
+                           int64_t offset, int64_t count, bool keep,
+                           std::string &error) {
+  error.clear();
+  RangeCopy *r = findRange(slot, buf, offset, count, error);
+  if (!error.empty())
+    return false;
+  const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
+  float *data = buf.data + offset;
+  if (keep) {
+    if (!r) {
+      error = "slot " + std::to_string(slot) + " range [" +
+              std::to_string(offset) + ", +" + std::to_string(count) +
+              "): no copy of it in the spill file to drop to";
+      return false;
+    }
+    if (!r->out) {
+      r->released = device.releasePages(data, bytes);
+      r->out = true;
+    }
+    return true;
+  }
+  if (!r)
+    return true; // no record: nothing to forget
+  if (r->out)
+    device.restorePages(data, bytes, r->released);
+  storage->release(r->extent);
+  ranges[slot].erase(offset);
+  return true;
+}
+
+bool SpillStore::hasEvictedRanges(int64_t slot) const {
+  auto it = ranges.find(slot);
+  if (it == ranges.end())
+    return false;
+  for (const auto &[offset, r] : it->second)
+    if (r.out)
+      return true;
+  return false;
+}
+
+void SpillStore::discardRanges(int64_t slot, Device &device, Buffer *buf) {
+  auto it = ranges.find(slot);
+  if (it == ranges.end())
+    return;
+  for (const auto &[offset, r] : it->second) {
+    if (r.out && buf)
+      device.restorePages(buf->data + offset,
+                          r.count * static_cast<int64_t>(sizeof(float)),
+                          r.released);
+    storage->release(r.extent);
+  }
+  ranges.erase(it);
 }
 
 } // namespace gnnrt

@@ -136,8 +136,30 @@ public:
                   std::string &error);
   /// Forgets slot `slot`'s copy (its contents are dead), if any.
   void discard(int64_t slot);
-  /// Forgets every copy.
+  /// Forgets every copy (of whole slots and of ranges; call discardRanges
+  /// for a slot whose buffer has ranges out before freeing the buffer).
   void discardAll();
+
+  /// Ranges of a slot (elements [offset, offset + count) of its buffer `buf`),
+  /// moved at the same address: evictRange writes the range to storage and
+  /// gives its memory back (Device::releasePages), fetchRange restores the
+  /// memory and reads the range back (the copy stays), dropRange gives the
+  /// memory back with the copy kept (it must be current) or, with `keep`
+  /// false, forgets the range (restoring its memory, contents dead). A
+  /// slot's ranges are disjoint: one that overlaps another of other bounds
+  /// is refused. False with a one-line message; on a failed write or read
+  /// nothing changes.
+  bool evictRange(int64_t slot, Device &device, Buffer &buf, int64_t offset,
+                  int64_t count, std::string &error);
+  bool fetchRange(int64_t slot, Device &device, Buffer &buf, int64_t offset,
+                  int64_t count, std::string &error);
+  bool dropRange(int64_t slot, Device &device, Buffer &buf, int64_t offset,
+                 int64_t count, bool keep, std::string &error);
+  /// Whether some range of `slot` is out of the fast tier.
+  bool hasEvictedRanges(int64_t slot) const;
+  /// Forgets every range of `slot` (of buffer `buf`, null when freed
+  /// already), restoring the memory of those that are out.
+  void discardRanges(int64_t slot, Device &device, Buffer *buf);
 
   bool isEvicted(int64_t slot) const { return evicted.count(slot) != 0; }
   bool hasCopy(int64_t slot) const { return copies.count(slot) != 0; }
@@ -155,6 +177,19 @@ private:
   /// Every slot with a copy in storage; `evicted` those not resident.
   std::unordered_map<int64_t, Spilled> copies;
   std::unordered_set<int64_t> evicted;
+  /// A slot's ranges with a copy: offset -> the range.
+  struct RangeCopy {
+    int64_t count;
+    SpillExtent extent;
+    bool out;         // its memory given back
+    int64_t released; // what Device::releasePages returned for it
+  };
+  std::unordered_map<int64_t, std::map<int64_t, RangeCopy>> ranges;
+  /// The range of `slot` at [offset, offset + count), or an error when the
+  /// bounds are outside `buf` or overlap another range; null (and no error)
+  /// when it has no record.
+  RangeCopy *findRange(int64_t slot, const Buffer &buf, int64_t offset,
+                       int64_t count, std::string &error);
   SpillCounters stats;
   /// Host copies for a device whose memory the host cannot address.
   std::vector<char> staging;

@@ -29,7 +29,9 @@
 ///      spill file on the CPU) and back.
 ///   5: gnnrtDrop and gnnrtDropAll free slot buffers without a copy; a
 ///      fetch keeps the slot's copy in the slow tier.
-#define GNNRT_API_VERSION 5
+///   6: gnnrtEvictRange, gnnrtFetchRange and gnnrtDropRange move ranges of a
+///      slot buffer at the same address.
+#define GNNRT_API_VERSION 6
 
 #ifdef __cplusplus
 extern "C" {
@@ -260,6 +262,33 @@ GNNRT_EXPORT void gnnrtFetch(gnnrtContext *ctx, int64_t slot);
 /// call's buffers is resident).
 GNNRT_EXPORT void gnnrtDrop(gnnrtContext *ctx, int64_t slot, int64_t keepCopy);
 GNNRT_EXPORT void gnnrtDropAll(gnnrtContext *ctx);
+
+/// Ranges of a slot buffer (ABI 6; the chunks of issue 18's chunked
+/// placement): elements [offset, offset + count) of slot `slot`'s resident
+/// buffer move to the slow tier and back *at the same address*, so memrefs
+/// taken before stay valid and nothing is taken again. gnnrtEvictRange
+/// writes the range and gives its memory back (on the CPU the whole pages
+/// inside it, which become inaccessible: a kernel touching a range that is
+/// out faults instead of reading garbage; the device's `live` counter drops
+/// by what was given back); gnnrtFetchRange makes the memory usable again
+/// and reads the range back, keeping the copy; gnnrtDropRange gives the
+/// memory back with the copy kept (`keepCopy` non-zero: the program asserts
+/// it has not written the range since its fetch; no copy is an error) or
+/// forgets the range (`keepCopy` 0: contents dead; its memory is usable
+/// again). A slot's ranges are disjoint (a range overlapping another of
+/// other bounds is an error); evicting a range that is out, or fetching one
+/// that is resident, does nothing. gnnrtEvict, and gnnrtBuffer growing the
+/// slot, refuse a slot with ranges out; gnnrtDrop(slot, 0) and gnnrtDropAll
+/// forget its ranges. A device that cannot give memory back at an address
+/// (CUDA, until its virtual memory management is used) keeps the memory and
+/// still makes the copies.
+GNNRT_EXPORT void gnnrtEvictRange(gnnrtContext *ctx, int64_t slot,
+                                  int64_t offset, int64_t count);
+GNNRT_EXPORT void gnnrtFetchRange(gnnrtContext *ctx, int64_t slot,
+                                  int64_t offset, int64_t count);
+GNNRT_EXPORT void gnnrtDropRange(gnnrtContext *ctx, int64_t slot,
+                                 int64_t offset, int64_t count,
+                                 int64_t keepCopy);
 
 /// Masked mean softmax cross-entropy of logits [V, C] over the vertices of
 /// split `split` (0 train, 1 val, 2 test) with a label; writes d loss /

@@ -13,12 +13,14 @@
 #include "Device.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 using namespace gnnrt;
 using namespace gnnrt::cpu;
@@ -57,6 +59,15 @@ void *allocateZeroed(size_t bytes) {
   return p;
 }
 
+/// The whole pages inside [ptr, ptr + bytes).
+std::pair<char *, char *> innerPages(void *ptr, int64_t bytes) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t b = reinterpret_cast<uintptr_t>(ptr);
+  const uintptr_t e = b + static_cast<uintptr_t>(bytes);
+  const uintptr_t first = (b + page - 1) / page * page, last = e / page * page;
+  return {reinterpret_cast<char *>(first), reinterpret_cast<char *>(last)};
+}
+
 class CPUDevice final : public Device {
 public:
   const char *name() const override { return "cpu"; }
@@ -72,6 +83,30 @@ public:
     recordFree(ptr);
     std::free(ptr);
   }
+
+protected:
+  /// The whole pages inside the range go back to the kernel (MADV_DONTNEED)
+  /// and become inaccessible (PROT_NONE), so that a kernel reading a range
+  /// that is out faults instead of reading zeros; the pages at the edges,
+  /// shared with the neighbouring rows, stay.
+  int64_t releasePagesImpl(void *ptr, int64_t bytes) override {
+    auto [begin, end] = innerPages(ptr, bytes);
+    if (end <= begin)
+      return 0;
+    if (mprotect(begin, end - begin, PROT_NONE) != 0)
+      fatal("cpu device: mprotect(PROT_NONE) failed on a released range");
+    madvise(begin, end - begin, MADV_DONTNEED); // advice: the memory goes
+    return end - begin;
+  }
+  void restorePagesImpl(void *ptr, int64_t bytes) override {
+    auto [begin, end] = innerPages(ptr, bytes);
+    if (end > begin &&
+        mprotect(begin, end - begin, PROT_READ | PROT_WRITE) != 0)
+      fatal("cpu device: mprotect(PROT_READ | PROT_WRITE) failed on a "
+            "restored range");
+  }
+
+public:
   void copy(void *dst, MemoryTier dstTier, const void *src, MemoryTier srcTier,
             int64_t bytes) override {
     if (bytes < 0)

@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -208,6 +209,94 @@ TEST(RuntimeSpill, DropKeepsOrForgetsTheCopy) {
   slotWords(ctx.get(), 0, 100); // allocated afresh, no fetch needed
   EXPECT_DEATH(gnnrtDrop(ctx.get(), 0, 1),
                "gnnrtDrop: slot 0: no copy of it in the spill file");
+}
+
+// Ranges (ABI 6) move at the same address: the memref taken before is still
+// the buffer; the whole pages inside an evicted range go back (the device's
+// live bytes drop by what was given back) and come back zeroed, then filled
+// from the copy; a drop with the copy kept writes nothing; forgetting a
+// range restores its memory; gnnrtDropAll with a range out frees cleanly.
+TEST(RuntimeSpill, RangesMoveAtTheSameAddress) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  std::mt19937_64 rng(21);
+  // Four chunks of 300,001 floats (not page multiples: the edge pages stay).
+  constexpr int64_t kChunk = 300001, kFloats = 4 * kChunk;
+  auto want = randomWords(rng, kFloats);
+  uint32_t *p = slotWords(ctx.get(), 0, kFloats);
+  std::memcpy(p, want.data(), kFloats * 4);
+  const int64_t live0 = ctx->device->memoryCounters().live;
+  gnnrtEvictRange(ctx.get(), 0, kChunk, kChunk);
+  gnnrtEvictRange(ctx.get(), 0, 3 * kChunk, kChunk);
+  gnnrtEvictRange(ctx.get(), 0, kChunk, kChunk); // out already: nothing
+  const int64_t live1 = ctx->device->memoryCounters().live;
+  // Whole pages inside each range: at least the range less two pages.
+  EXPECT_LE(live1, live0 - 2 * (kChunk * 4 - 2 * 4096));
+  EXPECT_GE(live1, live0 - 2 * kChunk * 4);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, 2 * kChunk * 4);
+  EXPECT_TRUE(ctx->spill->hasEvictedRanges(0));
+  // The chunks that stayed are untouched.
+  EXPECT_EQ(std::memcmp(p, want.data(), kChunk * 4), 0);
+  EXPECT_EQ(std::memcmp(p + 2 * kChunk, want.data() + 2 * kChunk, kChunk * 4),
+            0);
+  gnnrtFetchRange(ctx.get(), 0, kChunk, kChunk);
+  EXPECT_EQ(slotWords(ctx.get(), 0, kFloats), p) << "the address moved";
+  EXPECT_EQ(std::memcmp(p + kChunk, want.data() + kChunk, kChunk * 4), 0);
+  // Back to the copy with no write, and back again.
+  const SpillCounters before = ctx->spill->counters();
+  gnnrtDropRange(ctx.get(), 0, kChunk, kChunk, 1);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, before.writtenBytes);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live1);
+  gnnrtFetchRange(ctx.get(), 0, kChunk, kChunk);
+  gnnrtFetchRange(ctx.get(), 0, 3 * kChunk, kChunk);
+  gnnrtFetchRange(ctx.get(), 0, 3 * kChunk, kChunk); // resident: nothing
+  EXPECT_TRUE(sameWords(p, want));
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0);
+  EXPECT_FALSE(ctx->spill->hasEvictedRanges(0));
+  EXPECT_EQ(ctx->spill->counters().readBytes, 3 * kChunk * 4);
+  // Forgetting a range that is out restores its memory (contents dead).
+  gnnrtEvictRange(ctx.get(), 0, 0, kChunk);
+  gnnrtDropRange(ctx.get(), 0, 0, kChunk, 0);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0);
+  p[100] = 7; // writable again
+  // A range out when everything is dropped: restored before the free.
+  gnnrtEvictRange(ctx.get(), 0, 2 * kChunk, kChunk);
+  gnnrtDropAll(ctx.get());
+  EXPECT_FALSE(ctx->buffers[0]);
+  EXPECT_EQ(ctx->spill->file().bytesInUse(), 0);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0 - kFloats * 4);
+}
+
+// A range that is out is inaccessible: a kernel reading it faults instead of
+// reading zeros. The ABI's errors.
+TEST(RuntimeSpill, RangesThatAreOutFaultAndMisuseIsAnError) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  constexpr int64_t kFloats = 1 << 20;
+  volatile uint32_t *p = slotWords(ctx.get(), 0, kFloats);
+  gnnrtEvictRange(ctx.get(), 0, 1 << 18, 1 << 18);
+  EXPECT_EXIT((void)p[(1 << 18) + 5000], testing::KilledBySignal(SIGSEGV), "");
+  EXPECT_EXIT(gnnrtEvictRange(ctx.get(), 0, (1 << 18) + 1, 10),
+              testing::ExitedWithCode(1),
+              "gnnrtEvictRange: slot 0 range \\[262145, \\+10\\): overlaps its "
+              "range \\[262144, \\+262144\\)");
+  EXPECT_EXIT(gnnrtEvictRange(ctx.get(), 0, kFloats - 5, 10),
+              testing::ExitedWithCode(1), "outside its buffer of 1048576 floats");
+  EXPECT_EXIT(gnnrtFetchRange(ctx.get(), 0, 0, 10), testing::ExitedWithCode(1),
+              "gnnrtFetchRange: slot 0 range \\[0, \\+10\\): never evicted");
+  EXPECT_EXIT(gnnrtDropRange(ctx.get(), 0, 0, 10, 1), testing::ExitedWithCode(1),
+              "no copy of it in the spill file to drop to");
+  EXPECT_EXIT(gnnrtEvict(ctx.get(), 0), testing::ExitedWithCode(1),
+              "gnnrtEvict: slot 0 has ranges out");
+  EXPECT_EXIT(slotWords(ctx.get(), 0, kFloats + 1), testing::ExitedWithCode(1),
+              "gnnrtBuffer: slot 0 grows to 1048577 floats while ranges of it "
+              "are out");
+  EXPECT_EXIT(gnnrtEvictRange(ctx.get(), 3, 0, 10), testing::ExitedWithCode(1),
+              "gnnrtEvictRange: slot 3 has no resident buffer");
+  gnnrtFetchRange(ctx.get(), 0, 1 << 18, 1 << 18);
+  EXPECT_EQ(p[(1 << 18) + 5000], 0u);
 }
 
 // Random evictions, fetches and writes on many slots, against a model of
