@@ -59,6 +59,9 @@ struct ModelInfo {
   std::vector<EdgeInputInfo> edgeInputs;
   std::vector<BufferInfo> buffers;
   std::vector<PlacementInfo> placements;
+  /// The per-edge arrays of the graph the program reads (bit i: gnnrtGraphIndex
+  /// i: 0 src, 1 dst, 2 csrEdge, 3 csrDst); all of them when not recorded.
+  unsigned graphArrays = 0xF;
   int64_t featureWidth = -1; // static width the model reads, or -1
   int64_t classWidth = -1;   // static number of logits, or -1
 };
@@ -72,6 +75,7 @@ struct ModelInfo {
 ///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, V/k joined
 ///                                     by '*', or ? when unknown)
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
+///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 

@@ -98,9 +98,13 @@ const void *Device::hostView(const void *src, int64_t bytes,
 void Device::checkGraph(const GraphArrays &graph) {
   const size_t V = graph.dstOffsets.empty() ? 0 : graph.dstOffsets.size() - 1;
   const size_t E = graph.src.size();
+  // The per-edge arrays other than the sources are built only when the
+  // program reads them (empty otherwise).
+  auto perEdge = [E](size_t n) { return n == E || n == 0; };
   const bool ok = graph.dstOffsets.size() == V + 1 &&
-                  graph.srcOffsets.size() == V + 1 && graph.dst.size() == E &&
-                  graph.csrEdge.size() == E && graph.csrDst.size() == E &&
+                  graph.srcOffsets.size() == V + 1 && perEdge(graph.dst.size()) &&
+                  perEdge(graph.csrEdge.size()) &&
+                  perEdge(graph.csrDst.size()) &&
                   graph.inDegree.size() == V && graph.outDegree.size() == V;
   if (!ok)
     fatal("bindGraph: the graph's arrays disagree in size");

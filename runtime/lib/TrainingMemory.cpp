@@ -57,7 +57,9 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
   // bindDataset: destinations, CSR edge ids and destinations (int32 per
   // edge), CSR offsets and a fill cursor (int64 per vertex), two float
   // degrees per vertex.
-  need.graph = add(mul(E, 3 * 4), mul(V + 1, 2 * 8 + 2 * 4));
+  // Of dst, csrEdge and csrDst only those the program reads.
+  const int64_t perEdge = __builtin_popcount(ctx->model.graphArrays & 0xE);
+  need.graph = add(mul(E, perEdge * 4), mul(V + 1, 2 * 8 + 2 * 4));
   need.features = mul(mul(V, ds.numFeatures), 4);
   for (const EdgeInputInfo &in : ctx->model.edgeInputs)
     need.edgeInputs = add(need.edgeInputs, mul(mul(E, in.width), 4));

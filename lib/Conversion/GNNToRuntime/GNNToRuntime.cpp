@@ -15,6 +15,8 @@
 #include "gnn/Support/DatasetMeta.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -113,6 +115,47 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
   return os.str();
 }
 
+/// The per-edge arrays of the graph the lowered program reads (bit i:
+/// gnnrtGraphIndex i: 0 src, 1 dst, 2 csrEdge, 3 csrDst; see
+/// runtime/lib/CPU/Kernels.cpp): from its calls, every array when an
+/// argument that selects one is not a constant.
+static unsigned graphArraysRead(ModuleOp module) {
+  unsigned mask = 1; // the sources are the dataset's CSC: always there
+  auto constant = [](Value v) { return getConstantIntValue(v); };
+  module.walk([&](func::CallOp call) {
+    StringRef callee = call.getCallee();
+    auto side = [&](unsigned operand) -> std::optional<int64_t> {
+      return constant(call.getOperand(operand));
+    };
+    if (callee == rt::getName(rt::Call::gnnrtGraphIndex)) {
+      std::optional<int64_t> which = side(1);
+      mask |= which && *which >= 0 && *which < 4 ? 1u << *which : 0xFu;
+    } else if (callee == rt::getName(rt::Call::gnnrtScatter)) {
+      // To the edges from the sources reads src; from the destinations, the
+      // CSC offsets only.
+      std::optional<int64_t> s = side(1);
+      mask |= !s ? 0xFu : *s == 0 ? 1u : 0u;
+    } else if (callee == rt::getName(rt::Call::gnnrtGather) ||
+               callee == rt::getName(rt::Call::gnnrtGatherArgBackward)) {
+      // To the sources: the CSR's edge ids.
+      std::optional<int64_t> s =
+          side(callee == rt::getName(rt::Call::gnnrtGather) ? 2 : 1);
+      mask |= !s ? 0xFu : *s == 0 ? 4u : 0u;
+    } else if (callee == rt::getName(rt::Call::gnnrtSpmm)) {
+      // (ctx, side, mean, chunks, weights, in, out, width): to the sources
+      // reads csrDst, and csrEdge for per-edge weights; to the
+      // destinations, src.
+      std::optional<int64_t> s = side(1);
+      bool weighted = true;
+      if (auto cast = call.getOperand(4).getDefiningOp<memref::CastOp>())
+        if (auto from = dyn_cast<MemRefType>(cast.getSource().getType()))
+          weighted = !(from.hasStaticShape() && from.getNumElements() == 0);
+      mask |= !s ? 0xFu : *s == 0 ? (8u | (weighted ? 4u : 0u)) : 1u;
+    }
+  });
+  return mask;
+}
+
 /// What stays resident through a run besides the slot buffers, at the
 /// dataset's sizes: the dataset's host arrays (CSC, labels, masks, edge
 /// data), the device's features, graph and edge data, the parameters with
@@ -120,7 +163,8 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
 /// less). Mirrors runtime/lib/TrainingMemory.cpp and Dataset.h.
 static uint64_t residentStateBytes(func::FuncOp train,
                                    ArrayRef<std::string> edgeInputs,
-                                   const DatasetMeta &m, std::string &parts) {
+                                   const DatasetMeta &m, unsigned graphArrays,
+                                   std::string &parts) {
   const uint64_t V = m.numVertices, E = m.numEdges, F = m.numFeatures,
                  C = m.numClasses;
   uint64_t params = 0;
@@ -152,7 +196,9 @@ static uint64_t residentStateBytes(func::FuncOp train,
     });
   const uint64_t host = 8 * (V + 1) + 4 * E + 11 * V + 4 * E * edgeFloats;
   const uint64_t features = 4 * V * F;
-  const uint64_t graph = 12 * E + 24 * (V + 1) + 4 * E * edgeFloats;
+  // Of the per-edge arrays dst, csrEdge and csrDst, those the program reads.
+  const uint64_t perEdge = 4 * llvm::popcount(graphArrays & 0xEu);
+  const uint64_t graph = perEdge * E + 24 * (V + 1) + 4 * E * edgeFloats;
   const uint64_t state = 16 * params;
   parts = llvm::formatv("features {0}, graph and dataset arrays {1}, "
                         "parameters with gradients and Adam's moments {2}",
@@ -247,6 +293,22 @@ struct ConvertGNNToRuntime
                             "and mem-budget exclude each other";
       return signalPassFailure();
     }
+    SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
+    SmallVector<std::unique_ptr<FunctionLowering>> lowerings;
+    for (auto [fn, training] :
+         {std::pair{train, true}, std::pair{eval, false}}) {
+      // The two never run at once and nothing of one is read during the
+      // other (gnnrtSetOutput's logits are read before the next call), so
+      // they share the slots: the runtime keeps max(train, eval) per slot.
+      lowerings.push_back(std::make_unique<FunctionLowering>(
+          module, fn, edgeInputs, edgeCacheFloats));
+      if (failed(lowerings.back()->run(training)))
+        return signalPassFailure();
+      lowerings.back()->planSlots(estimates);
+      llvm::append_range(bufferSizes, lowerings.back()->getPlannedSizes());
+    }
+    const unsigned graphArrays = graphArraysRead(module);
+
     int64_t capacity = bufferBudget;
     if (memBudget > 0) {
       std::string error, parts;
@@ -255,7 +317,8 @@ struct ConvertGNNToRuntime
         module.emitError() << "convert-gnn-to-runtime: " << error;
         return signalPassFailure();
       }
-      const uint64_t resident = residentStateBytes(train, edgeInputs, *m, parts);
+      const uint64_t resident =
+          residentStateBytes(train, edgeInputs, *m, graphArrays, parts);
       if (resident >= static_cast<uint64_t>(memBudget)) {
         module.emitError()
             << "the memory budget of " << memBudget.getValue()
@@ -267,37 +330,28 @@ struct ConvertGNNToRuntime
       capacity = memBudget - static_cast<int64_t>(resident);
     }
     std::string placementRecords;
-    SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
-    for (auto [fn, training] :
-         {std::pair{train, true}, std::pair{eval, false}}) {
-      // The two never run at once and nothing of one is read during the
-      // other (gnnrtSetOutput's logits are read before the next call), so
-      // they share the slots: the runtime keeps max(train, eval) per slot.
-      FunctionLowering lowering(module, fn, edgeInputs, edgeCacheFloats);
-      if (failed(lowering.run(training)))
+    for (auto [lowering, fn, training] :
+         llvm::zip_equal(lowerings, SmallVector<func::FuncOp>{train, eval},
+                         SmallVector<bool>{true, false})) {
+      if (capacity <= 0)
+        break;
+      BufferPlacementReport report;
+      if (failed(lowering->placeBuffers(estimates, capacity, strategy, report)))
         return signalPassFailure();
-      lowering.planSlots(estimates);
-      llvm::append_range(bufferSizes, lowering.getPlannedSizes());
-      if (capacity > 0) {
-        BufferPlacementReport report;
-        if (failed(lowering.placeBuffers(estimates, capacity, strategy,
-                                         report)))
-          return signalPassFailure();
-        emitPlacementRemark(fn, report);
-        // The peak at the sizes it was planned at, for the driver's
-        // memory check (TrainingMemory.cpp).
-        placementRecords += llvm::formatv(
-            "placement {0} {1} {2} {3} {4} {5} {6}\n",
-            training ? "train" : "eval", report.planned ? 1 : 0,
-            report.peakBytes, estimates["V"], estimates["E"], estimates["F"],
-            estimates["C"]);
-      }
+      emitPlacementRemark(fn, report);
+      // The peak at the sizes it was planned at, for the driver's memory
+      // check (TrainingMemory.cpp).
+      placementRecords += llvm::formatv(
+          "placement {0} {1} {2} {3} {4} {5} {6}\n", training ? "train" : "eval",
+          report.planned ? 1 : 0, report.peakBytes, estimates["V"],
+          estimates["E"], estimates["F"], estimates["C"]);
     }
     // The parameter table, from the training step (now known to be
     // lowerable); the model's name, not the derived function's.
     std::string info =
         modelInfo(train, edgeInputs) + bufferRecords(bufferSizes) +
-        placementRecords;
+        placementRecords +
+        llvm::formatv("graph-arrays {0}\n", graphArrays).str();
     for (auto f : module.getOps<func::FuncOp>())
       if (f->hasAttr(GNNDialect::kModelAttrName)) {
         info = "model " + f.getSymName().str() + info.substr(info.find('\n'));

@@ -131,9 +131,13 @@ public:
     boundGraph.offsets[0] = arrays.srcOffsets.data();
     boundGraph.offsets[1] = arrays.dstOffsets.data();
     boundGraph.index[0] = arrays.src.data();
-    boundGraph.index[1] = arrays.dst.data();
-    boundGraph.index[2] = arrays.csrEdge.data();
-    boundGraph.index[3] = arrays.csrDst.data();
+    // Arrays the program does not read are empty: null.
+    auto data = [](const std::vector<int32_t> &a) {
+      return a.empty() ? nullptr : a.data();
+    };
+    boundGraph.index[1] = data(arrays.dst);
+    boundGraph.index[2] = data(arrays.csrEdge);
+    boundGraph.index[3] = data(arrays.csrDst);
     boundGraph.degree[0] = arrays.inDegree.data();
     boundGraph.degree[1] = arrays.outDegree.data();
   }

@@ -110,9 +110,13 @@ public:
     boundGraph.offsets[0] = upload(graph.srcOffsets, graphMemory);
     boundGraph.offsets[1] = upload(graph.dstOffsets, graphMemory);
     boundGraph.index[0] = upload(graph.src, graphMemory);
-    boundGraph.index[1] = upload(graph.dst, graphMemory);
-    boundGraph.index[2] = upload(graph.csrEdge, graphMemory);
-    boundGraph.index[3] = upload(graph.csrDst, graphMemory);
+    // Arrays the program does not read are empty: not uploaded, null.
+    auto uploadIndex = [&](const std::vector<int32_t> &a) -> const int32_t * {
+      return a.empty() ? nullptr : upload(a, graphMemory);
+    };
+    boundGraph.index[1] = uploadIndex(graph.dst);
+    boundGraph.index[2] = uploadIndex(graph.csrEdge);
+    boundGraph.index[3] = uploadIndex(graph.csrDst);
     boundGraph.degree[0] = upload(graph.inDegree, graphMemory);
     boundGraph.degree[1] = upload(graph.outDegree, graphMemory);
   }

@@ -76,6 +76,32 @@ TEST(TrainingMemory, ParsesBufferRecords) {
   }
 }
 
+// The graph-arrays record: the per-edge arrays of the graph the program
+// reads, which the estimate counts (4 bytes per edge each, besides the
+// dataset's sources); without it, all of them; the sources are always there.
+TEST(TrainingMemory, GraphArraysRecordSizesTheGraph) {
+  std::string model = std::string(kModel);
+  std::unique_ptr<gnnrtContext> all(makeContext(model.c_str(), 10, 1000, 4, 2));
+  EXPECT_EQ(all->model.graphArrays, 0xFu);
+  std::string gcnLike = model + "graph-arrays 9\n";
+  std::unique_ptr<gnnrtContext> two(
+      makeContext(gcnLike.c_str(), 10, 1000, 4, 2));
+  EXPECT_EQ(two->model.graphArrays, 9u);
+  OptimizerConfig opt;
+  TrainingMemory a, b;
+  std::string error;
+  ASSERT_TRUE(estimateTrainingMemory(all.get(), opt, a, error)) << error;
+  ASSERT_TRUE(estimateTrainingMemory(two.get(), opt, b, error)) << error;
+  EXPECT_EQ(a.graph - b.graph, 2 * 4 * 1000); // dst and csrEdge
+  for (const char *bad : {"graph-arrays 16\n", "graph-arrays 8\n",
+                          "graph-arrays -1\n", "graph-arrays\n",
+                          "graph-arrays x\n"}) {
+    ModelInfo info;
+    EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
+    EXPECT_NE(error.find("graph-arrays"), std::string::npos) << error;
+  }
+}
+
 TEST(TrainingMemory, EqualsTheRecordsEvaluated) {
   std::mt19937_64 rng(20261125);
   for (int trial = 0; trial < 50; ++trial) {
