@@ -439,8 +439,7 @@ SpillStore::RangeCopy *SpillStore::findRange(int64_t slot, const Buffer &buf,
 }
 
 bool SpillStore::evictRange(int64_t slot, Device &device, Buffer &buf,
-                            int64_t offset, int64_t count,
-                            std::string &error) {
+                            int64_t offset, int64_t count, std::string &error) {
   error.clear();
   RangeCopy *r = findRange(slot, buf, offset, count, error);
   if (!error.empty())
@@ -468,8 +467,7 @@ bool SpillStore::evictRange(int64_t slot, Device &device, Buffer &buf,
 }
 
 bool SpillStore::fetchRange(int64_t slot, Device &device, Buffer &buf,
-                            int64_t offset, int64_t count,
-                            std::string &error) {
+                            int64_t offset, int64_t count, std::string &error) {
   error.clear();
   RangeCopy *r = findRange(slot, buf, offset, count, error);
   if (!error.empty())

@@ -23,9 +23,9 @@
 // byte is written: a write that fails (ENOSPC, EFBIG under ulimit -f) leaves
 // the slot resident and every extent written before intact and readable. A
 // slot's copy is released when the program says its contents are dead
-// (gnnrtDrop) or a newer eviction replaces it; free space at the end of the file is
-// truncated away, free space inside it is punched out (where the file system
-// can), so the file holds about what is spilled now, not the most ever
+// (gnnrtDrop) or a newer eviction replaces it; free space at the end of the
+// file is truncated away, free space inside it is punched out (where the file
+// system can), so the file holds about what is spilled now, not the most ever
 // spilled.
 //
 //===----------------------------------------------------------------------===//

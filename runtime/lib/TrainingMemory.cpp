@@ -33,7 +33,7 @@ int64_t add(int64_t a, int64_t b) { return std::min(a + b, kHuge); }
 
 /// Whether every plan was made at these sizes.
 bool plannedAtSizes(const std::vector<PlacementInfo> &plans, int64_t V,
-                       int64_t E, int64_t F, int64_t C) {
+                    int64_t E, int64_t F, int64_t C) {
   return std::all_of(plans.begin(), plans.end(), [&](const PlacementInfo &p) {
     return p.V == V && p.E == E && p.F == F && p.C == C;
   });

@@ -47,11 +47,17 @@ static std::string bytesText(uint64_t bytes) {
   return text;
 }
 
-LogicalResult BufferPlacement::place(
-    func::FuncOp fn, Operation *source, const SlotPlanner &slots,
-    const DenseMap<StringRef, int64_t> &estimates, uint64_t capacity,
-    PlacementStrategy strategy, LoweringBuilder &lb,
-    BufferPlacementReport &report) {
+void BufferPlacement::emitDropAll(func::FuncOp fn, LoweringBuilder &lb) {
+  lb.b.setInsertionPointToStart(&fn.getBody().front());
+  lb.call(rt::Call::gnnrtDropAll, {lb.ctx});
+}
+
+LogicalResult
+BufferPlacement::place(func::FuncOp fn, Operation *source,
+                       const SlotPlanner &slots,
+                       const DenseMap<StringRef, int64_t> &estimates,
+                       uint64_t capacity, PlacementStrategy strategy,
+                       LoweringBuilder &lb, BufferPlacementReport &report) {
   Block &entry = fn.getBody().front();
   const int64_t numSteps = steps.size();
   DenseMap<Operation *, int64_t> stepOf;
@@ -105,9 +111,8 @@ LogicalResult BufferPlacement::place(
                  << "buffer placement: a buffer is used before any step";
         seen.insert(k);
         bool view = top == user && !isa<func::CallOp>(user) &&
-                    llvm::any_of(user->getResultTypes(), [](Type ty) {
-                      return isa<MemRefType>(ty);
-                    });
+                    llvm::any_of(user->getResultTypes(),
+                                 [](Type ty) { return isa<MemRefType>(ty); });
         if (!view)
           continue;
         if (v != take.call->getResult(0) && k != defStep)
@@ -133,11 +138,6 @@ LogicalResult BufferPlacement::place(
     allSlots += bytes;
   report = BufferPlacementReport();
   report.capacity = capacity;
-  // Under a budget every function starts with nothing resident, so that the
-  // peak of the run is the larger of the functions' peaks.
-  Value ctx = lb.ctx;
-  lb.b.setInsertionPointToStart(&entry);
-  lb.call(rt::Call::gnnrtDropAll, {ctx});
   if (allSlots <= capacity) {
     report.strategy = "none (every slot fits: " + bytesText(allSlots) + ")";
     report.peakBytes = allSlots;
@@ -149,8 +149,7 @@ LogicalResult BufferPlacement::place(
   PlacementGraph graph;
   const unsigned numTakes = takes.size();
   for (auto [t, u] : llvm::enumerate(uses))
-    graph.addTensor(("slot " + Twine(u.slot) + " #" + Twine(t)).str(),
-                    u.bytes);
+    graph.addTensor(("slot " + Twine(u.slot) + " #" + Twine(t)).str(), u.bytes);
   for (int64_t k = 0; k < numSteps; ++k)
     graph.addTensor(("order " + Twine(k)).str(), 0);
   std::vector<SmallVector<unsigned>> inputs(numSteps), outputs(numSteps);
@@ -223,8 +222,12 @@ LogicalResult BufferPlacement::place(
       return source->emitError()
              << "buffer placement: the plan changed the lowering's order";
 
-  // The copies.
+  // The copies. A planned function starts with nothing resident, so that the
+  // run's peak is the larger of the functions' peaks (GNNToRuntime adds the
+  // same to a function that fits when another is planned).
   report.planned = true;
+  Value ctx = lb.ctx;
+  emitDropAll(fn, lb);
   report.peakBytes = plan->peakBytes;
   auto slotConst = [&](int64_t slot) { return lb.cI64(slot); };
   SmallVector<Value> current;
@@ -259,10 +262,10 @@ LogicalResult BufferPlacement::place(
       lb.b.setInsertionPoint(steps[k].first);
       lb.call(rt::Call::gnnrtFetch, {ctx, slotConst(uses[t].slot)});
       auto call = cast<func::CallOp>(takes[t].call);
-      Value fresh = lb.call(call.getCallee() == i32Name
-                                ? rt::Call::gnnrtBufferI32
-                                : rt::Call::gnnrtBuffer,
-                            {ctx, slotConst(uses[t].slot), call.getOperand(2)});
+      Value fresh =
+          lb.call(call.getCallee() == i32Name ? rt::Call::gnnrtBufferI32
+                                              : rt::Call::gnnrtBuffer,
+                  {ctx, slotConst(uses[t].slot), call.getOperand(2)});
       Operation *retake = fresh.getDefiningOp();
       current[t].replaceUsesWithIf(fresh, [&](OpOperand &use) {
         Operation *top = entry.findAncestorOpInBlock(*use.getOwner());
@@ -284,8 +287,8 @@ LogicalResult BufferPlacement::place(
       break; // the output step: the logits stay for the driver
     Operation *at = nextCode(k);
     if (!at)
-      return source->emitError() << "buffer placement: no code after step "
-                                 << k;
+      return source->emitError()
+             << "buffer placement: no code after step " << k;
     lb.b.setInsertionPoint(at);
     // After the step: what leaves the fast tier.
     for (unsigned t : step.evict) {

@@ -14,7 +14,9 @@
 //   - after a step, for each buffer that leaves the fast tier: gnnrtDrop
 //     with no copy when no later step uses it, gnnrtEvict when a step wrote
 //     it since its last copy, else gnnrtDrop keeping the copy (no I/O);
-//   - gnnrtDropAll first: nothing of the previous call is resident.
+//   - gnnrtDropAll first: nothing of the previous call is resident (also in
+//     a function that fits when the other one is planned; when both fit,
+//     nothing changes and the slots stay allocated across calls).
 //
 // The lowering's order is kept (the DP chooses what stays resident, not the
 // order: a reordering would move emitted code). A buffer is written by the
@@ -66,6 +68,10 @@ public:
                       const DenseMap<StringRef, int64_t> &estimates,
                       uint64_t capacity, PlacementStrategy strategy,
                       LoweringBuilder &lb, BufferPlacementReport &report);
+
+  /// Inserts gnnrtDropAll at the start of `fn` (what place() does to a
+  /// function it plans).
+  static void emitDropAll(func::FuncOp fn, LoweringBuilder &lb);
 
 private:
   struct Step {

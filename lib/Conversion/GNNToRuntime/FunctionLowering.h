@@ -42,9 +42,15 @@ public:
   LogicalResult placeBuffers(const DenseMap<StringRef, int64_t> &estimates,
                              uint64_t capacity, PlacementStrategy strategy,
                              BufferPlacementReport &report) {
-    return placement.place(lowered, source, slots, estimates, capacity,
-                           strategy, lb, report);
+    LogicalResult result = placement.place(lowered, source, slots, estimates,
+                                           capacity, strategy, lb, report);
+    planned = succeeded(result) && report.planned;
+    return result;
   }
+  /// Whether placeBuffers moved anything (not everything fit).
+  bool isPlanned() const { return planned; }
+  /// gnnrtDropAll first (BufferPlacement::emitDropAll).
+  void dropAllAtStart() { BufferPlacement::emitDropAll(lowered, lb); }
   /// After planSlots(): each buffer's slot and size.
   SmallVector<std::pair<int64_t, SizeKey>> getPlannedSizes() const {
     return slots.getPlannedSizes();
@@ -76,6 +82,7 @@ private:
   ModuleOp module;
   func::FuncOp source;
   func::FuncOp lowered; // after run()
+  bool planned = false;  // after placeBuffers()
   ArrayRef<std::string> edgeInputs;
 
   // The parts, bottom up.

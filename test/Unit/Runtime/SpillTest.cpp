@@ -204,8 +204,8 @@ TEST(RuntimeSpill, DropKeepsOrForgetsTheCopy) {
   EXPECT_FALSE(ctx->spill->hasCopy(0));
   EXPECT_FALSE(ctx->buffers[0]);
   EXPECT_EQ(ctx->spill->file().bytesInUse(), 0);
-  gnnrtDrop(ctx.get(), 0, 0); // holds nothing: nothing
-  gnnrtDrop(ctx.get(), 7, 0); // never allocated: nothing
+  gnnrtDrop(ctx.get(), 0, 0);   // holds nothing: nothing
+  gnnrtDrop(ctx.get(), 7, 0);   // never allocated: nothing
   slotWords(ctx.get(), 0, 100); // allocated afresh, no fetch needed
   EXPECT_DEATH(gnnrtDrop(ctx.get(), 0, 1),
                "gnnrtDrop: slot 0: no copy of it in the spill file");
@@ -283,10 +283,12 @@ TEST(RuntimeSpill, RangesThatAreOutFaultAndMisuseIsAnError) {
               "gnnrtEvictRange: slot 0 range \\[262145, \\+10\\): overlaps its "
               "range \\[262144, \\+262144\\)");
   EXPECT_EXIT(gnnrtEvictRange(ctx.get(), 0, kFloats - 5, 10),
-              testing::ExitedWithCode(1), "outside its buffer of 1048576 floats");
+              testing::ExitedWithCode(1),
+              "outside its buffer of 1048576 floats");
   EXPECT_EXIT(gnnrtFetchRange(ctx.get(), 0, 0, 10), testing::ExitedWithCode(1),
               "gnnrtFetchRange: slot 0 range \\[0, \\+10\\): never evicted");
-  EXPECT_EXIT(gnnrtDropRange(ctx.get(), 0, 0, 10, 1), testing::ExitedWithCode(1),
+  EXPECT_EXIT(gnnrtDropRange(ctx.get(), 0, 0, 10, 1),
+              testing::ExitedWithCode(1),
               "no copy of it in the spill file to drop to");
   EXPECT_EXIT(gnnrtEvict(ctx.get(), 0), testing::ExitedWithCode(1),
               "gnnrtEvict: slot 0 has ranges out");

@@ -93,9 +93,9 @@ TEST(TrainingMemory, GraphArraysRecordSizesTheGraph) {
   ASSERT_TRUE(estimateTrainingMemory(all.get(), opt, a, error)) << error;
   ASSERT_TRUE(estimateTrainingMemory(two.get(), opt, b, error)) << error;
   EXPECT_EQ(a.graph - b.graph, 2 * 4 * 1000); // dst and csrEdge
-  for (const char *bad : {"graph-arrays 16\n", "graph-arrays 8\n",
-                          "graph-arrays -1\n", "graph-arrays\n",
-                          "graph-arrays x\n"}) {
+  for (const char *bad :
+       {"graph-arrays 16\n", "graph-arrays 8\n", "graph-arrays -1\n",
+        "graph-arrays\n", "graph-arrays x\n"}) {
     ModelInfo info;
     EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
     EXPECT_NE(error.find("graph-arrays"), std::string::npos) << error;
