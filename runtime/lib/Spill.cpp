@@ -406,12 +406,16 @@ void SpillStore::discardAll() {
   ranges.clear();
 }
 
+/// "slot S range [offset, +count)", for messages.
+static std::string rangeName(int64_t slot, int64_t offset, int64_t count) {
+  return "slot " + std::to_string(slot) + " range [" + std::to_string(offset) +
+         ", +" + std::to_string(count) + ")";
+}
+
 SpillStore::RangeCopy *SpillStore::findRange(int64_t slot, const Buffer &buf,
                                              int64_t offset, int64_t count,
                                              std::string &error) {
-  const std::string what = "slot " + std::to_string(slot) + " range [" +
-                           std::to_string(offset) + ", +" +
-                           std::to_string(count) + ")";
+  const std::string what = rangeName(slot, offset, count);
   if (offset < 0 || count <= 0 || offset > buf.size - count) {
     error = what + ": outside its buffer of " + std::to_string(buf.size) +
             " floats";
@@ -452,9 +456,8 @@ bool SpillStore::evictRange(int64_t slot, Device &device, Buffer &buf,
   const void *host = device.hostView(data, bytes, staging);
   SpillExtent extent;
   if (!storage->write(host, bytes, extent, error)) {
-    error = "slot " + std::to_string(slot) + " range [" +
-            std::to_string(offset) + ", +" + std::to_string(count) + ") (" +
-            formatBytes(bytes) + "): " + error;
+    error = rangeName(slot, offset, count) + " (" + formatBytes(bytes) +
+            "): " + error;
     return false;
   }
   if (r)
@@ -473,9 +476,7 @@ bool SpillStore::fetchRange(int64_t slot, Device &device, Buffer &buf,
   if (!error.empty())
     return false;
   if (!r) {
-    error = "slot " + std::to_string(slot) + " range [" +
-            std::to_string(offset) + ", +" + std::to_string(count) +
-            "): never evicted";
+    error = rangeName(slot, offset, count) + ": never evicted";
     return false;
   }
   if (!r->out)
@@ -495,7 +496,7 @@ bool SpillStore::fetchRange(int64_t slot, Device &device, Buffer &buf,
   }
   if (!ok) {
     r->released = device.releasePages(data, bytes); // out, as before
-    error = "slot " + std::to_string(slot) + " range (" + formatBytes(bytes) +
+    error = rangeName(slot, offset, count) + " (" + formatBytes(bytes) +
             "): " + error;
     return false;
   }
@@ -517,9 +518,8 @@ bool SpillStore::dropRange(int64_t slot, Device &device, Buffer &buf,
   float *data = buf.data + offset;
   if (keep) {
     if (!r) {
-      error = "slot " + std::to_string(slot) + " range [" +
-              std::to_string(offset) + ", +" + std::to_string(count) +
-              "): no copy of it in the spill file to drop to";
+      error = rangeName(slot, offset, count) +
+              ": no copy of it in the spill file to drop to";
       return false;
     }
     if (!r->out) {
