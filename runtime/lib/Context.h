@@ -176,6 +176,11 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
 /// Stops the run with "error: <message>" (the runtime has no exceptions).
 [[noreturn]] void fatal(const std::string &message);
 
+/// The environment variable `name` as a switch: "1" on, "0" off, `unset`
+/// when it is not set; anything else stops the run naming it (never read as
+/// on).
+bool envFlag(const char *name, bool unset);
+
 /// A counter-based uniform draw in [0, 1).
 double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 

@@ -9,9 +9,6 @@
 #include "Context.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <string>
 
@@ -122,17 +119,7 @@ Buffer::Buffer(Device &device, int64_t n) : device(&device), size(n) {
 /// that freed heap memory often still holds. 0 or unset: off (the default;
 /// it costs a pass over every freed buffer).
 static bool poisonFreed() {
-  static const bool on = [] {
-    const char *env = std::getenv("GNNRT_POISON_FREED");
-    if (env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0) {
-      std::fprintf(stderr,
-                   "gnnrt: error: GNNRT_POISON_FREED: expected 0 or 1 but got "
-                   "'%s'\n",
-                   env);
-      std::exit(1);
-    }
-    return env && std::strcmp(env, "1") == 0;
-  }();
+  static const bool on = envFlag("GNNRT_POISON_FREED", false);
   return on;
 }
 

@@ -24,6 +24,15 @@ namespace gnnrt {
   std::exit(1);
 }
 
+bool envFlag(const char *name, bool unset) {
+  const char *env = std::getenv(name);
+  if (!env)
+    return unset;
+  if (std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
+    fatal(std::string(name) + ": expected 0 or 1 but got '" + env + "'");
+  return std::strcmp(env, "1") == 0;
+}
+
 int64_t ParamInfo::size() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -480,15 +489,8 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     ctx->buffers.resize(slot + 1);
   auto &buf = ctx->buffers[slot];
   if (!buf || buf->size < numElements) {
-    // GNNRT_TRACE_BUFFERS=1 prints each slot's growth; 0 or unset, nothing;
-    // anything else is refused rather than read as on.
-    static const bool trace = [] {
-      const char *env = std::getenv("GNNRT_TRACE_BUFFERS");
-      if (env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
-        fatal(std::string("GNNRT_TRACE_BUFFERS: expected 0 or 1 but got '") +
-              env + "'");
-      return env && std::strcmp(env, "1") == 0;
-    }();
+    // GNNRT_TRACE_BUFFERS=1 prints each slot's growth; 0 or unset, nothing.
+    static const bool trace = envFlag("GNNRT_TRACE_BUFFERS", false);
     if (trace)
       std::fprintf(stderr, "gnnrt: slot %lld: %lld -> %lld floats\n",
                    static_cast<long long>(slot),

@@ -38,13 +38,7 @@ void *allocateZeroed(size_t bytes) {
   // GNNRT_HUGE_PAGES=0 turns this off (for comparisons), 1 (the default)
   // on; anything else is refused rather than read as on.
   constexpr size_t kHuge = size_t(2) << 20;
-  static const bool allowed = [] {
-    const char *env = std::getenv("GNNRT_HUGE_PAGES");
-    if (env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
-      fatal(std::string("GNNRT_HUGE_PAGES: expected 0 or 1 but got '") + env +
-            "'");
-    return !env || std::strcmp(env, "0") != 0;
-  }();
+  static const bool allowed = envFlag("GNNRT_HUGE_PAGES", true);
   const bool huge = allowed && bytes >= 2 * kHuge;
   const size_t align = huge ? kHuge : 64;
   bytes = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
