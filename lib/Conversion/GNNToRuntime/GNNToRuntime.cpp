@@ -37,8 +37,18 @@ constexpr llvm::StringLiteral kEval = GNNDialect::kEvalName;
 constexpr llvm::StringLiteral kModelInfo = "gnnrt_model_info";
 constexpr llvm::StringLiteral kKernelPrefix = "__gnn_kernel_";
 
-/// The `gnnrt_model_info` text (runtime/lib/Context.h).
-std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs) {
+/// The elements of one row of an edge input (its edge data's width).
+int64_t rowWidth(EdgeTensorType type) {
+  int64_t width = 1;
+  for (int64_t d : type.getRowShape())
+    width *= d;
+  return width;
+}
+
+/// The `gnnrt_model_info` text (runtime/lib/Context.h); `edgeTypes` are the
+/// types of `edgeInputs`.
+std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs,
+                      ArrayRef<EdgeTensorType> edgeTypes) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "model " << fn.getSymName() << "\n";
@@ -70,20 +80,10 @@ std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs) {
          << "\n";
     }
   });
-  for (const std::string &e : edgeInputs) {
-    fn.walk([&](InputOp in) {
-      if (in.getName() != e)
-        return WalkResult::advance();
-      auto t = cast<EdgeTensorType>(in.getType());
-      bool isInt = t.getElementType().isInteger(32);
-      int64_t width = 1;
-      for (int64_t d : t.getRowShape())
-        width *= d;
-      os << "edge " << e << " " << (isInt ? "i32" : "f32") << " " << width
-         << "\n";
-      return WalkResult::interrupt();
-    });
-  }
+  for (auto [name, type] : llvm::zip_equal(edgeInputs, edgeTypes))
+    os << "edge " << name << " "
+       << (type.getElementType().isInteger(32) ? "i32" : "f32") << " "
+       << rowWidth(type) << "\n";
   auto logits = cast<VertexTensorType>(fn.getResultTypes()[1]);
   os << "classes " << (logits.hasDynamicRow() ? -1 : logits.getRowShape()[0])
      << "\n";
@@ -162,7 +162,7 @@ static unsigned graphArraysRead(ModuleOp module) {
 /// their gradients and Adam's two moments (the default optimizer; SGD keeps
 /// less). Mirrors runtime/lib/TrainingMemory.cpp and Dataset.h.
 static uint64_t residentStateBytes(func::FuncOp train,
-                                   ArrayRef<std::string> edgeInputs,
+                                   ArrayRef<EdgeTensorType> edgeTypes,
                                    const DatasetMeta &m, unsigned graphArrays,
                                    std::string &parts) {
   const uint64_t V = m.numVertices, E = m.numEdges, F = m.numFeatures,
@@ -183,16 +183,8 @@ static uint64_t residentStateBytes(func::FuncOp train,
     params += n;
   }
   uint64_t edgeFloats = 0;
-  for (const std::string &e : edgeInputs)
-    train.walk([&](InputOp in) {
-      if (in.getName() != e)
-        return WalkResult::advance();
-      uint64_t width = 1;
-      for (int64_t d : cast<EdgeTensorType>(in.getType()).getRowShape())
-        width *= d;
-      edgeFloats += width;
-      return WalkResult::interrupt();
-    });
+  for (EdgeTensorType type : edgeTypes)
+    edgeFloats += rowWidth(type);
   const uint64_t host = 8 * (V + 1) + 4 * E + 11 * V + 4 * E * edgeFloats;
   const uint64_t features = 4 * V * F;
   // Of the per-edge arrays dst, csrEdge and csrDst, those the program reads.
@@ -240,18 +232,23 @@ struct ConvertGNNToRuntime
                          << "; run --gnn-autodiff first";
       return signalPassFailure();
     }
-    // Edge inputs in order of first appearance in the training step.
+    // Edge inputs in order of first appearance in the training step, with
+    // their types.
     SmallVector<std::string> edgeInputs;
+    SmallVector<EdgeTensorType> edgeTypes;
     train.walk([&](InputOp in) {
-      if (isa<EdgeTensorType>(in.getType()) &&
-          !llvm::is_contained(edgeInputs, in.getName().str()))
+      auto type = dyn_cast<EdgeTensorType>(in.getType());
+      if (type && !llvm::is_contained(edgeInputs, in.getName().str())) {
         edgeInputs.push_back(in.getName().str());
+        edgeTypes.push_back(type);
+      }
     });
 
     // The sizes at which the slot plan compares buffers with different
     // run-time factors: the dataset's, else typical ones (degree 15).
     DenseMap<StringRef, int64_t> estimates = {
         {"V", 100000}, {"E", 1500000}, {"F", 128}, {"C", 16}};
+    std::optional<DatasetMeta> datasetMeta;
     if (!meta.empty()) {
       std::string error;
       FailureOr<DatasetMeta> m = readDatasetMeta(meta, error);
@@ -259,6 +256,7 @@ struct ConvertGNNToRuntime
         module.emitError() << "convert-gnn-to-runtime: " << error;
         return signalPassFailure();
       }
+      datasetMeta = *m;
       for (auto [key, n] : {std::pair{"V", m->numVertices},
                             {"E", m->numEdges},
                             {"F", m->numFeatures},
@@ -308,15 +306,10 @@ struct ConvertGNNToRuntime
     const unsigned graphArrays = graphArraysRead(module);
 
     int64_t capacity = bufferBudget;
-    if (memBudget > 0) {
-      std::string error, parts;
-      FailureOr<DatasetMeta> m = readDatasetMeta(meta, error);
-      if (failed(m)) {
-        module.emitError() << "convert-gnn-to-runtime: " << error;
-        return signalPassFailure();
-      }
-      const uint64_t resident =
-          residentStateBytes(train, edgeInputs, *m, graphArrays, parts);
+    if (memBudget > 0) { // with meta (checked above)
+      std::string parts;
+      const uint64_t resident = residentStateBytes(
+          train, edgeTypes, *datasetMeta, graphArrays, parts);
       if (resident >= static_cast<uint64_t>(memBudget)) {
         module.emitError()
             << "the memory budget of " << memBudget.getValue()
@@ -355,7 +348,7 @@ struct ConvertGNNToRuntime
           lowering->dropAllAtStart();
     // The parameter table, from the training step (now known to be
     // lowerable); the model's name, not the derived function's.
-    std::string info = modelInfo(train, edgeInputs) +
+    std::string info = modelInfo(train, edgeInputs, edgeTypes) +
                        bufferRecords(bufferSizes) + placementRecords +
                        llvm::formatv("graph-arrays {0}\n", graphArrays).str();
     for (auto f : module.getOps<func::FuncOp>())

@@ -91,13 +91,10 @@ void SlotPlanner::release(int64_t id) {
 /// when gnn-compile has one; the plan is correct for any sizes, only its
 /// economy depends on them).
 void SlotPlanner::plan(const DenseMap<StringRef, int64_t> &estimates) {
-  auto estimate = [&](const SizeKey &k) {
-    return estimateElements(k, estimates);
-  };
   SmallVector<double> sizes;
   SmallVector<int64_t> order;
   for (int64_t i = 0, e = buffers.size(); i < e; ++i) {
-    sizes.push_back(estimate(buffers[i].size));
+    sizes.push_back(estimateElements(buffers[i].size, estimates));
     order.push_back(i);
   }
   llvm::stable_sort(order,
