@@ -258,12 +258,22 @@ mlir::gnn::enumerateExecutionStates(const PlacementGraph &graph,
   return states;
 }
 
+/// The bytes an op uses at once: its inputs' and its outputs'.
+static uint64_t opBytes(const PlacementGraph &graph, unsigned op) {
+  return graph.getBytes(graph.getInputs(op)) +
+         graph.getBytes(graph.getOutputs(op));
+}
+
+unsigned mlir::gnn::getLargestOp(const PlacementGraph &graph) {
+  unsigned largest = 0;
+  for (unsigned op = 1, e = graph.getNumOps(); op < e; ++op)
+    if (opBytes(graph, op) > opBytes(graph, largest))
+      largest = op;
+  return largest;
+}
+
 uint64_t mlir::gnn::getMinimumCapacity(const PlacementGraph &graph) {
-  uint64_t minimum = 0;
-  for (unsigned op = 0, e = graph.getNumOps(); op < e; ++op)
-    minimum = std::max(minimum, graph.getBytes(graph.getInputs(op)) +
-                                    graph.getBytes(graph.getOutputs(op)));
-  return minimum;
+  return graph.getNumOps() ? opBytes(graph, getLargestOp(graph)) : 0;
 }
 
 StringRef mlir::gnn::stringifyPlacementStrategy(PlacementStrategy strategy) {

@@ -115,7 +115,11 @@ llvm::Expected<std::vector<ExecutionState>>
 enumerateExecutionStates(const PlacementGraph &graph,
                          const PlacementLimits &limits = {});
 
-/// The least capacity any plan needs: max over ops of size(IN(o) ∪ OUT(o)).
+/// The op with the most bytes in IN(o) ∪ OUT(o) (the first on ties); 0 for
+/// a graph without ops.
+unsigned getLargestOp(const PlacementGraph &graph);
+/// The least capacity any plan needs: max over ops of size(IN(o) ∪ OUT(o)),
+/// what getLargestOp uses (0 without ops).
 uint64_t getMinimumCapacity(const PlacementGraph &graph);
 
 enum class PlacementStrategy { Optimal, LRU, Streaming };

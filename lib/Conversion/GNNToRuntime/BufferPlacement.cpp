@@ -194,25 +194,13 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   report.minCapacity = plan->minCapacity;
   if (!plan->feasible) {
     // The step that needs the most.
-    int64_t worst = 0;
-    uint64_t worstBytes = 0;
-    for (int64_t k = 0; k < numSteps; ++k) {
-      uint64_t b = 0;
-      for (unsigned t : inputs[k])
-        b += graph.getBytes(t);
-      for (unsigned t : outputs[k])
-        b += graph.getBytes(t);
-      if (b > worstBytes) {
-        worst = k;
-        worstBytes = b;
-      }
-    }
+    const unsigned worst = getLargestOp(graph);
     InFlightDiagnostic d = source->emitError();
     d << "the memory budget leaves " << bytesText(capacity)
       << " for the training state's buffers, below the minimum any plan "
          "needs, "
       << bytesText(plan->minCapacity) << ": '" << steps[worst].op->getName()
-      << "' alone uses " << bytesText(worstBytes)
+      << "' alone uses " << bytesText(plan->minCapacity)
       << " of buffers at once (raise the budget, or tile it into chunks)";
     d.attachNote(steps[worst].op->getLoc()) << "this op";
     return failure();
@@ -240,8 +228,11 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   };
   SmallVector<bool> dirty(numTakes, false);
   DenseMap<int64_t, SmallVector<unsigned>> takenIn; // step -> buffers
-  for (unsigned t = 0; t < numTakes; ++t)
+  DenseMap<int64_t, unsigned> takeOfBuffer;           // planner id -> take
+  for (unsigned t = 0; t < numTakes; ++t) {
     takenIn[uses[t].taken].push_back(t); // in block order
+    takeOfBuffer[takes[t].id] = t;
+  }
   // Where the copies after step k go: before the next step's code.
   auto nextCode = [&](int64_t k) -> Operation * {
     for (int64_t j = k + 1; j < numSteps; ++j)
@@ -280,9 +271,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       dirty[t] = true;
     }
     for (int64_t id : steps[k].writes)
-      for (unsigned t = 0; t < numTakes; ++t)
-        if (takes[t].id == id)
-          dirty[t] = true;
+      dirty[takeOfBuffer.lookup(id)] = true;
     if (k + 1 == numSteps)
       break; // the output step: the logits stay for the driver
     Operation *at = nextCode(k);

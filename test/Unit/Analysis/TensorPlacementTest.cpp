@@ -526,6 +526,18 @@ TEST(TensorPlacement, BelowTheMinimumIsInfeasible) {
   // needs 64 + 200 + 64 + 64 = 392.
   uint64_t minimum = getMinimumCapacity(gin.graph);
   EXPECT_EQ(minimum, 392u);
+  // The op that needs it (what the errors name): the first with 392 bytes.
+  const PlacementGraph &g = gin.graph;
+  auto opBytes = [&](unsigned op) {
+    return g.getBytes(g.getInputs(op)) + g.getBytes(g.getOutputs(op));
+  };
+  const unsigned largest = getLargestOp(g);
+  EXPECT_EQ(opBytes(largest), minimum);
+  for (unsigned op = 0; op < largest; ++op)
+    EXPECT_LT(opBytes(op), minimum) << g.getOpName(op).str();
+  PlacementGraph empty;
+  EXPECT_EQ(getLargestOp(empty), 0u);
+  EXPECT_EQ(getMinimumCapacity(empty), 0u);
   for (const PlacementPlan &p : allPlans(gin.graph, minimum - 1)) {
     EXPECT_FALSE(p.feasible) << stringifyPlacementStrategy(p.strategy).str();
     EXPECT_EQ(p.minCapacity, minimum);
