@@ -175,10 +175,12 @@ public:
   // Execution
   //===--------------------------------------------------------------------===//
 
-  /// gnnrtParallelFor: runs `kernel(ctx, begin, end)` once for each chunk
-  /// [c * GNNRT_PARALLEL_CHUNK, min(n, (c + 1) * GNNRT_PARALLEL_CHUNK)) of
-  /// [0, n), in any order and concurrently; returns when all have run.
-  virtual void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) = 0;
+  /// gnnrtParallelFor(Range): runs `kernel(ctx, b, e)` once for each chunk
+  /// [b, e) = [begin + c * GNNRT_PARALLEL_CHUNK, min(end, b +
+  /// GNNRT_PARALLEL_CHUNK)) of [begin, end), in any order and concurrently;
+  /// returns when all have run.
+  virtual void launch(gnnrtContext *ctx, KernelFn kernel, int64_t begin,
+                      int64_t end) = 0;
   /// Waits until the work issued to the device is done.
   virtual void synchronize() = 0;
 

@@ -473,7 +473,29 @@ int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index) {
 void gnnrtParallelFor(gnnrtContext *ctx,
                       void (*kernel)(gnnrtContext *, int64_t, int64_t),
                       int64_t n) {
-  ctx->device->launch(ctx, kernel, n);
+  if (n < 0)
+    fatal("gnnrtParallelFor: " + std::to_string(n) + " rows");
+  ctx->device->launch(ctx, kernel, 0, n);
+}
+
+void gnnrtParallelForRange(gnnrtContext *ctx,
+                           void (*kernel)(gnnrtContext *, int64_t, int64_t),
+                           int64_t begin, int64_t end) {
+  if (begin < 0 || end < begin || begin % GNNRT_PARALLEL_CHUNK != 0)
+    fatal("gnnrtParallelForRange: rows [" + std::to_string(begin) + ", " +
+          std::to_string(end) + ") (the start must be a multiple of " +
+          std::to_string(GNNRT_PARALLEL_CHUNK) + " and not after the end)");
+  ctx->device->launch(ctx, kernel, begin, end);
+}
+
+void _mlir_ciface_gnnrtView(gnnrtMemRefF32 *result, gnnrtContext *,
+                            gnnrtMemRefF32 *buffer, int64_t offset,
+                            int64_t count) {
+  if (offset < 0 || count < 0 || offset > buffer->sizes[0] - count)
+    fatal("gnnrtView: elements [" + std::to_string(offset) + ", " +
+          std::to_string(offset + count) + ") of a buffer of " +
+          std::to_string(buffer->sizes[0]));
+  view(result, buffer->aligned + buffer->offset + offset, count);
 }
 
 void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,

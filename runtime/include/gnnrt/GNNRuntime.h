@@ -31,7 +31,10 @@
 ///      fetch keeps the slot's copy in the slow tier.
 ///   6: gnnrtEvictRange, gnnrtFetchRange and gnnrtDropRange move ranges of a
 ///      slot buffer at the same address.
-#define GNNRT_API_VERSION 6
+///   7: gnnrtParallelForRange runs a kernel over a range of rows and
+///      gnnrtView makes a memref of a range of a buffer (the row chunks of a
+///      step).
+#define GNNRT_API_VERSION 7
 
 #ifdef __cplusplus
 extern "C" {
@@ -116,6 +119,15 @@ GNNRT_EXPORT void gnnrtParallelFor(gnnrtContext *ctx,
                                    void (*kernel)(gnnrtContext *, int64_t,
                                                   int64_t),
                                    int64_t n);
+/// gnnrtParallelFor over rows [begin, end) only: the chunks
+/// [begin + c * GNNRT_PARALLEL_CHUNK, ...) clipped at `end`. `begin` is a
+/// multiple of GNNRT_PARALLEL_CHUNK (so a kernel's partial per chunk is the
+/// one gnnrtParallelFor would use) and 0 <= begin <= end; else the run stops
+/// with an error.
+GNNRT_EXPORT void gnnrtParallelForRange(gnnrtContext *ctx,
+                                        void (*kernel)(gnnrtContext *,
+                                                       int64_t, int64_t),
+                                        int64_t begin, int64_t end);
 
 /// A buffer of `numElements` floats owned by the context and identified by
 /// `slot`: allocated on the first call, the same memory on every later call
@@ -123,6 +135,15 @@ GNNRT_EXPORT void gnnrtParallelFor(gnnrtContext *ctx,
 GNNRT_EXPORT void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result,
                                            gnnrtContext *ctx, int64_t slot,
                                            int64_t numElements);
+
+/// Elements [offset, offset + count) of `buffer` as a memref of their own
+/// (its data pointer at element `offset`): a row chunk of a buffer for an
+/// entry point that takes whole memrefs (gnnrtGemm). The range must lie in
+/// the buffer; else the run stops with an error.
+GNNRT_EXPORT void _mlir_ciface_gnnrtView(gnnrtMemRefF32 *result,
+                                         gnnrtContext *ctx,
+                                         gnnrtMemRefF32 *buffer, int64_t offset,
+                                         int64_t count);
 
 /// Parameter `index` (declaration order) and its gradient buffer.
 GNNRT_EXPORT void _mlir_ciface_gnnrtParam(gnnrtMemRefF32 *result,

@@ -145,13 +145,14 @@ public:
            static_cast<int64_t>(in.i32.size())});
   }
 
-  void launch(gnnrtContext *ctx, KernelFn kernel, int64_t n) override {
+  void launch(gnnrtContext *ctx, KernelFn kernel, int64_t begin,
+              int64_t end) override {
     // Dynamic schedule: the rows of skewed degrees balance.
     constexpr int64_t kChunk = GNNRT_PARALLEL_CHUNK;
-    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    const int64_t chunks = (end - begin + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c = 0; c < chunks; ++c)
-      kernel(ctx, c * kChunk, std::min(n, (c + 1) * kChunk));
+      kernel(ctx, begin + c * kChunk, std::min(end, begin + (c + 1) * kChunk));
   }
   void synchronize() override {} // every method returns when it is done
 

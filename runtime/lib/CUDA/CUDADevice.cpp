@@ -129,7 +129,7 @@ public:
            upload(in.i32, edgeMemory), static_cast<int64_t>(in.i32.size())});
   }
 
-  void launch(gnnrtContext *, KernelFn, int64_t) override {
+  void launch(gnnrtContext *, KernelFn, int64_t, int64_t) override {
     unimplemented("launch");
   }
   void synchronize() override { GNNRT_CUDA_CHECK(cudaDeviceSynchronize()); }

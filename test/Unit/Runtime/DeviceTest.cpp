@@ -539,11 +539,56 @@ TEST(RuntimeDevice, LaunchRunsEachRowOnceInWholeChunks) {
       if (throughTheABI)
         gnnrtParallelFor(&ctx, countRows, n);
       else
-        ctx.device->launch(&ctx, countRows, n);
+        ctx.device->launch(&ctx, countRows, 0, n);
       ctx.device->synchronize();
       for (int64_t i = 0; i < n; ++i)
         ASSERT_EQ(counts[i], 1) << "n " << n << " row " << i;
       EXPECT_EQ(counts[n], 0) << "n " << n << ": calls not on a chunk";
     }
   }
+}
+
+// gnnrtParallelForRange (a row chunk of a step): the rows of [begin, end)
+// once each, none outside, in the chunks gnnrtParallelFor would use (a
+// kernel's partial sums per chunk stay the same).
+TEST(RuntimeDevice, RangeLaunchRunsItsRowsOnlyInTheSameChunks) {
+  gnnrtContext ctx;
+  const int64_t n = 1000;
+  for (auto [begin, end] : std::vector<std::pair<int64_t, int64_t>>{
+           {0, 0}, {0, 31}, {32, 33}, {64, 1000}, {96, 97}, {992, 1000}}) {
+    std::vector<int32_t> counts(n + 1, 0);
+    gnnrtMemRefI32 m = {counts.data(), counts.data(), 0, {n + 1}, {1}};
+    _mlir_ciface_gnnrtKernelArgI32(&ctx, 0, &m);
+    gnnrtKernelInt(&ctx, 0, end); // a chunk ends at `end` or a whole chunk on
+    gnnrtParallelForRange(&ctx, countRows, begin, end);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(counts[i], i >= begin && i < end ? 1 : 0)
+          << "[" << begin << ", " << end << ") row " << i;
+    EXPECT_EQ(counts[end], 0) << "[" << begin << ", " << end << ")";
+  }
+  EXPECT_DEATH(gnnrtParallelForRange(&ctx, countRows, 16, 40),
+               "gnnrtParallelForRange: rows \\[16, 40\\) \\(the start must be a "
+               "multiple of 32");
+  EXPECT_DEATH(gnnrtParallelForRange(&ctx, countRows, 64, 32),
+               "gnnrtParallelForRange: rows \\[64, 32\\)");
+}
+
+TEST(RuntimeDevice, ViewIsARangeOfItsBuffer) {
+  gnnrtContext ctx;
+  std::vector<float> data(100);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<float>(i);
+  // A buffer that is itself a view at offset 10 (the descriptor's offset).
+  gnnrtMemRefF32 buf = {data.data(), data.data(), 10, {90}, {1}};
+  gnnrtMemRefF32 v;
+  _mlir_ciface_gnnrtView(&v, &ctx, &buf, 5, 20);
+  EXPECT_EQ(v.sizes[0], 20);
+  EXPECT_EQ(v.aligned[v.offset], 15.0f);
+  EXPECT_EQ(v.aligned[v.offset + 19], 34.0f);
+  _mlir_ciface_gnnrtView(&v, &ctx, &buf, 90, 0); // empty, at the end
+  EXPECT_EQ(v.sizes[0], 0);
+  EXPECT_DEATH(_mlir_ciface_gnnrtView(&v, &ctx, &buf, 80, 11),
+               "gnnrtView: elements \\[80, 91\\) of a buffer of 90");
+  EXPECT_DEATH(_mlir_ciface_gnnrtView(&v, &ctx, &buf, -1, 2),
+               "gnnrtView: elements");
 }
