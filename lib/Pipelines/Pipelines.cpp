@@ -65,6 +65,7 @@ void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
   lowering.memBudget = options.memBudget;
   lowering.bufferBudget = options.bufferBudget;
   lowering.placement = options.placement;
+  lowering.rowChunks = options.rowChunks;
   lowering.meta = options.meta;
   pm.addPass(createConvertGNNToRuntime(lowering));
   pm.addPass(createCanonicalizerPass());

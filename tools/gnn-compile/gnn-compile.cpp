@@ -149,6 +149,14 @@ static llvm::cl::opt<std::string> placementStrategy(
     llvm::cl::value_desc("strategy"), llvm::cl::init("optimal"),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<int64_t> rowChunks(
+    "row-chunks",
+    llvm::cl::desc("Run each vertex stage over this many row chunks, 1 to "
+                   "256 (default 1: whole; each chunk touches 1/K of the "
+                   "stage's row buffers)"),
+    llvm::cl::value_desc("K"), llvm::cl::init(1),
+    llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<bool>
     showRemarks("remarks",
                 llvm::cl::desc("Print the passes' remarks (what each "
@@ -346,6 +354,10 @@ int main(int argc, char **argv) {
       placementStrategy != "streaming")
     return fail("--placement must be optimal, lru or streaming, not '" +
                 placementStrategy + "'");
+  if (rowChunks < 1 || rowChunks > 256)
+    return fail("--row-chunks must be in [1, 256], not " +
+                std::to_string(rowChunks.getValue()));
+  lowering.rowChunks = rowChunks.getValue();
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();
   lowering.meta = options.meta.getValue();
   lowering.placement = placementStrategy.getValue();

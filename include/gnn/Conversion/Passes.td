@@ -71,6 +71,15 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     one op needs at once is an error naming the op and the minimum. Each
     function gets a remark with the strategy, the peak and the bytes
     moved.
+
+    Row chunks (`row-chunks` = K > 1; docs/MemoryBudget.md, "Row chunks of
+    the steps"): the code of each vertex stage runs K times, over rows
+    [b_k, b_{k+1}) only (boundaries multiples of GNNRT_PARALLEL_CHUNK):
+    `gnnrtParallelFor` over the vertices becomes `gnnrtParallelForRange`, a
+    GEMM over the vertices takes `gnnrtView` ranges of A and C. A stage whose
+    code does anything else over its rows (a loop in the function, another
+    runtime call) stays whole; a remark per function says how many ran in
+    chunks.
   }];
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
@@ -86,6 +95,9 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"placement", "placement", "std::string", /*default=*/"\"optimal\"",
            "How buffers are placed under buffer-budget: optimal (ROC's "
            "DP), lru or streaming">,
+    Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
+           "Runs each vertex stage over this many row chunks, 1 or more "
+           "(1: whole)">,
     DatasetMetaOption
   ];
   let dependentDialects = [

@@ -84,6 +84,11 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       *this, "placement",
       llvm::cl::desc("--convert-gnn-to-runtime: optimal, lru or streaming"),
       llvm::cl::init("optimal")};
+  Option<int64_t> rowChunks{
+      *this, "row-chunks",
+      llvm::cl::desc("--convert-gnn-to-runtime: row chunks of each vertex "
+                     "stage (1: whole)"),
+      llvm::cl::init(1)};
 };
 
 /// Lowers a module that went through --gnn-autodiff to the LLVM dialect:

@@ -2,6 +2,8 @@
 
 #include "FunctionLowering.h"
 
+#include "RowChunks.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -62,9 +64,15 @@ LogicalResult FunctionLowering::run(bool training) {
         buffers.addRead(gather, v);
   auto lastOp = [&]() { return entry->empty() ? nullptr : &entry->back(); };
   for (Operation &op : body.without_terminator()) {
-    placement.beginStep(&op, lastOp());
+    Operation *before = lastOp();
+    placement.beginStep(&op, before);
     if (failed(lowerTop(&op)))
       return failure();
+    if (isa<ApplyVertexOp>(op)) {
+      ++vertexStages;
+      if (!chunkStageRows(*entry, before, lastOp(), rowChunks, lb).empty())
+        ++chunkedStages;
+    }
     placement.endStep(lastOp());
     buffers.expire(buffers.indexOfOp(&op));
   }

@@ -31,6 +31,14 @@ public:
   FunctionLowering(ModuleOp module, func::FuncOp source,
                    ArrayRef<std::string> edgeInputs, int64_t edgeCacheFloats);
 
+  /// Runs each vertex stage's code as `chunks` row chunks (RowChunks.h);
+  /// before run().
+  void setRowChunks(int64_t chunks) { rowChunks = chunks; }
+  /// After run(): the vertex stages run in row chunks, of how many.
+  std::pair<int64_t, int64_t> getChunkedStages() const {
+    return {chunkedStages, vertexStages};
+  }
+
   /// Builds `<name>_lowered`, the lowered function.
   LogicalResult run(bool training);
   /// After run(): numbers the function's slots (SlotPlanner::plan).
@@ -83,6 +91,8 @@ private:
   func::FuncOp source;
   func::FuncOp lowered; // after run()
   bool planned = false;  // after placeBuffers()
+  int64_t rowChunks = 1;
+  int64_t chunkedStages = 0, vertexStages = 0; // after run()
   ArrayRef<std::string> edgeInputs;
 
   // The parts, bottom up.

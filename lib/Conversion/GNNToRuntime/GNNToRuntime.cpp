@@ -284,6 +284,12 @@ struct ConvertGNNToRuntime
                            : " needs the dataset's sizes (option meta)");
         return signalPassFailure();
       }
+    if (rowChunks < 1) {
+      module.emitError() << "convert-gnn-to-runtime: option row-chunks must "
+                            "be 1 or more but is "
+                         << rowChunks.getValue();
+      return signalPassFailure();
+    }
     if (bufferBudget > 0 && memBudget > 0) {
       module.emitError() << "convert-gnn-to-runtime: options buffer-budget "
                             "and mem-budget exclude each other";
@@ -298,8 +304,15 @@ struct ConvertGNNToRuntime
       // they share the slots: the runtime keeps max(train, eval) per slot.
       lowerings.push_back(std::make_unique<FunctionLowering>(
           module, fn, edgeInputs, edgeCacheFloats));
+      lowerings.back()->setRowChunks(rowChunks);
       if (failed(lowerings.back()->run(training)))
         return signalPassFailure();
+      if (rowChunks > 1) {
+        auto [chunked, stages] = lowerings.back()->getChunkedStages();
+        fn.emitRemark() << "row chunks: " << chunked << " of " << stages
+                        << " vertex stages run in " << rowChunks.getValue()
+                        << " chunks";
+      }
       lowerings.back()->planSlots(estimates);
       llvm::append_range(bufferSizes, lowerings.back()->getPlannedSizes());
     }

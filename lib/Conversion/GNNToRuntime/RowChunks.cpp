@@ -1,0 +1,190 @@
+//===- RowChunks.cpp - a vertex stage over row chunks ---------------------===//
+
+#include "RowChunks.h"
+
+#include "gnnrt/GNNRuntime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+namespace {
+
+/// How a stage's op takes part in its chunks.
+enum class Role {
+  Shared,    // computed once and read by every chunk (a take, a pure call)
+  Repeated,  // cloned into every chunk as it is (kernel arguments, index math)
+  RowKernel, // gnnrtParallelFor over the vertices
+  RowGemm,   // gnnrtGemm over the vertices (its A and C are row operands)
+};
+
+/// The call's entry point, if `op` calls one.
+std::optional<rt::Call> calleeOf(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return std::nullopt;
+#define GNNRT_CALL(Name, ...)                                                  \
+  if (call.getCallee() == rt::getName(rt::Call::Name))                         \
+    return rt::Call::Name;
+#include "gnn/Conversion/GNNToRuntime/RuntimeCalls.def"
+  return std::nullopt;
+}
+
+/// Whether i64 `v` is the vertex count (index_cast of `numV`).
+bool isVertexCount(Value v, Value numV) {
+  auto cast = v.getDefiningOp<arith::IndexCastOp>();
+  return cast && cast.getIn() == numV;
+}
+
+bool isZero(Value v) {
+  auto c = v.getDefiningOp<arith::ConstantIntOp>();
+  return c && c.value() == 0;
+}
+
+/// The op's role, or nothing when the stage cannot run in chunks.
+std::optional<Role> roleOf(Operation *op, Value numV) {
+  if (std::optional<rt::Call> callee = calleeOf(op)) {
+    switch (*callee) {
+    case rt::Call::gnnrtBuffer:
+    case rt::Call::gnnrtBufferI32:
+    case rt::Call::gnnrtDropoutParam:
+    case rt::Call::gnnrtDim:
+    case rt::Call::gnnrtParam:
+    case rt::Call::gnnrtGrad:
+      return Role::Shared;
+    case rt::Call::gnnrtKernelArg:
+    case rt::Call::gnnrtKernelArgI32:
+    case rt::Call::gnnrtKernelInt:
+      return Role::Repeated;
+    case rt::Call::gnnrtParallelFor: {
+      // Over the vertices; a kernel over one row (parameters only) computes
+      // the same in every chunk.
+      Value n = op->getOperand(2);
+      if (isVertexCount(n, numV))
+        return Role::RowKernel;
+      auto c = n.getDefiningOp<arith::ConstantIntOp>();
+      if (c && c.value() == 1)
+        return Role::Repeated;
+      return std::nullopt;
+    }
+    case rt::Call::gnnrtGemm:
+      // C[m, n] = A[m, k] op(B): rows of A and C, B whole.
+      if (isZero(op->getOperand(1)) && isVertexCount(op->getOperand(3), numV))
+        return Role::RowGemm;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (isa<func::CallOp>(op))
+    return std::nullopt;
+  // A loop in the function: only over constant bounds (one unbatched row).
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (!getConstantIntValue(loop.getLowerBound()) ||
+        !getConstantIntValue(loop.getUpperBound()))
+      return std::nullopt;
+    return Role::Repeated;
+  }
+  if (op->getNumRegions() > 0)
+    return std::nullopt;
+  if (isa<arith::ArithDialect>(op->getDialect()) || isa<func::ConstantOp>(op) ||
+      isa<memref::LoadOp, memref::StoreOp>(op))
+    return Role::Repeated;
+  return std::nullopt;
+}
+
+} // namespace
+
+SmallVector<Operation *>
+mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
+                          int64_t chunks, LoweringBuilder &lb) {
+  if (chunks < 2 || !last || last == before)
+    return {};
+  Operation *first = before ? before->getNextNode() : &block.front();
+  SmallVector<Operation *> code;
+  SmallVector<Role> roles;
+  bool rowWork = false;
+  for (Operation *op = first;; op = op->getNextNode()) {
+    std::optional<Role> role = roleOf(op, lb.sizes.numV);
+    if (!role)
+      return {};
+    rowWork |= *role == Role::RowKernel || *role == Role::RowGemm;
+    code.push_back(op);
+    roles.push_back(*role);
+    if (op == last)
+      break;
+  }
+  if (!rowWork)
+    return {};
+
+  // The boundaries, before the stage's code: b_k = floor(floor(k V / K) /
+  // chunk) * chunk, b_0 = 0, b_K = V.
+  OpBuilder &b = lb.b;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(first);
+  Location loc = lb.loc;
+  Value numV = lb.sizes.numV;
+  SmallVector<Value> bounds{lb.cI64(0)};
+  Value v64 = lb.toI64(numV);
+  for (int64_t k = 1; k < chunks; ++k) {
+    Value at =
+        b.create<arith::DivUIOp>(loc, lb.mul(v64, lb.cI64(k)), lb.cI64(chunks));
+    Value align = lb.cI64(GNNRT_PARALLEL_CHUNK);
+    bounds.push_back(
+        lb.mul(b.create<arith::DivUIOp>(loc, at, align).getResult(), align));
+  }
+  bounds.push_back(v64);
+  SmallVector<Operation *> starts{bounds.front().getDefiningOp()};
+
+  // Chunks 1..K-1: clones after the stage's code (shared ops not cloned).
+  SmallVector<SmallVector<std::pair<Operation *, Role>>> copies(chunks);
+  for (auto [op, role] : llvm::zip(code, roles))
+    copies[0].push_back({op, role});
+  Operation *end = last;
+  for (int64_t k = 1; k < chunks; ++k) {
+    IRMapping map;
+    b.setInsertionPointAfter(end);
+    for (auto [op, role] : llvm::zip(code, roles)) {
+      if (role == Role::Shared)
+        continue;
+      Operation *clone = b.clone(*op, map);
+      copies[k].push_back({clone, role});
+      end = clone;
+    }
+    starts.push_back(copies[k].front().first);
+  }
+
+  // Each copy restricted to its rows.
+  for (int64_t k = 0; k < chunks; ++k) {
+    Value begin = bounds[k], stop = bounds[k + 1];
+    for (auto [op, role] : copies[k]) {
+      if (role != Role::RowKernel && role != Role::RowGemm)
+        continue;
+      b.setInsertionPoint(op);
+      if (role == Role::RowKernel) {
+        lb.call(rt::Call::gnnrtParallelForRange,
+                {op->getOperand(0), op->getOperand(1), begin, stop});
+        op->erase();
+        continue;
+      }
+      // gnnrtGemm(ctx, tA, tB, m, n, k, alpha, A, B, beta, C).
+      Value rows = b.create<arith::SubIOp>(loc, stop, begin);
+      auto rangeOf = [&](Value buf, Value width) {
+        return lb.call(rt::Call::gnnrtView,
+                       {op->getOperand(0), buf, lb.mul(begin, width),
+                        lb.mul(rows, width)});
+      };
+      Value a = rangeOf(op->getOperand(7), op->getOperand(5));
+      Value c = rangeOf(op->getOperand(10), op->getOperand(4));
+      op->setOperand(3, rows);
+      op->setOperand(7, a);
+      op->setOperand(10, c);
+    }
+  }
+  return starts;
+}

@@ -1,0 +1,35 @@
+//===- RowChunks.h - a vertex stage over row chunks -------------*- C++ -*-===//
+//
+// Issue 18's row chunks of a step (docs/MemoryBudget.md, "Row chunks of the
+// steps"): once a vertex stage (apply_vertex) is lowered, its code runs K
+// times, chunk k over the rows [b_k, b_{k+1}) only, so that each run touches
+// 1/K of the stage's row buffers. What a stage's code does to its rows is
+// row-local (a row of each output depends on the same row of each input), so
+// the chunks compute what the whole stage did; their boundaries are multiples
+// of GNNRT_PARALLEL_CHUNK, so a kernel's partial sums per chunk are the same.
+//
+// The stage's calls are restricted to the chunk: gnnrtParallelFor over the
+// vertices becomes gnnrtParallelForRange, a GEMM over the vertices takes
+// gnnrtView ranges of its row operands. A stage whose code does anything else
+// over the rows (a loop in the function, another runtime call) stays whole.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_LIB_CONVERSION_GNNTORUNTIME_ROWCHUNKS_H
+#define GNN_LIB_CONVERSION_GNNTORUNTIME_ROWCHUNKS_H
+
+#include "LoweringBuilder.h"
+
+namespace mlir::gnn {
+
+/// Runs the code of one lowered vertex stage, the ops after `before` (from
+/// the block's start when null) through `last`, as `chunks` row chunks.
+/// Returns the ops where the chunks' code starts (chunk 0's first, ...), or
+/// nothing when the code cannot be chunked (or is empty, or `chunks` < 2).
+SmallVector<Operation *> chunkStageRows(Block &block, Operation *before,
+                                        Operation *last, int64_t chunks,
+                                        LoweringBuilder &lb);
+
+} // namespace mlir::gnn
+
+#endif // GNN_LIB_CONVERSION_GNNTORUNTIME_ROWCHUNKS_H

@@ -1,0 +1,103 @@
+// Row chunks of the vertex stages (convert-gnn-to-runtime row-chunks=K,
+// issue 18): a stage's code runs K times, chunk k over rows [b_k, b_{k+1})
+// with b_k = floor(floor(k V / K) / 32) * 32 (GNNRT_PARALLEL_CHUNK), b_0 = 0
+// and b_K = V. A kernel over the vertices becomes gnnrtParallelForRange, a
+// GEMM over the vertices takes gnnrtView ranges of A and C at its chunk's
+// rows. A stage with a loop over its rows in the function (row_dot) stays
+// whole.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3" -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
+// CHECK: remark: row chunks: 4 of 6 vertex stages run in 3 chunks
+// CHECK: remark: row chunks: 2 of 3 vertex stages run in 3 chunks
+// CHECK-LABEL: func.func @gnn_eval(%arg0: !llvm.ptr)
+// CHECK:         %[[V:.*]] = call @gnnrtDim(%arg0, %c0_i64)
+// CHECK:         %[[FEATURES:.*]] = call @gnnrtFeatures(%arg0)
+// The boundaries, before the first stage's code.
+// CHECK:         %[[V64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK-NEXT:    %[[K:.*]] = arith.constant 3 : i64
+// CHECK-NEXT:    %[[UNIT:.*]] = arith.constant 1 : i64
+// CHECK-NEXT:    %[[M1:.*]] = arith.muli %[[V64]], %[[UNIT]] : i64
+// CHECK-NEXT:    %[[AT1:.*]] = arith.divui %[[M1]], %[[K]] : i64
+// CHECK-NEXT:    %[[ALIGN:.*]] = arith.constant 32 : i64
+// CHECK-NEXT:    %[[Q1:.*]] = arith.divui %[[AT1]], %[[ALIGN]] : i64
+// CHECK-NEXT:    %[[B1:.*]] = arith.muli %[[Q1]], %[[ALIGN]] : i64
+// CHECK:         %[[AT2:.*]] = arith.divui %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    %[[ALIGN2:.*]] = arith.constant 32 : i64
+// CHECK-NEXT:    %[[Q2:.*]] = arith.divui %[[AT2]], %[[ALIGN2]] : i64
+// CHECK-NEXT:    %[[B2:.*]] = arith.muli %[[Q2]], %[[ALIGN2]] : i64
+// CHECK:         %[[H:.*]] = call @gnnrtBuffer(%arg0,
+// Chunk 0: the features' rows [0, b_1) times w into the same rows of h.
+// CHECK:         %[[R0:.*]] = arith.subi %[[B1]], %[[B0:.*]] : i64
+// CHECK-NEXT:    %[[OFF0:.*]] = arith.muli %[[B0]], %[[F:.*]] : i64
+// CHECK-NEXT:    %[[N0:.*]] = arith.muli %[[R0]], %[[F]] : i64
+// CHECK-NEXT:    %[[A0:.*]] = call @gnnrtView(%arg0, %[[FEATURES]], %[[OFF0]], %[[N0]])
+// CHECK:         %[[C0:.*]] = call @gnnrtView(%arg0, %[[H]],
+// CHECK-NEXT:    call @gnnrtGemm(%arg0, %{{.*}}, %{{.*}}, %[[R0]], %{{.*}}, %[[F]], %{{.*}}, %[[A0]], %{{.*}}, %{{.*}}, %[[C0]])
+// CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B0]], %[[B1]])
+// Chunk 1, then chunk 2 up to V.
+// CHECK:         %[[R1:.*]] = arith.subi %[[B2]], %[[B1]] : i64
+// CHECK:         call @gnnrtGemm(%arg0, %{{.*}}, %{{.*}}, %[[R1]],
+// CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B1]], %[[B2]])
+// CHECK:         %[[R2:.*]] = arith.subi %[[V64]], %[[B2]] : i64
+// CHECK:         call @gnnrtGemm(%arg0, %{{.*}}, %{{.*}}, %[[R2]],
+// CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B2]], %[[V64]])
+// The gate's row_dot loops over the rows in the function: whole.
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK:         call @gnnrtParallelFor(%arg0,
+// The logits: three GEMMs.
+// CHECK-COUNT-3: call @gnnrtGemm(
+// CHECK-NOT:     call @gnnrtGemm(
+// CHECK:         return
+//
+// The training step: the dropout's mask is computed per element at its row
+// and the stage's dropout parameters are taken once, before the chunks.
+// CHECK-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+// CHECK-COUNT-3: call @gnnrtDropoutParam(
+// CHECK-NOT:     call @gnnrtDropoutParam(
+// CHECK:         call @gnnrtParallelForRange(
+// CHECK:         call @gnnrtParallelForRange(
+// CHECK:         call @gnnrtParallelForRange(
+// CHECK:         return
+//
+// K = 1: nothing changes.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=1" 2>&1 | FileCheck %s --check-prefix=WHOLE
+// WHOLE-NOT: remark: row chunks
+// WHOLE-NOT: gnnrtParallelForRange
+// WHOLE-NOT: gnnrtView
+//
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=0" 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: convert-gnn-to-runtime: option row-chunks must be 1 or more but is 0
+
+module {
+  func.func @mlp(
+      %w: tensor<?x8xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", ""]},
+      %att: tensor<8xf32> {gnn.param = "att", gnn.init = #gnn.init<glorot>},
+      %w2: tensor<8x?xf32> {gnn.param = "w2", gnn.init = #gnn.init<glorot>, gnn.dims = ["", "classes"]})
+      -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+    %g = gnn.graph : !gnn.graph
+    %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+    %h = gnn.apply_vertex %g (%x) params(%w) : (!gnn.vtensor<?xf32>) params(tensor<?x8xf32>) -> !gnn.vtensor<8xf32> {
+    ^bb0(%r: tensor<?xf32>, %wt: tensor<?x8xf32>):
+      %t0 = gnn.linear %r, %wt : (tensor<?xf32>, tensor<?x8xf32>) -> tensor<8xf32>
+      %t1 = gnn.relu %t0 : tensor<8xf32>
+      %t2 = gnn.dropout %t1 {rate = 0.5 : f64} : tensor<8xf32>
+      gnn.yield %t2 : tensor<8xf32>
+    }
+    %s = gnn.scatter %g, %h from src : !gnn.vtensor<8xf32> -> !gnn.etensor<8xf32>
+    %a = gnn.gather sum %g, %s to dst : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+    %gate = gnn.apply_vertex %g (%a) params(%att) : (!gnn.vtensor<8xf32>) params(tensor<8xf32>) -> !gnn.vtensor<8xf32> {
+    ^bb0(%r: tensor<8xf32>, %at: tensor<8xf32>):
+      %t0 = gnn.row_dot %r, %at : tensor<8xf32> -> tensor<1xf32>
+      %t1 = gnn.mul %r, %t0 : (tensor<8xf32>, tensor<1xf32>) -> tensor<8xf32>
+      gnn.yield %t1 : tensor<8xf32>
+    }
+    %logits = gnn.apply_vertex %g (%gate) params(%w2) : (!gnn.vtensor<8xf32>) params(tensor<8x?xf32>) -> !gnn.vtensor<?xf32> {
+    ^bb0(%r: tensor<8xf32>, %wt: tensor<8x?xf32>):
+      %t0 = gnn.linear %r, %wt : (tensor<8xf32>, tensor<8x?xf32>) -> tensor<?xf32>
+      gnn.yield %t0 : tensor<?xf32>
+    }
+    %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+    %train_mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+    %loss = gnn.softmax_cross_entropy %logits, %labels, %train_mask : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+    return %loss, %logits : f32, !gnn.vtensor<?xf32>
+  }
+}
