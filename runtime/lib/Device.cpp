@@ -21,7 +21,7 @@ MemoryCounters Device::memoryCounters() const {
 
 void Device::recordAllocation(void *ptr, int64_t bytes, MemoryTier tier) {
   std::lock_guard<std::mutex> lock(memoryMutex);
-  if (!allocations.emplace(ptr, Allocation{bytes, tier}).second)
+  if (!allocations.emplace(ptr, Allocation{bytes, tier, bytes}).second)
     fatal(std::string(name()) + " device: allocate returned a live pointer");
   if (tier == MemoryTier::Device) {
     counters.live += bytes;
@@ -32,6 +32,13 @@ void Device::recordAllocation(void *ptr, int64_t bytes, MemoryTier tier) {
     counters.hostAllocated += bytes;
     counters.hostPeak = std::max(counters.hostPeak, counters.hostLive);
   }
+}
+
+void Device::recordReleasedAllocation(void *ptr, int64_t bytes) {
+  std::lock_guard<std::mutex> lock(memoryMutex);
+  if (!allocations.emplace(ptr, Allocation{bytes, MemoryTier::Device, 0})
+           .second)
+    fatal(std::string(name()) + " device: allocate returned a live pointer");
 }
 
 int64_t Device::releasePages(void *ptr, int64_t bytes) {
@@ -58,8 +65,8 @@ MemoryTier Device::recordFree(void *ptr) {
   const Allocation a = it->second;
   allocations.erase(it);
   if (a.tier == MemoryTier::Device) {
-    counters.live -= a.bytes;
-    counters.freed += a.bytes;
+    counters.live -= a.counted;
+    counters.freed += a.counted;
   } else {
     counters.hostLive -= a.bytes;
     counters.hostFreed += a.bytes;
@@ -107,10 +114,15 @@ void Device::checkGraph(const GraphArrays &graph) {
     fatal("bindGraph: the graph's arrays disagree in size");
 }
 
-Buffer::Buffer(Device &device, int64_t n) : device(&device), size(n) {
-  data = static_cast<float *>(device.allocate(
-      static_cast<int64_t>(sizeof(float)) * std::max<int64_t>(n, 0),
-      MemoryTier::Device));
+Buffer::Buffer(Device &device, int64_t n) : Buffer(device, n, false) {}
+
+Buffer::Buffer(Device &device, int64_t n, bool released)
+    : device(&device), size(n), released(released) {
+  const int64_t bytes =
+      static_cast<int64_t>(sizeof(float)) * std::max<int64_t>(n, 0);
+  data = static_cast<float *>(released
+                                  ? device.allocateReleased(bytes)
+                                  : device.allocate(bytes, MemoryTier::Device));
 }
 
 /// GNNRT_POISON_FREED=1: a buffer's floats become NaN before it is freed,
@@ -124,7 +136,9 @@ static bool poisonFreed() {
 }
 
 Buffer::~Buffer() {
-  if (data && size > 0 && poisonFreed() && device->deviceMemoryIsHostMemory())
+  // (Pages of a released buffer are inaccessible: a stray read faults.)
+  if (data && size > 0 && !released && poisonFreed() &&
+      device->deviceMemoryIsHostMemory())
     std::fill(data, data + size, std::numeric_limits<float>::quiet_NaN());
   device->free(data);
 }

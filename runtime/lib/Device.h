@@ -108,6 +108,15 @@ public:
   /// `bytes` (>= 0) of zeroed memory in `tier`, 64-byte aligned and valid
   /// (non-null, distinct) even for 0 bytes; stops the run when it fails.
   virtual void *allocate(int64_t bytes, MemoryTier tier) = 0;
+  /// `bytes` (>= 0) of device-tier memory whose pages start given back
+  /// (releasePages of every whole page): reserved addresses that count in
+  /// `live` only as restorePages makes pages usable (a buffer whose chunks
+  /// the program moves, gnnrtBufferChunks). Page-aligned, contents
+  /// unspecified. The default allocates the whole and counts it (a device
+  /// that cannot give memory back at an address). Freed with free().
+  virtual void *allocateReleased(int64_t bytes) {
+    return allocate(bytes, MemoryTier::Device);
+  }
   /// Frees memory from allocate(); stops the run on any other pointer.
   virtual void free(void *ptr) = 0;
   /// Copies `bytes` from `src` in `srcTier` to `dst` in `dstTier` (not
@@ -243,6 +252,9 @@ protected:
   /// Bookkeeping for the implementations of allocate, free and copy: they
   /// call these so that every device counts the same way.
   void recordAllocation(void *ptr, int64_t bytes, MemoryTier tier);
+  /// An allocateReleased allocation of `bytes`: counted in `live` by
+  /// restorePages only (its pages must all be released again before free).
+  void recordReleasedAllocation(void *ptr, int64_t bytes);
   /// Forgets `ptr` and returns its tier; stops the run on a pointer that is
   /// not a live allocation.
   MemoryTier recordFree(void *ptr);
@@ -262,6 +274,7 @@ private:
   struct Allocation {
     int64_t bytes;
     MemoryTier tier;
+    int64_t counted; // what free() takes off `live` (0: allocateReleased)
   };
   mutable std::mutex memoryMutex;
   MemoryCounters counters;
@@ -274,7 +287,11 @@ struct Buffer {
   Device *device = nullptr;
   float *data = nullptr;
   int64_t size = 0;
+  /// From allocateReleased: its pages are usable only where restored.
+  bool released = false;
   Buffer(Device &device, int64_t n);
+  /// With allocateReleased (`released`) or allocate.
+  Buffer(Device &device, int64_t n, bool released);
   ~Buffer();
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;

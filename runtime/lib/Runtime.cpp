@@ -510,7 +510,16 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   if (static_cast<size_t>(slot) >= ctx->buffers.size())
     ctx->buffers.resize(slot + 1);
   auto &buf = ctx->buffers[slot];
-  if (!buf || buf->size < numElements) {
+  if (ctx->spill && ctx->spill->isChunked(slot)) {
+    // Taken as a plain buffer after chunks (the other function, or a later
+    // buffer in the slot): the chunks' contents are dead.
+    if (ctx->spill->hasChunksOut(slot))
+      fatal("gnnrtBuffer: slot " + std::to_string(slot) +
+            " has chunks out (gnnrtFetchChunk or gnnrtDropChunk them first)");
+    ctx->spill->discardChunks(slot, *ctx->device, *buf);
+    buf.reset();
+  }
+  if (!buf || buf->size < numElements || buf->released) {
     // GNNRT_TRACE_BUFFERS=1 prints each slot's growth; 0 or unset, nothing.
     static const bool trace = envFlag("GNNRT_TRACE_BUFFERS", false);
     if (trace)
@@ -529,6 +538,50 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     buf = std::make_unique<Buffer>(*ctx->device, numElements);
     ctx->bytesAllocated += numElements * 4;
   }
+  view(result, buf->data, numElements);
+}
+
+void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                    int64_t slot, int64_t numElements,
+                                    int64_t rows, int64_t chunks) {
+  const std::string what = "gnnrtBufferChunks: slot " + std::to_string(slot);
+  if (slot < 0 || numElements < 0 || rows < 0 || chunks < 1 ||
+      (rows == 0 ? numElements != 0 : numElements % rows != 0))
+    fatal(what + ": " + std::to_string(numElements) + " floats in " +
+          std::to_string(rows) + " rows and " + std::to_string(chunks) +
+          " chunks");
+  if (!ctx->spill)
+    fatal(what + ": no spill store (the run has no --spill-dir and the model "
+                 "no placement plan)");
+  if (ctx->spill->isEvicted(slot))
+    fatal(what + " is evicted whole (gnnrtFetch it first)");
+  if (static_cast<size_t>(slot) >= ctx->buffers.size())
+    ctx->buffers.resize(slot + 1);
+  auto &buf = ctx->buffers[slot];
+  const int64_t rowElements = rows == 0 ? 0 : numElements / rows;
+  std::string error;
+  if (buf && !buf->released) { // a plain buffer before: its contents are dead
+    if (ctx->spill->hasEvictedRanges(slot))
+      fatal(what + " has ranges out (gnnrtFetchRange them first)");
+    ctx->spill->discardRanges(slot, *ctx->device, buf.get());
+    ctx->spill->discard(slot);
+    buf.reset();
+  }
+  if (buf && buf->size < numElements) {
+    if (ctx->spill->hasChunksOut(slot))
+      fatal(what + " grows to " + std::to_string(numElements) +
+            " floats while chunks of it are out");
+    ctx->spill->discardChunks(slot, *ctx->device, *buf);
+    buf.reset();
+  }
+  if (!buf) {
+    buf = std::make_unique<Buffer>(*ctx->device, numElements,
+                                   /*released=*/true);
+    ctx->bytesAllocated += numElements * 4;
+  }
+  if (!ctx->spill->takeChunks(slot, *ctx->device, *buf, rows, rowElements,
+                              chunks, error))
+    fatal("gnnrtBufferChunks: " + error);
   view(result, buf->data, numElements);
 }
 
@@ -556,7 +609,16 @@ bool checkSlotKnown(gnnrtContext *ctx, const char *entry, int64_t slot) {
 
 } // namespace
 
+/// Stops the run when `slot` is chunked (whole-slot copies of a chunked
+/// slot are refused: its chunks move).
+static void refuseChunked(gnnrtContext *ctx, const char *entry, int64_t slot) {
+  if (ctx->spill && ctx->spill->isChunked(slot))
+    fatal(std::string(entry) + ": slot " + std::to_string(slot) +
+          " is chunked (gnnrtBufferChunks): its chunks move, not the slot");
+}
+
 void gnnrtEvict(gnnrtContext *ctx, int64_t slot) {
+  refuseChunked(ctx, "gnnrtEvict", slot);
   if (checkSlotKnown(ctx, "gnnrtEvict", slot))
     return; // already in the slow tier
   if (ctx->spill && ctx->spill->hasEvictedRanges(slot))
@@ -571,6 +633,7 @@ void gnnrtEvict(gnnrtContext *ctx, int64_t slot) {
 }
 
 void gnnrtFetch(gnnrtContext *ctx, int64_t slot) {
+  refuseChunked(ctx, "gnnrtFetch", slot);
   if (!checkSlotKnown(ctx, "gnnrtFetch", slot))
     return; // resident
   std::string error;
@@ -589,6 +652,7 @@ void gnnrtDrop(gnnrtContext *ctx, int64_t slot, int64_t keepCopy) {
     if (!ctx->spill)
       fatal("gnnrtDrop: slot " + std::to_string(slot) +
             ": no --spill-dir, so no copy of it to drop to");
+    refuseChunked(ctx, "gnnrtDrop", slot);
     if (ctx->spill->isEvicted(slot))
       return; // already only in the slow tier
     if (!ctx->spill->dropToCopy(slot, buf, error))
@@ -596,10 +660,49 @@ void gnnrtDrop(gnnrtContext *ctx, int64_t slot, int64_t keepCopy) {
     return;
   }
   if (ctx->spill) {
+    if (buf)
+      ctx->spill->discardChunks(slot, *ctx->device, *buf);
     ctx->spill->discardRanges(slot, *ctx->device, buf.get());
     ctx->spill->discard(slot);
   }
   buf.reset();
+}
+
+namespace {
+
+/// The chunked slot's buffer for chunk entry point `entry`.
+Buffer &chunkBuffer(gnnrtContext *ctx, const char *entry, int64_t slot) {
+  if (!ctx->spill || slot < 0 ||
+      static_cast<size_t>(slot) >= ctx->buffers.size() || !ctx->buffers[slot] ||
+      !ctx->spill->isChunked(slot))
+    fatal(std::string(entry) + ": slot " + std::to_string(slot) +
+          " is not chunked (no gnnrtBufferChunks for it)");
+  return *ctx->buffers[slot];
+}
+
+} // namespace
+
+void gnnrtFetchChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk) {
+  Buffer &buf = chunkBuffer(ctx, "gnnrtFetchChunk", slot);
+  std::string error;
+  if (!ctx->spill->fetchChunk(slot, *ctx->device, buf, chunk, error))
+    fatal("gnnrtFetchChunk: " + error);
+}
+
+void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk) {
+  Buffer &buf = chunkBuffer(ctx, "gnnrtEvictChunk", slot);
+  std::string error;
+  if (!ctx->spill->evictChunk(slot, *ctx->device, buf, chunk, error))
+    fatal("gnnrtEvictChunk: " + error);
+}
+
+void gnnrtDropChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk,
+                    int64_t keepCopy) {
+  Buffer &buf = chunkBuffer(ctx, "gnnrtDropChunk", slot);
+  std::string error;
+  if (!ctx->spill->dropChunk(slot, *ctx->device, buf, chunk, keepCopy != 0,
+                             error))
+    fatal("gnnrtDropChunk: " + error);
 }
 
 void gnnrtDropAll(gnnrtContext *ctx) {

@@ -4,6 +4,7 @@
 
 #include "Device.h"
 #include "Memory.h"
+#include "gnnrt/GNNRuntime.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -559,6 +560,251 @@ void SpillStore::discardRanges(int64_t slot, Device &device, Buffer *buf) {
     storage->release(r.extent);
   }
   ranges.erase(it);
+}
+
+} // namespace gnnrt
+
+//===----------------------------------------------------------------------===//
+// Chunked slots
+//===----------------------------------------------------------------------===//
+
+namespace gnnrt {
+
+namespace {
+
+int64_t pageSize() {
+  static const int64_t page = sysconf(_SC_PAGESIZE);
+  return page;
+}
+
+std::string chunkName(int64_t slot, int64_t chunk) {
+  return "chunk " + std::to_string(chunk) + " of slot " + std::to_string(slot);
+}
+
+} // namespace
+
+int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c) {
+  if (c >= chunks)
+    return rows;
+  return c * rows / chunks / GNNRT_PARALLEL_CHUNK * GNNRT_PARALLEL_CHUNK;
+}
+
+std::pair<int64_t, int64_t> SpillStore::chunkElements(const ChunkedSlot &cs,
+                                                      int64_t chunk) {
+  const int64_t b = chunkRowBound(cs.rows, cs.chunks, chunk);
+  const int64_t e = chunkRowBound(cs.rows, cs.chunks, chunk + 1);
+  return {b * cs.rowElements, (e - b) * cs.rowElements};
+}
+
+/// Applies `act` to each maximal run of the chunk's pages whose reference
+/// count `pick` selects, after `update` changed each page's count.
+template <typename Update, typename Act>
+static void forChunkPages(std::vector<uint8_t> &refs, char *base,
+                          int64_t offset, int64_t count, Update update,
+                          Act act) {
+  if (count <= 0)
+    return;
+  const int64_t page = pageSize();
+  const int64_t first = offset * 4 / page;
+  const int64_t last = ((offset + count) * 4 - 1) / page;
+  int64_t runStart = -1;
+  for (int64_t p = first; p <= last + 1; ++p) {
+    const bool selected = p <= last && update(refs[p]);
+    if (selected && runStart < 0)
+      runStart = p;
+    if (!selected && runStart >= 0) {
+      act(base + runStart * page, (p - runStart) * page);
+      runStart = -1;
+    }
+  }
+}
+
+void SpillStore::commitChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
+                             int64_t chunk) {
+  auto [offset, count] = chunkElements(cs, chunk);
+  forChunkPages(
+      cs.pageRefs, reinterpret_cast<char *>(buf.data), offset, count,
+      [](uint8_t &r) { return r++ == 0; },
+      [&](char *p, int64_t bytes) { device.restorePages(p, bytes, bytes); });
+  cs.state[chunk] = ChunkedSlot::Resident;
+}
+
+void SpillStore::releaseChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
+                              int64_t chunk) {
+  auto [offset, count] = chunkElements(cs, chunk);
+  forChunkPages(
+      cs.pageRefs, reinterpret_cast<char *>(buf.data), offset, count,
+      [](uint8_t &r) { return --r == 0; },
+      [&](char *p, int64_t bytes) { device.releasePages(p, bytes); });
+}
+
+bool SpillStore::takeChunks(int64_t slot, Device &device, Buffer &buf,
+                            int64_t rows, int64_t rowElements, int64_t chunks,
+                            std::string &error) {
+  error.clear();
+  if (!buf.released || rows < 0 || rowElements < 0 || chunks < 1 ||
+      rows * rowElements > buf.size) {
+    error = "slot " + std::to_string(slot) + ": " + std::to_string(chunks) +
+            " chunks of " + std::to_string(rows) + " rows of " +
+            std::to_string(rowElements) + " floats do not fit its buffer";
+    return false;
+  }
+  auto it = chunked.find(slot);
+  if (it != chunked.end()) {
+    ChunkedSlot &cs = it->second;
+    if (cs.rows == rows && cs.rowElements == rowElements && cs.chunks == chunks)
+      return true;
+    if (hasChunksOut(slot)) {
+      error = "slot " + std::to_string(slot) +
+              " is taken with other chunks while chunks of it are out";
+      return false;
+    }
+    discardChunks(slot, device, buf);
+  }
+  ChunkedSlot cs;
+  cs.rows = rows;
+  cs.rowElements = rowElements;
+  cs.chunks = chunks;
+  cs.state.assign(chunks, ChunkedSlot::Absent);
+  cs.copy.assign(chunks, SpillExtent());
+  cs.hasCopy.assign(chunks, false);
+  const int64_t page = pageSize();
+  cs.pageRefs.assign((buf.size * 4 + page - 1) / page, 0);
+  chunked[slot] = std::move(cs);
+  return true;
+}
+
+SpillStore::ChunkedSlot *SpillStore::findChunk(int64_t slot, int64_t chunk,
+                                               std::string &error) {
+  auto it = chunked.find(slot);
+  if (it == chunked.end()) {
+    error = "slot " + std::to_string(slot) +
+            " is not chunked (no gnnrtBufferChunks for it)";
+    return nullptr;
+  }
+  if (chunk < 0 || chunk >= it->second.chunks) {
+    error = "slot " + std::to_string(slot) + " has " +
+            std::to_string(it->second.chunks) + " chunks, not chunk " +
+            std::to_string(chunk);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
+                            int64_t chunk, std::string &error) {
+  error.clear();
+  ChunkedSlot *cs = findChunk(slot, chunk, error);
+  if (!cs)
+    return false;
+  if (cs->state[chunk] == ChunkedSlot::Resident)
+    return true;
+  const bool out = cs->state[chunk] == ChunkedSlot::Out;
+  commitChunk(*cs, device, buf, chunk);
+  if (!out)
+    return true; // memory only: its contents are dead
+  auto [offset, count] = chunkElements(*cs, chunk);
+  const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
+  float *data = buf.data + offset;
+  bool ok;
+  if (device.deviceMemoryIsHostMemory()) {
+    ok = storage->read(cs->copy[chunk], data, error);
+  } else {
+    staging.resize(static_cast<size_t>(bytes));
+    ok = storage->read(cs->copy[chunk], staging.data(), error);
+    if (ok)
+      device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
+                  bytes);
+  }
+  if (!ok) {
+    releaseChunk(*cs, device, buf, chunk);
+    cs->state[chunk] = ChunkedSlot::Out;
+    error = chunkName(slot, chunk) + " (" + formatBytes(bytes) + "): " + error;
+    return false;
+  }
+  stats.readBytes += bytes;
+  stats.fetches += 1;
+  return true;
+}
+
+bool SpillStore::evictChunk(int64_t slot, Device &device, Buffer &buf,
+                            int64_t chunk, std::string &error) {
+  error.clear();
+  ChunkedSlot *cs = findChunk(slot, chunk, error);
+  if (!cs)
+    return false;
+  if (cs->state[chunk] == ChunkedSlot::Out)
+    return true;
+  if (cs->state[chunk] == ChunkedSlot::Absent) {
+    error = chunkName(slot, chunk) + " is absent (nothing written to evict)";
+    return false;
+  }
+  auto [offset, count] = chunkElements(*cs, chunk);
+  const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
+  device.synchronize();
+  const void *host = device.hostView(buf.data + offset, bytes, staging);
+  SpillExtent extent;
+  if (!storage->write(host, bytes, extent, error)) {
+    error = chunkName(slot, chunk) + " (" + formatBytes(bytes) + "): " + error;
+    return false;
+  }
+  if (cs->hasCopy[chunk])
+    storage->release(cs->copy[chunk]); // the older copy, once the new is whole
+  cs->copy[chunk] = extent;
+  cs->hasCopy[chunk] = true;
+  releaseChunk(*cs, device, buf, chunk);
+  cs->state[chunk] = ChunkedSlot::Out;
+  stats.writtenBytes += bytes;
+  stats.evictions += 1;
+  return true;
+}
+
+bool SpillStore::dropChunk(int64_t slot, Device &device, Buffer &buf,
+                           int64_t chunk, bool keep, std::string &error) {
+  error.clear();
+  ChunkedSlot *cs = findChunk(slot, chunk, error);
+  if (!cs)
+    return false;
+  ChunkedSlot::State &state = cs->state[chunk];
+  if (keep) {
+    if (state == ChunkedSlot::Out)
+      return true;
+    if (state == ChunkedSlot::Absent || !cs->hasCopy[chunk]) {
+      error = chunkName(slot, chunk) +
+              ": no copy of it in the spill file to drop to";
+      return false;
+    }
+    releaseChunk(*cs, device, buf, chunk);
+    state = ChunkedSlot::Out;
+    return true;
+  }
+  if (state == ChunkedSlot::Resident)
+    releaseChunk(*cs, device, buf, chunk);
+  if (cs->hasCopy[chunk])
+    storage->release(cs->copy[chunk]);
+  cs->hasCopy[chunk] = false;
+  state = ChunkedSlot::Absent;
+  return true;
+}
+
+bool SpillStore::hasChunksOut(int64_t slot) const {
+  auto it = chunked.find(slot);
+  if (it == chunked.end())
+    return false;
+  for (ChunkedSlot::State state : it->second.state)
+    if (state == ChunkedSlot::Out)
+      return true;
+  return false;
+}
+
+void SpillStore::discardChunks(int64_t slot, Device &device, Buffer &buf) {
+  auto it = chunked.find(slot);
+  if (it == chunked.end())
+    return;
+  std::string ignored;
+  for (int64_t c = 0; c < it->second.chunks; ++c)
+    dropChunk(slot, device, buf, c, false, ignored);
+  chunked.erase(it);
 }
 
 } // namespace gnnrt

@@ -48,6 +48,12 @@ struct Buffer;
 
 /// What the slow tier moved: bytes written to and read from storage by
 /// evictions and fetches that succeeded, and how many there were.
+/// The first row of chunk `c` of `rows` rows in `chunks` chunks (ABI 7,
+/// gnnrtBufferChunks): floor(floor(c rows / chunks) / GNNRT_PARALLEL_CHUNK)
+/// * GNNRT_PARALLEL_CHUNK for c < chunks, `rows` for c = chunks. The
+/// lowering's row chunks use the same bounds (RowChunks.cpp).
+int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c);
+
 struct SpillCounters {
   int64_t writtenBytes = 0, readBytes = 0;
   int64_t evictions = 0, fetches = 0;
@@ -161,6 +167,38 @@ public:
   /// already), restoring the memory of those that are out.
   void discardRanges(int64_t slot, Device &device, Buffer *buf);
 
+  /// Chunked slots (ABI 7; the row chunks of a placement): a slot taken by
+  /// gnnrtBufferChunks is `chunks` chunks of its rows, chunk c the rows
+  /// [b_c, b_{c+1}) (chunkRowBound) of `rowElements` floats each, in a buffer
+  /// from allocateReleased. A chunk is absent (no memory, contents dead),
+  /// resident, or out (memory given back, contents in storage). Memory goes
+  /// by pages: a page is usable while a resident chunk overlaps it (the
+  /// pages at a chunk's edges may be shared with its neighbours).
+  ///
+  /// takeChunks (re)defines the chunks of `buf` (a released buffer of at
+  /// least rows * rowElements floats); with the same shape it changes
+  /// nothing, with another every chunk must be absent or resident (those
+  /// become absent). fetchChunk makes a chunk resident (reading its copy
+  /// when out; an absent one only gets its memory); evictChunk writes a
+  /// resident chunk and gives its memory back; dropChunk gives it back with
+  /// the copy kept (`keep`: there must be one; out stays out) or makes the
+  /// chunk absent, forgetting its copy. False with a one-line message; on a
+  /// failed write or read nothing changes.
+  bool takeChunks(int64_t slot, Device &device, Buffer &buf, int64_t rows,
+                  int64_t rowElements, int64_t chunks, std::string &error);
+  bool fetchChunk(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+                  std::string &error);
+  bool evictChunk(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+                  std::string &error);
+  bool dropChunk(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+                 bool keep, std::string &error);
+  bool isChunked(int64_t slot) const { return chunked.count(slot) != 0; }
+  /// Whether some chunk of `slot` is out.
+  bool hasChunksOut(int64_t slot) const;
+  /// Makes every chunk of `slot` absent and forgets the slot's chunks (before
+  /// its buffer is freed).
+  void discardChunks(int64_t slot, Device &device, Buffer &buf);
+
   bool isEvicted(int64_t slot) const { return evicted.count(slot) != 0; }
   bool hasCopy(int64_t slot) const { return copies.count(slot) != 0; }
   /// The size in floats of an evicted slot's buffer; -1 when resident.
@@ -190,6 +228,26 @@ private:
   /// when it has no record.
   RangeCopy *findRange(int64_t slot, const Buffer &buf, int64_t offset,
                        int64_t count, std::string &error);
+  struct ChunkedSlot {
+    int64_t rows = 0, rowElements = 0, chunks = 0;
+    enum State : uint8_t { Absent, Resident, Out };
+    std::vector<State> state;
+    std::vector<SpillExtent> copy;
+    std::vector<bool> hasCopy;
+    /// Resident chunks overlapping each page of the buffer.
+    std::vector<uint8_t> pageRefs;
+  };
+  std::unordered_map<int64_t, ChunkedSlot> chunked;
+  /// The chunk's elements [offset, offset + count).
+  static std::pair<int64_t, int64_t> chunkElements(const ChunkedSlot &cs,
+                                                   int64_t chunk);
+  /// Makes the chunk's pages usable (those no other resident chunk holds)
+  /// and counts it resident, or the reverse.
+  static void commitChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
+                          int64_t chunk);
+  static void releaseChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
+                           int64_t chunk);
+  ChunkedSlot *findChunk(int64_t slot, int64_t chunk, std::string &error);
   SpillCounters stats;
   /// Host copies for a device whose memory the host cannot address.
   std::vector<char> staging;

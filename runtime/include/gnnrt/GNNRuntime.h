@@ -33,7 +33,8 @@
 ///      slot buffer at the same address.
 ///   7: gnnrtParallelForRange runs a kernel over a range of rows and
 ///      gnnrtView makes a memref of a range of a buffer (the row chunks of a
-///      step).
+///      step); gnnrtBufferChunks takes a slot as row chunks that
+///      gnnrtFetchChunk, gnnrtEvictChunk and gnnrtDropChunk move.
 #define GNNRT_API_VERSION 7
 
 #ifdef __cplusplus
@@ -303,6 +304,38 @@ GNNRT_EXPORT void gnnrtDropAll(gnnrtContext *ctx);
 /// forget its ranges. A device that cannot give memory back at an address
 /// (CUDA, until its virtual memory management is used) keeps the memory and
 /// still makes the copies.
+/// Chunked slots (ABI 7; issue 18's placement of row chunks): a buffer of
+/// `numElements` floats in slot `slot`, `rows` rows of numElements / rows
+/// floats (a whole number; rows >= 0), in `chunks` chunks: chunk c is the
+/// rows [b_c, b_{c+1}), b_c = floor(floor(c rows / chunks) / 32) * 32 for
+/// c < chunks (32 = GNNRT_PARALLEL_CHUNK: the lowering's row chunks) and
+/// b_chunks = rows. Each chunk is absent (no memory: its pages are given
+/// back and inaccessible; contents dead), resident, or out (its contents in
+/// the spill file). gnnrtBufferChunks takes the slot with every chunk
+/// absent (a slot holding a plain buffer, or other chunks, is taken again:
+/// none of its chunks may be out); taking it with the same shape again
+/// changes nothing and returns the same memref. gnnrtFetchChunk makes a
+/// chunk resident: an absent one only gets its memory, an out one is read
+/// back (the copy stays). gnnrtEvictChunk writes a resident chunk and gives
+/// its memory back (an absent one is an error). gnnrtDropChunk gives a
+/// chunk's memory back keeping its copy (`keepCopy` non-zero: the program
+/// asserts it is current; none is an error) or makes it absent. Memory goes
+/// by pages: a page stays while a resident chunk overlaps it. gnnrtBuffer,
+/// gnnrtEvict and gnnrtFetch refuse a chunked slot with chunks out;
+/// gnnrtDrop(slot, 0) and gnnrtDropAll forget the chunks. Needs the spill
+/// store (a model with a placement plan always has one).
+GNNRT_EXPORT void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result,
+                                                 gnnrtContext *ctx,
+                                                 int64_t slot,
+                                                 int64_t numElements,
+                                                 int64_t rows, int64_t chunks);
+GNNRT_EXPORT void gnnrtFetchChunk(gnnrtContext *ctx, int64_t slot,
+                                  int64_t chunk);
+GNNRT_EXPORT void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot,
+                                  int64_t chunk);
+GNNRT_EXPORT void gnnrtDropChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk,
+                                 int64_t keepCopy);
+
 GNNRT_EXPORT void gnnrtEvictRange(gnnrtContext *ctx, int64_t slot,
                                   int64_t offset, int64_t count);
 GNNRT_EXPORT void gnnrtFetchRange(gnnrtContext *ctx, int64_t slot,

@@ -19,7 +19,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 using namespace gnnrt;
@@ -63,6 +65,10 @@ std::pair<char *, char *> innerPages(void *ptr, int64_t bytes) {
 }
 
 class CPUDevice final : public Device {
+  /// allocateReleased's mappings and their sizes (freed by munmap).
+  std::mutex mappedMutex;
+  std::unordered_map<void *, size_t> mapped;
+
 public:
   const char *name() const override { return "cpu"; }
 
@@ -73,9 +79,41 @@ public:
     recordAllocation(p, bytes, tier);
     return p;
   }
+  void *allocateReleased(int64_t bytes) override {
+    if (bytes < 0)
+      fatal("cpu device: allocation of " + std::to_string(bytes) + " bytes");
+    // Whole pages, never touched (no RSS) and inaccessible until restored.
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t size =
+        (std::max<size_t>(static_cast<size_t>(bytes), 1) + page - 1) / page *
+        page;
+    void *p = mmap(nullptr, size, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      fatal("out of address space reserving " + std::to_string(size) +
+            " bytes");
+    {
+      std::lock_guard<std::mutex> lock(mappedMutex);
+      mapped[p] = size;
+    }
+    recordReleasedAllocation(p, bytes);
+    return p;
+  }
   void free(void *ptr) override {
     recordFree(ptr);
-    std::free(ptr);
+    size_t size = 0;
+    {
+      std::lock_guard<std::mutex> lock(mappedMutex);
+      auto it = mapped.find(ptr);
+      if (it != mapped.end()) {
+        size = it->second;
+        mapped.erase(it);
+      }
+    }
+    if (size)
+      munmap(ptr, size);
+    else
+      std::free(ptr);
   }
 
 protected:

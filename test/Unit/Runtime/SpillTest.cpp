@@ -301,6 +301,117 @@ TEST(RuntimeSpill, RangesThatAreOutFaultAndMisuseIsAnError) {
   EXPECT_EQ(p[(1 << 18) + 5000], 0u);
 }
 
+// Chunked slots (ABI 7): a slot taken as row chunks holds no memory until a
+// chunk is fetched; chunks move at the same address, pages shared by two
+// chunks stay while either is resident, and the device's `live` counter is
+// the pages of the resident chunks.
+TEST(RuntimeSpill, ChunksHoldOnlyTheirPagesAndRoundTrip) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  // 1000 rows of 300 floats in 3 chunks: rows [0, 320), [320, 640),
+  // [640, 1000); 1200-byte rows, so chunks share their edge pages.
+  constexpr int64_t kRows = 1000, kWidth = 300, kFloats = kRows * kWidth;
+  const int64_t live0 = ctx->device->memoryCounters().live;
+  const int64_t peak0 = ctx->device->memoryCounters().peak;
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, kFloats, kRows, 3);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0) << "a take is free";
+  EXPECT_EQ(ctx->device->memoryCounters().peak, peak0);
+  float *p = m.aligned + m.offset;
+  const int64_t bounds[] = {0, 320, 640, 1000};
+  auto pagesOf = [&](int64_t c) {
+    const int64_t b = bounds[c] * kWidth * 4, e = bounds[c + 1] * kWidth * 4;
+    return (e - 1) / page - b / page + 1;
+  };
+  std::mt19937_64 rng(5);
+  auto want = randomWords(rng, kFloats);
+  for (int64_t c = 0; c < 3; ++c) {
+    gnnrtFetchChunk(ctx.get(), 0, c); // absent: memory only
+    std::memcpy(p + bounds[c] * kWidth, want.data() + bounds[c] * kWidth,
+                (bounds[c + 1] - bounds[c]) * kWidth * 4);
+  }
+  const int64_t all = ctx->device->memoryCounters().live - live0;
+  EXPECT_EQ(all, ((kFloats * 4 - 1) / page + 1) * page);
+  EXPECT_EQ(ctx->spill->counters().readBytes, 0);
+  // Chunk 1 out: its pages but the two it shares with resident neighbours.
+  gnnrtEvictChunk(ctx.get(), 0, 1);
+  EXPECT_EQ(ctx->device->memoryCounters().live - live0,
+            all - (pagesOf(1) - 2) * page);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, 320 * kWidth * 4);
+  EXPECT_EXIT((void)*(volatile float *)(p + 500 * kWidth),
+              testing::KilledBySignal(SIGSEGV), "");
+  // Chunk 0 out too: now their shared page goes.
+  gnnrtEvictChunk(ctx.get(), 0, 0);
+  EXPECT_EQ(ctx->device->memoryCounters().live - live0,
+            all - (pagesOf(0) + pagesOf(1) - 2) * page);
+  EXPECT_EQ(std::memcmp(p + 640 * kWidth, want.data() + 640 * kWidth,
+                        360 * kWidth * 4),
+            0)
+      << "chunk 2 untouched";
+  gnnrtFetchChunk(ctx.get(), 0, 1);
+  gnnrtFetchChunk(ctx.get(), 0, 0);
+  gnnrtFetchChunk(ctx.get(), 0, 0); // resident: nothing
+  EXPECT_TRUE(sameWords(reinterpret_cast<uint32_t *>(p), want));
+  EXPECT_EQ(ctx->device->memoryCounters().live - live0, all);
+  EXPECT_EQ(ctx->spill->counters().readBytes, 640 * kWidth * 4);
+  // Back to the copy without a write; the same shape taken again changes
+  // nothing.
+  const SpillCounters before = ctx->spill->counters();
+  gnnrtDropChunk(ctx.get(), 0, 1, 1);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, before.writtenBytes);
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, kFloats, kRows, 3);
+  EXPECT_EQ(m.aligned + m.offset, p);
+  gnnrtFetchChunk(ctx.get(), 0, 1);
+  EXPECT_TRUE(sameWords(reinterpret_cast<uint32_t *>(p), want));
+  // Absent: memory and copy gone; fetching it again gives memory only.
+  gnnrtEvictChunk(ctx.get(), 0, 2);
+  gnnrtDropChunk(ctx.get(), 0, 2, 0);
+  gnnrtFetchChunk(ctx.get(), 0, 2);
+  EXPECT_EQ(ctx->spill->counters().readBytes, before.readBytes + 320 * 1200);
+  // Taken as a plain buffer: the chunks are forgotten.
+  gnnrtEvictChunk(ctx.get(), 0, 0);
+  EXPECT_EXIT(slotWords(ctx.get(), 0, kFloats), testing::ExitedWithCode(1),
+              "gnnrtBuffer: slot 0 has chunks out");
+  EXPECT_EXIT(gnnrtEvict(ctx.get(), 0), testing::ExitedWithCode(1),
+              "gnnrtEvict: slot 0 is chunked");
+  gnnrtDropAll(ctx.get());
+  EXPECT_FALSE(ctx->spill->isChunked(0));
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0);
+  EXPECT_EQ(ctx->spill->file().bytesInUse(), 0);
+  uint32_t *q = slotWords(ctx.get(), 0, kFloats);
+  q[kFloats - 1] = 1; // a plain buffer again, writable everywhere
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, kFloats, kRows, 4);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0);
+}
+
+TEST(RuntimeSpillDeathTest, ChunkMisuseIsAnError) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto ctx = spillingContext(dir.path);
+  gnnrtMemRefF32 m;
+  EXPECT_EXIT(_mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, 1001, 10, 2),
+              testing::ExitedWithCode(1),
+              "gnnrtBufferChunks: slot 0: 1001 floats in 10 rows and 2 "
+              "chunks");
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, 1000, 10, 2);
+  EXPECT_EXIT(gnnrtFetchChunk(ctx.get(), 0, 2), testing::ExitedWithCode(1),
+              "gnnrtFetchChunk: slot 0 has 2 chunks, not chunk 2");
+  EXPECT_EXIT(gnnrtEvictChunk(ctx.get(), 0, 1), testing::ExitedWithCode(1),
+              "gnnrtEvictChunk: chunk 1 of slot 0 is absent");
+  EXPECT_EXIT(gnnrtDropChunk(ctx.get(), 0, 1, 1), testing::ExitedWithCode(1),
+              "gnnrtDropChunk: chunk 1 of slot 0: no copy of it");
+  EXPECT_EXIT(gnnrtFetchChunk(ctx.get(), 1, 0), testing::ExitedWithCode(1),
+              "gnnrtFetchChunk: slot 1 is not chunked");
+  gnnrtFetchChunk(ctx.get(), 0, 0);
+  gnnrtEvictChunk(ctx.get(), 0, 0);
+  EXPECT_EXIT(_mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, 1000, 10, 3),
+              testing::ExitedWithCode(1),
+              "gnnrtBufferChunks: slot 0 is taken with other chunks while "
+              "chunks of it are out");
+}
+
 // Random evictions, fetches and writes on many slots, against a model of
 // what each slot holds and of every counter.
 TEST(RuntimeSpill, ManySlotsInterleavedMatchAModel) {
