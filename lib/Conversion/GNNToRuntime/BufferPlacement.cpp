@@ -2,6 +2,9 @@
 
 #include "BufferPlacement.h"
 
+#include "gnn/IR/GNNOps.h"
+#include "gnnrt/GNNRuntime.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -24,6 +27,11 @@ void BufferPlacement::endStep(Operation *last) {
 
 void BufferPlacement::recordTake(int64_t id, Operation *call) {
   takes.push_back(Take{id, call, static_cast<int64_t>(steps.size()) - 1});
+}
+
+void BufferPlacement::recordChunks(ArrayRef<Operation *> starts) {
+  if (!steps.empty())
+    steps.back().chunkStarts.assign(starts.begin(), starts.end());
 }
 
 void BufferPlacement::recordWrite(int64_t id) {
@@ -52,35 +60,85 @@ void BufferPlacement::emitDropAll(func::FuncOp fn, LoweringBuilder &lb) {
   lb.call(rt::Call::gnnrtDropAll, {lb.ctx});
 }
 
+/// Whether `key` is V times factors of F and C only: a row buffer, whose
+/// rows a chunked stage reads and writes by chunk.
+static bool isRowKey(const SizeKey &key) {
+  int64_t vertices = 0;
+  for (StringRef part : llvm::split(StringRef(key.dynamic), '*')) {
+    if (part == "V")
+      ++vertices;
+    else if (!part.empty() && part != "F" && part != "C")
+      return false;
+  }
+  return vertices == 1;
+}
+
+/// The first row of chunk `c` of `rows` rows in `chunks` (RowChunks.cpp and
+/// the runtime's chunkRowBound).
+static int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c) {
+  if (c >= chunks)
+    return rows;
+  return c * rows / chunks / GNNRT_PARALLEL_CHUNK * GNNRT_PARALLEL_CHUNK;
+}
+
+/// Bytes the runtime's pages for `bytes` at any alignment may hold: the
+/// whole pages it spans plus one at an edge (4 KiB pages).
+static uint64_t pagesFor(uint64_t bytes) {
+  constexpr uint64_t kPage = 4096;
+  return bytes == 0 ? 0 : ((bytes + kPage - 1) / kPage + 1) * kPage;
+}
+
 LogicalResult
 BufferPlacement::place(func::FuncOp fn, Operation *source,
                        const SlotPlanner &slots,
                        const DenseMap<StringRef, int64_t> &estimates,
                        uint64_t capacity, PlacementStrategy strategy,
-                       LoweringBuilder &lb, BufferPlacementReport &report) {
+                       int64_t rowChunks, LoweringBuilder &lb,
+                       BufferPlacementReport &report) {
   Block &entry = fn.getBody().front();
   const int64_t numSteps = steps.size();
-  DenseMap<Operation *, int64_t> stepOf;
+  const int64_t K = std::max<int64_t>(rowChunks, 1);
+
+  // The sub-steps: a step, or each row chunk of a step that runs in chunks
+  // (RowChunks.h); `chunk` -1 for a whole step.
+  struct Sub {
+    int64_t step, chunk;
+    Operation *first;
+  };
+  std::vector<Sub> subs;
+  SmallVector<int64_t> firstSub(numSteps);
+  for (int64_t k = 0; k < numSteps; ++k) {
+    firstSub[k] = subs.size();
+    if (K > 1 && static_cast<int64_t>(steps[k].chunkStarts.size()) == K) {
+      for (int64_t c = 0; c < K; ++c)
+        subs.push_back(Sub{k, c, steps[k].chunkStarts[c]});
+    } else {
+      subs.push_back(Sub{k, -1, steps[k].first});
+    }
+  }
+  const int64_t numSubs = subs.size();
+  DenseMap<Operation *, int64_t> subOf;
   {
     DenseMap<Operation *, int64_t> starts;
-    for (int64_t k = 0; k < numSteps; ++k)
-      if (steps[k].first)
-        starts[steps[k].first] = k;
+    for (int64_t s = 0; s < numSubs; ++s)
+      if (subs[s].first)
+        starts[subs[s].first] = s;
     int64_t current = -1;
     for (Operation &op : entry) {
       if (auto it = starts.find(&op); it != starts.end())
         current = it->second;
-      stepOf[&op] = current;
+      subOf[&op] = current;
     }
   }
 
-  // The buffers: their slots, bytes, and the steps whose code names them.
+  // The buffers: their slots, bytes, and the sub-steps whose code names them.
   SmallVector<std::pair<int64_t, SizeKey>> planned = slots.getPlannedSizes();
   struct Use {
     int64_t slot;
     uint64_t bytes;
-    int64_t taken, last;
-    SmallVector<int64_t, 4> steps; // sorted, unique
+    int64_t taken; // the sub-step of the take
+    SmallVector<int64_t, 4> subs; // sorted, unique
+    bool chunked = false;
   };
   std::vector<Use> uses(takes.size());
   const StringRef i32Name = rt::getName(rt::Call::gnnrtBufferI32);
@@ -89,44 +147,56 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     u.slot = planned[take.id].first;
     double elements = estimateElements(planned[take.id].second, estimates);
     u.bytes = static_cast<uint64_t>(std::ceil(std::max(elements, 0.0))) * 4;
-    u.taken = u.last = take.step;
     if (take.call->getBlock() != &entry || take.step < 0)
       return source->emitError()
              << "buffer placement: a buffer is taken outside the function's "
                 "sequence of steps (inside a loop); not supported";
-    // Every user, through views made of the buffer in the same step.
+    u.taken = subOf.lookup(take.call);
+    // Every user, through views made of the buffer in the same sub-step.
     SmallVector<Value> work{take.call->getResult(0)};
-    std::set<int64_t> seen{take.step};
+    std::set<int64_t> seen{u.taken};
     while (!work.empty()) {
       Value v = work.pop_back_val();
-      int64_t defStep = stepOf.lookup(v.getDefiningOp());
+      int64_t defSub = subOf.lookup(v.getDefiningOp());
       for (Operation *user : v.getUsers()) {
         Operation *top = entry.findAncestorOpInBlock(*user);
         if (!top)
           return source->emitError() << "buffer placement: a buffer is used "
                                         "outside the function's body";
-        int64_t k = stepOf.lookup(top);
-        if (k < 0)
+        int64_t s = subOf.lookup(top);
+        if (s < 0)
           return source->emitError()
                  << "buffer placement: a buffer is used before any step";
-        seen.insert(k);
+        seen.insert(s);
         bool view = top == user && !isa<func::CallOp>(user) &&
                     llvm::any_of(user->getResultTypes(),
                                  [](Type ty) { return isa<MemRefType>(ty); });
         if (!view)
           continue;
-        if (v != take.call->getResult(0) && k != defStep)
+        if (v != take.call->getResult(0) && s != defSub)
           return source->emitError()
                  << "buffer placement: a view of a buffer is used by a later "
                     "step ("
-                 << steps[k].op->getName() << "); not supported";
+                 << steps[subs[s].step].op->getName() << "); not supported";
         for (Value r : user->getResults())
           if (isa<MemRefType>(r.getType()))
             work.push_back(r);
       }
     }
-    u.steps.assign(seen.begin(), seen.end());
-    u.last = u.steps.back();
+    u.subs.assign(seen.begin(), seen.end());
+  }
+  // Row buffers in chunks: f32 row buffers in slots that hold only those.
+  if (K > 1) {
+    std::map<int64_t, bool> rowSlot;
+    for (auto [t, take] : llvm::enumerate(takes)) {
+      bool row = isRowKey(planned[take.id].second) &&
+                 cast<func::CallOp>(take.call).getCallee() != i32Name;
+      auto [it, fresh] = rowSlot.try_emplace(uses[t].slot, row);
+      if (!fresh)
+        it->second = it->second && row;
+    }
+    for (Use &u : uses)
+      u.chunked = rowSlot[u.slot];
   }
 
   // Everything fits at once: the slots as they are, nothing moves.
@@ -144,30 +214,97 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     return success();
   }
 
-  // The placement graph: a tensor per buffer, an op per step, and a token
-  // from each step to the next that fixes the lowering's order.
+  // The placement's tensors: a buffer, or each row chunk of a chunked one
+  // (its pages: what the runtime holds for it).
+  struct Unit {
+    unsigned take;
+    int64_t chunk; // -1: the whole buffer
+    uint64_t ioBytes;
+    int64_t last = -1; // the last sub-step using it
+  };
+  std::vector<Unit> units;
+  SmallVector<SmallVector<unsigned, 1>> unitsOf(takes.size());
   PlacementGraph graph;
-  const unsigned numTakes = takes.size();
-  for (auto [t, u] : llvm::enumerate(uses))
-    graph.addTensor(("slot " + Twine(u.slot) + " #" + Twine(t)).str(), u.bytes);
-  for (int64_t k = 0; k < numSteps; ++k)
-    graph.addTensor(("order " + Twine(k)).str(), 0);
-  std::vector<SmallVector<unsigned>> inputs(numSteps), outputs(numSteps);
-  for (auto [t, u] : llvm::enumerate(uses))
-    for (int64_t k : u.steps)
-      (k == u.taken ? outputs : inputs)[k].push_back(t);
-  for (int64_t k = 0; k < numSteps; ++k) {
-    if (k > 0)
-      inputs[k].push_back(numTakes + k - 1);
-    outputs[k].push_back(numTakes + k);
+  const int64_t estV = estimates.lookup("V");
+  for (auto [t, u] : llvm::enumerate(uses)) {
+    if (!u.chunked) {
+      unitsOf[t].push_back(units.size());
+      units.push_back(Unit{static_cast<unsigned>(t), -1, u.bytes});
+      graph.addTensor(("slot " + Twine(u.slot) + " #" + Twine(t)).str(),
+                      u.bytes);
+      continue;
+    }
+    const uint64_t rowBytes = estV > 0 ? u.bytes / estV : 0;
+    for (int64_t c = 0; c < K; ++c) {
+      const uint64_t rows =
+          chunkRowBound(estV, K, c + 1) - chunkRowBound(estV, K, c);
+      unitsOf[t].push_back(units.size());
+      units.push_back(Unit{static_cast<unsigned>(t), c, rows * rowBytes});
+      graph.addTensor(
+          ("slot " + Twine(u.slot) + " #" + Twine(t) + " chunk " + Twine(c))
+              .str(),
+          pagesFor(rows * rowBytes));
+    }
+  }
+  const unsigned numUnits = units.size();
+  for (int64_t s = 0; s < numSubs; ++s)
+    graph.addTensor(("order " + Twine(s)).str(), 0);
+  // What sub-step s touches of buffer t: chunk c of a chunked buffer in the
+  // chunk-c sub-step of a chunked step, else all of it.
+  auto touched = [&](unsigned t, int64_t s) -> SmallVector<unsigned, 1> {
+    if (uses[t].chunked && subs[s].chunk >= 0)
+      return {unitsOf[t][subs[s].chunk]};
+    return unitsOf[t];
+  };
+  std::vector<SmallVector<unsigned>> inputs(numSubs), outputs(numSubs);
+  std::vector<SmallVector<unsigned>> created(numSubs), written(numSubs);
+  SmallVector<bool> producedYet(numUnits, false);
+  for (auto [t, u] : llvm::enumerate(uses)) {
+    // Produced by the taking step: each chunk by its own sub-step when the
+    // step runs in chunks.
+    const int64_t step = subs[u.taken].step;
+    for (int64_t s = firstSub[step];
+         s < numSubs && subs[s].step == step; ++s) {
+      if (subs[s].chunk < 0 && s != u.taken)
+        continue;
+      for (unsigned x : touched(t, s))
+        if (!producedYet[x]) {
+          producedYet[x] = true;
+          outputs[s].push_back(x);
+          created[s].push_back(x);
+        }
+    }
+    for (int64_t s : u.subs)
+      for (unsigned x : touched(t, s)) {
+        units[x].last = std::max(units[x].last, s);
+        if (!llvm::is_contained(outputs[s], x) &&
+            !llvm::is_contained(inputs[s], x))
+          inputs[s].push_back(x);
+      }
+  }
+  for (Unit &x : units)
+    x.last = std::max(x.last, uses[x.take].taken);
+  DenseMap<int64_t, unsigned> takeOfBuffer; // planner id -> take
+  for (auto [t, take] : llvm::enumerate(takes))
+    takeOfBuffer[take.id] = t;
+  for (int64_t s = 0; s < numSubs; ++s) {
+    for (int64_t id : steps[subs[s].step].writes)
+      for (unsigned x : touched(takeOfBuffer.lookup(id), s))
+        written[s].push_back(x);
+    if (s > 0)
+      inputs[s].push_back(numUnits + s - 1);
+    outputs[s].push_back(numUnits + s);
     std::string name;
     llvm::raw_string_ostream os(name);
-    os << steps[k].op->getName() << " " << steps[k].op->getLoc();
-    graph.addOp(name, inputs[k], outputs[k]);
+    const Step &step = steps[subs[s].step];
+    os << step.op->getName() << " " << step.op->getLoc();
+    if (subs[s].chunk >= 0)
+      os << " chunk " << subs[s].chunk;
+    graph.addOp(name, inputs[s], outputs[s]);
   }
   SmallVector<unsigned> order;
-  for (int64_t k = 0; k < numSteps; ++k)
-    order.push_back(k);
+  for (int64_t s = 0; s < numSubs; ++s)
+    order.push_back(s);
 
   report.strategy = stringifyPlacementStrategy(strategy).str();
   auto makePlan = [&]() -> llvm::Expected<PlacementPlan> {
@@ -194,19 +331,25 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   report.minCapacity = plan->minCapacity;
   if (!plan->feasible) {
     // The step that needs the most.
-    const unsigned worst = getLargestOp(graph);
+    const Sub &worstSub = subs[getLargestOp(graph)];
+    const Step &worst = steps[worstSub.step];
     InFlightDiagnostic d = source->emitError();
     d << "the memory budget leaves " << bytesText(capacity)
       << " for the training state's buffers, below the minimum any plan "
          "needs, "
-      << bytesText(plan->minCapacity) << ": '" << steps[worst].op->getName()
+      << bytesText(plan->minCapacity) << ": '" << worst.op->getName()
       << "' alone uses " << bytesText(plan->minCapacity)
-      << " of buffers at once (raise the budget, or tile it into chunks)";
-    d.attachNote(steps[worst].op->getLoc()) << "this op";
+      << " of buffers at once ("
+      << (worstSub.chunk >= 0 ? "raise the budget, or the row chunks"
+          : K == 1 && isa<ApplyVertexOp>(worst.op)
+              ? "raise the budget, or run the vertex stages in row chunks"
+              : "raise the budget")
+      << ")";
+    d.attachNote(worst.op->getLoc()) << "this op";
     return failure();
   }
-  for (unsigned k = 0; k < plan->steps.size(); ++k)
-    if (plan->steps[k].op != k)
+  for (unsigned s = 0; s < plan->steps.size(); ++s)
+    if (plan->steps[s].op != s)
       return source->emitError()
              << "buffer placement: the plan changed the lowering's order";
 
@@ -218,6 +361,20 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   emitDropAll(fn, lb);
   report.peakBytes = plan->peakBytes;
   auto slotConst = [&](int64_t slot) { return lb.cI64(slot); };
+  // Chunked buffers are taken as chunks (each absent until its first use).
+  for (auto [t, take] : llvm::enumerate(takes)) {
+    if (!uses[t].chunked)
+      continue;
+    auto call = cast<func::CallOp>(take.call);
+    lb.b.setInsertionPoint(call);
+    Value chunked =
+        lb.call(rt::Call::gnnrtBufferChunks,
+                {ctx, call.getOperand(1), call.getOperand(2),
+                 lb.toI64(lb.sizes.numV), lb.cI64(K)});
+    call.getResult(0).replaceAllUsesWith(chunked);
+    take.call = chunked.getDefiningOp();
+    call.erase();
+  }
   SmallVector<Value> current;
   for (const Take &t : takes)
     current.push_back(t.call->getResult(0));
@@ -226,31 +383,42 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     auto it = owner.find(slot);
     return it == owner.end() ? -1 : it->second;
   };
-  SmallVector<bool> dirty(numTakes, false);
-  DenseMap<int64_t, SmallVector<unsigned>> takenIn; // step -> buffers
-  DenseMap<int64_t, unsigned> takeOfBuffer;           // planner id -> take
-  for (unsigned t = 0; t < numTakes; ++t) {
-    takenIn[uses[t].taken].push_back(t); // in block order
-    takeOfBuffer[takes[t].id] = t;
-  }
-  // Where the copies after step k go: before the next step's code.
-  auto nextCode = [&](int64_t k) -> Operation * {
-    for (int64_t j = k + 1; j < numSteps; ++j)
-      if (steps[j].first)
-        return steps[j].first;
+  SmallVector<bool> dirty(numUnits, false);
+  // Where the copies after sub-step s go: before the next one's code.
+  auto nextCode = [&](int64_t s) -> Operation * {
+    for (int64_t j = s + 1; j < numSubs; ++j)
+      if (subs[j].first)
+        return subs[j].first;
     return nullptr;
   };
-  for (int64_t k = 0; k < numSteps; ++k) {
-    const PlacementStep &step = plan->steps[k];
-    // Before the step: fetch what it reads and is not resident.
-    for (unsigned t : step.load) {
-      if (t >= numTakes)
+  auto chunkCall = [&](rt::Call callee, const Unit &x,
+                       std::optional<int64_t> keep = std::nullopt) {
+    SmallVector<Value> args{ctx, slotConst(uses[x.take].slot),
+                            lb.cI64(x.chunk)};
+    if (keep)
+      args.push_back(lb.cI64(*keep));
+    lb.call(callee, args);
+  };
+  for (int64_t s = 0; s < numSubs; ++s) {
+    const PlacementStep &step = plan->steps[s];
+    // Before the sub-step: fetch what it reads and is not resident.
+    for (unsigned x : step.load) {
+      if (x >= numUnits)
         continue;
-      if (!steps[k].first || ownerOf(uses[t].slot) != t)
+      const Unit &unit = units[x];
+      const unsigned t = unit.take;
+      if (!subs[s].first || ownerOf(uses[t].slot) != t)
         return source->emitError()
                << "buffer placement: slot " << uses[t].slot
-               << " holds another buffer when step " << k << " reads it";
-      lb.b.setInsertionPoint(steps[k].first);
+               << " holds another buffer when step " << subs[s].step
+               << " reads it";
+      lb.b.setInsertionPoint(subs[s].first);
+      report.fetchBytes += unit.ioBytes;
+      ++report.fetches;
+      if (unit.chunk >= 0) {
+        chunkCall(rt::Call::gnnrtFetchChunk, unit);
+        continue;
+      }
       lb.call(rt::Call::gnnrtFetch, {ctx, slotConst(uses[t].slot)});
       auto call = cast<func::CallOp>(takes[t].call);
       Value fresh =
@@ -263,31 +431,43 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         return top && top != retake && retake->isBeforeInBlock(top);
       });
       current[t] = fresh;
-      report.fetchBytes += uses[t].bytes;
-      ++report.fetches;
     }
-    for (unsigned t : takenIn.lookup(k)) {
-      owner[uses[t].slot] = t;
-      dirty[t] = true;
+    // The chunks it creates get their memory: after the take in the
+    // sub-step that takes the buffer, else before the sub-step.
+    for (unsigned x : created[s]) {
+      const Unit &unit = units[x];
+      owner[uses[unit.take].slot] = unit.take;
+      dirty[x] = true;
+      if (unit.chunk < 0)
+        continue;
+      if (uses[unit.take].taken == s)
+        lb.b.setInsertionPointAfter(takes[unit.take].call);
+      else
+        lb.b.setInsertionPoint(subs[s].first);
+      chunkCall(rt::Call::gnnrtFetchChunk, unit);
     }
-    for (int64_t id : steps[k].writes)
-      dirty[takeOfBuffer.lookup(id)] = true;
-    if (k + 1 == numSteps)
+    for (unsigned x : written[s])
+      dirty[x] = true;
+    if (s + 1 == numSubs)
       break; // the output step: the logits stay for the driver
-    Operation *at = nextCode(k);
+    Operation *at = nextCode(s);
     if (!at)
       return source->emitError()
-             << "buffer placement: no code after step " << k;
+             << "buffer placement: no code after step " << subs[s].step;
     lb.b.setInsertionPoint(at);
-    // After the step: what leaves the fast tier.
-    for (unsigned t : step.evict) {
-      if (t >= numTakes)
+    // After the sub-step: what leaves the fast tier.
+    for (unsigned x : step.evict) {
+      if (x >= numUnits)
         continue;
-      const int64_t slot = uses[t].slot;
-      const bool mine = ownerOf(slot) == static_cast<int64_t>(t);
-      if (uses[t].last <= k) { // dead
+      const Unit &unit = units[x];
+      const int64_t slot = uses[unit.take].slot;
+      const bool mine = ownerOf(slot) == static_cast<int64_t>(unit.take);
+      if (unit.last <= s) { // dead
         if (mine) {
-          lb.call(rt::Call::gnnrtDrop, {ctx, slotConst(slot), lb.cI64(0)});
+          if (unit.chunk >= 0)
+            chunkCall(rt::Call::gnnrtDropChunk, unit, 0);
+          else
+            lb.call(rt::Call::gnnrtDrop, {ctx, slotConst(slot), lb.cI64(0)});
           ++report.drops;
         }
         continue;
@@ -295,14 +475,21 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       if (!mine)
         return source->emitError()
                << "buffer placement: slot " << slot
-               << " holds another buffer while buffer #" << t << " is live";
-      if (dirty[t]) {
-        lb.call(rt::Call::gnnrtEvict, {ctx, slotConst(slot)});
-        report.evictBytes += uses[t].bytes;
+               << " holds another buffer while buffer #" << unit.take
+               << " is live";
+      if (dirty[x]) {
+        if (unit.chunk >= 0)
+          chunkCall(rt::Call::gnnrtEvictChunk, unit);
+        else
+          lb.call(rt::Call::gnnrtEvict, {ctx, slotConst(slot)});
+        report.evictBytes += unit.ioBytes;
         ++report.evictions;
-        dirty[t] = false;
+        dirty[x] = false;
       } else {
-        lb.call(rt::Call::gnnrtDrop, {ctx, slotConst(slot), lb.cI64(1)});
+        if (unit.chunk >= 0)
+          chunkCall(rt::Call::gnnrtDropChunk, unit, 1);
+        else
+          lb.call(rt::Call::gnnrtDrop, {ctx, slotConst(slot), lb.cI64(1)});
         ++report.drops;
       }
     }

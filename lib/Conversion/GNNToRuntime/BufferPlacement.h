@@ -56,6 +56,10 @@ public:
   void endStep(Operation *last);
   /// Planner buffer `id` is taken by the gnnrtBuffer(I32) call `call`.
   void recordTake(int64_t id, Operation *call);
+  /// The current step runs as row chunks starting at `starts` (RowChunks.h):
+  /// each chunk is a step of the placement, touching its chunk of the row
+  /// buffers.
+  void recordChunks(ArrayRef<Operation *> starts);
   /// The current step writes buffer `id` in place.
   void recordWrite(int64_t id);
 
@@ -67,7 +71,8 @@ public:
                       const SlotPlanner &slots,
                       const DenseMap<StringRef, int64_t> &estimates,
                       uint64_t capacity, PlacementStrategy strategy,
-                      LoweringBuilder &lb, BufferPlacementReport &report);
+                      int64_t rowChunks, LoweringBuilder &lb,
+                      BufferPlacementReport &report);
 
   /// Inserts gnnrtDropAll at the start of `fn` (what place() does to a
   /// function it plans).
@@ -79,6 +84,7 @@ private:
     Operation *before = nullptr;    // the block's last op before its code
     Operation *first = nullptr;     // its code's first op (null: none)
     SmallVector<int64_t, 2> writes; // buffers written in place
+    SmallVector<Operation *> chunkStarts; // its row chunks' first ops
   };
   struct Take {
     int64_t id;

@@ -70,8 +70,12 @@ LogicalResult FunctionLowering::run(bool training) {
       return failure();
     if (isa<ApplyVertexOp>(op)) {
       ++vertexStages;
-      if (!chunkStageRows(*entry, before, lastOp(), rowChunks, lb).empty())
+      SmallVector<Operation *> starts =
+          chunkStageRows(*entry, before, lastOp(), rowChunks, lb);
+      if (!starts.empty()) {
         ++chunkedStages;
+        placement.recordChunks(starts);
+      }
     }
     placement.endStep(lastOp());
     buffers.expire(buffers.indexOfOp(&op));

@@ -50,8 +50,9 @@ public:
   LogicalResult placeBuffers(const DenseMap<StringRef, int64_t> &estimates,
                              uint64_t capacity, PlacementStrategy strategy,
                              BufferPlacementReport &report) {
-    LogicalResult result = placement.place(lowered, source, slots, estimates,
-                                           capacity, strategy, lb, report);
+    LogicalResult result =
+        placement.place(lowered, source, slots, estimates, capacity, strategy,
+                        rowChunks, lb, report);
     planned = succeeded(result) && report.planned;
     return result;
   }
