@@ -209,13 +209,20 @@ public:
                     int64_t chunks, gnnrtMemRefF32 *weights,
                     gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                     int64_t width) = 0;
+  /// gnnrtSpmmRows: the output rows [begin, end) only, untiled.
+  virtual void spmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
+                        gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                        gnnrtMemRefF32 *out, int64_t width, int64_t begin,
+                        int64_t end) = 0;
   virtual void gemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
                     int64_t m, int64_t n, int64_t k, float alpha,
                     gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
                     gnnrtMemRefF32 *c) = 0;
   /// out[j] = sum over the rows of in[rows, width].
+  /// gnnrtSumRows, or gnnrtSumRowsAdd with `accumulate`.
   virtual void sumRows(gnnrtContext *ctx, int64_t rows, int64_t width,
-                       gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
+                       gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                       bool accumulate) = 0;
   virtual void typedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
                          int64_t numTypes, gnnrtMemRefF32 *x,
                          gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
@@ -228,9 +235,12 @@ public:
                              int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
                              gnnrtMemRefI32 *types, gnnrtMemRefF32 *g,
                              gnnrtMemRefF32 *gw) = 0;
+  /// Over the rows [begin, end) (gnnrtSoftmaxCrossEntropyRows; all of them
+  /// for gnnrtSoftmaxCrossEntropy).
   virtual float softmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
                                     gnnrtMemRefF32 *grad, int64_t classes,
-                                    int64_t split) = 0;
+                                    int64_t split, int64_t begin,
+                                    int64_t end) = 0;
   virtual void dropout(gnnrtContext *ctx, int64_t op, double rate,
                        gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) = 0;
 

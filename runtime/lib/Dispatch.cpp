@@ -40,6 +40,13 @@ void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
   of(ctx).spmm(ctx, side, mean, chunks, weights, in, out, width);
 }
 
+void _mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
+                                gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                                gnnrtMemRefF32 *out, int64_t width,
+                                int64_t begin, int64_t end) {
+  of(ctx).spmmRows(ctx, side, mean, weights, in, out, width, begin, end);
+}
+
 void _mlir_ciface_gnnrtGemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
                             int64_t m, int64_t n, int64_t k, float alpha,
                             gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
@@ -49,7 +56,13 @@ void _mlir_ciface_gnnrtGemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
 
 void _mlir_ciface_gnnrtSumRows(gnnrtContext *ctx, int64_t rows, int64_t width,
                                gnnrtMemRefF32 *in, gnnrtMemRefF32 *out) {
-  of(ctx).sumRows(ctx, rows, width, in, out);
+  of(ctx).sumRows(ctx, rows, width, in, out, false);
+}
+
+void _mlir_ciface_gnnrtSumRowsAdd(gnnrtContext *ctx, int64_t rows,
+                                  int64_t width, gnnrtMemRefF32 *in,
+                                  gnnrtMemRefF32 *out) {
+  of(ctx).sumRows(ctx, rows, width, in, out, true);
 }
 
 void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
@@ -79,7 +92,21 @@ float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
                                             gnnrtMemRefF32 *logits,
                                             gnnrtMemRefF32 *grad,
                                             int64_t classes, int64_t split) {
-  return of(ctx).softmaxCrossEntropy(ctx, logits, grad, classes, split);
+  return of(ctx).softmaxCrossEntropy(ctx, logits, grad, classes, split, 0,
+                                     ctx->ds.numVertices);
+}
+
+float _mlir_ciface_gnnrtSoftmaxCrossEntropyRows(gnnrtContext *ctx,
+                                                gnnrtMemRefF32 *logits,
+                                                gnnrtMemRefF32 *grad,
+                                                int64_t classes, int64_t split,
+                                                int64_t begin, int64_t end) {
+  if (begin < 0 || end < begin || end > ctx->ds.numVertices)
+    fatal("gnnrtSoftmaxCrossEntropyRows: rows [" + std::to_string(begin) +
+          ", " + std::to_string(end) + ") of " +
+          std::to_string(ctx->ds.numVertices));
+  return of(ctx).softmaxCrossEntropy(ctx, logits, grad, classes, split, begin,
+                                     end);
 }
 
 void _mlir_ciface_gnnrtDropout(gnnrtContext *ctx, int64_t op, double rate,

@@ -2,6 +2,8 @@
 
 #include "BufferPlacement.h"
 
+#include "RowChunks.h"
+
 #include "gnn/IR/GNNOps.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -138,6 +140,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     uint64_t bytes;
     int64_t taken; // the sub-step of the take
     SmallVector<int64_t, 4> subs; // sorted, unique
+    std::set<int64_t> readsAll;   // sub-steps reading all of its rows
     bool chunked = false;
   };
   std::vector<Use> uses(takes.size());
@@ -158,7 +161,8 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     while (!work.empty()) {
       Value v = work.pop_back_val();
       int64_t defSub = subOf.lookup(v.getDefiningOp());
-      for (Operation *user : v.getUsers()) {
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
         Operation *top = entry.findAncestorOpInBlock(*user);
         if (!top)
           return source->emitError() << "buffer placement: a buffer is used "
@@ -168,6 +172,8 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
           return source->emitError()
                  << "buffer placement: a buffer is used before any step";
         seen.insert(s);
+        if (readsAllRows(use))
+          u.readsAll.insert(s);
         bool view = top == user && !isa<func::CallOp>(user) &&
                     llvm::any_of(user->getResultTypes(),
                                  [](Type ty) { return isa<MemRefType>(ty); });
@@ -252,7 +258,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   // What sub-step s touches of buffer t: chunk c of a chunked buffer in the
   // chunk-c sub-step of a chunked step, else all of it.
   auto touched = [&](unsigned t, int64_t s) -> SmallVector<unsigned, 1> {
-    if (uses[t].chunked && subs[s].chunk >= 0)
+    if (uses[t].chunked && subs[s].chunk >= 0 && !uses[t].readsAll.count(s))
       return {unitsOf[t][subs[s].chunk]};
     return unitsOf[t];
   };

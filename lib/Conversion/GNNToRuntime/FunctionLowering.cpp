@@ -68,10 +68,15 @@ LogicalResult FunctionLowering::run(bool training) {
     placement.beginStep(&op, before);
     if (failed(lowerTop(&op)))
       return failure();
-    if (isa<ApplyVertexOp>(op)) {
+    if (isa<ApplyVertexOp, OuterSumOp, SumRowsOp, SoftmaxCrossEntropyOp,
+            FusedGatherOp>(op) ||
+        aggregations.count(&op)) {
       ++vertexStages;
+      DenseMap<Value, Value> replaced;
       SmallVector<Operation *> starts =
-          chunkStageRows(*entry, before, lastOp(), rowChunks, lb);
+          chunkStageRows(*entry, before, lastOp(), rowChunks, lb, replaced);
+      if (Value total = replaced.lookup(loss))
+        loss = total;
       if (!starts.empty()) {
         ++chunkedStages;
         placement.recordChunks(starts);

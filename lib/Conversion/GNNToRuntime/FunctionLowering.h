@@ -34,7 +34,8 @@ public:
   /// Runs each vertex stage's code as `chunks` row chunks (RowChunks.h);
   /// before run().
   void setRowChunks(int64_t chunks) { rowChunks = chunks; }
-  /// After run(): the vertex stages run in row chunks, of how many.
+  /// After run(): the steps run in row chunks, of how many over the vertices
+  /// (vertex stages, aggregations, outer sums).
   std::pair<int64_t, int64_t> getChunkedStages() const {
     return {chunkedStages, vertexStages};
   }

@@ -3,6 +3,8 @@
 
 #include "FusedGatherLowering.h"
 
+#include "RowChunks.h"
+
 #include "ElementMath.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -260,15 +262,23 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     kernels.setBuffer(0, a.buf);
     buffers.bind(arg, a);
   }
+  // The operands and edge caches are read at the neighbours' rows: a row
+  // chunk of the gather (RowChunks.h) reads all of them.
+  auto markLast = [&]() {
+    markReadsAllRows(&lb.b.getInsertionBlock()->back());
+  };
   for (auto [i, t] : llvm::enumerate(tensors)) {
     kernels.setBuffer(numOuts + i, t.buf);
+    markLast();
     kernels.setInt(numOuts + i, t.rowSize);
   }
   KernelCaches caches = edgeCachesFor(fg);
   int64_t firstCacheArg = numOuts + static_cast<int64_t>(tensors.size());
-  for (auto [i, c] : llvm::enumerate(caches))
+  for (auto [i, c] : llvm::enumerate(caches)) {
     kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
                       std::get<1>(c)->buf);
+    markLast();
+  }
   if (failed(emitFusedGatherKernel(lb, kernels, fg, tensors, caches,
                                    firstCacheArg)))
     return failure();

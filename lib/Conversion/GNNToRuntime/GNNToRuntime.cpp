@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionLowering.h"
+#include "RowChunks.h"
 
 #include "gnn/Conversion/Passes.h"
 #include "gnn/IR/GNNOps.h"
@@ -141,13 +142,17 @@ static unsigned graphArraysRead(ModuleOp module) {
       std::optional<int64_t> s =
           side(callee == rt::getName(rt::Call::gnnrtGather) ? 2 : 1);
       mask |= !s ? 0xFu : *s == 0 ? 4u : 0u;
-    } else if (callee == rt::getName(rt::Call::gnnrtSpmm)) {
-      // (ctx, side, mean, chunks, weights, in, out, width): to the sources
-      // reads csrDst, and csrEdge for per-edge weights; to the
+    } else if (callee == rt::getName(rt::Call::gnnrtSpmm) ||
+               callee == rt::getName(rt::Call::gnnrtSpmmRows)) {
+      // (ctx, side, mean, chunks, weights, in, out, width), and the rows'
+      // (ctx, side, mean, weights, in, out, width, begin, end): to the
+      // sources reads csrDst, and csrEdge for per-edge weights; to the
       // destinations, src.
       std::optional<int64_t> s = side(1);
       bool weighted = true;
-      if (auto cast = call.getOperand(4).getDefiningOp<memref::CastOp>())
+      const unsigned weights =
+          callee == rt::getName(rt::Call::gnnrtSpmm) ? 4 : 3;
+      if (auto cast = call.getOperand(weights).getDefiningOp<memref::CastOp>())
         if (auto from = dyn_cast<MemRefType>(cast.getSource().getType()))
           weighted = !(from.hasStaticShape() && from.getNumElements() == 0);
       mask |= !s ? 0xFu : *s == 0 ? (8u | (weighted ? 4u : 0u)) : 1u;
@@ -310,8 +315,8 @@ struct ConvertGNNToRuntime
       if (rowChunks > 1) {
         auto [chunked, stages] = lowerings.back()->getChunkedStages();
         fn.emitRemark() << "row chunks: " << chunked << " of " << stages
-                        << " vertex stages run in " << rowChunks.getValue()
-                        << " chunks";
+                        << " steps over the vertices run in "
+                        << rowChunks.getValue() << " chunks";
       }
       lowerings.back()->planSlots(estimates);
       llvm::append_range(bufferSizes, lowerings.back()->getPlannedSizes());
@@ -352,6 +357,7 @@ struct ConvertGNNToRuntime
           training ? "train" : "eval", report.planned ? 1 : 0, report.peakBytes,
           estimates["V"], estimates["E"], estimates["F"], estimates["C"]);
     }
+    clearReadsAllRows(module);
     // One function planned: the other starts with nothing resident too, so
     // that the run's peak is the larger of the two (when both fit, nothing
     // is dropped and the slots stay allocated across calls).

@@ -21,6 +21,10 @@ enum class Role {
   Repeated,  // cloned into every chunk as it is (kernel arguments, index math)
   RowKernel, // gnnrtParallelFor over the vertices
   RowGemm,   // gnnrtGemm over the vertices (its A and C are row operands)
+  SumGemm,   // gnnrtGemm summing over the vertices (A^T B: A and B rows)
+  RowSpmm,   // gnnrtSpmm: its output rows, from the whole input
+  RowSum,    // gnnrtSumRows over the vertices: added up over the chunks
+  RowLoss,   // gnnrtSoftmaxCrossEntropy: the chunks' shares added up
 };
 
 /// The call's entry point, if `op` calls one.
@@ -76,7 +80,20 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
       // C[m, n] = A[m, k] op(B): rows of A and C, B whole.
       if (isZero(op->getOperand(1)) && isVertexCount(op->getOperand(3), numV))
         return Role::RowGemm;
+      // C[m, n] = A[k, m]^T B[k, n] summed over k = the vertices (an outer
+      // sum): rows of A and B, C accumulated.
+      if (!isZero(op->getOperand(1)) && isZero(op->getOperand(2)) &&
+          isVertexCount(op->getOperand(5), numV))
+        return Role::SumGemm;
       return std::nullopt;
+    case rt::Call::gnnrtSpmm:
+      return Role::RowSpmm;
+    case rt::Call::gnnrtSumRows:
+      if (isVertexCount(op->getOperand(1), numV))
+        return Role::RowSum;
+      return std::nullopt;
+    case rt::Call::gnnrtSoftmaxCrossEntropy:
+      return Role::RowLoss;
     default:
       return std::nullopt;
     }
@@ -93,16 +110,36 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
   if (op->getNumRegions() > 0)
     return std::nullopt;
   if (isa<arith::ArithDialect>(op->getDialect()) || isa<func::ConstantOp>(op) ||
-      isa<memref::LoadOp, memref::StoreOp>(op))
+      isa<memref::LoadOp, memref::StoreOp, memref::AllocaOp, memref::CastOp>(
+          op))
     return Role::Repeated;
   return std::nullopt;
 }
 
 } // namespace
 
+static constexpr StringLiteral kAllRowsAttr = "gnn.all_rows";
+
+void mlir::gnn::clearReadsAllRows(ModuleOp module) {
+  module.walk([](func::CallOp call) { call->removeAttr(kAllRowsAttr); });
+}
+
+void mlir::gnn::markReadsAllRows(Operation *kernelArg) {
+  kernelArg->setAttr(kAllRowsAttr, UnitAttr::get(kernelArg->getContext()));
+}
+
+bool mlir::gnn::readsAllRows(OpOperand &use) {
+  Operation *user = use.getOwner();
+  // gnnrtSpmmRows(ctx, side, mean, weights, in, out, width, begin, end).
+  if (calleeOf(user) == rt::Call::gnnrtSpmmRows)
+    return use.getOperandNumber() == 3 || use.getOperandNumber() == 4;
+  return user->hasAttr(kAllRowsAttr);
+}
+
 SmallVector<Operation *>
 mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
-                          int64_t chunks, LoweringBuilder &lb) {
+                          int64_t chunks, LoweringBuilder &lb,
+                          DenseMap<Value, Value> &replaced) {
   if (chunks < 2 || !last || last == before)
     return {};
   Operation *first = before ? before->getNextNode() : &block.front();
@@ -113,7 +150,7 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
     std::optional<Role> role = roleOf(op, lb.sizes.numV);
     if (!role)
       return {};
-    rowWork |= *role == Role::RowKernel || *role == Role::RowGemm;
+    rowWork |= *role != Role::Shared && *role != Role::Repeated;
     code.push_back(op);
     roles.push_back(*role);
     if (op == last)
@@ -159,18 +196,42 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
     starts.push_back(copies[k].front().first);
   }
 
-  // Each copy restricted to its rows.
+  // Each copy restricted to its rows; the loss's shares, to add up.
+  // The j-th loss of each copy: the original call and every share.
+  SmallVector<std::pair<Operation *, SmallVector<Value>>> shares;
   for (int64_t k = 0; k < chunks; ++k) {
     Value begin = bounds[k], stop = bounds[k + 1];
-    for (auto [op, role] : copies[k]) {
-      if (role != Role::RowKernel && role != Role::RowGemm)
-        continue;
+    unsigned losses = 0;
+    // Rewrites `op` before its place (ops before it are final).
+    auto rewrite = [&](Operation *op, Role role) {
       b.setInsertionPoint(op);
       if (role == Role::RowKernel) {
         lb.call(rt::Call::gnnrtParallelForRange,
                 {op->getOperand(0), op->getOperand(1), begin, stop});
         op->erase();
-        continue;
+        return;
+      }
+      if (role == Role::RowLoss) {
+        // gnnrtSoftmaxCrossEntropy(ctx, logits, grad, classes, split).
+        Value share =
+            lb.call(rt::Call::gnnrtSoftmaxCrossEntropyRows,
+                    {op->getOperand(0), op->getOperand(1), op->getOperand(2),
+                     op->getOperand(3), op->getOperand(4), begin, stop});
+        if (k == 0)
+          shares.push_back({op, {}});
+        shares[losses++].second.push_back(share);
+        if (k > 0)
+          op->erase(); // the original goes once the sum stands for it
+        return;
+      }
+      if (role == Role::RowSpmm) {
+        // gnnrtSpmm(ctx, side, mean, chunks, weights, in, out, width).
+        lb.call(rt::Call::gnnrtSpmmRows,
+                {op->getOperand(0), op->getOperand(1), op->getOperand(2),
+                 op->getOperand(4), op->getOperand(5), op->getOperand(6),
+                 op->getOperand(7), begin, stop});
+        op->erase();
+        return;
       }
       // gnnrtGemm(ctx, tA, tB, m, n, k, alpha, A, B, beta, C).
       Value rows = b.create<arith::SubIOp>(loc, stop, begin);
@@ -179,12 +240,56 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
                        {op->getOperand(0), buf, lb.mul(begin, width),
                         lb.mul(rows, width)});
       };
-      Value a = rangeOf(op->getOperand(7), op->getOperand(5));
-      Value c = rangeOf(op->getOperand(10), op->getOperand(4));
-      op->setOperand(3, rows);
+      if (role == Role::RowGemm) {
+        Value a = rangeOf(op->getOperand(7), op->getOperand(5));
+        Value c = rangeOf(op->getOperand(10), op->getOperand(4));
+        op->setOperand(3, rows);
+        op->setOperand(7, a);
+        op->setOperand(10, c);
+        return;
+      }
+      if (role == Role::RowSum) {
+        // gnnrtSumRows(ctx, rows, width, in, out): chunk k adds its rows.
+        Value in =
+            lb.call(rt::Call::gnnrtView, {op->getOperand(0), op->getOperand(3),
+                                          lb.mul(begin, op->getOperand(2)),
+                                          lb.mul(rows, op->getOperand(2))});
+        lb.call(k == 0 ? rt::Call::gnnrtSumRows : rt::Call::gnnrtSumRowsAdd,
+                {op->getOperand(0), rows, op->getOperand(2), in,
+                 op->getOperand(4)});
+        op->erase();
+        return;
+      }
+      // SumGemm: chunk k adds its rows' A^T B to C (the first sets it).
+      Value a = rangeOf(op->getOperand(7), op->getOperand(3));
+      Value bv = rangeOf(op->getOperand(8), op->getOperand(4));
+      op->setOperand(5, rows);
       op->setOperand(7, a);
-      op->setOperand(10, c);
+      op->setOperand(8, bv);
+      if (k > 0)
+        op->setOperand(9, lb.cF32(1.0));
+    };
+    for (auto [op, role] : copies[k]) {
+      if (role == Role::Shared || role == Role::Repeated)
+        continue;
+      // A chunk's code starts at what its first op became.
+      Operation *prev = op->getPrevNode();
+      const bool first = starts[k] == op;
+      rewrite(op, role);
+      if (first)
+        starts[k] = prev ? prev->getNextNode() : &block.front();
     }
+  }
+
+  // The loss: the sum of the shares, after the last chunk's.
+  for (auto &[original, parts] : shares) {
+    b.setInsertionPointAfter(parts.back().getDefiningOp());
+    Value total = parts.front();
+    for (Value part : ArrayRef(parts).drop_front())
+      total = b.create<arith::AddFOp>(loc, total, part);
+    original->getResult(0).replaceAllUsesWith(total);
+    replaced[original->getResult(0)] = total;
+    original->erase();
   }
   return starts;
 }

@@ -22,13 +22,27 @@
 
 namespace mlir::gnn {
 
-/// Runs the code of one lowered vertex stage, the ops after `before` (from
-/// the block's start when null) through `last`, as `chunks` row chunks.
+/// Whether `use`, in a step run as row chunks, reads every row of its
+/// operand (an aggregation's input and edge weights, a fused gather's
+/// operands), not only its chunk's.
+bool readsAllRows(OpOperand &use);
+/// Marks a kernel argument call (gnnrtKernelArg) whose buffer the kernel
+/// reads at any row (a fused gather's operands: the neighbours' rows).
+void markReadsAllRows(Operation *kernelArg);
+/// Removes those marks (once the placement has read them).
+void clearReadsAllRows(ModuleOp module);
+
+/// Runs the code of one lowered step (a vertex stage, an aggregation, an
+/// outer sum), the ops after `before` (from the block's start when null)
+/// through `last`, as `chunks` row chunks.
 /// Returns the ops where the chunks' code starts (chunk 0's first, ...), or
 /// nothing when the code cannot be chunked (or is empty, or `chunks` < 2).
+/// A value the code defined that the chunks replaced (the loss: the sum of
+/// the chunks' shares) is in `replaced`.
 SmallVector<Operation *> chunkStageRows(Block &block, Operation *before,
                                         Operation *last, int64_t chunks,
-                                        LoweringBuilder &lb);
+                                        LoweringBuilder &lb,
+                                        DenseMap<Value, Value> &replaced);
 
 } // namespace mlir::gnn
 

@@ -33,8 +33,11 @@
 ///      slot buffer at the same address.
 ///   7: gnnrtParallelForRange runs a kernel over a range of rows and
 ///      gnnrtView makes a memref of a range of a buffer (the row chunks of a
-///      step); gnnrtBufferChunks takes a slot as row chunks that
-///      gnnrtFetchChunk, gnnrtEvictChunk and gnnrtDropChunk move.
+///      step), gnnrtSpmmRows and gnnrtSoftmaxCrossEntropyRows compute a
+///      range of rows of an aggregation and of the loss, gnnrtSumRowsAdd adds
+///      rows to a sum;
+///      gnnrtBufferChunks takes a slot as row chunks that gnnrtFetchChunk,
+///      gnnrtEvictChunk and gnnrtDropChunk move.
 #define GNNRT_API_VERSION 7
 
 #ifdef __cplusplus
@@ -169,6 +172,15 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtEdgeDataI32(gnnrtMemRefI32 *result,
 GNNRT_EXPORT void _mlir_ciface_gnnrtScatter(gnnrtContext *ctx, int64_t side,
                                             gnnrtMemRefF32 *in,
                                             gnnrtMemRefF32 *out, int64_t width);
+/// gnnrtSpmm's output rows [begin, end) only (0 <= begin <= end <= V), from
+/// all of their edges, untiled; the other rows of `out` are not touched (a
+/// row chunk of an aggregation: ABI 7).
+GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side,
+                                             int64_t mean,
+                                             gnnrtMemRefF32 *weights,
+                                             gnnrtMemRefF32 *in,
+                                             gnnrtMemRefF32 *out, int64_t width,
+                                             int64_t begin, int64_t end);
 
 /// out[v, :] = reduce over edges e with dst(e) = v (side 1) or src(e) = v
 /// (side 0) of in[e, :]. Vertices without edges get 0. For max/min, `arg`
@@ -209,6 +221,12 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side,
 GNNRT_EXPORT void _mlir_ciface_gnnrtSumRows(gnnrtContext *ctx, int64_t rows,
                                             int64_t width, gnnrtMemRefF32 *in,
                                             gnnrtMemRefF32 *out);
+/// out[j] += sum over r < rows of in[r * width + j] (a row chunk's share of
+/// gnnrtSumRows: ABI 7).
+GNNRT_EXPORT void _mlir_ciface_gnnrtSumRowsAdd(gnnrtContext *ctx, int64_t rows,
+                                               int64_t width,
+                                               gnnrtMemRefF32 *in,
+                                               gnnrtMemRefF32 *out);
 
 /// C[M, N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when
 /// the flag is set (OpenBLAS sgemm on the CPU device).
@@ -352,6 +370,13 @@ GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
                                                          gnnrtMemRefF32 *grad,
                                                          int64_t classes,
                                                          int64_t split);
+/// The vertices [begin, end) of gnnrtSoftmaxCrossEntropy (0 <= begin <= end
+/// <= V): their share of the loss (their losses over the count of the whole
+/// split: the shares of a partition of the vertices add up to the loss) and
+/// their rows of the gradient; other rows untouched (a row chunk: ABI 7).
+GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropyRows(
+    gnnrtContext *ctx, gnnrtMemRefF32 *logits, gnnrtMemRefF32 *grad,
+    int64_t classes, int64_t split, int64_t begin, int64_t end);
 
 /// The mask of dropout op `op` at this step, for compiled code that applies
 /// it inline (the same mask as gnnrtDropout's): `which` 0 gives the key, 1 the

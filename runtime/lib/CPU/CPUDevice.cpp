@@ -212,14 +212,19 @@ public:
             int64_t w) override {
     cpuSpmm(graph(), side, mean, chunks, wts, in, out, w);
   }
+  void spmmRows(gnnrtContext *, int64_t side, int64_t mean, gnnrtMemRefF32 *wts,
+                gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t w,
+                int64_t begin, int64_t end) override {
+    cpuSpmmRows(graph(), side, mean, wts, in, out, w, begin, end);
+  }
   void gemm(gnnrtContext *, int64_t ta, int64_t tb, int64_t m, int64_t n,
             int64_t k, float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,
             float beta, gnnrtMemRefF32 *c) override {
     cpuGemm(ta, tb, m, n, k, alpha, a, b, beta, c);
   }
   void sumRows(gnnrtContext *, int64_t rows, int64_t width, gnnrtMemRefF32 *in,
-               gnnrtMemRefF32 *out) override {
-    cpuSumRows(rows, width, in, out);
+               gnnrtMemRefF32 *out, bool accumulate) override {
+    cpuSumRows(rows, width, in, out, accumulate);
   }
   void typedGemm(gnnrtContext *c, int64_t rows, int64_t k, int64_t n, int64_t t,
                  gnnrtMemRefF32 *x, gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
@@ -238,8 +243,9 @@ public:
   }
   float softmaxCrossEntropy(gnnrtContext *c, gnnrtMemRefF32 *logits,
                             gnnrtMemRefF32 *grad, int64_t classes,
-                            int64_t split) override {
-    return cpuSoftmaxCrossEntropy(c, logits, grad, classes, split);
+                            int64_t split, int64_t begin,
+                            int64_t end) override {
+    return cpuSoftmaxCrossEntropy(c, logits, grad, classes, split, begin, end);
   }
   void dropout(gnnrtContext *c, int64_t op, double rate, gnnrtMemRefF32 *in,
                gnnrtMemRefF32 *out) override {

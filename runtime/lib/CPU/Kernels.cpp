@@ -270,10 +270,11 @@ inline void spmmRow(const SpmmOperands &op, int64_t begin, int64_t end,
 }
 
 template <bool Indirect>
-void spmmRows(const SpmmOperands &op, int64_t mean, int64_t V, float *y) {
+void spmmRows(const SpmmOperands &op, int64_t mean, int64_t begin, int64_t end,
+              float *y) {
   const int64_t *offsets = op.seg.offsets;
 #pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t v = 0; v < V; ++v) {
+  for (int64_t v = begin; v < end; ++v) {
     const int64_t begin = offsets[v], end = offsets[v + 1];
     const float scale =
         mean && end > begin ? 1.0f / static_cast<float>(end - begin) : 1.0f;
@@ -343,10 +344,36 @@ void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
     else
       spmmTiled<false>(op, mean, V, P, y);
   } else if (seg.edges) {
-    spmmRows<true>(op, mean, V, y);
+    spmmRows<true>(op, mean, 0, V, y);
   } else {
-    spmmRows<false>(op, mean, V, y);
+    spmmRows<false>(op, mean, 0, V, y);
   }
+}
+
+void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
+                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                 gnnrtMemRefF32 *out, int64_t width, int64_t begin,
+                 int64_t end) {
+  const int64_t V = graph.numVertices, E = graph.numEdges;
+  if (begin < 0 || end < begin || end > V)
+    fatal("gnnrtSpmmRows: rows [" + std::to_string(begin) + ", " +
+          std::to_string(end) + ") of " + std::to_string(V));
+  need(in->sizes[0], V * width, "gnnrtSpmmRows input");
+  need(out->sizes[0], V * width, "gnnrtSpmmRows output");
+  const bool weighted = weights->sizes[0] > 0;
+  if (weighted)
+    need(weights->sizes[0], E, "gnnrtSpmmRows weights");
+  const Segments seg = segmentsOf(graph, side);
+  const SpmmOperands op{seg,
+                        side == 1 ? graph.index[0] : graph.index[3],
+                        weighted ? ptr(weights) : nullptr,
+                        ptr(in),
+                        width,
+                        seg.offsets[V]};
+  if (seg.edges)
+    spmmRows<true>(op, mean, begin, end, ptr(out));
+  else
+    spmmRows<false>(op, mean, begin, end, ptr(out));
 }
 
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
@@ -380,13 +407,14 @@ void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
 /// sums it adds to its partial; the partials are added in thread order, so the
 /// result depends only on the thread count.
 void cpuSumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
-                gnnrtMemRefF32 *out) {
+                gnnrtMemRefF32 *out, bool accumulate) {
   need(in->sizes[0], rows * width, "gnnrtSumRows input");
   need(out->sizes[0], width, "gnnrtSumRows output");
   const float *x = ptr(in);
   float *y = ptr(out);
-  for (int64_t j = 0; j < width; ++j)
-    y[j] = 0.0f;
+  if (!accumulate)
+    for (int64_t j = 0; j < width; ++j)
+      y[j] = 0.0f;
   if (rows == 0 || width == 0)
     return;
   constexpr int64_t kBlock = 64;
@@ -571,7 +599,7 @@ void cpuTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
 
 float cpuSoftmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
                              gnnrtMemRefF32 *grad, int64_t classes,
-                             int64_t split) {
+                             int64_t split, int64_t begin, int64_t end) {
   const Dataset &ds = ctx->ds;
   const int64_t V = ds.numVertices;
   need(logits->sizes[0], V * classes, "gnnrtSoftmaxCrossEntropy logits");
@@ -589,7 +617,7 @@ float cpuSoftmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
   const double inv = count ? 1.0 / static_cast<double>(count) : 0.0;
   double total = 0.0;
 #pragma omp parallel for schedule(static, 256) reduction(+ : total)
-  for (int64_t v = 0; v < V; ++v) {
+  for (int64_t v = begin; v < end; ++v) {
     const float *row = z + v * classes;
     float *grow = gz ? gz + v * classes : nullptr;
     const int64_t y = ds.labels[v];

@@ -21,6 +21,10 @@ void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
 void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
                           gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                           gnnrtMemRefF32 *gradEdges, int64_t width);
+void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
+                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                 gnnrtMemRefF32 *out, int64_t width, int64_t begin,
+                 int64_t end);
 void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
              int64_t chunks, gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
              gnnrtMemRefF32 *out, int64_t width);
@@ -28,7 +32,7 @@ void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
              float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
              gnnrtMemRefF32 *c);
 void cpuSumRows(int64_t rows, int64_t width, gnnrtMemRefF32 *in,
-                gnnrtMemRefF32 *out);
+                gnnrtMemRefF32 *out, bool accumulate);
 void cpuTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
                   int64_t numTypes, gnnrtMemRefF32 *x, gnnrtMemRefI32 *types,
                   gnnrtMemRefF32 *w, gnnrtMemRefF32 *out);
@@ -40,9 +44,11 @@ void cpuTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
                       int64_t numTypes, gnnrtMemRefF32 *x,
                       gnnrtMemRefI32 *types, gnnrtMemRefF32 *g,
                       gnnrtMemRefF32 *gw);
+/// Over the rows [begin, end): their share of the masked mean (the mean's
+/// count is the whole split's) and their gradient rows.
 float cpuSoftmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
                              gnnrtMemRefF32 *grad, int64_t classes,
-                             int64_t split);
+                             int64_t split, int64_t begin, int64_t end);
 void cpuDropout(gnnrtContext *ctx, int64_t op, double rate, gnnrtMemRefF32 *in,
                 gnnrtMemRefF32 *out);
 

@@ -150,13 +150,18 @@ public:
             gnnrtMemRefF32 *, gnnrtMemRefF32 *, int64_t) override {
     unimplemented("spmm");
   }
+  void spmmRows(gnnrtContext *, int64_t, int64_t, gnnrtMemRefF32 *,
+                gnnrtMemRefF32 *, gnnrtMemRefF32 *, int64_t, int64_t,
+                int64_t) override {
+    unimplemented("spmmRows");
+  }
   void gemm(gnnrtContext *, int64_t, int64_t, int64_t, int64_t, int64_t, float,
             gnnrtMemRefF32 *, gnnrtMemRefF32 *, float,
             gnnrtMemRefF32 *) override {
     unimplemented("gemm");
   }
   void sumRows(gnnrtContext *, int64_t, int64_t, gnnrtMemRefF32 *,
-               gnnrtMemRefF32 *) override {
+               gnnrtMemRefF32 *, bool) override {
     unimplemented("sumRows");
   }
   void typedGemm(gnnrtContext *, int64_t, int64_t, int64_t, int64_t,
@@ -175,7 +180,7 @@ public:
     unimplemented("typedOuterSum");
   }
   float softmaxCrossEntropy(gnnrtContext *, gnnrtMemRefF32 *, gnnrtMemRefF32 *,
-                            int64_t, int64_t) override {
+                            int64_t, int64_t, int64_t, int64_t) override {
     unimplemented("softmaxCrossEntropy");
   }
   void dropout(gnnrtContext *, int64_t, double, gnnrtMemRefF32 *,

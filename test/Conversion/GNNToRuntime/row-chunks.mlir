@@ -1,13 +1,14 @@
-// Row chunks of the vertex stages (convert-gnn-to-runtime row-chunks=K,
-// issue 18): a stage's code runs K times, chunk k over rows [b_k, b_{k+1})
+// Row chunks of the steps over the vertices (convert-gnn-to-runtime
+// row-chunks=K, issue 18): a step's code runs K times, chunk k over rows [b_k, b_{k+1})
 // with b_k = floor(floor(k V / K) / 32) * 32 (GNNRT_PARALLEL_CHUNK), b_0 = 0
 // and b_K = V. A kernel over the vertices becomes gnnrtParallelForRange, a
 // GEMM over the vertices takes gnnrtView ranges of A and C at its chunk's
-// rows. A stage with a loop over its rows in the function (row_dot) stays
-// whole.
+// rows, an aggregation computes its chunk's rows (gnnrtSpmmRows), the loss
+// adds up the chunks' shares. A stage with a loop over its rows in the
+// function (row_dot) stays whole.
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3" -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
-// CHECK: remark: row chunks: 4 of 6 vertex stages run in 3 chunks
-// CHECK: remark: row chunks: 2 of 3 vertex stages run in 3 chunks
+// CHECK: remark: row chunks: 9 of 12 steps over the vertices run in 3 chunks
+// CHECK: remark: row chunks: 4 of 5 steps over the vertices run in 3 chunks
 // CHECK-LABEL: func.func @gnn_eval(%arg0: !llvm.ptr)
 // CHECK:         %[[V:.*]] = call @gnnrtDim(%arg0, %c0_i64)
 // CHECK:         %[[FEATURES:.*]] = call @gnnrtFeatures(%arg0)
@@ -40,13 +41,25 @@
 // CHECK:         %[[R2:.*]] = arith.subi %[[V64]], %[[B2]] : i64
 // CHECK:         call @gnnrtGemm(%arg0, %{{.*}}, %{{.*}}, %[[R2]],
 // CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B2]], %[[V64]])
+// The aggregation: each chunk's output rows from the whole input.
+// (Each step computes the same boundaries anew.)
+// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN:[0-9]+]], %[[OUT:[0-9]+]], %{{.*}}, %c0_i64{{.*}}, %[[SB1:[0-9]+]])
+// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2:[0-9]+]])
+// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %{{.*}})
 // The gate's row_dot loops over the rows in the function: whole.
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK:         call @gnnrtParallelFor(%arg0,
 // The logits: three GEMMs.
 // CHECK-COUNT-3: call @gnnrtGemm(
 // CHECK-NOT:     call @gnnrtGemm(
-// CHECK:         return
+// The loss: the chunks' shares, added up.
+// CHECK:         %[[L0:.*]] = call @gnnrtSoftmaxCrossEntropyRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %[[LB1:[0-9]+]])
+// CHECK:         %[[L1:.*]] = call @gnnrtSoftmaxCrossEntropyRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LB1]], %[[LB2:[0-9]+]])
+// CHECK:         %[[L2:.*]] = call @gnnrtSoftmaxCrossEntropyRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LB2]], %{{.*}})
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[L0]], %[[L1]] : f32
+// CHECK-NEXT:    %[[LOSS:.*]] = arith.addf %[[S]], %[[L2]] : f32
+// CHECK-NEXT:    call @gnnrtSetOutput(%arg0, %{{.*}}, %[[LOSS]])
+// CHECK-NEXT:    return %[[LOSS]] : f32
 //
 // The training step: the dropout's mask is computed per element at its row
 // and the stage's dropout parameters are taken once, before the chunks.

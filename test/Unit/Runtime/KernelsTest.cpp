@@ -118,10 +118,42 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
                     << " (in-degree " << count[v] << ")";
               }
           }
+          // Row ranges (gnnrtSpmmRows; a few widths): the rows of the range
+          // as the whole aggregation computes them bit for bit, the others
+          // untouched.
+          if (width != 1 && width != 17 && width != 128 && width != 602)
+            continue;
+          gnnrtMemRefF32 wm = view(w), xm = view(x), ym = view(y);
+          std::fill(y.begin(), y.end(), -7.0f);
+          _mlir_ciface_gnnrtSpmm(ctx.get(), side, mean, 1, &wm, &xm, &ym,
+                                 width);
+          const std::vector<float> whole = y;
+          for (auto [b, e] : std::vector<std::pair<int64_t, int64_t>>{
+                   {0, 0}, {0, 1}, {37, 180}, {299, 300}, {0, 300}}) {
+            std::fill(y.begin(), y.end(), -7.0f);
+            _mlir_ciface_gnnrtSpmmRows(ctx.get(), side, mean, &wm, &xm, &ym,
+                                       width, b, e);
+            for (int64_t v = 0; v < V; ++v)
+              for (int64_t i = 0; i < width; ++i)
+                ASSERT_EQ(y[v * width + i],
+                          v >= b && v < e ? whole[v * width + i] : -7.0f)
+                    << "rows [" << b << ", " << e << ") vertex " << v;
+          }
         }
       }
     }
   }
+}
+
+TEST(RuntimeKernelsDeathTest, SpmmRowsOutsideTheGraphIsAnError) {
+  std::mt19937 rng(3);
+  Dataset ds;
+  std::unique_ptr<gnnrtContext> ctx = randomGraph(10, 30, rng, ds);
+  std::vector<float> x(10 * 4), y(10 * 4), w;
+  gnnrtMemRefF32 wm = view(w), xm = view(x), ym = view(y);
+  EXPECT_EXIT(
+      _mlir_ciface_gnnrtSpmmRows(ctx.get(), 1, 0, &wm, &xm, &ym, 4, 5, 11),
+      testing::ExitedWithCode(1), "gnnrtSpmmRows: rows \\[5, 11\\) of 10");
 }
 
 // Every edge is in exactly one of the P x P chunks: on integer values (whose
