@@ -280,6 +280,11 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
           created[s].push_back(x);
         }
     }
+    // Every chunk of the taking step writes what it touches of the buffer
+    // (an outer sum or a sum of rows adds each chunk's share to it).
+    for (int64_t s : u.subs)
+      if (subs[s].step == step)
+        llvm::append_range(written[s], touched(t, s));
     for (int64_t s : u.subs)
       for (unsigned x : touched(t, s)) {
         units[x].last = std::max(units[x].last, s);

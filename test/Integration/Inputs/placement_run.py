@@ -4,7 +4,12 @@ device's high-water mark within the budget plus the state that stays
 resident, the bytes the runtime moved equal to what the compiler planned,
 and, at each budget, fetched bytes DP <= LRU <= streaming.
 
-    placement_run.py GNN_COMPILE MODEL.mlir DATASET WORKDIR [FRACTION...]
+    placement_run.py [--row-chunks K] GNN_COMPILE MODEL.mlir DATASET WORKDIR
+                     [FRACTION...]
+
+With --row-chunks, every compilation runs the steps over the vertices in K
+row chunks (the placement's tensors are then the row buffers' chunks); the
+unbudgeted reference is compiled without.
 
 Budgets: the least any plan needs (read from gnn-compile's error at a budget
 of 1 byte), each FRACTION of the working set (the unbudgeted slot buffers,
@@ -55,8 +60,13 @@ def same_losses(a, b):
 
 
 def main():
-    compiler, model, dataset, workdir = sys.argv[1:5]
-    fractions = [float(f) for f in sys.argv[5:]]
+    args = sys.argv[1:]
+    chunk_flags = []
+    if args[0] == "--row-chunks":
+        chunk_flags = ["--row-chunks", args[1]]
+        args = args[2:]
+    compiler, model, dataset, workdir = args[:4]
+    fractions = [float(f) for f in args[4:]]
     name = os.path.splitext(os.path.basename(model))[0]
     base_exe = os.path.join(workdir, name + "-unbudgeted")
     r = compile_model(compiler, model, dataset, base_exe)
@@ -67,7 +77,7 @@ def main():
     resident = base["memory"]["device_peak_bytes"] - working
 
     r = compile_model(compiler, model, dataset, os.devnull,
-                      "--buffer-budget", "1")
+                      "--buffer-budget", "1", *chunk_flags)
     m = re.search(r"below the minimum any plan needs, (\d+) bytes", r.stderr)
     if r.returncode == 0 or not m:
         sys.exit(f"{name}: a budget of 1 byte was not refused:\n{r.stderr}")
@@ -77,7 +87,7 @@ def main():
     skipped = [f for f in fractions if f * working < least]
     if skipped:
         print(f"{name}: fractions {skipped} of the working set are below the "
-              f"least plan ({least / working:.2f}): whole buffers only")
+              f"least plan ({least / working:.2f})")
 
     runs = 0
     for budget in sorted(budgets):
@@ -86,7 +96,7 @@ def main():
             exe = os.path.join(workdir, f"{name}-{budget}-{strategy}")
             r = compile_model(compiler, model, dataset, exe, "--buffer-budget",
                               str(budget), "--placement", strategy,
-                              "--remarks")
+                              "--remarks", *chunk_flags)
             if r.returncode:
                 sys.exit(r.stderr)
             plan = re.search(
