@@ -5,7 +5,7 @@ side in one run.
 
     bench/budget.py [--graph reddit] [--models gcn,gat] [--budgets 4G,3G,2G,1G]
                     [--strategies optimal,lru,streaming] [--epochs 3]
-                    [--output budget-reddit]
+                    [--row-chunks K] [--output budget-reddit]
 
 For every (model, budget, strategy) cell: `gnn-compile --mem-budget B
 --placement S --dataset D --remarks` (the chunk tiling's P and the placement
@@ -50,7 +50,7 @@ def parse_bytes(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
-def compile_cell(model, data, out, budget, strategy):
+def compile_cell(model, data, out, budget, strategy, row_chunks=0):
     from gnnc import toolchain
     from gnnc.printer import to_mlir
     src = out + ".mlir"
@@ -60,6 +60,8 @@ def compile_cell(model, data, out, budget, strategy):
            "--remarks"]
     if budget:
         cmd += ["--mem-budget", str(budget), "--placement", strategy]
+        if row_chunks > 0:
+            cmd += ["--row-chunks", str(row_chunks)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     info = {"compile_rc": p.returncode}
     if p.returncode:
@@ -68,6 +70,9 @@ def compile_cell(model, data, out, budget, strategy):
         return info
     chunks = sorted({int(x) for x in re.findall(r"chunk tiling: P = (\d+)", p.stderr)})
     info["chunks"] = chunks
+    k = re.search(r"row chunks: \d+ of \d+ steps over the vertices run in (\d+) chunks",
+                  p.stderr)
+    info["row_chunks"] = int(k.group(1)) if k else 1
     plans = re.findall(r"buffer placement: (.*)", p.stderr)
     info["placement"] = plans
     m = re.search(r"buffer placement: (\S+).*?; (\d+) bytes for the buffers \(minimum (\d+)\), "
@@ -114,6 +119,10 @@ def main():
     ap.add_argument("--strategies", default="optimal,lru,streaming")
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--row-chunks", type=int, default=0,
+                    help="the budgeted programs run their steps over the vertices "
+                         "in this many row chunks (gnn-compile --row-chunks; "
+                         "default: gnn-compile's choice, the fewest that fit)")
     ap.add_argument("--output", default="budget-reddit")
     ap.add_argument("--spill-root", default=os.path.join(harness.CACHE, "spill"))
     ap.add_argument("--report-only", action="store_true",
@@ -141,7 +150,7 @@ def main():
         for budget in [parse_bytes(b) for b in a.budgets.split(",")]:
             for strategy in a.strategies.split(","):
                 exe = os.path.join(work, f"{model}-{a.graph}-{budget}-{strategy}")
-                c = compile_cell(model, data, exe, budget, strategy)
+                c = compile_cell(model, data, exe, budget, strategy, a.row_chunks)
                 cell = {"model": model, "budget": budget, "strategy": strategy, **c}
                 if c["compile_rc"] == 0:
                     harness.log(f"{model}: {fmt_gib(budget)} GiB, {strategy}")
@@ -162,6 +171,7 @@ def main():
     out = os.path.join(ROOT, "docs", "benchmarks", a.output)
     with open(out + ".json", "w") as f:
         json.dump({"graph": info, "started": started, "load": load, "epochs": a.epochs,
+                   "row_chunks": a.row_chunks,
                    "threads": a.threads, "command": " ".join(sys.argv[1:]), "cells": cells},
                   f, indent=1)
     write_report(out)
@@ -200,28 +210,31 @@ def write_report(out: str) -> None:
         "resident set (wait4), dataset and runtime included. **Device peak**: the runtime's "
         "high-water mark of its allocations. **Read / written**: the slow tier's bytes per "
         "epoch (the spill file, in the page cache here). **Slow-down**: median epoch time / "
-        "the in-memory run's. **P**: the chunk tiling's choices. **Losses**: every epoch's "
+        "the in-memory run's. **P**: the chunk tiling's choices. **K**: the row chunks "
+        "of the steps over the vertices (gnn-compile's choice unless --row-chunks). "
+        "**Losses**: every epoch's "
         "loss against the in-memory run's (DESIGN.md's rule). A budget below what any plan "
         "needs shows the compiler's refusal.",
         "",
-        "| model | budget GiB | placement | P | peak RSS GiB | device peak GiB | read GiB/epoch "
-        "| written GiB/epoch | epoch s | slow-down | losses |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | budget GiB | placement | P | K | peak RSS GiB | device peak GiB "
+        "| read GiB/epoch | written GiB/epoch | epoch s | slow-down | losses |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in cells:
         budget = "—" if not c["budget"] else fmt_gib(c["budget"])
         if c.get("compile_rc"):
-            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | "
+            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | "
                          f"{refusal(c['error'])} |")
             continue
         if c.get("status") != "ok":
-            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | "
+            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | "
                          f"{c.get('status')}: {c.get('error', '')[:200]} |")
             continue
         p = ",".join(str(x) for x in c.get("chunks", [])) or "1"
         strategy = c.get("strategy_run", c["strategy"])
         lines.append(
-            f"| {c['model']} | {budget} | {strategy} | {p} | {c['maxrss_mib'] / 1024:.2f} | "
+            f"| {c['model']} | {budget} | {strategy} | {p} | {c.get('row_chunks', 1)} | "
+            f"{c['maxrss_mib'] / 1024:.2f} | "
             f"{fmt_gib(c['device_peak'])} | {fmt_gib(c['read_per_epoch'])} | "
             f"{fmt_gib(c['written_per_epoch'])} | {c['epoch_ms'] / 1000:.2f} | "
             f"{c.get('slowdown', 1.0):.2f}× | "

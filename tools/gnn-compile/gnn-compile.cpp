@@ -15,6 +15,7 @@
 #include "gnn/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -151,9 +152,11 @@ static llvm::cl::opt<std::string> placementStrategy(
 
 static llvm::cl::opt<int64_t> rowChunks(
     "row-chunks",
-    llvm::cl::desc("Run each vertex stage over this many row chunks, 1 to "
-                   "256 (default 1: whole; each chunk touches 1/K of the "
-                   "stage's row buffers)"),
+    llvm::cl::desc("Run each step over the vertices in this many row chunks, "
+                   "1 to 256 (each chunk touches 1/K of the step's row "
+                   "buffers; default: 1, or under --mem-budget or "
+                   "--buffer-budget the fewest of 1, 2, 4, ..., 64 whose "
+                   "placement fits)"),
     llvm::cl::value_desc("K"), llvm::cl::init(1),
     llvm::cl::cat(gnnCompileCategory));
 
@@ -365,6 +368,66 @@ int main(int argc, char **argv) {
     lowering.memBudget = *budget;
   if (bufferBytes)
     lowering.bufferBudget = *bufferBytes;
+  // Under a budget with no --row-chunks: the fewest row chunks (1, 2, 4, ...
+  // 64) whose placement fits, as the chunk tiling takes the least P. Each
+  // count is tried on a copy of the module with its diagnostics kept back;
+  // the compilation then runs with the count found, or, when none fits, with
+  // the count whose least plan is smallest (its error says why).
+  if (emitKind != EmitKind::MLIR && (budget || bufferBytes) &&
+      rowChunks.getNumOccurrences() == 0) {
+    int64_t bestChunks = 1;
+    uint64_t bestLeast = std::numeric_limits<uint64_t>::max();
+    bool fits = false;
+    for (int64_t k = 1; k <= 64 && !fits; k *= 2) {
+      lowering.rowChunks = k;
+      PassManager probe(&context);
+      probe.enableVerifier();
+      gnn::buildGNNTrainPipeline(probe, options, /*optimize=*/!noOptimize);
+      if (budget) {
+        gnn::GNNChunkTileOptions tile;
+        tile.budget = *budget;
+        tile.meta = options.meta.getValue();
+        probe.addPass(gnn::createGNNChunkTile(tile));
+      }
+      gnn::buildGNNToLLVMPipeline(probe, lowering);
+      OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
+      std::optional<uint64_t> least; // set when the error is the least plan
+      LogicalResult result = failure();
+      {
+        ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+          constexpr StringLiteral kLeast = "below the minimum any plan needs, ";
+          std::string text = d.str();
+          size_t at = text.find(kLeast.data());
+          uint64_t n = 0;
+          if (d.getSeverity() == DiagnosticSeverity::Error &&
+              at != std::string::npos &&
+              !StringRef(text).substr(at + kLeast.size()).consumeInteger(10,
+                                                                         n))
+            least = n;
+          return success();
+        });
+        result = probe.run(*copy);
+      }
+      fits = succeeded(result);
+      if (fits) {
+        bestChunks = k;
+        break;
+      }
+      if (!least)
+        break; // another error: the compilation below reports it
+      if (*least < bestLeast) {
+        bestLeast = *least;
+        bestChunks = k;
+      }
+    }
+    lowering.rowChunks = bestChunks;
+    if (showRemarks && lowering.rowChunks > 1)
+      llvm::errs() << "gnn-compile: remark: " << lowering.rowChunks
+                   << " row chunks: "
+                   << (fits ? "the fewest whose placement fits the budget"
+                            : "the least plan of 1 to 64 row chunks")
+                   << " (--row-chunks sets it)\n";
+  }
   if (emitKind != EmitKind::MLIR)
     gnn::buildGNNToLLVMPipeline(pm, lowering);
   if (failed(pm.run(*module)))

@@ -351,7 +351,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       << bytesText(plan->minCapacity) << ": '" << worst.op->getName()
       << "' alone uses " << bytesText(plan->minCapacity)
       << " of buffers at once ("
-      << (worstSub.chunk >= 0 ? "raise the budget, or the row chunks"
+      << (worstSub.chunk >= 0 ? "raise the budget"
           : K == 1 && isa<ApplyVertexOp>(worst.op)
               ? "raise the budget, or run the vertex stages in row chunks"
               : "raise the budget")

@@ -7,9 +7,9 @@ and, at each budget, fetched bytes DP <= LRU <= streaming.
     placement_run.py [--row-chunks K] GNN_COMPILE MODEL.mlir DATASET WORKDIR
                      [FRACTION...]
 
-With --row-chunks, every compilation runs the steps over the vertices in K
-row chunks (the placement's tensors are then the row buffers' chunks); the
-unbudgeted reference is compiled without.
+Every compilation runs the steps over the vertices in K row chunks
+(--row-chunks, default 1: whole buffers; the placement's tensors are then
+the row buffers' chunks); the unbudgeted reference is compiled without.
 
 Budgets: the least any plan needs (read from gnn-compile's error at a budget
 of 1 byte), each FRACTION of the working set (the unbudgeted slot buffers,
@@ -61,7 +61,7 @@ def same_losses(a, b):
 
 def main():
     args = sys.argv[1:]
-    chunk_flags = []
+    chunk_flags = ["--row-chunks", "1"]  # whole buffers unless told
     if args[0] == "--row-chunks":
         chunk_flags = ["--row-chunks", args[1]]
         args = args[2:]
