@@ -232,6 +232,8 @@ def write_report(out: str) -> None:
             continue
         p = ",".join(str(x) for x in c.get("chunks", [])) or "1"
         strategy = c.get("strategy_run", c["strategy"])
+        if c["strategy"] == "optimal" and strategy == "lru":
+            strategy = "optimal (DP over its limits: LRU)"
         lines.append(
             f"| {c['model']} | {budget} | {strategy} | {p} | {c.get('row_chunks', 1)} | "
             f"{c['maxrss_mib'] / 1024:.2f} | "

@@ -53,7 +53,7 @@
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 mem-budget=1000000" 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: error: convert-gnn-to-runtime: options buffer-budget and mem-budget exclude each other
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json mem-budget=1000" 2>&1 | FileCheck %s --check-prefix=STATE
-// STATE: error: the memory budget of 1000 bytes is below what stays resident through the run, {{[0-9]+}} bytes (features 256000, graph and dataset arrays {{[0-9]+}}, parameters with gradients and Adam's moments 8704), before any buffer of the training step
+// STATE: error: the memory budget of 1000 bytes is below what stays resident through the run, {{[0-9]+}} bytes (features 256000, graph and dataset arrays {{[0-9]+}}, parameters with gradients and Adam's moments 8704, the process 16777216), before any buffer of the training step
 
 module {
   // expected-error@+1 {{the memory budget leaves 63999 bytes (62.5 KiB) for the training state's buffers, below the minimum any plan needs, 64000 bytes (62.5 KiB): 'gnn.gather' alone uses 64000 bytes (62.5 KiB) of buffers at once (raise the budget)}}
