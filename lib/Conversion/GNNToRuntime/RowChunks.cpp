@@ -1,4 +1,4 @@
-//===- RowChunks.cpp - a vertex stage over row chunks ---------------------===//
+//===- RowChunks.cpp - a step over the vertices in row chunks -------------===//
 
 #include "RowChunks.h"
 
@@ -15,7 +15,7 @@ using namespace mlir::gnn;
 
 namespace {
 
-/// How a stage's op takes part in its chunks.
+/// How an op of a step takes part in its chunks.
 enum class Role {
   Shared,    // computed once and read by every chunk (a take, a pure call)
   Repeated,  // cloned into every chunk as it is (kernel arguments, index math)
@@ -50,7 +50,7 @@ bool isZero(Value v) {
   return c && c.value() == 0;
 }
 
-/// The op's role, or nothing when the stage cannot run in chunks.
+/// The op's role, or nothing when the step cannot run in chunks.
 std::optional<Role> roleOf(Operation *op, Value numV) {
   if (std::optional<rt::Call> callee = calleeOf(op)) {
     switch (*callee) {

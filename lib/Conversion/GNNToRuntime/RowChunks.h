@@ -1,17 +1,21 @@
-//===- RowChunks.h - a vertex stage over row chunks -------------*- C++ -*-===//
+//===- RowChunks.h - a step over the vertices in row chunks -----*- C++ -*-===//
 //
 // Issue 18's row chunks of a step (docs/MemoryBudget.md, "Row chunks of the
-// steps"): once a vertex stage (apply_vertex) is lowered, its code runs K
-// times, chunk k over the rows [b_k, b_{k+1}) only, so that each run touches
-// 1/K of the stage's row buffers. What a stage's code does to its rows is
-// row-local (a row of each output depends on the same row of each input), so
-// the chunks compute what the whole stage did; their boundaries are multiples
-// of GNNRT_PARALLEL_CHUNK, so a kernel's partial sums per chunk are the same.
+// steps"): once a step over the vertices is lowered (a vertex stage, an
+// aggregation, a fused gather, an outer sum, a sum of rows, the loss), its
+// code runs K times, chunk k over the rows [b_k, b_{k+1}) only, so that each
+// run touches 1/K of the step's row buffers (and reads what it gathers from
+// whole). What these steps do to a row depends on that row of their row
+// operands only, so the chunks compute what the whole step did; the
+// boundaries are multiples of GNNRT_PARALLEL_CHUNK, so a kernel's partial
+// sums per chunk are the same. Sums over the rows (outer sums, sums of rows,
+// the loss) add the chunks' shares.
 //
-// The stage's calls are restricted to the chunk: gnnrtParallelFor over the
-// vertices becomes gnnrtParallelForRange, a GEMM over the vertices takes
-// gnnrtView ranges of its row operands. A stage whose code does anything else
-// over the rows (a loop in the function, another runtime call) stays whole.
+// The calls are restricted to the chunk: gnnrtParallelFor over the vertices
+// becomes gnnrtParallelForRange, a GEMM over the vertices takes gnnrtView
+// ranges of its row operands, gnnrtSpmm becomes gnnrtSpmmRows, and so on. A
+// step whose code does anything else over the rows (a loop in the function,
+// another runtime call) stays whole.
 //
 //===----------------------------------------------------------------------===//
 
