@@ -347,17 +347,7 @@ bool SpillStore::fetch(int64_t slot, Device &device,
   const Spilled s = it->second;
   const int64_t bytes = s.extent.bytes;
   auto fresh = std::make_unique<Buffer>(device, s.elements);
-  bool ok;
-  if (device.deviceMemoryIsHostMemory()) {
-    ok = storage->read(s.extent, fresh->data, error);
-  } else {
-    staging.resize(static_cast<size_t>(bytes));
-    ok = storage->read(s.extent, staging.data(), error);
-    if (ok)
-      device.copy(fresh->data, MemoryTier::Device, staging.data(),
-                  MemoryTier::Host, bytes);
-  }
-  if (!ok) {
+  if (!readInto(device, s.extent, fresh->data, bytes, error)) {
     error = what + " (" + formatBytes(bytes) + "): " + error;
     return false; // `fresh` is freed; the slot stays evicted
   }
@@ -470,6 +460,18 @@ bool SpillStore::evictRange(int64_t slot, Device &device, Buffer &buf,
   return true;
 }
 
+bool SpillStore::readInto(Device &device, const SpillExtent &extent,
+                          float *data, int64_t bytes, std::string &error) {
+  if (device.deviceMemoryIsHostMemory())
+    return storage->read(extent, data, error);
+  staging.resize(static_cast<size_t>(bytes));
+  if (!storage->read(extent, staging.data(), error))
+    return false;
+  device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
+              bytes);
+  return true;
+}
+
 bool SpillStore::fetchRange(int64_t slot, Device &device, Buffer &buf,
                             int64_t offset, int64_t count, std::string &error) {
   error.clear();
@@ -485,17 +487,7 @@ bool SpillStore::fetchRange(int64_t slot, Device &device, Buffer &buf,
   const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
   float *data = buf.data + offset;
   device.restorePages(data, bytes, r->released);
-  bool ok;
-  if (device.deviceMemoryIsHostMemory()) {
-    ok = storage->read(r->extent, data, error);
-  } else {
-    staging.resize(static_cast<size_t>(bytes));
-    ok = storage->read(r->extent, staging.data(), error);
-    if (ok)
-      device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
-                  bytes);
-  }
-  if (!ok) {
+  if (!readInto(device, r->extent, data, bytes, error)) {
     r->released = device.releasePages(data, bytes); // out, as before
     error = rangeName(slot, offset, count) + " (" + formatBytes(bytes) +
             "): " + error;
@@ -706,17 +698,7 @@ bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
   auto [offset, count] = chunkElements(*cs, chunk);
   const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
   float *data = buf.data + offset;
-  bool ok;
-  if (device.deviceMemoryIsHostMemory()) {
-    ok = storage->read(cs->copy[chunk], data, error);
-  } else {
-    staging.resize(static_cast<size_t>(bytes));
-    ok = storage->read(cs->copy[chunk], staging.data(), error);
-    if (ok)
-      device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
-                  bytes);
-  }
-  if (!ok) {
+  if (!readInto(device, cs->copy[chunk], data, bytes, error)) {
     releaseChunk(*cs, device, buf, chunk);
     cs->state[chunk] = ChunkedSlot::Out;
     error = chunkName(slot, chunk) + " (" + formatBytes(bytes) + "): " + error;

@@ -248,6 +248,10 @@ private:
   static void releaseChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
                            int64_t chunk);
   ChunkedSlot *findChunk(int64_t slot, int64_t chunk, std::string &error);
+  /// Reads `extent` (`bytes`) into device memory at `data` (through the
+  /// staging buffer where the host cannot address it).
+  bool readInto(Device &device, const SpillExtent &extent, float *data,
+                int64_t bytes, std::string &error);
   SpillCounters stats;
   /// Host copies for a device whose memory the host cannot address.
   std::vector<char> staging;

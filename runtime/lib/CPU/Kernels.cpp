@@ -317,26 +317,38 @@ void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
 
 } // namespace
 
+/// The operands of an SpMM to `side`, their sizes checked (`entry` names
+/// the entry point in the messages).
+static SpmmOperands spmmOperands(const DeviceGraph &graph, int64_t side,
+                                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                                 gnnrtMemRefF32 *out, int64_t width,
+                                 const std::string &entry) {
+  const int64_t V = graph.numVertices, E = graph.numEdges;
+  need(in->sizes[0], V * width, (entry + " input").c_str());
+  need(out->sizes[0], V * width, (entry + " output").c_str());
+  const bool weighted = weights->sizes[0] > 0;
+  if (weighted)
+    need(weights->sizes[0], E, (entry + " weights").c_str());
+  const Segments seg = segmentsOf(graph, side);
+  return SpmmOperands{seg,
+                      side == 1 ? graph.index[0] : graph.index[3],
+                      weighted ? ptr(weights) : nullptr,
+                      ptr(in),
+                      width,
+                      seg.offsets[V]};
+}
+
 void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
              int64_t chunks, gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
              gnnrtMemRefF32 *out, int64_t width) {
-  const int64_t V = graph.numVertices, E = graph.numEdges;
+  const int64_t V = graph.numVertices;
   if (chunks < 1)
     fatal("gnnrtSpmm: " + std::to_string(chunks) + " chunks");
   // More chunks than vertices would only add empty ones.
   const int64_t P = std::min<int64_t>(chunks, std::max<int64_t>(V, 1));
-  need(in->sizes[0], V * width, "gnnrtSpmm input");
-  need(out->sizes[0], V * width, "gnnrtSpmm output");
-  const bool weighted = weights->sizes[0] > 0;
-  if (weighted)
-    need(weights->sizes[0], E, "gnnrtSpmm weights");
-  const Segments seg = segmentsOf(graph, side);
-  const SpmmOperands op{seg,
-                        side == 1 ? graph.index[0] : graph.index[3],
-                        weighted ? ptr(weights) : nullptr,
-                        ptr(in),
-                        width,
-                        seg.offsets[V]};
+  const SpmmOperands op =
+      spmmOperands(graph, side, weights, in, out, width, "gnnrtSpmm");
+  const Segments &seg = op.seg;
   float *y = ptr(out);
   if (P > 1) {
     if (seg.edges)
@@ -354,23 +366,13 @@ void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                  gnnrtMemRefF32 *out, int64_t width, int64_t begin,
                  int64_t end) {
-  const int64_t V = graph.numVertices, E = graph.numEdges;
+  const int64_t V = graph.numVertices;
   if (begin < 0 || end < begin || end > V)
     fatal("gnnrtSpmmRows: rows [" + std::to_string(begin) + ", " +
           std::to_string(end) + ") of " + std::to_string(V));
-  need(in->sizes[0], V * width, "gnnrtSpmmRows input");
-  need(out->sizes[0], V * width, "gnnrtSpmmRows output");
-  const bool weighted = weights->sizes[0] > 0;
-  if (weighted)
-    need(weights->sizes[0], E, "gnnrtSpmmRows weights");
-  const Segments seg = segmentsOf(graph, side);
-  const SpmmOperands op{seg,
-                        side == 1 ? graph.index[0] : graph.index[3],
-                        weighted ? ptr(weights) : nullptr,
-                        ptr(in),
-                        width,
-                        seg.offsets[V]};
-  if (seg.edges)
+  const SpmmOperands op =
+      spmmOperands(graph, side, weights, in, out, width, "gnnrtSpmmRows");
+  if (op.seg.edges)
     spmmRows<true>(op, mean, begin, end, ptr(out));
   else
     spmmRows<false>(op, mean, begin, end, ptr(out));
