@@ -117,6 +117,9 @@ public:
   virtual void *allocateReleased(int64_t bytes) {
     return allocate(bytes, MemoryTier::Device);
   }
+  /// Whether releasePages gives whole pages back (and allocateReleased
+  /// reserves addresses only); false where the memory is kept.
+  virtual bool releasesPages() const { return false; }
   /// Frees memory from allocate(); stops the run on any other pointer.
   virtual void free(void *ptr) = 0;
   /// Copies `bytes` from `src` in `srcTier` to `dst` in `dstTier` (not

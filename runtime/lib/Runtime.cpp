@@ -545,7 +545,8 @@ void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                                     int64_t slot, int64_t numElements,
                                     int64_t rows, int64_t chunks) {
   const std::string what = "gnnrtBufferChunks: slot " + std::to_string(slot);
-  if (slot < 0 || numElements < 0 || rows < 0 || chunks < 1 ||
+  if (slot < 0 || numElements < 0 || rows < 0 || chunks < 1 || chunks > 4096 ||
+      rows > INT32_MAX ||
       (rows == 0 ? numElements != 0 : numElements % rows != 0))
     fatal(what + ": " + std::to_string(numElements) + " floats in " +
           std::to_string(rows) + " rows and " + std::to_string(chunks) +
@@ -724,6 +725,7 @@ Buffer &rangeBuffer(gnnrtContext *ctx, const char *entry, int64_t slot) {
   if (!ctx->spill)
     fatal(std::string(entry) + ": slot " + std::to_string(slot) +
           ": no --spill-dir (the run was started without one)");
+  refuseChunked(ctx, entry, slot);
   return *ctx->buffers[slot];
 }
 

@@ -591,7 +591,7 @@ std::pair<int64_t, int64_t> SpillStore::chunkElements(const ChunkedSlot &cs,
 /// Applies `act` to each maximal run of the chunk's pages whose reference
 /// count `pick` selects, after `update` changed each page's count.
 template <typename Update, typename Act>
-static void forChunkPages(std::vector<uint8_t> &refs, char *base,
+static void forChunkPages(std::vector<uint16_t> &refs, char *base,
                           int64_t offset, int64_t count, Update update,
                           Act act) {
   if (count <= 0)
@@ -616,8 +616,12 @@ void SpillStore::commitChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
   auto [offset, count] = chunkElements(cs, chunk);
   forChunkPages(
       cs.pageRefs, reinterpret_cast<char *>(buf.data), offset, count,
-      [](uint8_t &r) { return r++ == 0; },
-      [&](char *p, int64_t bytes) { device.restorePages(p, bytes, bytes); });
+      [](uint16_t &r) { return r++ == 0; },
+      [&](char *p, int64_t bytes) {
+        // What the device gives back it counts again; a device that keeps
+        // the memory (releasePages returns 0) counted it all along.
+        device.restorePages(p, bytes, device.releasesPages() ? bytes : 0);
+      });
   cs.state[chunk] = ChunkedSlot::Resident;
 }
 
@@ -626,7 +630,7 @@ void SpillStore::releaseChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
   auto [offset, count] = chunkElements(cs, chunk);
   forChunkPages(
       cs.pageRefs, reinterpret_cast<char *>(buf.data), offset, count,
-      [](uint8_t &r) { return --r == 0; },
+      [](uint16_t &r) { return --r == 0; },
       [&](char *p, int64_t bytes) { device.releasePages(p, bytes); });
 }
 

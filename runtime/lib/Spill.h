@@ -46,14 +46,14 @@ namespace gnnrt {
 class Device;
 struct Buffer;
 
-/// What the slow tier moved: bytes written to and read from storage by
-/// evictions and fetches that succeeded, and how many there were.
 /// The first row of chunk `c` of `rows` rows in `chunks` chunks (ABI 7,
 /// gnnrtBufferChunks): floor(floor(c rows / chunks) / GNNRT_PARALLEL_CHUNK)
 /// * GNNRT_PARALLEL_CHUNK for c < chunks, `rows` for c = chunks. The
 /// lowering's row chunks use the same bounds (RowChunks.cpp).
 int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c);
 
+/// What the slow tier moved: bytes written to and read from storage by
+/// evictions and fetches that succeeded, and how many there were.
 struct SpillCounters {
   int64_t writtenBytes = 0, readBytes = 0;
   int64_t evictions = 0, fetches = 0;
@@ -235,7 +235,7 @@ private:
     std::vector<SpillExtent> copy;
     std::vector<bool> hasCopy;
     /// Resident chunks overlapping each page of the buffer.
-    std::vector<uint8_t> pageRefs;
+    std::vector<uint16_t> pageRefs;
   };
   std::unordered_map<int64_t, ChunkedSlot> chunked;
   /// The chunk's elements [offset, offset + count).

@@ -96,8 +96,8 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
            "How buffers are placed under buffer-budget: optimal (ROC's "
            "DP), lru or streaming">,
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
-           "Runs each vertex stage over this many row chunks, 1 or more "
-           "(1: whole)">,
+           "Runs each step over the vertices in this many row chunks, 1 to "
+           "256 (1: whole)">,
     DatasetMetaOption
   ];
   let dependentDialects = [

@@ -8,6 +8,7 @@
 #include "gnnrt/GNNRuntime.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
 
 #include <cmath>
 #include <map>
@@ -84,10 +85,11 @@ static int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c) {
 }
 
 /// Bytes the runtime's pages for `bytes` at any alignment may hold: the
-/// whole pages it spans plus one at an edge (4 KiB pages).
+/// whole pages it spans plus one at an edge (this machine's pages: the
+/// program runs where it is compiled, or on one of the same kind).
 static uint64_t pagesFor(uint64_t bytes) {
-  constexpr uint64_t kPage = 4096;
-  return bytes == 0 ? 0 : ((bytes + kPage - 1) / kPage + 1) * kPage;
+  static const uint64_t page = llvm::sys::Process::getPageSizeEstimate();
+  return bytes == 0 ? 0 : ((bytes + page - 1) / page + 1) * page;
 }
 
 LogicalResult

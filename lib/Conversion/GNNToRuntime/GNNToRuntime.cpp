@@ -296,9 +296,9 @@ struct ConvertGNNToRuntime
                            : " needs the dataset's sizes (option meta)");
         return signalPassFailure();
       }
-    if (rowChunks < 1) {
+    if (rowChunks < 1 || rowChunks > 256) {
       module.emitError() << "convert-gnn-to-runtime: option row-chunks must "
-                            "be 1 or more but is "
+                            "be in [1, 256] but is "
                          << rowChunks.getValue();
       return signalPassFailure();
     }

@@ -71,8 +71,9 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
       Value n = op->getOperand(2);
       if (isVertexCount(n, numV))
         return Role::RowKernel;
-      auto c = n.getDefiningOp<arith::ConstantIntOp>();
-      if (c && c.value() == 1)
+      if (auto cast = n.getDefiningOp<arith::IndexCastOp>())
+        n = cast.getIn();
+      if (getConstantIntValue(n) == 1)
         return Role::Repeated;
       return std::nullopt;
     }
@@ -109,9 +110,25 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
   }
   if (op->getNumRegions() > 0)
     return std::nullopt;
+  // Loads and stores in the function: of its own scratch, or at constant
+  // positions (a constant's one row, a parameter's element). One at a row
+  // computed in the function could be outside the chunk, unknown to the
+  // placement: the step stays whole.
+  auto fixed = [](Value memref, ValueRange indices) {
+    return memref.getDefiningOp<memref::AllocaOp>() ||
+           llvm::all_of(indices,
+                        [](Value i) { return getConstantIntValue(i); });
+  };
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return fixed(load.getMemRef(), load.getIndices())
+               ? std::optional(Role::Repeated)
+               : std::nullopt;
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return fixed(store.getMemRef(), store.getIndices())
+               ? std::optional(Role::Repeated)
+               : std::nullopt;
   if (isa<arith::ArithDialect>(op->getDialect()) || isa<func::ConstantOp>(op) ||
-      isa<memref::LoadOp, memref::StoreOp, memref::AllocaOp, memref::CastOp>(
-          op))
+      isa<memref::AllocaOp, memref::CastOp>(op))
     return Role::Repeated;
   return std::nullopt;
 }
@@ -274,9 +291,9 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         continue;
       // A chunk's code starts at what its first op became.
       Operation *prev = op->getPrevNode();
-      const bool first = starts[k] == op;
+      const bool opensChunk = starts[k] == op;
       rewrite(op, role);
-      if (first)
+      if (opensChunk)
         starts[k] = prev ? prev->getNextNode() : &block.front();
     }
   }

@@ -321,10 +321,12 @@ GNNRT_EXPORT void gnnrtDropAll(gnnrtContext *ctx);
 /// slot, refuse a slot with ranges out; gnnrtDrop(slot, 0) and gnnrtDropAll
 /// forget its ranges. A device that cannot give memory back at an address
 /// (CUDA, until its virtual memory management is used) keeps the memory and
-/// still makes the copies.
+/// still makes the copies. (The declarations follow the chunked slots'.)
+///
 /// Chunked slots (ABI 7; issue 18's placement of row chunks): a buffer of
 /// `numElements` floats in slot `slot`, `rows` rows of numElements / rows
-/// floats (a whole number; rows >= 0), in `chunks` chunks: chunk c is the
+/// floats (a whole number; 0 <= rows < 2^31), in `chunks` chunks (1 to
+/// 4096): chunk c is the
 /// rows [b_c, b_{c+1}), b_c = floor(floor(c rows / chunks) / 32) * 32 for
 /// c < chunks (32 = GNNRT_PARALLEL_CHUNK: the lowering's row chunks) and
 /// b_chunks = rows. Each chunk is absent (no memory: its pages are given

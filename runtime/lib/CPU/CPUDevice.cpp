@@ -79,6 +79,7 @@ public:
     recordAllocation(p, bytes, tier);
     return p;
   }
+  bool releasesPages() const override { return true; }
   void *allocateReleased(int64_t bytes) override {
     if (bytes < 0)
       fatal("cpu device: allocation of " + std::to_string(bytes) + " bytes");

@@ -78,7 +78,9 @@
 // WHOLE-NOT: gnnrtView
 //
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=0" 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: convert-gnn-to-runtime: option row-chunks must be 1 or more but is 0
+// ZERO: error: convert-gnn-to-runtime: option row-chunks must be in [1, 256] but is 0
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=257" 2>&1 | FileCheck %s --check-prefix=BIG
+// BIG: error: convert-gnn-to-runtime: option row-chunks must be in [1, 256] but is 257
 
 module {
   func.func @mlp(

@@ -395,7 +395,12 @@ TEST(RuntimeSpillDeathTest, ChunkMisuseIsAnError) {
               testing::ExitedWithCode(1),
               "gnnrtBufferChunks: slot 0: 1001 floats in 10 rows and 2 "
               "chunks");
+  EXPECT_EXIT(
+      _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, 100000, 100000, 4097),
+      testing::ExitedWithCode(1), "4097 chunks");
   _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, 1000, 10, 2);
+  EXPECT_EXIT(gnnrtEvictRange(ctx.get(), 0, 0, 500), testing::ExitedWithCode(1),
+              "gnnrtEvictRange: slot 0 is chunked");
   EXPECT_EXIT(gnnrtFetchChunk(ctx.get(), 0, 2), testing::ExitedWithCode(1),
               "gnnrtFetchChunk: slot 0 has 2 chunks, not chunk 2");
   EXPECT_EXIT(gnnrtEvictChunk(ctx.get(), 0, 1), testing::ExitedWithCode(1),
