@@ -323,7 +323,14 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   auto makePlan = [&]() -> llvm::Expected<PlacementPlan> {
     switch (strategy) {
     case PlacementStrategy::Optimal: {
-      llvm::Expected<PlacementPlan> dp = planOptimalPlacement(graph, capacity);
+      // The lowering's order makes the states a chain (one per step), so the
+      // table is small even with more active tensors than ROC's graphs
+      // have: row chunks keep 13 to 20 live. The table and transition
+      // limits still bound the work.
+      PlacementLimits limits;
+      limits.maxActiveTensors = 20;
+      llvm::Expected<PlacementPlan> dp =
+          planOptimalPlacement(graph, capacity, limits);
       if (dp)
         return dp;
       report.strategy =
