@@ -575,16 +575,10 @@ std::string chunkName(int64_t slot, int64_t chunk) {
 
 } // namespace
 
-int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c) {
-  if (c >= chunks)
-    return rows;
-  return c * rows / chunks / GNNRT_PARALLEL_CHUNK * GNNRT_PARALLEL_CHUNK;
-}
-
 std::pair<int64_t, int64_t> SpillStore::chunkElements(const ChunkedSlot &cs,
                                                       int64_t chunk) {
-  const int64_t b = chunkRowBound(cs.rows, cs.chunks, chunk);
-  const int64_t e = chunkRowBound(cs.rows, cs.chunks, chunk + 1);
+  const int64_t b = gnnrtChunkRowBound(cs.rows, cs.chunks, chunk);
+  const int64_t e = gnnrtChunkRowBound(cs.rows, cs.chunks, chunk + 1);
   return {b * cs.rowElements, (e - b) * cs.rowElements};
 }
 

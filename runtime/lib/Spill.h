@@ -46,12 +46,6 @@ namespace gnnrt {
 class Device;
 struct Buffer;
 
-/// The first row of chunk `c` of `rows` rows in `chunks` chunks (ABI 7,
-/// gnnrtBufferChunks): floor(floor(c rows / chunks) / GNNRT_PARALLEL_CHUNK)
-/// * GNNRT_PARALLEL_CHUNK for c < chunks, `rows` for c = chunks. The
-/// lowering's row chunks use the same bounds (RowChunks.cpp).
-int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c);
-
 /// What the slow tier moved: bytes written to and read from storage by
 /// evictions and fetches that succeeded, and how many there were.
 struct SpillCounters {
@@ -169,10 +163,10 @@ public:
 
   /// Chunked slots (ABI 7; the row chunks of a placement): a slot taken by
   /// gnnrtBufferChunks is `chunks` chunks of its rows, chunk c the rows
-  /// [b_c, b_{c+1}) (chunkRowBound) of `rowElements` floats each, in a buffer
-  /// from allocateReleased. A chunk is absent (no memory, contents dead),
-  /// resident, or out (memory given back, contents in storage). Memory goes
-  /// by pages: a page is usable while a resident chunk overlaps it (the
+  /// [b_c, b_{c+1}) (gnnrtChunkRowBound) of `rowElements` floats each, in a
+  /// buffer from allocateReleased. A chunk is absent (no memory, contents
+  /// dead), resident, or out (memory given back, contents in storage). Memory
+  /// goes by pages: a page is usable while a resident chunk overlaps it (the
   /// pages at a chunk's edges may be shared with its neighbours).
   ///
   /// takeChunks (re)defines the chunks of `buf` (a released buffer of at

@@ -76,14 +76,6 @@ static bool isRowKey(const SizeKey &key) {
   return vertices == 1;
 }
 
-/// The first row of chunk `c` of `rows` rows in `chunks` (RowChunks.cpp and
-/// the runtime's chunkRowBound).
-static int64_t chunkRowBound(int64_t rows, int64_t chunks, int64_t c) {
-  if (c >= chunks)
-    return rows;
-  return c * rows / chunks / GNNRT_PARALLEL_CHUNK * GNNRT_PARALLEL_CHUNK;
-}
-
 /// Bytes the runtime's pages for `bytes` at any alignment may hold: the
 /// whole pages it spans plus one at an edge (this machine's pages: the
 /// program runs where it is compiled, or on one of the same kind).
@@ -245,7 +237,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     const uint64_t rowBytes = estV > 0 ? u.bytes / estV : 0;
     for (int64_t c = 0; c < K; ++c) {
       const uint64_t rows =
-          chunkRowBound(estV, K, c + 1) - chunkRowBound(estV, K, c);
+          gnnrtChunkRowBound(estV, K, c + 1) - gnnrtChunkRowBound(estV, K, c);
       unitsOf[t].push_back(units.size());
       units.push_back(Unit{static_cast<unsigned>(t), c, rows * rowBytes});
       graph.addTensor(

@@ -176,8 +176,8 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
   if (!rowWork)
     return {};
 
-  // The boundaries, before the stage's code: b_k = floor(floor(k V / K) /
-  // chunk) * chunk, b_0 = 0, b_K = V.
+  // The boundaries (gnnrtChunkRowBound in IR), before the code: b_k =
+  // floor(floor(k V / K) / chunk) * chunk, b_0 = 0, b_K = V.
   OpBuilder &b = lb.b;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(first);

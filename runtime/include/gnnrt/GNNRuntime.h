@@ -344,6 +344,16 @@ GNNRT_EXPORT void gnnrtDropAll(gnnrtContext *ctx);
 /// gnnrtEvict and gnnrtFetch refuse a chunked slot with chunks out;
 /// gnnrtDrop(slot, 0) and gnnrtDropAll forget the chunks. Needs the spill
 /// store (a model with a placement plan always has one).
+/// The first row b_c of chunk `c` (0 <= c <= chunks) of `rows` rows in
+/// `chunks` chunks, as gnnrtBufferChunks and the compiler's row chunks take
+/// them.
+static inline int64_t gnnrtChunkRowBound(int64_t rows, int64_t chunks,
+                                         int64_t c) {
+  if (c >= chunks)
+    return rows;
+  return c * rows / chunks / GNNRT_PARALLEL_CHUNK * GNNRT_PARALLEL_CHUNK;
+}
+
 GNNRT_EXPORT void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result,
                                                  gnnrtContext *ctx,
                                                  int64_t slot,
