@@ -278,6 +278,9 @@ def main(argv=None):
     p.add_argument("--weight-decay", type=float, default=0.0)
     p.add_argument("--dropout", type=float, default=0.5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                   help="where the model trains (cuda: PyG on the first GPU; epochs are "
+                        "timed after a synchronisation, the peak is the allocator's)")
     p.add_argument("--json", required=True)
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
@@ -311,6 +314,22 @@ def main(argv=None):
 
     fin, classes = x.shape[1], int(ds["meta"]["num_classes"])
     model = Model(fin, WIDTHS[args.model], classes, args.dropout)
+    gpu = args.device == "cuda"
+    if gpu:
+        if args.system != "pyg":
+            p.error("--device cuda: only --system pyg")
+        if not torch.cuda.is_available():
+            print("error: --device cuda: PyTorch sees no GPU", file=sys.stderr)
+            return 1
+        x, y = x.cuda(), y.cuda()
+        train_idx, test_idx = train_idx.cuda(), test_idx.cuda()
+        g = {k: v.cuda() for k, v in g.items()}
+        model = model.cuda()
+        torch.cuda.reset_peak_memory_stats()
+
+    def sync():
+        if gpu:
+            torch.cuda.synchronize()
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     rss_before = rss_mib()
 
@@ -318,11 +337,13 @@ def main(argv=None):
     for epoch in range(1, args.epochs + 1):
         model.train()
         opt.zero_grad()
+        sync()
         t0 = time.perf_counter()
         out = model(x, g)
         loss = F.cross_entropy(out[train_idx], y[train_idx])
         loss.backward()
         opt.step()
+        sync()
         ms = (time.perf_counter() - t0) * 1e3
         history.append({"epoch": epoch, "loss": float(loss), "ms": ms})
         if not args.quiet:
@@ -341,6 +362,8 @@ def main(argv=None):
         "lr": args.lr, "weight_decay": args.weight_decay,
         "load_s": load_s, "rss_before_training_mib": rss_before,
         "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "device": torch.cuda.get_device_name(0) if gpu else "cpu",
+        "peak_device_mib": torch.cuda.max_memory_allocated() / 2**20 if gpu else None,
         "final": {"loss": history[-1]["loss"] if history else None, "test_acc": test_acc},
         "history": history,
     }

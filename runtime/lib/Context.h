@@ -7,6 +7,7 @@
 #include "Dataset.h"
 #include "Device.h"
 #include "Memory.h"
+#include "Random.h"
 #include "Spill.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -176,6 +177,11 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
 /// Stops the run with "error: <message>" (the runtime has no exceptions).
 [[noreturn]] void fatal(const std::string &message);
 
+/// Stops the run with "<what>: buffer of <have> elements, <want> needed"
+/// when a buffer of `have` elements is shorter than `want` (the devices'
+/// compute methods check their operands with it).
+void needElements(int64_t have, int64_t want, const std::string &what);
+
 /// The environment variable `name` as a switch: "1" on, "0" off, `unset`
 /// when it is not set; anything else stops the run naming it (never read as
 /// on).
@@ -183,23 +189,6 @@ bool envFlag(const char *name, bool unset);
 
 /// A counter-based uniform draw in [0, 1).
 double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
-
-/// splitmix64's finaliser.
-inline uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-/// Dropout masks: one key per (seed, step, mask id), one mix per element;
-/// the draw is 24 uniform bits.
-inline uint64_t dropoutKey(uint64_t seed, uint64_t step, uint64_t op) {
-  return mix64(mix64(seed ^ mix64(step)) ^ mix64(op + 0x632be59bd9b4e019ULL));
-}
-inline uint32_t dropoutDraw(uint64_t key, uint64_t i) {
-  return static_cast<uint32_t>(mix64(key ^ (i * 0xd1b54a32d192ed03ULL)) >> 40);
-}
 
 /// Accuracy of the recorded logits on split 0/1/2.
 double accuracy(const gnnrtContext *ctx, int split);

@@ -24,6 +24,12 @@ namespace gnnrt {
   std::exit(1);
 }
 
+void needElements(int64_t have, int64_t want, const std::string &what) {
+  if (have < want)
+    fatal(what + ": buffer of " + std::to_string(have) + " elements, " +
+          std::to_string(want) + " needed");
+}
+
 bool envFlag(const char *name, bool unset) {
   const char *env = std::getenv(name);
   if (!env)

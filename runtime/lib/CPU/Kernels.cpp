@@ -29,10 +29,8 @@ namespace {
 inline float *ptr(gnnrtMemRefF32 *m) { return m->aligned + m->offset; }
 inline int32_t *ptr(gnnrtMemRefI32 *m) { return m->aligned + m->offset; }
 
-void need(int64_t have, int64_t want, const char *what) {
-  if (have < want)
-    fatal(std::string(what) + ": buffer of " + std::to_string(have) +
-          " elements, " + std::to_string(want) + " needed");
+void need(int64_t have, int64_t want, const std::string &what) {
+  needElements(have, want, what);
 }
 
 /// The edges reducing into vertex v, in CSC position order.
@@ -674,7 +672,7 @@ void cpuDropout(gnnrtContext *ctx, int64_t op, double rate, gnnrtMemRefF32 *in,
   const uint64_t key = dropoutKey(ctx->seed, static_cast<uint64_t>(ctx->step),
                                   static_cast<uint64_t>(op));
   // Keep an element when its 24-bit draw is at least rate * 2^24.
-  const uint32_t threshold = static_cast<uint32_t>(rate * 16777216.0);
+  const uint32_t threshold = dropoutThreshold(rate);
 #pragma omp parallel for schedule(static, 4096)
   for (int64_t i = 0; i < n; ++i)
     y[i] = dropoutDraw(key, static_cast<uint64_t>(i)) >= threshold

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "RandomGraph.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <gtest/gtest.h>
@@ -24,36 +25,12 @@ using namespace gnnrt;
 
 namespace {
 
-/// A graph of `V` vertices whose sources are drawn with a skew (a few hubs),
-/// with vertex 0 given no in-edges and vertex 1 no out-edges, bound to a
-/// context. `ds` keeps a copy of the dataset as built (binding moves the
-/// graph to the context's device).
+/// randomDataset(V, E) bound to a context. `ds` keeps a copy of the dataset
+/// as built (binding moves the graph to the context's device).
 std::unique_ptr<gnnrtContext> randomGraph(int64_t V, int64_t E,
                                           std::mt19937 &rng, Dataset &ds) {
   auto ctx = std::make_unique<gnnrtContext>();
-  ds.numVertices = V;
-  ds.numFeatures = 1;
-  ds.numClasses = 1;
-  std::uniform_int_distribution<int64_t> any(1, V - 1);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<std::vector<int32_t>> in(V);
-  for (int64_t k = 0; k < E; ++k) {
-    int64_t src = static_cast<int64_t>(std::pow(u(rng), 3.0) * V);
-    if (src == 1)
-      src = 2 % V;
-    in[any(rng)].push_back(static_cast<int32_t>(src));
-  }
-  ds.indptr.assign(V + 1, 0);
-  for (int64_t v = 0; v < V; ++v) {
-    std::sort(in[v].begin(), in[v].end()); // the format: sources ascend
-    ds.indptr[v + 1] = ds.indptr[v] + static_cast<int64_t>(in[v].size());
-    ds.indices.insert(ds.indices.end(), in[v].begin(), in[v].end());
-  }
-  ds.numEdges = ds.indptr[V];
-  ds.features.assign(V, 0.0f);
-  ds.labels.assign(V, 0);
-  for (auto &m : ds.masks)
-    m.assign(V, 1);
+  ds = randomDataset(V, E, rng);
   ctx->ds = ds;
   std::string error;
   EXPECT_TRUE(bindDataset(ctx.get(), error)) << error;

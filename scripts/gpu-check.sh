@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Runs every check that needs a GPU, on a machine with one, and writes a
+# report. The binaries come from scripts/gpu-pack.sh (built on a machine with
+# the toolkit, carried in .gpu/); this machine needs the NVIDIA driver, the
+# CUDA libraries (cudart, cuBLAS) and, for the peers, PyTorch with PyTorch
+# Geometric in its python3.
+#
+#   scripts/gpu-check.sh [--graphs arxiv,reddit] [--epochs N] [--out DIR]
+#
+# 1. the CUDA device's tests (GNNRuntimeCUDATests: every compute method and
+#    the optimizer steps against the CPU device, memory, errors);
+# 2. on each benchmark graph (DESIGN's workloads, generated here with gnnc's
+#    own generator): the device's kernels (gnnrt-cuda-bench) beside PyTorch's
+#    on the same GPU (bench/gpu_kernels.py), and PyG's GCN and GAT epochs on
+#    the GPU (bench/peers.py --device cuda), the times gnnc's CUDA epochs are
+#    to beat.
+# The report (gpu-check.md) and the raw results (gpu-check-raw.tar.gz) go to
+# --out (default: $OUT where the device tool sets it, else gpu-check-out/). Exit status: 1 when a
+# test failed or a step broke, 0 otherwise.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+graphs=arxiv,reddit
+epochs=20
+out=${OUT:-$root/gpu-check-out}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --graphs) graphs=$2; shift 2 ;;
+    --epochs) epochs=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu-check: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+pack=$root/.gpu
+if [ ! -x "$pack/bin/GNNRuntimeCUDATests" ]; then
+  echo "gpu-check: error: $pack/bin has no GNNRuntimeCUDATests: run scripts/gpu-pack.sh where the CUDA toolkit is, and carry .gpu" >&2
+  exit 2
+fi
+raw=$out/raw
+mkdir -p "$raw"
+report=$out/gpu-check.md
+status=0
+log() { echo "gpu-check: $*" >&2; }
+py=$(command -v python3)
+
+# The CUDA libraries: the toolkit's, else the ones PyTorch's wheels carry.
+libs=$pack/lib
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do
+  [ -d "$d" ] && libs=$libs:$d
+done
+if ! ls /usr/local/cuda/lib64/libcublas.so.* >/dev/null 2>&1; then
+  for f in $(find / -xdev -name 'libcublas.so.1[3-9]*' -not -path '*/proc/*' 2>/dev/null | head -3); do
+    libs=$libs:$(dirname "$f")
+  done
+fi
+export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+{
+  echo "# GPU check"
+  echo
+  echo "Written by \`scripts/gpu-check.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'), binaries of commit \`$(cat "$pack/commit" 2>/dev/null || echo unknown)\`."
+  echo
+  echo "## Machine"
+  echo
+  echo '```'
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1
+  echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+  $py -c 'import torch, torch_geometric; print("torch", torch.__version__, "CUDA", torch.version.cuda, "| torch_geometric", torch_geometric.__version__)' 2>&1
+  echo '```'
+  echo
+} >"$report"
+
+# --- 1. the CUDA device's tests ---------------------------------------------
+log "GNNRuntimeCUDATests"
+"$pack/bin/GNNRuntimeCUDATests" --gtest_output="xml:$raw/cuda-tests.xml" >"$raw/cuda-tests.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && status=1
+{
+  echo "## The CUDA device's tests"
+  echo
+  echo "\`GNNRuntimeCUDATests\`: exit status $rc."
+  echo
+  echo '```'
+  grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error:' "$raw/cuda-tests.log" | head -60
+  echo '```'
+  echo
+} >>"$report"
+
+# --- 2. the benchmark graphs --------------------------------------------------
+export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
+IFS=, read -r -a graph_list <<<"$graphs"
+for g in "${graph_list[@]}"; do
+  dir=$($py -c "import sys; sys.path.insert(0, '$root/bench'); import run; print(run.graph_path('$g'))") || { status=1; continue; }
+  if [ ! -f "$dir/meta.json" ]; then
+    log "generating $g"
+    t0=$(date +%s)
+    $py -c "import sys; sys.path.insert(0, '$root/bench'); import run; run.make_graph('$g')" >"$raw/gen-$g.log" 2>&1 || {
+      log "could not generate $g"; status=1; continue; }
+    log "generated $g in $(( $(date +%s) - t0 )) s"
+  fi
+  log "$g: kernels"
+  "$pack/bin/gnnrt-cuda-bench" "$dir" >"$raw/kernels-gnnrt-$g.jsonl" 2>"$raw/kernels-gnnrt-$g.err" || status=1
+  $py "$root/bench/gpu_kernels.py" "$dir" >"$raw/kernels-torch-$g.jsonl" 2>"$raw/kernels-torch-$g.err" || status=1
+  for model in gcn gat; do
+    log "$g: PyG $model, $epochs epochs"
+    $py "$root/bench/peers.py" --system pyg --model "$model" --data "$dir" --epochs "$epochs" \
+      --device cuda --quiet --json "$raw/pyg-$model-$g.json" >"$raw/pyg-$model-$g.log" 2>&1 || status=1
+  done
+done
+
+$py - "$raw" "$report" "$graphs" <<'PYEOF'
+import json, os, sys
+out, report, graphs = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+
+def lines(path):
+    try:
+        with open(path) as f:
+            return [json.loads(l) for l in f if l.strip().startswith("{")]
+    except (OSError, ValueError):
+        return []
+
+with open(report, "a") as r:
+    r.write("## Kernels: the CUDA device against PyTorch on the same GPU\n\n")
+    r.write("Median of 20 after a warm-up, CUDA events. SpMM: GCN's weighted aggregation "
+            "(forward: to the destinations; backward: to the sources), gnnrt's warp-per-row "
+            "kernel against `torch.sparse.mm` on a CSR matrix (what PyG's cached GCNConv runs). "
+            "GEMM: [V, F] x [F, W] in FP32, cuBLAS in both. Ratio = PyTorch's time / gnnrt's "
+            "(> 1: gnnrt faster).\n\n")
+    r.write("| graph | W | SpMM fwd ms gnnrt / torch | ratio | SpMM bwd ms gnnrt / torch | ratio "
+            "| GEMM ms gnnrt / torch | gnnrt GFLOP/s fwd |\n|---|---|---|---|---|---|---|---|\n")
+    for g in graphs:
+        ours = {d["width"]: d for d in lines(os.path.join(out, f"kernels-gnnrt-{g}.jsonl")) if "width" in d}
+        theirs = {d["width"]: d for d in lines(os.path.join(out, f"kernels-torch-{g}.jsonl")) if "width" in d}
+        for w in sorted(ours):
+            a, b = ours[w], theirs.get(w, {})
+            def cell(k):
+                return f"{a[k]:.3f} / {b[k]:.3f}" if k in b else f"{a[k]:.3f} / —"
+            def ratio(k):
+                return f"{b[k] / a[k]:.2f}" if k in b and a[k] > 0 else "—"
+            r.write(f"| {g} | {w} | {cell('spmm_forward_ms')} | {ratio('spmm_forward_ms')} | "
+                    f"{cell('spmm_backward_ms')} | {ratio('spmm_backward_ms')} | {cell('gemm_ms')} | "
+                    f"{a['spmm_forward_GFLOPs']} |\n")
+        for d in lines(os.path.join(out, f"kernels-gnnrt-{g}.jsonl")):
+            if "copy_GBps" in d:
+                r.write(f"\n{g}: {d['vertices']} vertices, {d['edges']} edges; device copy "
+                        f"{d['copy_GBps']} GB/s (read + write).\n")
+    r.write("\n## PyG on the GPU (the epochs gnnc's CUDA backend is to beat)\n\n")
+    r.write("| graph | model | epoch ms (median) | first epoch ms | peak device MiB | final loss |\n"
+            "|---|---|---|---|---|---|\n")
+    for g in graphs:
+        for m in ("gcn", "gat"):
+            try:
+                with open(os.path.join(out, f"pyg-{m}-{g}.json")) as f:
+                    d = json.load(f)
+            except (OSError, ValueError):
+                r.write(f"| {g} | {m} | failed (see pyg-{m}-{g}.log) | | | |\n")
+                continue
+            ms = sorted(h["ms"] for h in d["history"][1:]) or [d["history"][0]["ms"]]
+            r.write(f"| {g} | {m} | {ms[len(ms) // 2]:.1f} | {d['history'][0]['ms']:.1f} | "
+                    f"{d['peak_device_mib']:.0f} | {d['final']['loss']:.4f} |\n")
+    r.write("\ngnnc's own epochs on the GPU are not in this table yet: gnn-compile emits the "
+            "compiled kernels (the fused gathers, element-wise runs) as host code, which the "
+            "CUDA device refuses (docs/CUDA.md).\n")
+PYEOF
+[ $? -ne 0 ] && status=1
+# One file for the raw results (the device tool brings back a few files).
+tar -czf "$out/gpu-check-raw.tar.gz" -C "$out" raw && rm -rf "$raw"
+log "report: $report, raw results: $out/gpu-check-raw.tar.gz (status $status)"
+cat "$report"
+exit $status
