@@ -4,8 +4,9 @@
 # driver, the CUDA libraries and PyTorch, but no MLIR, OpenBLAS or GoogleTest
 # (docs/CUDA.md). The binaries are built in build-gpu/ for a portable x86-64
 # (GNN_RUNTIME_ARCH=x86-64-v3, not this machine's -march=native) and sm_80 +
-# sm_90; the shared libraries they need beyond glibc and CUDA's are copied
-# beside them.
+# sm_90, and every zoo model is compiled for CUDA with its CPU reference
+# computed here; the shared libraries they need beyond glibc and CUDA's go
+# with them. All of it is one archive, .gpu/pack.tar.gz (~25 MB).
 #
 #   scripts/gpu-pack.sh            # then carry .gpu to the GPU machine and run
 #   scripts/gpu-check.sh           # there, from the repository's root
@@ -32,21 +33,42 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGNN_RUNTIME_ARCH=x86-64-v3 -DGNN_ENABLE_CUDA=ON \
     -DGNN_PYTHON="$root/.venv/bin/python" "${extra[@]}" >/dev/null
 fi
-targets=(GNNRuntimeCUDATests gnnrt-cuda-bench)
+targets=(GNNRuntimeCUDATests gnnrt-cuda-bench gnn-compile gnnrt gnnrt_main gnnrt_cuda)
 log "building ${targets[*]}"
 ninja -C "$build" -j2 "${targets[@]}" >/dev/null
 
-rm -rf "$pack"
-mkdir -p "$pack/bin" "$pack/lib"
-cp "$build/test/Unit/GNNRuntimeCUDATests" "$build/bin/gnnrt-cuda-bench" "$pack/bin/"
-# The libraries a CUDA image may lack: OpenBLAS (the CPU device the tests
-# compare with) and the compiler runtimes it pulls in.
-for bin in "$pack"/bin/*; do
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib" "$stage/ref"
+cp "$build/test/Unit/GNNRuntimeCUDATests" "$build/bin/gnnrt-cuda-bench" "$stage/bin/"
+
+# Every zoo model for the GPU (host code for a portable x86-64), and the
+# CPU backend's reference on the shipped dataset (compiled and run here):
+# one training step's tensors (--dump) and a 20-epoch loss curve.
+models=(gcn sage_mean sage_max gat ggcn gin ggnn commnet deep_gcn)
+data=$root/examples/datasets/polblogs
+for m in "${models[@]}"; do
+  log "compiling $m for CUDA"
+  "$build/bin/gnn-compile" "$root/examples/models/$m.mlir" --target=cuda \
+    --target-cpu=x86-64-v3 -o "$stage/bin/$m-cuda"
+  "$root/build/bin/gnn-compile" "$root/examples/models/$m.mlir" -o "$stage/cpu-$m"
+  "$stage/cpu-$m" --data "$data" --seed 1 --dump "$stage/ref/$m-step" >/dev/null
+  "$stage/cpu-$m" --data "$data" --seed 1 --epochs 20 --quiet \
+    --json "$stage/ref/$m-curve.json" >/dev/null
+  rm "$stage/cpu-$m"
+done
+
+# The libraries a CUDA image may lack: OpenBLAS (the CPU device, which every
+# gnnrt program links) and the compiler runtimes it pulls in.
+for bin in "$stage"/bin/*; do
   ldd "$bin" | awk '/=> \// {print $1, $3}'
 done | sort -u | while read -r name path; do
   case "$name" in
-    libopenblas*|libgfortran*|libquadmath*|libgomp*) cp -L "$path" "$pack/lib/$name" ;;
+    libopenblas*|libgfortran*|libquadmath*|libgomp*) cp -L "$path" "$stage/lib/$name" ;;
   esac
 done
-( cd "$root" && git rev-parse HEAD >"$pack/commit" 2>/dev/null ) || true
-log "packed $(du -sh "$pack" | cut -f1) into $pack: $(ls "$pack/bin" | tr '\n' ' ')"
+( cd "$root" && git rev-parse HEAD >"$stage/commit" 2>/dev/null ) || true
+rm -rf "$pack"
+mkdir -p "$pack"
+tar -czf "$pack/pack.tar.gz" -C "$stage" .
+log "packed $(du -sh "$pack" | cut -f1) into $pack/pack.tar.gz: $(ls "$stage/bin" | tr '\n' ' ')"

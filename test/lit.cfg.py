@@ -37,3 +37,14 @@ llvm_config.add_tool_substitutions(
 # The CUDA device was built (the gnnrt_cuda target exists).
 if config.gnn_cuda_built:
     config.available_features.add("cuda")
+# The NVIDIA driver's library loads (compiled CUDA programs can start).
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
+# The CUDA toolkit's PTX assembler was found (%ptxas).
+if config.gnn_ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.gnn_ptxas))

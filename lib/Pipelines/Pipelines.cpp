@@ -8,10 +8,15 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -58,8 +63,9 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
     pm.addPass(createGNNDeferTransposes());
 }
 
-void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
-                                       const GNNToLLVMOptions &options) {
+/// The lowering's options from the pipeline's.
+static ConvertGNNToRuntimeOptions
+loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   ConvertGNNToRuntimeOptions lowering;
   lowering.edgeCacheFloats = options.edgeCacheFloats;
   lowering.memBudget = options.memBudget;
@@ -67,15 +73,56 @@ void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
   lowering.placement = options.placement;
   lowering.rowChunks = options.rowChunks;
   lowering.meta = options.meta;
-  pm.addPass(createConvertGNNToRuntime(lowering));
+  lowering.target = target.str();
+  return lowering;
+}
+
+/// After the lowering: the kernels' gpu.module to a gpu.binary of PTX.
+static void addKernelsToPTX(OpPassManager &pm,
+                            const GNNToLLVMOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertSCFToCFPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = options.cudaPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::gnn::buildGNNKernelsToPTXPipeline(OpPassManager &pm,
+                                             const GNNToLLVMOptions &options) {
+  pm.addPass(createConvertGNNToRuntime(loweringOptions(options, "cuda")));
+  addKernelsToPTX(pm, options);
+}
+
+void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
+                                       const GNNToLLVMOptions &options) {
+  const bool cuda = options.target == "cuda";
+  pm.addPass(createConvertGNNToRuntime(
+      loweringOptions(options, cuda ? "cuda" : "cpu")));
+  if (cuda)
+    addKernelsToPTX(pm, options);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertMathToLLVMPass());
+  // ceildivsi and the like (the launches' grid sizes) as plain arithmetic.
+  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  // The launches: gpu.launch_func on LLVM values, translated with the
+  // gpu.binary into mgpu* calls (runtime/lib/CUDA/GPULaunch.cpp).
+  if (cuda)
+    pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
@@ -84,6 +131,11 @@ void mlir::gnn::registerGNNPipelines() {
       "gnn-to-llvm-pipeline",
       "Lower a differentiated gnn program to the LLVM dialect and gnnrt calls",
       buildGNNToLLVMPipeline);
+  PassPipelineRegistration<GNNToLLVMOptions>(
+      "gnn-kernels-to-ptx-pipeline",
+      "Lower a differentiated gnn program for the CUDA target and its "
+      "kernels to PTX (a gpu.binary)",
+      buildGNNKernelsToPTXPipeline);
   PassPipelineRegistration<GNNOptimizeOptions>(
       "gnn-optimize-pipeline",
       "Optimise a gnn model at the gnn level: hoist edge work, reorder "

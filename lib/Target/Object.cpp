@@ -25,6 +25,13 @@
 
 using namespace mlir;
 
+static std::string &targetCPU() {
+  static std::string cpu;
+  return cpu;
+}
+
+void mlir::gnn::setTargetCPU(llvm::StringRef cpu) { targetCPU() = cpu.str(); }
+
 static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -33,13 +40,19 @@ static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
+  // This machine's CPU and features, or the CPU asked for (its features are
+  // the CPU's).
   llvm::SubtargetFeatures features;
-  for (auto &f : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(f.first(), f.second);
+  std::string cpu = targetCPU();
+  if (cpu.empty()) {
+    cpu = llvm::sys::getHostCPUName().str();
+    for (auto &f : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(f.first(), f.second);
+  }
   llvm::TargetOptions options;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), options,
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Default));
+      triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Default));
 }
 
 std::unique_ptr<llvm::Module>

@@ -39,6 +39,9 @@
 extern "C" const char gnnrt_model_info[];
 extern "C" float gnn_train_step(gnnrtContext *ctx);
 extern "C" float gnn_eval(gnnrtContext *ctx);
+/// The CUDA device (runtime/lib/CUDA/GPULaunch.cpp), present in programs
+/// compiled with --target=cuda.
+extern "C" __attribute__((weak)) gnnrt::Device *gnnrtCreateCUDADevice();
 
 using namespace gnnrt;
 
@@ -440,6 +443,14 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
+  // A program compiled with --target=cuda runs on the CUDA device, which
+  // gnn-compile links in (libgnnrt_cuda.a) only then.
+  if (ctx->model.target == "cuda") {
+    if (!gnnrtCreateCUDADevice)
+      fatal("the model was compiled for CUDA but the program was linked "
+            "without the CUDA device (libgnnrt_cuda.a)");
+    ctx->device.reset(gnnrtCreateCUDADevice());
+  }
   // A model compiled under a budget (gnn-compile --mem-budget) evicts to
   // storage: without --spill-dir, to $TMPDIR (else /tmp).
   if (!ctx->spill &&

@@ -65,6 +65,9 @@ struct ModelInfo {
   unsigned graphArrays = 0xF;
   int64_t featureWidth = -1; // static width the model reads, or -1
   int64_t classWidth = -1;   // static number of logits, or -1
+  /// Where the compiled kernels run: "cpu" (gnnrtParallelFor) or "cuda"
+  /// (launched on a GPU; the program needs the CUDA device).
+  std::string target = "cpu";
 };
 
 /// Parses the text written by gnn-compile: one record per line
@@ -77,6 +80,7 @@ struct ModelInfo {
 ///                                     by '*', or ? when unknown)
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
+///   target cuda           (compiled with --target=cuda; cpu without it)
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 

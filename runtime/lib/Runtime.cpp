@@ -135,6 +135,9 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> mask) || mask > 0xF || !(mask & 1))
         return bad("malformed graph-arrays record");
       info.graphArrays = mask;
+    } else if (kind == "target") {
+      if (!(ls >> info.target) || info.target != "cuda")
+        return bad("malformed target record");
     } else if (kind == "placement") {
       PlacementInfo p;
       int planned = -1;

@@ -14,6 +14,7 @@
 #include "gnn/Target/Object.h"
 #include "gnn/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -31,13 +32,14 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 
 using namespace mlir;
 
 namespace {
-enum class EmitKind { MLIR, MLIRLLVM, LLVM, Obj, Exe };
+enum class EmitKind { MLIR, MLIRLLVM, LLVM, Obj, Exe, PTX };
 } // namespace
 
 /// gnn-compile's own options: --help lists only these (LLVM's and MLIR's
@@ -64,8 +66,46 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::MLIRLLVM, "mlir-llvm", "the LLVM dialect"),
         clEnumValN(EmitKind::LLVM, "llvm", "optimised LLVM IR"),
         clEnumValN(EmitKind::Obj, "obj", "an object file"),
-        clEnumValN(EmitKind::Exe, "exe", "a training executable (default)")),
+        clEnumValN(EmitKind::Exe, "exe", "a training executable (default)"),
+        clEnumValN(EmitKind::PTX, "ptx",
+                   "the kernels as PTX (--target=cuda; one module per "
+                   "--gpu-arch)")),
     llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<std::string>
+    target("target",
+           llvm::cl::desc("Where the training runs: cpu (default) or cuda "
+                          "(its kernels compiled to PTX; executables for it "
+                          "are not built yet: -emit=ptx)"),
+           llvm::cl::value_desc("cpu|cuda"), llvm::cl::init("cpu"),
+           llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<std::string> targetCPU(
+    "target-cpu",
+    llvm::cl::desc("The CPU the host code is compiled for (an LLVM CPU name, "
+                   "e.g. x86-64-v3 for executables that run on other "
+                   "machines; default: this machine's)"),
+    llvm::cl::value_desc("name"), llvm::cl::init(""),
+    llvm::cl::cat(gnnCompileCategory));
+
+#ifndef GNN_CUDA_TOOLKIT_ROOT
+#define GNN_CUDA_TOOLKIT_ROOT ""
+#endif
+static llvm::cl::opt<std::string> cudaPath(
+    "cuda-path",
+    llvm::cl::desc("--target=cuda: the CUDA toolkit whose libdevice the "
+                   "kernels' math functions link (default: the one gnnc was "
+                   "built with, " GNN_CUDA_TOOLKIT_ROOT ", else $CUDA_HOME)"),
+    llvm::cl::value_desc("dir"), llvm::cl::init(GNN_CUDA_TOOLKIT_ROOT),
+    llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<std::string>
+    gpuArch("gpu-arch",
+            llvm::cl::desc("--target=cuda: the GPU architecture of the PTX "
+                           "(sm_80, sm_90, ...; default sm_80, which later "
+                           "GPUs run too)"),
+            llvm::cl::value_desc("sm_XY"), llvm::cl::init("sm_80"),
+            llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
     noOptimize("no-optimize", llvm::cl::desc("Skip gnn-optimize-pipeline"),
@@ -208,10 +248,16 @@ static std::string runtimeDir(const char *argv0) {
   return std::string(dir);
 }
 
-static int link(const char *argv0, StringRef object, StringRef output) {
+static int link(const char *argv0, StringRef object, StringRef output,
+                bool cuda) {
   std::string lib = runtimeDir(argv0);
-  std::string rt = lib + "/libgnnrt.a", rtMain = lib + "/libgnnrt_main.a";
-  for (const std::string &a : {rt, rtMain})
+  std::string rt = lib + "/libgnnrt.a", rtMain = lib + "/libgnnrt_main.a",
+              rtCuda = lib + "/libgnnrt_cuda.a";
+  std::vector<std::string> archives = {rtMain};
+  if (cuda)
+    archives.push_back(rtCuda);
+  archives.push_back(rt);
+  for (const std::string &a : archives)
     if (!llvm::sys::fs::exists(a))
       return fail("runtime library " + a +
                   " not found (is gnnc installed "
@@ -219,8 +265,11 @@ static int link(const char *argv0, StringRef object, StringRef output) {
   llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName("c++");
   if (!cxx)
     return fail("no C++ compiler driver 'c++' on PATH to link the executable");
-  std::vector<std::string> args = {*cxx, object.str(), rtMain, rt};
+  std::vector<std::string> args = {*cxx, object.str()};
+  llvm::append_range(args, archives);
   llvm::SmallVector<StringRef> flags;
+  if (cuda)
+    StringRef(GNNRT_CUDA_LINK_FLAGS).split(flags, ' ', -1, false);
   StringRef(GNNRT_LINK_FLAGS).split(flags, ' ', -1, false);
   for (StringRef f : flags)
     args.push_back(f.str());
@@ -290,6 +339,42 @@ int main(int argc, char **argv) {
                                     : "-";
   if (!gnn::checkOutputFile(out, error))
     return fail("-o: " + error);
+  if (target != "cpu" && target != "cuda")
+    return fail("--target must be cpu or cuda, not '" + target + "'");
+  {
+    StringRef arch = gpuArch.getValue();
+    unsigned version = 0;
+    if (!arch.consume_front("sm_") || arch.getAsInteger(10, version) ||
+        version < 50 || version > 999)
+      return fail("--gpu-arch must be sm_XY with XY at least 50 (sm_80, "
+                  "sm_90, ...), not '" +
+                  gpuArch + "'");
+  }
+  if (target == "cuda" && std::string(GNNRT_CUDA_LINK_FLAGS).empty() &&
+      (emitKind == EmitKind::Exe))
+    return fail("--target=cuda: this gnn-compile was built without the CUDA "
+                "device (no CUDA toolkit when it was built): -emit=ptx, "
+                "-emit=obj and -emit=llvm work, executables do not");
+  gnn::setTargetCPU(targetCPU.getValue());
+  if (emitKind == EmitKind::PTX && target != "cuda")
+    return fail("-emit=ptx needs --target=cuda");
+  std::string toolkit = cudaPath.getValue();
+  if (target == "cuda" && emitKind != EmitKind::MLIR) {
+    if (toolkit.empty())
+      for (const char *env : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+        if (const char *dir = std::getenv(env); dir && *dir) {
+          toolkit = dir;
+          break;
+        }
+    llvm::SmallString<256> libdevice(toolkit);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+    if (toolkit.empty() || !llvm::sys::fs::exists(libdevice))
+      return fail("--target=cuda needs the CUDA toolkit's libdevice (the "
+                  "kernels' math functions): " +
+                  (toolkit.empty() ? std::string("no toolkit known")
+                                   : std::string(libdevice) + " is missing") +
+                  "; give --cuda-path DIR");
+  }
   if (edgeCacheFloats < 0)
     return fail("--edge-cache-floats must be an integer in [0, " +
                 std::to_string(std::numeric_limits<int64_t>::max()) +
@@ -361,6 +446,8 @@ int main(int argc, char **argv) {
     return fail("--row-chunks must be in [1, 256], not " +
                 std::to_string(rowChunks.getValue()));
   lowering.rowChunks = rowChunks.getValue();
+  lowering.chip = gpuArch.getValue();
+  lowering.cudaPath = toolkit;
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();
   lowering.meta = options.meta.getValue();
   lowering.placement = placementStrategy.getValue();
@@ -428,7 +515,10 @@ int main(int argc, char **argv) {
                             : "the least plan of 1 to 64 row chunks")
                    << " (--row-chunks sets it)\n";
   }
-  if (emitKind != EmitKind::MLIR)
+  lowering.target = target.getValue();
+  if (emitKind == EmitKind::PTX)
+    gnn::buildGNNKernelsToPTXPipeline(pm, lowering);
+  else if (emitKind != EmitKind::MLIR)
     gnn::buildGNNToLLVMPipeline(pm, lowering);
   if (failed(pm.run(*module)))
     return 1;
@@ -446,6 +536,18 @@ int main(int argc, char **argv) {
       module->print(os);
       os << "\n";
     });
+  if (emitKind == EmitKind::PTX) {
+    std::string ptx;
+    for (auto binary : module->getOps<gpu::BinaryOp>())
+      for (Attribute object : binary.getObjects())
+        ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+    // The PTX is a C string in the binary; a file of it ends at its text.
+    while (!ptx.empty() && ptx.back() == '\0')
+      ptx.pop_back();
+    if (ptx.empty())
+      return fail("the model has no kernels to emit as PTX");
+    return writeText([&](llvm::raw_ostream &os) { os << ptx; });
+  }
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -480,7 +582,7 @@ int main(int argc, char **argv) {
   std::string linked;
   int rc = gnn::temporaryOutputFor(out, linked, error) ? 0 : fail(error);
   if (rc == 0)
-    rc = link(argv[0], object, linked);
+    rc = link(argv[0], object, linked, target == "cuda");
   if (rc == 0 && !gnn::installOutputFile(linked, out, error))
     rc = fail(error);
   if (!linked.empty())

@@ -98,13 +98,17 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
            "Runs each step over the vertices in this many row chunks, 1 to "
            "256 (1: whole)">,
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Where the kernels run: cpu (functions run by gnnrtParallelFor) "
+           "or cuda (gpu.func in a gpu.module, launched with "
+           "gpu.launch_func)">,
     DatasetMetaOption
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::LLVM::LLVMDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::gpu::GPUDialect"
   ];
 }
 

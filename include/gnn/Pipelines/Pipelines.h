@@ -89,12 +89,37 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: row chunks of each vertex "
                      "stage (1: whole)"),
       llvm::cl::init(1)};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("gnn-kernels-to-ptx-pipeline: the GPU architecture the "
+                     "PTX is for"),
+      llvm::cl::init("sm_80")};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("--convert-gnn-to-runtime: cpu or cuda (the kernels "
+                     "compiled to PTX, launched with the gpu dialect's "
+                     "launches)"),
+      llvm::cl::init("cpu")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("gnn-kernels-to-ptx-pipeline: the CUDA toolkit whose "
+                     "libdevice the kernels' math functions link (default: "
+                     "$CUDA_ROOT, $CUDA_HOME or $CUDA_PATH)"),
+      llvm::cl::init("")};
 };
 
 /// Lowers a module that went through --gnn-autodiff to the LLVM dialect:
 /// --convert-gnn-to-runtime, then the upstream conversions of scf, math,
 /// arith, memref, cf and func.
 void buildGNNToLLVMPipeline(OpPassManager &pm, const GNNToLLVMOptions &options);
+
+/// The CUDA target's kernels as PTX: --convert-gnn-to-runtime with
+/// target=cuda, then the kernels' gpu.module through MLIR's NVVM path
+/// (convert-gpu-to-nvvm, nvvm-attach-target, gpu-module-to-binary with
+/// format=isa) into a gpu.binary holding PTX for `chip`. The host function
+/// is left as the lowering made it.
+void buildGNNKernelsToPTXPipeline(OpPassManager &pm,
+                                  const GNNToLLVMOptions &options);
 
 /// Registers the named pipelines with the global registry.
 void registerGNNPipelines();

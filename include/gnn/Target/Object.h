@@ -19,6 +19,11 @@ std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
                                                    llvm::LLVMContext &context,
                                                    std::string &error);
 
+/// The CPU the host code is compiled for: `cpu` (an LLVM CPU name such as
+/// x86-64-v3, with its features), or this machine's CPU and features when
+/// empty (the default).
+void setTargetCPU(llvm::StringRef cpu);
+
 /// Emits `module` as a position-independent object file into `object`.
 bool emitObject(llvm::Module &module, llvm::SmallVectorImpl<char> &object,
                 std::string &error);

@@ -1,6 +1,7 @@
 //===- CPUKernelEmitter.cpp - kernels run by gnnrtParallelFor -------------===//
 
 #include "KernelEmitter.h"
+#include "RowChunks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -18,11 +19,13 @@ public:
   CPUKernelEmitter(ModuleOp module, LoweringBuilder &lb)
       : module(module), lb(lb) {}
 
-  void setBuffer(int64_t index, Value memref) override {
+  void setBuffer(int64_t index, Value memref, bool readsAllRows) override {
     bool i32 =
         cast<MemRefType>(memref.getType()).getElementType().isInteger(32);
     lb.call(i32 ? rt::Call::gnnrtKernelArgI32 : rt::Call::gnnrtKernelArg,
             {lb.ctx, lb.cI64(index), memref});
+    if (readsAllRows)
+      markReadsAllRows(&lb.b.getInsertionBlock()->back());
   }
   void setInt(int64_t index, Value value) override {
     Value position = lb.cI64(index);

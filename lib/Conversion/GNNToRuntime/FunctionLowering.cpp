@@ -12,11 +12,12 @@ using namespace mlir::gnn;
 
 FunctionLowering::FunctionLowering(ModuleOp module, func::FuncOp source,
                                    ArrayRef<std::string> edgeInputs,
-                                   int64_t edgeCacheFloats)
+                                   int64_t edgeCacheFloats, bool gpu)
     : module(module), source(source), edgeInputs(edgeInputs),
       lb(module, source.getLoc()), buffers(lb, slots, placement),
-      kernels(createCPUKernelEmitter(module, lb)), rowOps(lb, buffers),
-      stages(lb, buffers, *kernels, rowOps),
+      kernels(gpu ? createGPUKernelEmitter(module, lb)
+                  : createCPUKernelEmitter(module, lb)),
+      rowOps(lb, buffers), stages(lb, buffers, *kernels, rowOps),
       fusedGathers(lb, buffers, *kernels, edgeCacheFloats) {}
 
 LogicalResult FunctionLowering::run(bool training) {

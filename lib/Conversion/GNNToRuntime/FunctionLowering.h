@@ -27,9 +27,11 @@ namespace mlir::gnn {
 class FunctionLowering {
 public:
   /// `edgeInputs`: the model's edge inputs, in the runtime's order;
-  /// `edgeCacheFloats`: floats per edge the fused kernels may keep.
+  /// `edgeCacheFloats`: floats per edge the fused kernels may keep; `gpu`:
+  /// kernels as gpu.func (the CUDA target) instead of CPU functions.
   FunctionLowering(ModuleOp module, func::FuncOp source,
-                   ArrayRef<std::string> edgeInputs, int64_t edgeCacheFloats);
+                   ArrayRef<std::string> edgeInputs, int64_t edgeCacheFloats,
+                   bool gpu = false);
 
   /// Runs each vertex stage's code as `chunks` row chunks (RowChunks.h);
   /// before run().

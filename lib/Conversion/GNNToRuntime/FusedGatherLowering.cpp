@@ -264,21 +264,15 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   }
   // The operands and edge caches are read at the neighbours' rows: a row
   // chunk of the gather (RowChunks.h) reads all of them.
-  auto markLast = [&]() {
-    markReadsAllRows(&lb.b.getInsertionBlock()->back());
-  };
   for (auto [i, t] : llvm::enumerate(tensors)) {
-    kernels.setBuffer(numOuts + i, t.buf);
-    markLast();
+    kernels.setBuffer(numOuts + i, t.buf, /*readsAllRows=*/true);
     kernels.setInt(numOuts + i, t.rowSize);
   }
   KernelCaches caches = edgeCachesFor(fg);
   int64_t firstCacheArg = numOuts + static_cast<int64_t>(tensors.size());
-  for (auto [i, c] : llvm::enumerate(caches)) {
+  for (auto [i, c] : llvm::enumerate(caches))
     kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
-                      std::get<1>(c)->buf);
-    markLast();
-  }
+                      std::get<1>(c)->buf, /*readsAllRows=*/true);
   if (failed(emitFusedGatherKernel(lb, kernels, fg, tensors, caches,
                                    firstCacheArg)))
     return failure();

@@ -302,6 +302,12 @@ struct ConvertGNNToRuntime
                          << rowChunks.getValue();
       return signalPassFailure();
     }
+    if (target != "cpu" && target != "cuda") {
+      module.emitError() << "convert-gnn-to-runtime: option target must be "
+                            "cpu or cuda, not '"
+                         << target.getValue() << "'";
+      return signalPassFailure();
+    }
     if (bufferBudget > 0 && memBudget > 0) {
       module.emitError() << "convert-gnn-to-runtime: options buffer-budget "
                             "and mem-budget exclude each other";
@@ -315,7 +321,7 @@ struct ConvertGNNToRuntime
       // other (gnnrtSetOutput's logits are read before the next call), so
       // they share the slots: the runtime keeps max(train, eval) per slot.
       lowerings.push_back(std::make_unique<FunctionLowering>(
-          module, fn, edgeInputs, edgeCacheFloats));
+          module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
       lowerings.back()->setRowChunks(rowChunks);
       if (failed(lowerings.back()->run(training)))
         return signalPassFailure();
@@ -377,6 +383,8 @@ struct ConvertGNNToRuntime
     std::string info = modelInfo(train, edgeInputs, edgeTypes) +
                        bufferRecords(bufferSizes) + placementRecords +
                        llvm::formatv("graph-arrays {0}\n", graphArrays).str();
+    if (target == "cuda")
+      info += "target cuda\n";
     for (auto f : module.getOps<func::FuncOp>())
       if (f->hasAttr(GNNDialect::kModelAttrName)) {
         info = "model " + f.getSymName().str() + info.substr(info.find('\n'));
@@ -390,6 +398,13 @@ struct ConvertGNNToRuntime
     for (auto f : module.getOps<func::FuncOp>())
       if (f.getSymName().ends_with("_lowered"))
         f.setSymName(f.getSymName().drop_back(strlen("_lowered")));
+    // On the CUDA target the buffers are GPU memory: what the host code
+    // itself reads or writes moves into kernels.
+    if (target == "cuda")
+      for (auto f : llvm::to_vector(module.getOps<func::FuncOp>()))
+        if (!f.isExternal() && !f.getSymName().starts_with(kKernelPrefix) &&
+            failed(moveHostMemoryAccessToGPU(f)))
+          return signalPassFailure();
 
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     info.push_back('\0');

@@ -5,8 +5,8 @@
 // function. A KernelEmitter hides how: CPUKernelEmitter makes a private
 // `@__gnn_kernel_N(ctx, begin, end)` run by gnnrtParallelFor over chunks of
 // GNNRT_PARALLEL_CHUNK rows on the OpenMP threads, its operands handed over
-// through the context (gnnrtKernelArg*). A GPU emitter is a sibling class
-// (a gpu.func over a grid, operands as kernel arguments).
+// through the context (gnnrtKernelArg*); GPUKernelEmitter makes a gpu.func
+// over a grid, its operands as kernel parameters.
 //
 // Protocol, for one kernel: setBuffer/setInt on the host, then begin(); the
 // builder is then in the kernel's body, where getBuffer/getInt read the
@@ -30,10 +30,16 @@ public:
 
   /// Host side: operand `index` of the next kernel is `memref` (f32 or i32
   /// buffers are numbered separately) or the integer `value` (i64, or an
-  /// index converted to i64).
-  virtual void setBuffer(int64_t index, Value memref) = 0;
+  /// index converted to i64). `readsAllRows`: the kernel reads the buffer at
+  /// any row, not only at its own (RowChunks.h, readsAllRows).
+  virtual void setBuffer(int64_t index, Value memref,
+                         bool readsAllRows = false) = 0;
   virtual void setInt(int64_t index, Value value) = 0;
 
+  /// Before begin(): the next kernel's invocations must each take whole
+  /// chunks of GNNRT_PARALLEL_CHUNK rows (it writes a partial result per
+  /// chunk). Otherwise an invocation may take any rows (on the GPU, one).
+  virtual void needChunkedRows() {}
   /// Starts the kernel's body (the builder's insertion point moves there).
   virtual void begin() = 0;
   /// Kernel side: the operands set on the host, by position.
@@ -54,6 +60,18 @@ public:
 /// Kernels on the runtime's CPU threads (gnnrtParallelFor).
 std::unique_ptr<KernelEmitter> createCPUKernelEmitter(ModuleOp module,
                                                       LoweringBuilder &lb);
+/// Kernels on a GPU: gpu.func in the module's gpu.module, launched with
+/// gpu.launch_func (GPUKernelEmitter.cpp).
+std::unique_ptr<KernelEmitter> createGPUKernelEmitter(ModuleOp module,
+                                                      LoweringBuilder &lb);
+
+/// The CUDA target's host function may not touch buffers (they are GPU
+/// memory): each of its top-level loop nests over buffers (the lowering's
+/// elementwise maps, row dots, copies of unbatched values) and each store
+/// becomes a kernel, one thread per iteration of the nest's perfectly nested
+/// loops. Fails on host code it cannot move (a load whose value the host
+/// uses, a loop with loop-carried values).
+LogicalResult moveHostMemoryAccessToGPU(func::FuncOp fn);
 
 } // namespace mlir::gnn
 

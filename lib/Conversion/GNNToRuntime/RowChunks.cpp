@@ -138,11 +138,17 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
 static constexpr StringLiteral kAllRowsAttr = "gnn.all_rows";
 
 void mlir::gnn::clearReadsAllRows(ModuleOp module) {
-  module.walk([](func::CallOp call) { call->removeAttr(kAllRowsAttr); });
+  module.walk([](Operation *op) { op->removeAttr(kAllRowsAttr); });
 }
 
 void mlir::gnn::markReadsAllRows(Operation *kernelArg) {
   kernelArg->setAttr(kAllRowsAttr, UnitAttr::get(kernelArg->getContext()));
+}
+
+void mlir::gnn::markReadsAllRows(Operation *launch,
+                                 ArrayRef<int32_t> operands) {
+  launch->setAttr(kAllRowsAttr,
+                  DenseI32ArrayAttr::get(launch->getContext(), operands));
 }
 
 bool mlir::gnn::readsAllRows(OpOperand &use) {
@@ -150,7 +156,11 @@ bool mlir::gnn::readsAllRows(OpOperand &use) {
   // gnnrtSpmmRows(ctx, side, mean, weights, in, out, width, begin, end).
   if (calleeOf(user) == rt::Call::gnnrtSpmmRows)
     return use.getOperandNumber() == 3 || use.getOperandNumber() == 4;
-  return user->hasAttr(kAllRowsAttr);
+  Attribute mark = user->getAttr(kAllRowsAttr);
+  if (auto operands = dyn_cast_or_null<DenseI32ArrayAttr>(mark))
+    return llvm::is_contained(operands.asArrayRef(),
+                              static_cast<int32_t>(use.getOperandNumber()));
+  return static_cast<bool>(mark);
 }
 
 SmallVector<Operation *>

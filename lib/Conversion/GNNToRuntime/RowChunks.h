@@ -33,6 +33,8 @@ bool readsAllRows(OpOperand &use);
 /// Marks a kernel argument call (gnnrtKernelArg) whose buffer the kernel
 /// reads at any row (a fused gather's operands: the neighbours' rows).
 void markReadsAllRows(Operation *kernelArg);
+/// The same for operands `operands` of a kernel launch (gpu.launch_func).
+void markReadsAllRows(Operation *launch, ArrayRef<int32_t> operands);
 /// Removes those marks (once the placement has read them).
 void clearReadsAllRows(ModuleOp module);
 

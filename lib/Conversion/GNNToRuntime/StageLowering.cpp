@@ -254,6 +254,9 @@ void StageLowering::launchRun(const Run &run) {
   for (auto [i, p] : llvm::enumerate(run.dropoutParams))
     kernels.setInt(k + 1 + i, p);
 
+  // Partial sums per chunk: a kernel invocation must take whole chunks.
+  if (!summedValues.empty())
+    kernels.needChunkedRows();
   kernels.begin();
   SmallVector<Tensor> ins;
   int64_t a = 0;

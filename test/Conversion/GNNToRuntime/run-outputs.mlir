@@ -1,5 +1,6 @@
 // RUN: gnn-opt %s --split-input-file --gnn-autodiff --convert-gnn-to-runtime | FileCheck %s
 // RUN: gnn-opt %examples/models/gcn.mlir --gnn-train-pipeline 2>/dev/null | gnn-opt --convert-gnn-to-runtime | FileCheck %s --check-prefix=GCN
+// RUN: gnn-opt %s --split-input-file --gnn-autodiff --convert-gnn-to-runtime="target=cuda" | FileCheck %s --check-prefix=CUDA
 
 // Where an element-wise run puts its results.
 //
@@ -23,6 +24,19 @@
 // CHECK:         %[[ROWS:.*]] = arith.index_cast %[[CHUNKS]] : index to i64
 // CHECK-NEXT:    %{{.*}} = arith.index_cast
 // CHECK-NEXT:    call @gnnrtSumRows(%arg0, %[[ROWS]], %{{.*}}, %[[PART]], %{{.*}})
+//
+// On the GPU the kernel writing the partials takes whole chunks: a thread
+// per 32 rows (GPUKernelEmitter.cpp, needChunkedRows); the others a thread
+// per row.
+// CUDA-LABEL: func.func @gnn_train_step
+// CUDA:         %[[CHUNKS:.*]] = arith.divui %{{.*}}, %c32{{.*}} : index
+// CUDA:         %[[PART:.*]] = call @gnnrtBuffer(
+// CUDA:         %[[THREADS:.*]] = arith.ceildivsi %{{.*}}, %[[C32:c32[_0-9]*]] : index
+// CUDA:         gpu.launch_func  @gnn_kernels::@[[K:__gnn_kernel_[0-9]+]] {{.*}}args({{.*}}%[[PART]] : memref<?xf32>
+// CUDA:         gpu.func @[[K]](
+// CUDA:           %[[T:[0-9]+]] = arith.addi
+// CUDA-NEXT:      %[[C:.*]] = arith.constant 32 : index
+// CUDA-NEXT:      %{{.*}} = arith.muli %[[T]], %[[C]] : index
 //
 // The kernel: the partial row of row r, restarted where r % 32 == 0.
 // CHECK:       func.func private @__gnn_kernel_[[N]](%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
