@@ -173,24 +173,13 @@ accumulateEdges(int64_t first, int64_t last, const Segments &seg,
   }
 }
 
-/// One warp per output row of at most split.pieceEdges positions (the long
-/// ones are spmmPieceKernel's), its lanes over ColumnsPerLane x 32 columns
-/// per pass.
+/// The warp's output row `o`: scale times the sum over the positions
+/// [first, last), ColumnsPerLane x 32 columns per pass.
 template <bool Weighted, int ColumnsPerLane>
-__global__ void spmmKernel(int64_t begin, int64_t end, Segments seg,
-                           LongRows split, const int32_t *other, const float *w,
-                           const float *in, float *out, int64_t width,
-                           bool mean) {
-  const int64_t v = begin + warpItem();
-  if (v >= end)
-    return;
+__device__ inline void
+spmmRow(int64_t first, int64_t last, const Segments &seg, const int32_t *other,
+        const float *w, const float *in, int64_t width, float scale, float *o) {
   const int l = lane();
-  const int64_t first = seg.offsets[v], last = seg.offsets[v + 1];
-  if (split.numRows > 0 && last - first > split.pieceEdges)
-    return;
-  const float scale =
-      mean && last > first ? 1.0f / static_cast<float>(last - first) : 1.0f;
-  float *o = out + v * width;
   constexpr int64_t kPass = int64_t(kWarp) * ColumnsPerLane;
   for (int64_t col = 0; col < width; col += kPass) {
     float acc[ColumnsPerLane] = {};
@@ -207,6 +196,25 @@ __global__ void spmmKernel(int64_t begin, int64_t end, Segments seg,
   }
 }
 
+/// One warp per output row of at most split.pieceEdges positions (the long
+/// ones are spmmPieceKernel's).
+template <bool Weighted, int ColumnsPerLane>
+__global__ void spmmKernel(int64_t begin, int64_t end, Segments seg,
+                           LongRows split, const int32_t *other, const float *w,
+                           const float *in, float *out, int64_t width,
+                           bool mean) {
+  const int64_t v = begin + warpItem();
+  if (v >= end)
+    return;
+  const int64_t first = seg.offsets[v], last = seg.offsets[v + 1];
+  if (split.numRows > 0 && last - first > split.pieceEdges)
+    return;
+  const float scale =
+      mean && last > first ? 1.0f / static_cast<float>(last - first) : 1.0f;
+  spmmRow<Weighted, ColumnsPerLane>(first, last, seg, other, w, in, width,
+                                    scale, out + v * width);
+}
+
 /// One warp per piece of a long row in [begin, end): its partial row.
 template <bool Weighted, int ColumnsPerLane>
 __global__ void spmmPieceKernel(int64_t begin, int64_t end, Segments seg,
@@ -220,27 +228,13 @@ __global__ void spmmPieceKernel(int64_t begin, int64_t end, Segments seg,
   const int64_t v = split.rows[index];
   if (v < begin || v >= end)
     return;
-  const int l = lane();
   const int64_t first =
       seg.offsets[v] + (p - split.pieceOffsets[index]) * split.pieceEdges;
   const int64_t last = first + split.pieceEdges < seg.offsets[v + 1]
                            ? first + split.pieceEdges
                            : seg.offsets[v + 1];
-  float *o = partial + p * width;
-  constexpr int64_t kPass = int64_t(kWarp) * ColumnsPerLane;
-  for (int64_t col = 0; col < width; col += kPass) {
-    float acc[ColumnsPerLane] = {};
-    bool live[ColumnsPerLane];
-#pragma unroll
-    for (int q = 0; q < ColumnsPerLane; ++q)
-      live[q] = col + l + q * kWarp < width;
-    accumulateEdges<Weighted, ColumnsPerLane>(first, last, seg, other, w, in,
-                                              width, col, live, acc);
-#pragma unroll
-    for (int q = 0; q < ColumnsPerLane; ++q)
-      if (live[q])
-        o[col + l + q * kWarp] = acc[q];
-  }
+  spmmRow<Weighted, ColumnsPerLane>(first, last, seg, other, w, in, width, 1.0f,
+                                    partial + p * width);
 }
 
 /// One warp per long row in [begin, end): its pieces' partial rows added in
