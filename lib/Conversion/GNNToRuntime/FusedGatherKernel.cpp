@@ -61,6 +61,8 @@ private:
   Value widthOf(ArrayRef<int64_t> shape);
   void forHeads(OpBuilder &ob, ArrayRef<int64_t> shape,
                 function_ref<void(OpBuilder &, Value, Value, Value)> fn);
+  /// The output columns [0, width) of this invocation (from firstColumn in
+  /// steps of columnStep), a `heads x F` row as a nest over the heads.
   void forElements(OpBuilder &ob, ArrayRef<int64_t> shape, Value width,
                    function_ref<void(OpBuilder &, Value, Value)> fn);
   void emitVertex(OpBuilder &vb, Value v);
@@ -110,6 +112,9 @@ private:
   int64_t numOuts;
 
   Value begin, end, zero, one, prefetchDistance, cacheLine, prefetchSpan;
+  /// The output columns this invocation writes: firstColumn, then every
+  /// columnStep (a GPU warp's lanes share a row: KernelEmitter::lanes).
+  Value firstColumn, columnStep;
   SmallVector<Value> outBufs, outWidths;
   Value argBuf;
   SmallVector<Value> bufs, rowSizes;
@@ -279,7 +284,7 @@ void FusedKernelBuilder::forElements(
   // loop-invariant in the inner loop (no division per element).
   if (shape.size() == 2 && !ShapedType::isDynamic(shape[0])) {
     forHeads(ob, shape, [&](OpBuilder &hb, Value h, Value base, Value f) {
-      hb.create<scf::ForOp>(loc, zero, f, one, ValueRange{},
+      hb.create<scf::ForOp>(loc, firstColumn, f, columnStep, ValueRange{},
                             [&](OpBuilder &jb, Location, Value i, ValueRange) {
                               fn(jb, jb.create<arith::AddIOp>(loc, base, i), h);
                               jb.create<scf::YieldOp>(loc);
@@ -287,7 +292,7 @@ void FusedKernelBuilder::forElements(
     });
     return;
   }
-  ob.create<scf::ForOp>(loc, zero, width, one, ValueRange{},
+  ob.create<scf::ForOp>(loc, firstColumn, width, columnStep, ValueRange{},
                         [&](OpBuilder &jb, Location, Value j, ValueRange) {
                           fn(jb, j, Value());
                           jb.create<scf::YieldOp>(loc);
@@ -297,6 +302,9 @@ void FusedKernelBuilder::forElements(
 void FusedKernelBuilder::emit(ArrayRef<Tensor> operands,
                               const KernelCaches &caches,
                               int64_t firstCacheArg) {
+  // Every lane computes the edge's per-edge and per-head values; only the
+  // loops over the output's columns are split among the lanes.
+  kernels.allowLanesPerRow();
   kernels.begin();
   begin = kernels.rangeBegin();
   end = kernels.rangeEnd();
@@ -309,6 +317,8 @@ void FusedKernelBuilder::emit(ArrayRef<Tensor> operands,
         (void)widthOf(shapeOf(v));
   zero = lb.cIndex(0);
   one = lb.cIndex(1);
+  firstColumn = kernels.lane() ? kernels.lane() : zero;
+  columnStep = lb.cIndex(kernels.lanes());
   prefetchDistance = lb.cIndex(8);
   cacheLine = lb.cIndex(16);
   prefetchSpan = lb.cIndex(64);
@@ -337,7 +347,7 @@ void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v) {
                                                  vb.getF32Type());
   for (int64_t o = 0; o < numOuts; ++o)
     vb.create<scf::ForOp>(
-        loc, zero, outWidths[o], one, ValueRange{},
+        loc, firstColumn, outWidths[o], columnStep, ValueRange{},
         [&](OpBuilder &jb, Location, Value j, ValueRange) {
           Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
           jb.create<memref::StoreOp>(loc, init, outBufs[o], idx);
@@ -600,7 +610,7 @@ void FusedKernelBuilder::emitFinalize(OpBuilder &vb, Value p0, Value p1,
   }
   for (int64_t o = 0; o < numOuts; ++o)
     vb.create<scf::ForOp>(
-        loc, zero, outWidths[o], one, ValueRange{},
+        loc, firstColumn, outWidths[o], columnStep, ValueRange{},
         [&](OpBuilder &jb, Location, Value j, ValueRange) {
           Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
           Value x = loadAt(jb, outBufs[o], idx);

@@ -54,6 +54,9 @@ public:
   }
 
   void needChunkedRows() override { chunkedRows = true; }
+  void allowLanesPerRow() override { warpRows = true; }
+  Value lane() override { return laneValue; }
+  int64_t lanes() override { return laneValue ? kWarpLanes : 1; }
   void begin() override;
   Value getBuffer(int64_t index, bool isI32) override {
     auto &host = isI32 ? hostI32 : hostF32;
@@ -116,10 +119,17 @@ private:
   llvm::DenseSet<Value> allRows;
   SmallVector<Value> operands;
   Value rowsBegin, rowsEnd;
+  /// The threads launched per row (or chunk of rows).
+  int64_t threadsPerRow = 1;
   /// The rows one thread of the current kernel takes: GNNRT_PARALLEL_CHUNK
   /// where it writes per-chunk partials (needChunkedRows), else 1.
   bool chunkedRows = false;
   int64_t rowsPerThread = 1;
+  /// allowLanesPerRow: a warp per row, this thread's lane in it.
+  bool warpRows = false;
+  Value laneValue;
+  /// The threads of a row under allowLanesPerRow: a warp.
+  static constexpr int64_t kWarpLanes = 32;
   /// The number of the next kernel (-1: not known yet).
   int64_t nextKernel = -1;
 };
@@ -160,7 +170,8 @@ void GPUKernelEmitter::begin() {
   // Thread t: rows [c t, min(c t + c, n)), nothing where c t >= n; c = 32
   // for a kernel writing per-chunk partials, else 1.
   rowsPerThread = chunkedRows ? GNNRT_PARALLEL_CHUNK : 1;
-  chunkedRows = false;
+  const bool shared = warpRows && !chunkedRows;
+  chunkedRows = warpRows = false;
   OpBuilder &b = lb.b;
   Location loc = lb.loc;
   b.setInsertionPointToStart(&kernel.getBody().front());
@@ -170,6 +181,15 @@ void GPUKernelEmitter::begin() {
   Value thread = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
   Value t = b.create<arith::AddIOp>(
       loc, b.create<arith::MulIOp>(loc, block, threads), thread);
+  laneValue = Value();
+  threadsPerRow = 1;
+  if (shared) {
+    // Warp w takes row w, its lanes the columns lane, lane + 32, ...
+    Value width = lb.cIndex(kWarpLanes);
+    laneValue = b.create<arith::RemUIOp>(loc, t, width);
+    t = b.create<arith::DivUIOp>(loc, t, width);
+    threadsPerRow = kWarpLanes;
+  }
   Value chunk = lb.cIndex(rowsPerThread);
   rowsBegin = b.create<arith::MulIOp>(loc, t, chunk);
   rowsEnd = b.create<arith::MinSIOp>(
@@ -183,9 +203,11 @@ void GPUKernelEmitter::begin() {
 
 void GPUKernelEmitter::launch(Value n) {
   lb.b.restoreInsertionPoint(host);
-  // ceil(ceil(n / c) / 256) blocks, at least one.
-  Value threadsNeeded =
-      lb.b.create<arith::CeilDivSIOp>(lb.loc, n, lb.cIndex(rowsPerThread));
+  // ceil(ceil(n / c) t / 256) blocks, at least one (t threads per row).
+  Value threadsNeeded = lb.b.create<arith::MulIOp>(
+      lb.loc,
+      lb.b.create<arith::CeilDivSIOp>(lb.loc, n, lb.cIndex(rowsPerThread)),
+      lb.cIndex(threadsPerRow));
   Value blocks = lb.b.create<arith::MaxSIOp>(
       lb.loc,
       lb.b.create<arith::CeilDivSIOp>(lb.loc, threadsNeeded,
@@ -209,6 +231,7 @@ void GPUKernelEmitter::launch(Value n) {
   hostI32.clear();
   hostInts.clear();
   kernel = nullptr;
+  laneValue = Value();
 }
 
 std::unique_ptr<KernelEmitter>

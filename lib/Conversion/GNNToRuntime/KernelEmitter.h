@@ -40,6 +40,15 @@ public:
   /// chunks of GNNRT_PARALLEL_CHUNK rows (it writes a partial result per
   /// chunk). Otherwise an invocation may take any rows (on the GPU, one).
   virtual void needChunkedRows() {}
+  /// Before begin(): the next kernel may give each row to a group of lanes
+  /// that run its code together (a GPU warp), splitting only the loops
+  /// between lane() and the row's end in steps of lanes() among them; each
+  /// lane repeats the rest. A CPU invocation is one lane.
+  virtual void allowLanesPerRow() {}
+  /// Kernel side: this lane's first column and the number of lanes sharing
+  /// a row (0 and 1 where rows are not shared).
+  virtual Value lane() { return Value(); }
+  virtual int64_t lanes() { return 1; }
   /// Starts the kernel's body (the builder's insertion point moves there).
   virtual void begin() = 0;
   /// Kernel side: the operands set on the host, by position.

@@ -1,17 +1,20 @@
 // The CUDA target's kernels (convert-gnn-to-runtime target=cuda,
 // GPUKernelEmitter.cpp): each kernel is a gpu.func of the module's
-// gpu.module, launched by gpu.launch_func over ceil(n / 256) blocks of 256
-// threads; thread t takes row t under a guard (rows [32 t, 32 t + 32) where
-// the kernel writes per-chunk partials: run-outputs.mlir); the operands the host set, and the graph's arrays the host gets
-// with gnnrtGraphOffsets / gnnrtGraphIndex, are its parameters, n last. GAT
-// has vertex stages and fused gathers (which read the graph's arrays).
+// gpu.module, launched by gpu.launch_func in blocks of 256 threads. A fused
+// gather (GAT has vertex stages and fused gathers, which read the graph's
+// arrays) gives each destination row to a warp: thread t works on row t / 32
+// under a guard, its lane t % 32 taking the output columns lane, lane + 32,
+// ...; ceil(ceil(n / 1) * 32 / 256) blocks. Its operands, and the graph's
+// arrays the host gets with gnnrtGraphOffsets / gnnrtGraphIndex, are the
+// kernel's parameters, n last.
 
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s
 // CHECK: module attributes {gpu.container_module}
 // CHECK: func.func @gnn_train_step(%arg0: !llvm.ptr) -> f32
 // CHECK: %[[OFF:[0-9]+]] = call @gnnrtGraphOffsets(%arg0, %{{.*}}) : (!llvm.ptr, i64) -> memref<?xi64>
 // CHECK: %[[IDX:[0-9]+]] = call @gnnrtGraphIndex(%arg0, %{{.*}}) : (!llvm.ptr, i64) -> memref<?xi32>
-// CHECK: %[[THREADS:[0-9]+]] = arith.ceildivsi %[[N:[0-9]+]], %c1{{.*}} : index
+// CHECK: %[[ROWS:[0-9]+]] = arith.ceildivsi %[[N:[0-9]+]], %c1{{.*}} : index
+// CHECK: %[[THREADS:[0-9]+]] = arith.muli %[[ROWS]], %c32{{.*}} : index
 // CHECK: %[[B:[0-9]+]] = arith.ceildivsi %[[THREADS]], %c256{{.*}} : index
 // CHECK: %[[BLOCKS:[0-9]+]] = arith.maxsi %[[B]], %{{.*}} : index
 // CHECK: %[[NI64:[0-9]+]] = arith.index_cast %[[N]] : index to i64
@@ -24,15 +27,30 @@
 // CHECK-NEXT: %[[TID:.*]] = gpu.thread_id  x
 // CHECK-NEXT: %[[T0:[0-9]+]] = arith.muli %[[BID]], %[[BDIM]] : index
 // CHECK-NEXT: %[[T:[0-9]+]] = arith.addi %[[T0]], %[[TID]] : index
+// CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[LANE:[0-9]+]] = arith.remui %[[T]], %[[C32]] : index
+// CHECK-NEXT: %[[W:[0-9]+]] = arith.divui %[[T]], %[[C32]] : index
 // CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
-// CHECK-NEXT: %[[BEGIN:[0-9]+]] = arith.muli %[[T]], %[[C1]] : index
+// CHECK-NEXT: %[[BEGIN:[0-9]+]] = arith.muli %[[W]], %[[C1]] : index
 // CHECK-NEXT: %[[E0:[0-9]+]] = arith.addi %[[BEGIN]], %[[C1]] : index
 // CHECK-NEXT: %[[END:[0-9]+]] = arith.minsi %[[E0]], %[[KN]] : index
 // CHECK-NEXT: %[[ANY:[0-9]+]] = arith.cmpi slt, %[[BEGIN]], %[[KN]] : index
 // CHECK-NEXT: scf.if %[[ANY]] {
+// CHECK: %{{c0.*}} = arith.constant 0 : index
+// CHECK-NEXT: %{{c1.*}} = arith.constant 1 : index
+// CHECK-NEXT: %[[STEP:.*]] = arith.constant 32 : index
 // CHECK: scf.for %{{.*}} = %[[BEGIN]] to %[[END]]
+// The output row's columns from the lane, in steps of 32.
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %[[STEP]]
 // CHECK: memref.load %[[GIDX]]
 // CHECK: gpu.return
+
+// The vertex stages: a thread per row.
+// RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=STAGE
+// STAGE: gpu.func @__gnn_kernel_0(
+// STAGE: %[[T:[0-9]+]] = arith.addi
+// STAGE-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// STAGE-NEXT: arith.muli %[[T]], %[[C1]] : index
 
 // No CPU kernels, no kernel arguments through the context.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=NOCPU
