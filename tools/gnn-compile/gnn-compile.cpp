@@ -358,6 +358,12 @@ int main(int argc, char **argv) {
   gnn::setTargetCPU(targetCPU.getValue());
   if (emitKind == EmitKind::PTX && target != "cuda")
     return fail("-emit=ptx needs --target=cuda");
+  if (target == "cuda" &&
+      (!memBudget.empty() || !bufferBudget.empty() || !chunkBudget.empty() ||
+       rowChunks.getNumOccurrences()))
+    return fail("--target=cuda: training under a memory budget (--mem-budget, "
+                "--buffer-budget, --chunk-budget, --row-chunks) is not "
+                "supported on the GPU yet (docs/CUDA.md)");
   std::string toolkit = cudaPath.getValue();
   if (target == "cuda" && emitKind != EmitKind::MLIR) {
     if (toolkit.empty())
