@@ -446,6 +446,9 @@ int main(int argc, char **argv) {
   // A program compiled with --target=cuda runs on the CUDA device, which
   // gnn-compile links in (libgnnrt_cuda.a) only then.
   if (ctx->model.target == "cuda") {
+    if (o.memBudget > 0 || !o.spillDir.empty())
+      fatal("--mem-budget and --spill-dir are not supported on the GPU yet: "
+            "the model was compiled for CUDA (docs/CUDA.md)");
     if (!gnnrtCreateCUDADevice)
       fatal("the model was compiled for CUDA but the program was linked "
             "without the CUDA device (libgnnrt_cuda.a)");
