@@ -37,6 +37,13 @@ llvm_config.add_tool_substitutions(
 # The CUDA device was built (the gnnrt_cuda target exists).
 if config.gnn_cuda_built:
     config.available_features.add("cuda")
+# The MPI communicator was built and mpirun found (%mpirun: as many ranks as
+# asked for on however many cores, also as root).
+if config.gnn_mpirun:
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", config.gnn_mpirun + " --allow-run-as-root --oversubscribe"))
+config.substitutions.append(("%gnn_unit", os.path.join(config.gnn_obj_root, "test", "Unit")))
 # The NVIDIA driver's library loads (compiled CUDA programs can start).
 import ctypes
 try:

@@ -78,6 +78,10 @@ public:
 /// and scatters copies, requests complete when issued.
 std::unique_ptr<Communicator> createSingleProcessCommunicator();
 
+/// MPI_COMM_WORLD (Comm/MPI.cpp, in gnnrt_mpi where MPI was found):
+/// initialises MPI unless the program did, finalises it at exit.
+std::unique_ptr<Communicator> createMPICommunicator();
+
 } // namespace gnnrt
 
 #endif // GNNRT_COMMUNICATOR_H

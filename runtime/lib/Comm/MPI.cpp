@@ -1,0 +1,227 @@
+//===- MPI.cpp - the communicator of MPI_COMM_WORLD -----------------------===//
+//
+// The collectives of Communicator.h on MPI (OpenMPI): MPI_Allreduce,
+// MPI_Bcast, MPI_Reduce_scatter_block, MPI_Allgather and their non-blocking
+// forms, on host memory. MPI is initialised by the first communicator
+// (MPI_Init_thread, funnelled: only the thread that calls gnnrt's entry
+// points talks to MPI) unless the program did, and finalised at exit.
+// Errors return to the caller (MPI_ERRORS_RETURN) and stop the run naming
+// the call and MPI's message. MPI counts are `int`: allReduce and broadcast
+// go in pieces of at most 2^30 elements; a gather or scatter block of more
+// than INT_MAX elements per rank stops the run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Communicator.h"
+#include "Context.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+using namespace gnnrt;
+
+namespace {
+
+void checkMPI(int status, const char *expr) {
+  if (status == MPI_SUCCESS)
+    return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(status, text, &length);
+  fatal(std::string("'") + expr + "' failed: " + std::string(text, length));
+}
+#define GNNRT_MPI_CHECK(expr) checkMPI((expr), #expr)
+
+MPI_Op opOf(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+    return MPI_SUM;
+  case ReduceOp::Max:
+    return MPI_MAX;
+  case ReduceOp::Min:
+    return MPI_MIN;
+  }
+  fatal("unknown reduction");
+}
+
+template <typename T>
+MPI_Datatype typeOf();
+template <>
+MPI_Datatype typeOf<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype typeOf<int64_t>() {
+  return MPI_INT64_T;
+}
+
+/// Initialises MPI once (unless the program did) and finalises it at exit.
+void initialiseMPI() {
+  static const bool done = [] {
+    int initialised = 0;
+    GNNRT_MPI_CHECK(MPI_Initialized(&initialised));
+    if (!initialised) {
+      int provided = 0;
+      GNNRT_MPI_CHECK(
+          MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+      std::atexit([] {
+        int finalised = 0;
+        MPI_Finalized(&finalised);
+        if (!finalised)
+          MPI_Finalize();
+      });
+    }
+    GNNRT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    return true;
+  }();
+  (void)done;
+}
+
+/// The pieces of at most this many elements that allReduce and broadcast
+/// take (MPI counts are int).
+constexpr int64_t kPiece = int64_t(1) << 30;
+
+class MPICommunicator final : public Communicator {
+public:
+  MPICommunicator() {
+    initialiseMPI();
+    GNNRT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &myRank));
+    GNNRT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &worldSize));
+  }
+  ~MPICommunicator() override {
+    // Requests left pending would be completed by MPI_Finalize.
+    for (auto &[id, request] : pending)
+      MPI_Request_free(&request);
+  }
+
+  const char *name() const override { return "mpi"; }
+  int rank() const override { return myRank; }
+  int size() const override { return worldSize; }
+
+  void allReduce(const float *send, float *recv, int64_t count,
+                 ReduceOp op) override {
+    reduceAll(send, recv, count, op);
+  }
+  void allReduce(const int64_t *send, int64_t *recv, int64_t count,
+                 ReduceOp op) override {
+    reduceAll(send, recv, count, op);
+  }
+  void broadcast(float *data, int64_t count, int root) override {
+    broadcastAll(data, count, root);
+  }
+  void broadcast(int64_t *data, int64_t count, int root) override {
+    broadcastAll(data, count, root);
+  }
+  void reduceScatter(const float *send, float *recv, int64_t count,
+                     ReduceOp op) override {
+    const int n = blockCount("reduceScatter", count);
+    GNNRT_MPI_CHECK(MPI_Reduce_scatter_block(send == recv ? MPI_IN_PLACE : send,
+                                             recv, n, MPI_FLOAT, opOf(op),
+                                             MPI_COMM_WORLD));
+  }
+  void allGather(const float *send, float *recv, int64_t count) override {
+    gatherAll(send, recv, count);
+  }
+  void allGather(const int64_t *send, int64_t *recv, int64_t count) override {
+    gatherAll(send, recv, count);
+  }
+  Request iAllReduce(const float *send, float *recv, int64_t count,
+                     ReduceOp op) override {
+    const int n = blockCount("iAllReduce", count);
+    MPI_Request request;
+    GNNRT_MPI_CHECK(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n,
+                                   MPI_FLOAT, opOf(op), MPI_COMM_WORLD,
+                                   &request));
+    return issue(request);
+  }
+  Request iAllGather(const float *send, float *recv, int64_t count) override {
+    const int n = blockCount("iAllGather", count);
+    MPI_Request request;
+    GNNRT_MPI_CHECK(MPI_Iallgather(inPlaceGather(send, recv, count), n,
+                                   MPI_FLOAT, recv, n, MPI_FLOAT,
+                                   MPI_COMM_WORLD, &request));
+    return issue(request);
+  }
+  void wait(Request &request) override {
+    if (request.isNull())
+      return;
+    auto it = pending.find(request.id);
+    if (it == pending.end())
+      fatal("wait: request " + std::to_string(request.id) +
+            " is not pending on this communicator");
+    GNNRT_MPI_CHECK(MPI_Wait(&it->second, MPI_STATUS_IGNORE));
+    pending.erase(it);
+    request = Request();
+  }
+
+private:
+  /// `count` as an MPI count: non-negative and at most INT_MAX.
+  static int blockCount(const char *what, int64_t count) {
+    if (count < 0)
+      fatal(std::string(what) + ": negative count " + std::to_string(count));
+    if (count > INT_MAX)
+      fatal(std::string(what) + ": " + std::to_string(count) +
+            " elements per rank, more than MPI's " + std::to_string(INT_MAX));
+    return static_cast<int>(count);
+  }
+  template <typename T>
+  void reduceAll(const T *send, T *recv, int64_t count, ReduceOp op) {
+    if (count < 0)
+      fatal("allReduce: negative count " + std::to_string(count));
+    for (int64_t at = 0; at < count; at += kPiece) {
+      const int n = static_cast<int>(std::min(kPiece, count - at));
+      GNNRT_MPI_CHECK(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send + at,
+                                    recv + at, n, typeOf<T>(), opOf(op),
+                                    MPI_COMM_WORLD));
+    }
+  }
+  template <typename T>
+  void broadcastAll(T *data, int64_t count, int root) {
+    if (count < 0)
+      fatal("broadcast: negative count " + std::to_string(count));
+    if (root < 0 || root >= worldSize)
+      fatal("broadcast: root " + std::to_string(root) +
+            " outside the world of " + std::to_string(worldSize) +
+            " processes");
+    for (int64_t at = 0; at < count; at += kPiece) {
+      const int n = static_cast<int>(std::min(kPiece, count - at));
+      GNNRT_MPI_CHECK(
+          MPI_Bcast(data + at, n, typeOf<T>(), root, MPI_COMM_WORLD));
+    }
+  }
+  /// MPI_IN_PLACE where the rank's block already is in recv.
+  template <typename T>
+  const void *inPlaceGather(const T *send, T *recv, int64_t count) const {
+    return send == recv + static_cast<int64_t>(myRank) * count
+               ? MPI_IN_PLACE
+               : static_cast<const void *>(send);
+  }
+  template <typename T>
+  void gatherAll(const T *send, T *recv, int64_t count) {
+    const int n = blockCount("allGather", count);
+    GNNRT_MPI_CHECK(MPI_Allgather(inPlaceGather(send, recv, count), n,
+                                  typeOf<T>(), recv, n, typeOf<T>(),
+                                  MPI_COMM_WORLD));
+  }
+  Request issue(MPI_Request request) {
+    Request r{nextId++};
+    pending[r.id] = request;
+    return r;
+  }
+
+  int myRank = 0, worldSize = 1;
+  int64_t nextId = 1;
+  std::unordered_map<int64_t, MPI_Request> pending;
+};
+
+} // namespace
+
+std::unique_ptr<Communicator> gnnrt::createMPICommunicator() {
+  return std::make_unique<MPICommunicator>();
+}

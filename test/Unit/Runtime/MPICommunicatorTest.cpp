@@ -1,0 +1,177 @@
+//===- MPICommunicatorTest.cpp - the MPI communicator ---------------------===//
+//
+// Every collective of the MPI communicator against the values it must give,
+// computed on each rank from the data every rank makes (integer-valued
+// floats, so sums are exact in any order). Runs as one process under lit's
+// GoogleTest format and as 2, 3 and 4 under mpirun
+// (test/Runtime/mpi-communicator.test); every rank runs the same tests in the
+// same order, as MPI requires.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Communicator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+using namespace gnnrt;
+
+namespace {
+
+constexpr int64_t kCounts[] = {0, 1, 1000, 4097};
+
+Communicator &world() {
+  static std::unique_ptr<Communicator> comm = createMPICommunicator();
+  return *comm;
+}
+
+/// Rank r's element i: a small integer, distinct across ranks.
+float valueOf(int r, int64_t i) {
+  return static_cast<float>((r + 1) * (i % 7) - 3 * r + (i % 5));
+}
+
+} // namespace
+
+TEST(RuntimeMPICommunicator, RanksMakeTheWorld) {
+  Communicator &comm = world();
+  EXPECT_STREQ(comm.name(), "mpi");
+  ASSERT_GE(comm.rank(), 0);
+  ASSERT_LT(comm.rank(), comm.size());
+  int64_t r = comm.rank(), sum = 0;
+  comm.allReduce(&r, &sum, 1, ReduceOp::Sum);
+  EXPECT_EQ(sum, int64_t(comm.size()) * (comm.size() - 1) / 2);
+}
+
+TEST(RuntimeMPICommunicator, AllReduceMatchesTheRanksData) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  for (int64_t count : kCounts)
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min})
+      for (bool inPlace : {false, true}) {
+        std::vector<float> send(count), recv(count, -1.0f), want(count);
+        std::vector<int64_t> sendI(count), recvI(count, -1), wantI(count);
+        for (int64_t i = 0; i < count; ++i) {
+          send[i] = valueOf(me, i);
+          sendI[i] = static_cast<int64_t>(valueOf(me, i)) << 33;
+          for (int q = 0; q < n; ++q) {
+            float v = valueOf(q, i);
+            int64_t vi = static_cast<int64_t>(v) << 33;
+            if (q == 0) {
+              want[i] = v;
+              wantI[i] = vi;
+            } else if (op == ReduceOp::Sum) {
+              want[i] += v;
+              wantI[i] += vi;
+            } else if (op == ReduceOp::Max) {
+              want[i] = std::max(want[i], v);
+              wantI[i] = std::max(wantI[i], vi);
+            } else {
+              want[i] = std::min(want[i], v);
+              wantI[i] = std::min(wantI[i], vi);
+            }
+          }
+        }
+        if (inPlace) {
+          recv = send;
+          recvI = sendI;
+          comm.allReduce(recv.data(), recv.data(), count, op);
+          comm.allReduce(recvI.data(), recvI.data(), count, op);
+        } else {
+          comm.allReduce(send.data(), recv.data(), count, op);
+          comm.allReduce(sendI.data(), recvI.data(), count, op);
+        }
+        ASSERT_EQ(recv, want) << "count " << count << " in place " << inPlace;
+        ASSERT_EQ(recvI, wantI) << "count " << count;
+      }
+}
+
+TEST(RuntimeMPICommunicator, BroadcastFromEveryRoot) {
+  Communicator &comm = world();
+  for (int root = 0; root < comm.size(); ++root) {
+    std::vector<float> data(1000), want(1000);
+    std::vector<int64_t> dataI(3), wantI(3);
+    for (int64_t i = 0; i < 1000; ++i) {
+      data[i] = valueOf(comm.rank(), i);
+      want[i] = valueOf(root, i);
+    }
+    for (int64_t i = 0; i < 3; ++i) {
+      dataI[i] = comm.rank() * 1000 + i;
+      wantI[i] = root * 1000 + i;
+    }
+    comm.broadcast(data.data(), 1000, root);
+    comm.broadcast(dataI.data(), 3, root);
+    ASSERT_EQ(data, want) << "root " << root;
+    ASSERT_EQ(dataI, wantI) << "root " << root;
+  }
+}
+
+TEST(RuntimeMPICommunicator, ReduceScatterGivesEachRankItsBlock) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  for (int64_t count : kCounts)
+    for (bool inPlace : {false, true}) {
+      std::vector<float> send(n * count), recv(inPlace ? n * count : count);
+      for (int64_t i = 0; i < n * count; ++i)
+        send[i] = valueOf(me, i);
+      std::vector<float> want(count, 0.0f);
+      for (int64_t i = 0; i < count; ++i)
+        for (int q = 0; q < n; ++q)
+          want[i] += valueOf(q, me * count + i);
+      if (inPlace) {
+        recv = send;
+        comm.reduceScatter(recv.data(), recv.data(), count, ReduceOp::Sum);
+        recv.resize(count);
+      } else {
+        comm.reduceScatter(send.data(), recv.data(), count, ReduceOp::Sum);
+      }
+      ASSERT_EQ(recv, want) << "count " << count << " in place " << inPlace;
+    }
+}
+
+TEST(RuntimeMPICommunicator, AllGatherAndNonBlockingCollectives) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  for (int64_t count : kCounts) {
+    std::vector<float> send(count), want(n * count);
+    std::vector<int64_t> sendI(count), wantI(n * count);
+    for (int64_t i = 0; i < count; ++i) {
+      send[i] = valueOf(me, i);
+      sendI[i] = me * 100000 + i;
+    }
+    for (int q = 0; q < n; ++q)
+      for (int64_t i = 0; i < count; ++i) {
+        want[q * count + i] = valueOf(q, i);
+        wantI[q * count + i] = q * 100000 + i;
+      }
+    std::vector<float> recv(n * count, -1.0f);
+    std::vector<int64_t> recvI(n * count, -1);
+    comm.allGather(send.data(), recv.data(), count);
+    comm.allGather(sendI.data(), recvI.data(), count);
+    ASSERT_EQ(recv, want) << "count " << count;
+    ASSERT_EQ(recvI, wantI) << "count " << count;
+    // In place: the rank's block is already in recv.
+    std::vector<float> inPlace(n * count, -1.0f);
+    std::copy(send.begin(), send.end(), inPlace.begin() + me * count);
+    comm.allGather(inPlace.data() + me * count, inPlace.data(), count);
+    ASSERT_EQ(inPlace, want) << "in place, count " << count;
+    // Non-blocking: done by wait, the requests null afterwards.
+    std::vector<float> gathered(n * count, -1.0f), summed(count, -1.0f);
+    Request g = comm.iAllGather(send.data(), gathered.data(), count);
+    Request s =
+        comm.iAllReduce(send.data(), summed.data(), count, ReduceOp::Sum);
+    comm.wait(s);
+    comm.wait(g);
+    EXPECT_TRUE(g.isNull() && s.isNull());
+    comm.wait(g); // a null request returns at once
+    ASSERT_EQ(gathered, want);
+    std::vector<float> wantSum(count, 0.0f);
+    for (int64_t i = 0; i < count; ++i)
+      for (int q = 0; q < n; ++q)
+        wantSum[i] += valueOf(q, i);
+    ASSERT_EQ(summed, wantSum);
+  }
+}
