@@ -77,11 +77,10 @@ loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   return lowering;
 }
 
-/// After the lowering: the kernels' gpu.module to a gpu.binary of PTX.
+/// After the lowering and its clean-up: the kernels' gpu.module to a
+/// gpu.binary of PTX.
 static void addKernelsToPTX(OpPassManager &pm,
                             const GNNToLLVMOptions &options) {
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createConvertSCFToCFPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
@@ -99,6 +98,8 @@ static void addKernelsToPTX(OpPassManager &pm,
 void mlir::gnn::buildGNNKernelsToPTXPipeline(OpPassManager &pm,
                                              const GNNToLLVMOptions &options) {
   pm.addPass(createConvertGNNToRuntime(loweringOptions(options, "cuda")));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   addKernelsToPTX(pm, options);
 }
 
@@ -107,10 +108,10 @@ void mlir::gnn::buildGNNToLLVMPipeline(OpPassManager &pm,
   const bool cuda = options.target == "cuda";
   pm.addPass(createConvertGNNToRuntime(
       loweringOptions(options, cuda ? "cuda" : "cpu")));
-  if (cuda)
-    addKernelsToPTX(pm, options);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (cuda)
+    addKernelsToPTX(pm, options);
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertMathToLLVMPass());
   // ceildivsi and the like (the launches' grid sizes) as plain arithmetic.

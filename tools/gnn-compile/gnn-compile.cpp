@@ -75,8 +75,8 @@ static llvm::cl::opt<EmitKind> emitKind(
 static llvm::cl::opt<std::string>
     target("target",
            llvm::cl::desc("Where the training runs: cpu (default) or cuda "
-                          "(its kernels compiled to PTX; executables for it "
-                          "are not built yet: -emit=ptx)"),
+                          "(the kernels compiled to PTX, the executable on "
+                          "GPU 0; docs/CUDA.md)"),
            llvm::cl::value_desc("cpu|cuda"), llvm::cl::init("cpu"),
            llvm::cl::cat(gnnCompileCategory));
 

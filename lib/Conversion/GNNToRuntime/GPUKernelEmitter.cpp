@@ -35,6 +35,74 @@ constexpr llvm::StringLiteral kKernelPrefix = "__gnn_kernel_";
 constexpr llvm::StringLiteral kKernelModule = "gnn_kernels";
 constexpr int64_t kThreadsPerBlock = 256;
 
+/// The module's gpu.module of kernels, made (and the module marked a GPU
+/// container) on first use.
+gpu::GPUModuleOp kernelModuleOf(ModuleOp module, Location loc) {
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModule))
+    return existing;
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  return mb.create<gpu::GPUModuleOp>(loc, kKernelModule);
+}
+
+/// The number after the highest of the kernels `gm` already has.
+int64_t nextKernelNumber(gpu::GPUModuleOp gm) {
+  int64_t next = 0;
+  for (auto fn : gm.getOps<gpu::GPUFuncOp>()) {
+    int64_t k;
+    StringRef name = fn.getName();
+    if (name.consume_front(kKernelPrefix) && !name.getAsInteger(10, k))
+      next = std::max(next, k + 1);
+  }
+  return next;
+}
+
+/// Kernel `number` of `gm`, of type `type`, with an empty entry block.
+gpu::GPUFuncOp createKernel(gpu::GPUModuleOp gm, int64_t number,
+                            FunctionType type, Location loc) {
+  OpBuilder mb = OpBuilder::atBlockTerminator(gm.getBody());
+  auto kernel = mb.create<gpu::GPUFuncOp>(
+      loc, (kKernelPrefix + Twine(number)).str(), type);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  UnitAttr::get(gm.getContext()));
+  return kernel;
+}
+
+/// The thread's index in the grid (block id x block size + thread id).
+Value globalThread(OpBuilder &b, Location loc) {
+  // One op per statement: the IR's order does not depend on the order the
+  // compiler evaluates arguments in.
+  Value block = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
+  Value size = b.create<gpu::BlockDimOp>(loc, gpu::Dimension::x);
+  Value thread = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+  return b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, block, size), thread);
+}
+
+/// Ends the kernel body at `b` with `scf.if (cond) {...}; gpu.return` and
+/// moves `b` into the `if`.
+void enterGuard(OpBuilder &b, Location loc, Value cond) {
+  auto guard = b.create<scf::IfOp>(loc, cond, /*withElseRegion=*/false);
+  b.create<gpu::ReturnOp>(loc);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+}
+
+/// Launches `kernel` with `args` on `threads` threads (an index value) in
+/// blocks of kThreadsPerBlock, at least one block.
+gpu::LaunchFuncOp launchKernel(OpBuilder &b, Location loc,
+                               gpu::GPUFuncOp kernel, Value threads,
+                               ValueRange args) {
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value perBlock = b.create<arith::ConstantIndexOp>(loc, kThreadsPerBlock);
+  Value blocks = b.create<arith::MaxSIOp>(
+      loc, b.create<arith::CeilDivSIOp>(loc, threads, perBlock), one);
+  return b.create<gpu::LaunchFuncOp>(loc, kernel,
+                                     gpu::KernelDim3{blocks, one, one},
+                                     gpu::KernelDim3{perBlock, one, one},
+                                     /*dynamicSharedMemorySize=*/Value(), args);
+}
+
 class GPUKernelEmitter final : public KernelEmitter {
 public:
   GPUKernelEmitter(ModuleOp module, LoweringBuilder &lb)
@@ -107,7 +175,6 @@ private:
     lb.b.restoreInsertionPoint(inKernel);
     return v;
   }
-  gpu::GPUModuleOp kernelModule();
 
   ModuleOp module;
   LoweringBuilder &lb;
@@ -135,34 +202,13 @@ private:
 };
 } // namespace
 
-gpu::GPUModuleOp GPUKernelEmitter::kernelModule() {
-  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModule))
-    return existing;
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  UnitAttr::get(module.getContext()));
-  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-  return mb.create<gpu::GPUModuleOp>(lb.loc, kKernelModule);
-}
-
 void GPUKernelEmitter::begin() {
-  MLIRContext *mctx = module.getContext();
-  gpu::GPUModuleOp gm = kernelModule();
-  if (nextKernel < 0) {
-    nextKernel = 0;
-    for (auto fn : gm.getOps<gpu::GPUFuncOp>()) {
-      int64_t k;
-      StringRef name = fn.getName();
-      if (name.consume_front(kKernelPrefix) && !name.getAsInteger(10, k))
-        nextKernel = std::max(nextKernel, k + 1);
-    }
-  }
-  std::string name = (kKernelPrefix + Twine(nextKernel++)).str();
-  OpBuilder mb = OpBuilder::atBlockTerminator(gm.getBody());
-  Type i64 = lb.b.getI64Type();
-  kernel = mb.create<gpu::GPUFuncOp>(lb.loc, name,
-                                     FunctionType::get(mctx, {i64}, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  UnitAttr::get(mctx));
+  gpu::GPUModuleOp gm = kernelModuleOf(module, lb.loc);
+  if (nextKernel < 0)
+    nextKernel = nextKernelNumber(gm);
+  kernel = createKernel(
+      gm, nextKernel++,
+      FunctionType::get(module.getContext(), {lb.b.getI64Type()}, {}), lb.loc);
   parameters.clear();
   operands.clear();
   host = lb.b.saveInsertionPoint();
@@ -176,11 +222,7 @@ void GPUKernelEmitter::begin() {
   Location loc = lb.loc;
   b.setInsertionPointToStart(&kernel.getBody().front());
   Value n = lb.toIndex(b, kernel.getArgument(0));
-  Value block = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
-  Value threads = b.create<gpu::BlockDimOp>(loc, gpu::Dimension::x);
-  Value thread = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
-  Value t = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, block, threads), thread);
+  Value t = globalThread(b, loc);
   laneValue = Value();
   threadsPerRow = 1;
   if (shared) {
@@ -194,32 +236,22 @@ void GPUKernelEmitter::begin() {
   rowsBegin = b.create<arith::MulIOp>(loc, t, chunk);
   rowsEnd = b.create<arith::MinSIOp>(
       loc, b.create<arith::AddIOp>(loc, rowsBegin, chunk), n);
-  Value any =
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rowsBegin, n);
-  auto guard = b.create<scf::IfOp>(loc, any, /*withElseRegion=*/false);
-  b.create<gpu::ReturnOp>(loc);
-  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  enterGuard(
+      b, loc,
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rowsBegin, n));
 }
 
 void GPUKernelEmitter::launch(Value n) {
   lb.b.restoreInsertionPoint(host);
-  // ceil(ceil(n / c) t / 256) blocks, at least one (t threads per row).
-  Value threadsNeeded = lb.b.create<arith::MulIOp>(
-      lb.loc,
-      lb.b.create<arith::CeilDivSIOp>(lb.loc, n, lb.cIndex(rowsPerThread)),
-      lb.cIndex(threadsPerRow));
-  Value blocks = lb.b.create<arith::MaxSIOp>(
-      lb.loc,
-      lb.b.create<arith::CeilDivSIOp>(lb.loc, threadsNeeded,
-                                      lb.cIndex(kThreadsPerBlock)),
-      lb.cIndex(1));
-  Value one = lb.cIndex(1);
+  // ceil(n / c) rows (or chunks), t threads each (t lanes per row).
+  Value rows =
+      lb.b.create<arith::CeilDivSIOp>(lb.loc, n, lb.cIndex(rowsPerThread));
+  Value threadsNeeded =
+      lb.b.create<arith::MulIOp>(lb.loc, rows, lb.cIndex(threadsPerRow));
   SmallVector<Value> args(operands);
   args.push_back(lb.toI64(n));
-  auto op = lb.b.create<gpu::LaunchFuncOp>(
-      lb.loc, kernel, gpu::KernelDim3{blocks, one, one},
-      gpu::KernelDim3{lb.cIndex(kThreadsPerBlock), one, one},
-      /*dynamicSharedMemorySize=*/Value(), args);
+  gpu::LaunchFuncOp op =
+      launchKernel(lb.b, lb.loc, kernel, threadsNeeded, args);
   SmallVector<int32_t> readAtAnyRow;
   for (OpOperand &use : op.getKernelOperandsMutable())
     if (allRows.contains(use.get()))
@@ -285,35 +317,38 @@ bool calls(Operation *op) {
 /// nest's loops, taken together (a store is one iteration). The nest's
 /// iterations are independent: the lowering's loops write each element
 /// once (elementwise maps, row dots, broadcasts, copies).
+/// The trip count of `loop` from its bounds and step as `map` maps them
+/// (not negative).
+Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop,
+                const IRMapping &map) {
+  Value span =
+      b.create<arith::SubIOp>(loc, map.lookupOrDefault(loop.getUpperBound()),
+                              map.lookupOrDefault(loop.getLowerBound()));
+  Value trip = b.create<arith::CeilDivSIOp>(
+      loc, span, map.lookupOrDefault(loop.getStep()));
+  return b.create<arith::MaxSIOp>(loc, trip,
+                                  b.create<arith::ConstantIndexOp>(loc, 0));
+}
+
 void moveToKernel(Operation *op, gpu::GPUModuleOp gm, int64_t &nextKernel) {
-  MLIRContext *mctx = op->getContext();
   Location loc = op->getLoc();
   OpBuilder host(op);
-  Value zero = host.create<arith::ConstantIndexOp>(loc, 0);
-  Value one = host.create<arith::ConstantIndexOp>(loc, 1);
 
-  // The loops and their trip counts (on the host).
+  // The loops and their total trip count (on the host).
   SmallVector<scf::ForOp> nest;
   if (auto loop = dyn_cast<scf::ForOp>(op))
     nest = perfectNest(loop);
-  SmallVector<Value> trips;
-  Value total = one;
-  for (scf::ForOp loop : nest) {
-    Value span = host.create<arith::SubIOp>(loc, loop.getUpperBound(),
-                                            loop.getLowerBound());
-    Value trip = host.create<arith::MaxSIOp>(
-        loc, host.create<arith::CeilDivSIOp>(loc, span, loop.getStep()), zero);
-    trips.push_back(trip);
-    total = host.create<arith::MulIOp>(loc, total, trip);
-  }
+  Value total = host.create<arith::ConstantIndexOp>(loc, 1);
+  for (scf::ForOp loop : nest)
+    total = host.create<arith::MulIOp>(
+        loc, total, tripCount(host, loc, loop, IRMapping()));
 
   // What the body uses from the host, constants aside (cloned inside).
   Block *body = nest.empty() ? nullptr : nest.back().getBody();
   SetVector<Value> captured;
   auto capture = [&](Operation *inner) {
     for (Value v : inner->getOperands())
-      if (!op->isAncestor(v.getParentBlock()->getParentOp()) ||
-          v.getParentBlock() == op->getBlock())
+      if (!op->isAncestor(v.getParentBlock()->getParentOp()))
         captured.insert(v);
   };
   if (body)
@@ -336,12 +371,9 @@ void moveToKernel(Operation *op, gpu::GPUModuleOp gm, int64_t &nextKernel) {
   for (Value v : params)
     types.push_back(v.getType());
   types.push_back(host.getIndexType()); // total
-  OpBuilder mb = OpBuilder::atBlockTerminator(gm.getBody());
-  auto kernel = mb.create<gpu::GPUFuncOp>(
-      loc, (kKernelPrefix + Twine(nextKernel++)).str(),
-      FunctionType::get(mctx, types, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  UnitAttr::get(mctx));
+  gpu::GPUFuncOp kernel =
+      createKernel(gm, nextKernel++,
+                   FunctionType::get(op->getContext(), types, {}), loc);
   OpBuilder kb = OpBuilder::atBlockEnd(&kernel.getBody().front());
   IRMapping map;
   for (auto [v, arg] : llvm::zip(params, kernel.getArguments()))
@@ -350,38 +382,24 @@ void moveToKernel(Operation *op, gpu::GPUModuleOp gm, int64_t &nextKernel) {
     if (Operation *c = v.getDefiningOp<arith::ConstantOp>())
       map.map(v, kb.clone(*c)->getResult(0));
   Value n = kernel.getArgument(params.size());
-  Value i = kb.create<arith::AddIOp>(
-      loc,
-      kb.create<arith::MulIOp>(
-          loc, kb.create<gpu::BlockIdOp>(loc, gpu::Dimension::x),
-          kb.create<gpu::BlockDimOp>(loc, gpu::Dimension::x)),
-      kb.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
-  Value inRange =
-      kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, i, n);
-  auto guard = kb.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
-  kb.create<gpu::ReturnOp>(loc);
-  kb.setInsertionPoint(guard.thenBlock()->getTerminator());
+  Value i = globalThread(kb, loc);
+  enterGuard(kb, loc,
+             kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, i, n));
   // Iteration i: the loops' indices in mixed radix, the innermost fastest.
   // Their trip counts are recomputed in the kernel from the bounds.
   if (!nest.empty()) {
     SmallVector<Value> kernelTrips;
     for (scf::ForOp loop : nest) {
-      Value ub = map.lookupOrDefault(loop.getUpperBound());
-      Value lb = map.lookup(loop.getLowerBound());
-      Value step = map.lookup(loop.getStep());
       if (!map.contains(loop.getUpperBound())) {
         // The upper bound is a parameter too.
         kernel.insertArgument(kernel.getNumArguments() - 1,
                               loop.getUpperBound().getType(), DictionaryAttr(),
                               loc);
         params.push_back(loop.getUpperBound());
-        ub = kernel.getArgument(kernel.getNumArguments() - 2);
-        map.map(loop.getUpperBound(), ub);
+        map.map(loop.getUpperBound(),
+                kernel.getArgument(kernel.getNumArguments() - 2));
       }
-      Value span = kb.create<arith::SubIOp>(loc, ub, lb);
-      kernelTrips.push_back(kb.create<arith::MaxSIOp>(
-          loc, kb.create<arith::CeilDivSIOp>(loc, span, step),
-          kb.create<arith::ConstantIndexOp>(loc, 0)));
+      kernelTrips.push_back(tripCount(kb, loc, loop, map));
     }
     Value rest = i;
     for (int k = static_cast<int>(nest.size()) - 1; k >= 0; --k) {
@@ -400,37 +418,18 @@ void moveToKernel(Operation *op, gpu::GPUModuleOp gm, int64_t &nextKernel) {
     kb.clone(*op, map);
   }
 
-  // The launch: ceil(total / 256) blocks (at least one).
-  constexpr int64_t kBlock = 256;
-  Value threads = host.create<arith::ConstantIndexOp>(loc, kBlock);
-  Value blocks = host.create<arith::MaxSIOp>(
-      loc, host.create<arith::CeilDivSIOp>(loc, total, threads), one);
   SmallVector<Value> args(params);
   args.push_back(total);
-  host.create<gpu::LaunchFuncOp>(loc, kernel, gpu::KernelDim3{blocks, one, one},
-                                 gpu::KernelDim3{threads, one, one},
-                                 /*dynamicSharedMemorySize=*/Value(), args);
+  launchKernel(host, loc, kernel, total, args);
   op->erase();
 }
 
 } // namespace
 
 LogicalResult gnn::moveHostMemoryAccessToGPU(func::FuncOp fn) {
-  ModuleOp module = fn->getParentOfType<ModuleOp>();
-  auto gm = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModule);
-  if (!gm) {
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(module.getContext()));
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    gm = mb.create<gpu::GPUModuleOp>(fn.getLoc(), kKernelModule);
-  }
-  int64_t nextKernel = 0;
-  for (auto k : gm.getOps<gpu::GPUFuncOp>()) {
-    int64_t n;
-    StringRef name = k.getName();
-    if (name.consume_front(kKernelPrefix) && !name.getAsInteger(10, n))
-      nextKernel = std::max(nextKernel, n + 1);
-  }
+  gpu::GPUModuleOp gm =
+      kernelModuleOf(fn->getParentOfType<ModuleOp>(), fn.getLoc());
+  int64_t nextKernel = nextKernelNumber(gm);
   for (Block &block : fn.getBody())
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (!touchesMemRefs(&op))

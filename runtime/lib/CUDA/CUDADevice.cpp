@@ -17,8 +17,9 @@
 // decision (the typed GEMMs' group sizes) wait for it. Scratch memory is one
 // grow-only device-tier block, counted in `live` like every allocation.
 //
-// Compiled kernels (launch) are host code today: the CUDA device refuses
-// them until the compiler emits GPU kernels.
+// launch() (gnnrtParallelFor: kernels compiled for the CPU) is refused: a
+// program compiled with --target=cuda launches its kernels through the
+// mgpu* entry points instead (GPULaunch.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -174,9 +175,9 @@ public:
   }
 
   void launch(gnnrtContext *, KernelFn, int64_t, int64_t) override {
-    fatal("the CUDA device cannot run compiled kernels: gnn-compile emits "
-          "them as host code (the GPU kernel path of the compiler is not "
-          "built yet)");
+    fatal("the CUDA device cannot run compiled kernels built for the CPU "
+          "(gnnrtParallelFor): compile the model with gnn-compile "
+          "--target=cuda");
   }
   void synchronize() override { GNNRT_CUDA_CHECK(cudaDeviceSynchronize()); }
 

@@ -15,9 +15,9 @@
 // CHECK: %[[IDX:[0-9]+]] = call @gnnrtGraphIndex(%arg0, %{{.*}}) : (!llvm.ptr, i64) -> memref<?xi32>
 // CHECK: %[[ROWS:[0-9]+]] = arith.ceildivsi %[[N:[0-9]+]], %c1{{.*}} : index
 // CHECK: %[[THREADS:[0-9]+]] = arith.muli %[[ROWS]], %c32{{.*}} : index
+// CHECK: %[[NI64:[0-9]+]] = arith.index_cast %[[N]] : index to i64
 // CHECK: %[[B:[0-9]+]] = arith.ceildivsi %[[THREADS]], %c256{{.*}} : index
 // CHECK: %[[BLOCKS:[0-9]+]] = arith.maxsi %[[B]], %{{.*}} : index
-// CHECK: %[[NI64:[0-9]+]] = arith.index_cast %[[N]] : index to i64
 // CHECK: gpu.launch_func  @gnn_kernels::@[[K:__gnn_kernel_[0-9]+]] blocks in (%[[BLOCKS]], %{{.*}}, %{{.*}}) threads in (%c256{{.*}}, %{{.*}}, %{{.*}}) args({{.*}}, %[[OFF]] : memref<?xi64>, %[[IDX]] : memref<?xi32>, %[[NI64]] : i64)
 // CHECK: gpu.module @gnn_kernels {
 // CHECK: gpu.func @[[K]]({{.*}}: memref<?xi64>, %[[GIDX:arg[0-9]+]]: memref<?xi32>, %[[GN:arg[0-9]+]]: i64) kernel {
