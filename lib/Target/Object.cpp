@@ -86,6 +86,16 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   for (llvm::Function &f : *m)
     if (!f.isDeclaration())
       f.addFnAttr("prefer-vector-width", "512");
+  // The step functions themselves are long straight-line sequences of
+  // runtime calls (row chunks under a budget repeat a step's calls per chunk
+  // and tile: tens of thousands): the SLP vectoriser's cost model is
+  // quadratic in such a block (GAT at 16 row chunks: minutes), for nothing
+  // to vectorise. Their loops over parameters are short; the work is in the
+  // kernels (__gnn_kernel_*) and the runtime. noimplicitfloat keeps the
+  // vectorisers out of them and nothing else.
+  for (llvm::Function &f : *m)
+    if (!f.isDeclaration() && !f.getName().starts_with("__gnn_kernel_"))
+      f.addFnAttr(llvm::Attribute::NoImplicitFloat);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

@@ -212,11 +212,12 @@ public:
                     int64_t chunks, gnnrtMemRefF32 *weights,
                     gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                     int64_t width) = 0;
-  /// gnnrtSpmmRows: the output rows [begin, end) only, untiled.
+  /// gnnrtSpmmRows: the output rows [begin, end) from the input rows
+  /// [inBegin, inEnd) (a tile; both ranges checked by the entry point).
   virtual void spmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
                         gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                         gnnrtMemRefF32 *out, int64_t width, int64_t begin,
-                        int64_t end) = 0;
+                        int64_t end, int64_t inBegin, int64_t inEnd) = 0;
   virtual void gemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
                     int64_t m, int64_t n, int64_t k, float alpha,
                     gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,

@@ -43,8 +43,20 @@ void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
 void _mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
                                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                 gnnrtMemRefF32 *out, int64_t width,
-                                int64_t begin, int64_t end) {
-  of(ctx).spmmRows(ctx, side, mean, weights, in, out, width, begin, end);
+                                int64_t begin, int64_t end, int64_t inBegin,
+                                int64_t inEnd) {
+  const int64_t V = of(ctx).graph().numVertices;
+  auto range = [](int64_t b, int64_t e) {
+    return "[" + std::to_string(b) + ", " + std::to_string(e) + ")";
+  };
+  if (begin < 0 || end < begin || end > V)
+    fatal("gnnrtSpmmRows: rows " + range(begin, end) + " of " +
+          std::to_string(V));
+  if (inBegin < 0 || inEnd < inBegin || inEnd > V)
+    fatal("gnnrtSpmmRows: input rows " + range(inBegin, inEnd) + " of " +
+          std::to_string(V));
+  of(ctx).spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
+                   inBegin, inEnd);
 }
 
 void _mlir_ciface_gnnrtGemm(gnnrtContext *ctx, int64_t transA, int64_t transB,

@@ -76,10 +76,13 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     the steps"): the code of each vertex stage runs K times, over rows
     [b_k, b_{k+1}) only (boundaries multiples of GNNRT_PARALLEL_CHUNK):
     `gnnrtParallelFor` over the vertices becomes `gnnrtParallelForRange`, a
-    GEMM over the vertices takes `gnnrtView` ranges of A and C. A stage whose
-    code does anything else over its rows (a loop in the function, another
-    runtime call) stays whole; a remark per function says how many ran in
-    chunks.
+    GEMM over the vertices takes `gnnrtView` ranges of A and C. An
+    aggregation runs in each chunk as K tiles, tile i over the edges from
+    input chunk i (`gnnrtSpmmRows` with an input range; a fused gather's
+    kernel with its tile's range in two kernel integers), so that the
+    placement streams its input a chunk at a time. A stage whose code does
+    anything else over its rows (a loop in the function, another runtime
+    call) stays whole; a remark per function says how many ran in chunks.
   }];
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",

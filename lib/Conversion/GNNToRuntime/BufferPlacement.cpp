@@ -32,7 +32,7 @@ void BufferPlacement::recordTake(int64_t id, Operation *call) {
   takes.push_back(Take{id, call, static_cast<int64_t>(steps.size()) - 1});
 }
 
-void BufferPlacement::recordChunks(ArrayRef<Operation *> starts) {
+void BufferPlacement::recordChunks(ArrayRef<RowChunkStart> starts) {
   if (!steps.empty())
     steps.back().chunkStarts.assign(starts.begin(), starts.end());
 }
@@ -96,20 +96,21 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   const int64_t K = std::max<int64_t>(rowChunks, 1);
 
   // The sub-steps: a step, or each row chunk of a step that runs in chunks
-  // (RowChunks.h); `chunk` -1 for a whole step.
+  // and each tile of its aggregation after a chunk's first (RowChunks.h);
+  // `chunk` -1 for a whole step.
   struct Sub {
-    int64_t step, chunk;
+    int64_t step, chunk, tile;
     Operation *first;
   };
   std::vector<Sub> subs;
   SmallVector<int64_t> firstSub(numSteps);
   for (int64_t k = 0; k < numSteps; ++k) {
     firstSub[k] = subs.size();
-    if (K > 1 && static_cast<int64_t>(steps[k].chunkStarts.size()) == K) {
-      for (int64_t c = 0; c < K; ++c)
-        subs.push_back(Sub{k, c, steps[k].chunkStarts[c]});
+    if (K > 1 && !steps[k].chunkStarts.empty()) {
+      for (const RowChunkStart &c : steps[k].chunkStarts)
+        subs.push_back(Sub{k, c.chunk, c.tile, c.first});
     } else {
-      subs.push_back(Sub{k, -1, steps[k].first});
+      subs.push_back(Sub{k, -1, 0, steps[k].first});
     }
   }
   const int64_t numSubs = subs.size();
@@ -134,7 +135,8 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     uint64_t bytes;
     int64_t taken; // the sub-step of the take
     SmallVector<int64_t, 4> subs; // sorted, unique
-    std::set<int64_t> readsAll;   // sub-steps reading all of its rows
+    // The row chunks each sub-step's code reads or writes (-1: all).
+    std::map<int64_t, std::set<int64_t>> chunksUsed;
     bool chunked = false;
   };
   std::vector<Use> uses(takes.size());
@@ -166,8 +168,10 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
           return source->emitError()
                  << "buffer placement: a buffer is used before any step";
         seen.insert(s);
-        if (readsAllRows(use))
-          u.readsAll.insert(s);
+        std::optional<int64_t> input = inputChunkOf(use);
+        u.chunksUsed[s].insert(readsAllRows(use) ? -1
+                               : input           ? *input
+                                                 : subs[s].chunk);
         bool view = top == user && !isa<func::CallOp>(user) &&
                     llvm::any_of(user->getResultTypes(),
                                  [](Type ty) { return isa<MemRefType>(ty); });
@@ -249,12 +253,27 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   const unsigned numUnits = units.size();
   for (int64_t s = 0; s < numSubs; ++s)
     graph.addTensor(("order " + Twine(s)).str(), 0);
-  // What sub-step s touches of buffer t: chunk c of a chunked buffer in the
-  // chunk-c sub-step of a chunked step, else all of it.
+  // What sub-step s touches of buffer t: of a chunked buffer in a chunked
+  // step, the chunks its code uses (its own chunk, a tile's input chunk, or
+  // all where it reads every row; a chunk's first sub-step its own chunk
+  // where the code does not name the buffer, a later tile nothing), else
+  // all of it.
   auto touched = [&](unsigned t, int64_t s) -> SmallVector<unsigned, 1> {
-    if (uses[t].chunked && subs[s].chunk >= 0 && !uses[t].readsAll.count(s))
+    const Use &u = uses[t];
+    if (!u.chunked || subs[s].chunk < 0)
+      return unitsOf[t];
+    auto it = u.chunksUsed.find(s);
+    if (it == u.chunksUsed.end()) {
+      if (subs[s].tile > 0)
+        return {};
       return {unitsOf[t][subs[s].chunk]};
-    return unitsOf[t];
+    }
+    if (it->second.count(-1))
+      return unitsOf[t];
+    SmallVector<unsigned, 1> chunks;
+    for (int64_t c : it->second)
+      chunks.push_back(unitsOf[t][c]);
+    return chunks;
   };
   std::vector<SmallVector<unsigned>> inputs(numSubs), outputs(numSubs);
   std::vector<SmallVector<unsigned>> created(numSubs), written(numSubs);
@@ -305,6 +324,8 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     os << step.op->getName() << " " << step.op->getLoc();
     if (subs[s].chunk >= 0)
       os << " chunk " << subs[s].chunk;
+    if (subs[s].tile > 0)
+      os << " tile " << subs[s].tile;
     graph.addOp(name, inputs[s], outputs[s]);
   }
   SmallVector<unsigned> order;
@@ -390,6 +411,9 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   SmallVector<Value> current;
   for (const Take &t : takes)
     current.push_back(t.call->getResult(0));
+  DenseMap<Operation *, int64_t> positions;
+  for (auto [i, op] : llvm::enumerate(entry))
+    positions[&op] = static_cast<int64_t>(i);
   DenseMap<int64_t, int64_t> owner; // slot -> the buffer in it now
   auto ownerOf = [&](int64_t slot) -> int64_t {
     auto it = owner.find(slot);
@@ -437,10 +461,14 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
           lb.call(call.getCallee() == i32Name ? rt::Call::gnnrtBufferI32
                                               : rt::Call::gnnrtBuffer,
                   {ctx, slotConst(uses[t].slot), call.getOperand(2)});
-      Operation *retake = fresh.getDefiningOp();
+      // The uses from the sub-step on (by the positions of the code before
+      // the copies: asking the block after each insertion renumbers it, and
+      // row chunks' tiles make blocks of 10^5 ops).
+      const int64_t from = positions.lookup(subs[s].first);
       current[t].replaceUsesWithIf(fresh, [&](OpOperand &use) {
         Operation *top = entry.findAncestorOpInBlock(*use.getOwner());
-        return top && top != retake && retake->isBeforeInBlock(top);
+        auto at = top ? positions.find(top) : positions.end();
+        return at != positions.end() && at->second >= from;
       });
       current[t] = fresh;
     }

@@ -29,6 +29,7 @@
 #define GNN_LIB_CONVERSION_GNNTORUNTIME_BUFFERPLACEMENT_H
 
 #include "LoweringBuilder.h"
+#include "RowChunks.h"
 #include "SlotPlanner.h"
 
 #include "gnn/Analysis/TensorPlacement.h"
@@ -56,10 +57,10 @@ public:
   void endStep(Operation *last);
   /// Planner buffer `id` is taken by the gnnrtBuffer(I32) call `call`.
   void recordTake(int64_t id, Operation *call);
-  /// The current step runs as row chunks starting at `starts` (RowChunks.h):
-  /// each chunk is a step of the placement, touching its chunk of the row
-  /// buffers.
-  void recordChunks(ArrayRef<Operation *> starts);
+  /// The current step runs as row chunks whose sub-steps start at `starts`
+  /// (RowChunks.h): each is a step of the placement, touching its chunk of
+  /// the row buffers (and its tile's input chunk of an aggregation's input).
+  void recordChunks(ArrayRef<RowChunkStart> starts);
   /// The current step writes buffer `id` in place.
   void recordWrite(int64_t id);
 
@@ -84,7 +85,7 @@ private:
     Operation *before = nullptr;    // the block's last op before its code
     Operation *first = nullptr;     // its code's first op (null: none)
     SmallVector<int64_t, 2> writes; // buffers written in place
-    SmallVector<Operation *> chunkStarts; // its row chunks' first ops
+    SmallVector<RowChunkStart> chunkStarts; // its row chunks' sub-steps
   };
   struct Take {
     int64_t id;

@@ -19,13 +19,16 @@ public:
   CPUKernelEmitter(ModuleOp module, LoweringBuilder &lb)
       : module(module), lb(lb) {}
 
-  void setBuffer(int64_t index, Value memref, bool readsAllRows) override {
+  void setBuffer(int64_t index, Value memref, RowAccess access) override {
     bool i32 =
         cast<MemRefType>(memref.getType()).getElementType().isInteger(32);
     lb.call(i32 ? rt::Call::gnnrtKernelArgI32 : rt::Call::gnnrtKernelArg,
             {lb.ctx, lb.cI64(index), memref});
-    if (readsAllRows)
-      markReadsAllRows(&lb.b.getInsertionBlock()->back());
+    Operation *call = &*std::prev(lb.b.getInsertionPoint());
+    if (access == RowAccess::All)
+      markReadsAllRows(call);
+    else if (access == RowAccess::Neighbours)
+      markNeighbourRows(call);
   }
   void setInt(int64_t index, Value value) override {
     Value position = lb.cI64(index);

@@ -13,7 +13,7 @@ using namespace mlir::gnn;
 FunctionLowering::FunctionLowering(ModuleOp module, func::FuncOp source,
                                    ArrayRef<std::string> edgeInputs,
                                    int64_t edgeCacheFloats, bool gpu)
-    : module(module), source(source), edgeInputs(edgeInputs),
+    : module(module), source(source), gpu(gpu), edgeInputs(edgeInputs),
       lb(module, source.getLoc()), buffers(lb, slots, placement),
       kernels(gpu ? createGPUKernelEmitter(module, lb)
                   : createCPUKernelEmitter(module, lb)),
@@ -74,7 +74,7 @@ LogicalResult FunctionLowering::run(bool training) {
         aggregations.count(&op)) {
       ++vertexStages;
       DenseMap<Value, Value> replaced;
-      SmallVector<Operation *> starts =
+      SmallVector<RowChunkStart> starts =
           chunkStageRows(*entry, before, lastOp(), rowChunks, lb, replaced);
       if (Value total = replaced.lookup(loss))
         loss = total;

@@ -35,7 +35,10 @@ public:
 
   /// Runs each vertex stage's code as `chunks` row chunks (RowChunks.h);
   /// before run().
-  void setRowChunks(int64_t chunks) { rowChunks = chunks; }
+  void setRowChunks(int64_t chunks) {
+    rowChunks = chunks;
+    fusedGathers.setTiles(chunks > 1 && !gpu);
+  }
   /// After run(): the steps run in row chunks, of how many over the vertices
   /// (vertex stages, aggregations, outer sums).
   std::pair<int64_t, int64_t> getChunkedStages() const {
@@ -96,6 +99,7 @@ private:
   func::FuncOp lowered; // after run()
   bool planned = false;  // after placeBuffers()
   int64_t rowChunks = 1;
+  bool gpu;
   int64_t chunkedStages = 0, vertexStages = 0; // after run()
   ArrayRef<std::string> edgeInputs;
 

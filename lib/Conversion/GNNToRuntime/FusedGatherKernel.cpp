@@ -46,7 +46,8 @@ public:
   /// gives a width.
   LogicalResult checkWidths();
   void emit(ArrayRef<Tensor> operands, const KernelCaches &caches,
-            int64_t firstCacheArg);
+            int64_t firstCacheArg,
+            std::optional<std::pair<int64_t, int64_t>> tileInts);
 
 private:
   /// Kernel side: the operands' buffers and row widths, the caches, the
@@ -66,6 +67,12 @@ private:
   void forElements(OpBuilder &ob, ArrayRef<int64_t> shape, Value width,
                    function_ref<void(OpBuilder &, Value, Value)> fn);
   void emitVertex(OpBuilder &vb, Value v);
+  /// The first position in [from, to) of `other` whose value is not below
+  /// `target` (an index), by binary search: the values ascend within a
+  /// vertex's edges.
+  Value lowerBound(OpBuilder &ob, Value from, Value to, Value target);
+  /// Runs `fn` where `cond` holds (always when `cond` is null).
+  void emitIf(OpBuilder &ob, Value cond, function_ref<void(OpBuilder &)> fn);
   void emitEdge(OpBuilder &eb, Value v, Value p, ArrayRef<Value> rowBases);
   void emitPrefetch(OpBuilder &eb, Value p);
   /// The value of `x` at element k of a row of shape `shape`: the same
@@ -112,6 +119,8 @@ private:
   int64_t numOuts;
 
   Value begin, end, zero, one, prefetchDistance, cacheLine, prefetchSpan;
+  /// A tile's range of input rows [tileLo, tileHi) (null: all) and |V|.
+  Value tileLo, tileHi, numVertices;
   /// The output columns this invocation writes: firstColumn, then every
   /// columnStep (a GPU warp's lanes share a row: KernelEmitter::lanes).
   Value firstColumn, columnStep;
@@ -299,9 +308,10 @@ void FusedKernelBuilder::forElements(
                         });
 }
 
-void FusedKernelBuilder::emit(ArrayRef<Tensor> operands,
-                              const KernelCaches &caches,
-                              int64_t firstCacheArg) {
+void FusedKernelBuilder::emit(
+    ArrayRef<Tensor> operands, const KernelCaches &caches,
+    int64_t firstCacheArg,
+    std::optional<std::pair<int64_t, int64_t>> tileInts) {
   // Every lane computes the edge's per-edge and per-head values; only the
   // loops over the output's columns are split among the lanes.
   kernels.allowLanesPerRow();
@@ -323,6 +333,12 @@ void FusedKernelBuilder::emit(ArrayRef<Tensor> operands,
   cacheLine = lb.cIndex(16);
   prefetchSpan = lb.cIndex(64);
   numPositions = lb.b.create<memref::DimOp>(loc, other, 0);
+  if (tileInts) {
+    tileLo = lb.toIndex(lb.b, kernels.getInt(tileInts->first));
+    tileHi = lb.toIndex(lb.b, kernels.getInt(tileInts->second));
+    numVertices = lb.b.create<arith::SubIOp>(
+        loc, lb.b.create<memref::DimOp>(loc, offsets, 0), one);
+  }
   lb.b.create<scf::ForOp>(loc, begin, end, one, ValueRange{},
                           [&](OpBuilder &vb, Location, Value v, ValueRange) {
                             emitVertex(vb, v);
@@ -340,30 +356,83 @@ void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v) {
   Value p0 = lb.toIndex(vb, loadAt(vb, offsets, v));
   Value p1 = lb.toIndex(
       vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
+  // A tile: the edges from input rows [tileLo, tileHi), a contiguous range
+  // of the row's positions; the row is set at the first tile (lo = 0) and
+  // finished at the last (hi = V), over all of its edges.
+  Value q0 = p0, q1 = p1, firstTile, lastTile;
+  if (tileLo) {
+    q0 = lowerBound(vb, p0, p1, tileLo);
+    q1 = lowerBound(vb, q0, p1, tileHi);
+    firstTile =
+        vb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tileLo, zero);
+    lastTile = vb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tileHi,
+                                        numVertices);
+  }
   float initValue = acc == Accumulator::Max   ? -INFINITY
                     : acc == Accumulator::Min ? INFINITY
                                               : 0.0f;
   Value init = vb.create<arith::ConstantFloatOp>(loc, APFloat(initValue),
                                                  vb.getF32Type());
-  for (int64_t o = 0; o < numOuts; ++o)
-    vb.create<scf::ForOp>(
-        loc, firstColumn, outWidths[o], columnStep, ValueRange{},
-        [&](OpBuilder &jb, Location, Value j, ValueRange) {
-          Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
-          jb.create<memref::StoreOp>(loc, init, outBufs[o], idx);
-          if (argBuf)
-            jb.create<memref::StoreOp>(
-                loc, jb.create<arith::ConstantIntOp>(loc, -1, jb.getI32Type()),
-                argBuf, idx);
-          jb.create<scf::YieldOp>(loc);
-        });
-  vb.create<scf::ForOp>(loc, p0, p1, one, ValueRange{},
+  emitIf(vb, firstTile, [&](OpBuilder &ib) {
+    for (int64_t o = 0; o < numOuts; ++o)
+      ib.create<scf::ForOp>(
+          loc, firstColumn, outWidths[o], columnStep, ValueRange{},
+          [&](OpBuilder &jb, Location, Value j, ValueRange) {
+            Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
+            jb.create<memref::StoreOp>(loc, init, outBufs[o], idx);
+            if (argBuf)
+              jb.create<memref::StoreOp>(
+                  loc,
+                  jb.create<arith::ConstantIntOp>(loc, -1, jb.getI32Type()),
+                  argBuf, idx);
+            jb.create<scf::YieldOp>(loc);
+          });
+  });
+  vb.create<scf::ForOp>(loc, q0, q1, one, ValueRange{},
                         [&](OpBuilder &eb, Location, Value p, ValueRange) {
                           emitEdge(eb, v, p, rowBases);
                           eb.create<scf::YieldOp>(loc);
                         });
   if (acc != Accumulator::Sum)
-    emitFinalize(vb, p0, p1, rowBases);
+    emitIf(vb, lastTile,
+           [&](OpBuilder &ib) { emitFinalize(ib, p0, p1, rowBases); });
+}
+
+void FusedKernelBuilder::emitIf(OpBuilder &ob, Value cond,
+                                function_ref<void(OpBuilder &)> fn) {
+  if (!cond) {
+    fn(ob);
+    return;
+  }
+  auto ifOp = ob.create<scf::IfOp>(loc, cond, /*withElseRegion=*/false);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  fn(tb);
+}
+
+Value FusedKernelBuilder::lowerBound(OpBuilder &ob, Value from, Value to,
+                                     Value target) {
+  Type indexType = ob.getIndexType();
+  Value want =
+      ob.create<arith::IndexCastOp>(loc, ob.getI32Type(), target).getResult();
+  auto search = ob.create<scf::WhileOp>(
+      loc, TypeRange{indexType, indexType}, ValueRange{from, to},
+      [&](OpBuilder &cb, Location, ValueRange range) {
+        Value more = cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                              range[0], range[1]);
+        cb.create<scf::ConditionOp>(loc, more, range);
+      },
+      [&](OpBuilder &bb, Location, ValueRange range) {
+        Value sum = bb.create<arith::AddIOp>(loc, range[0], range[1]);
+        Value mid = bb.create<arith::ShRUIOp>(loc, sum, one);
+        Value x = loadAt(bb, other, mid);
+        Value below =
+            bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, want);
+        Value next = bb.create<arith::AddIOp>(loc, mid, one);
+        Value lo = bb.create<arith::SelectOp>(loc, below, next, range[0]);
+        Value hi = bb.create<arith::SelectOp>(loc, below, range[1], mid);
+        bb.create<scf::YieldOp>(loc, ValueRange{lo, hi});
+      });
+  return search.getResult(0);
 }
 
 void FusedKernelBuilder::emitPrefetch(OpBuilder &eb, Value p) {
@@ -622,13 +691,14 @@ void FusedKernelBuilder::emitFinalize(OpBuilder &vb, Value p0, Value p1,
         });
 }
 
-LogicalResult
-gnn::emitFusedGatherKernel(LoweringBuilder &lb, KernelEmitter &kernels,
-                           FusedGatherOp fg, ArrayRef<Tensor> operands,
-                           const KernelCaches &caches, int64_t firstCacheArg) {
+LogicalResult gnn::emitFusedGatherKernel(
+    LoweringBuilder &lb, KernelEmitter &kernels, FusedGatherOp fg,
+    ArrayRef<Tensor> operands, const KernelCaches &caches,
+    int64_t firstCacheArg,
+    std::optional<std::pair<int64_t, int64_t>> tileInts) {
   FusedKernelBuilder builder(lb, kernels, fg);
   if (failed(builder.checkWidths()))
     return failure();
-  builder.emit(operands, caches, firstCacheArg);
+  builder.emit(operands, caches, firstCacheArg, tileInts);
   return success();
 }

@@ -262,20 +262,41 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     kernels.setBuffer(0, a.buf);
     buffers.bind(arg, a);
   }
-  // The operands and edge caches are read at the neighbours' rows: a row
-  // chunk of the gather (RowChunks.h) reads all of them.
+  // For a row chunk of the gather (RowChunks.h): the rows of the gathered
+  // side are read at the row (own), the other side's at the neighbours, the
+  // edge inputs, parameters and edge caches anywhere.
+  const bool toDst = fg.getSide() == Side::Dst;
+  const size_t numSrc = fg.getSrcInputs().size(),
+               numDst = fg.getDstInputs().size();
   for (auto [i, t] : llvm::enumerate(tensors)) {
-    kernels.setBuffer(numOuts + i, t.buf, /*readsAllRows=*/true);
+    const bool src = i < numSrc, dst = !src && i < numSrc + numDst;
+    RowAccess access = RowAccess::All;
+    if (src || dst)
+      access = src == toDst ? RowAccess::Neighbours : RowAccess::Own;
+    kernels.setBuffer(numOuts + i, t.buf, access);
     kernels.setInt(numOuts + i, t.rowSize);
   }
   KernelCaches caches = edgeCachesFor(fg);
   int64_t firstCacheArg = numOuts + static_cast<int64_t>(tensors.size());
   for (auto [i, c] : llvm::enumerate(caches))
     kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
-                      std::get<1>(c)->buf, /*readsAllRows=*/true);
+                      std::get<1>(c)->buf, RowAccess::All);
+  // Tiles: the input range [lo, hi) of the edges' other ends, as kernel
+  // integers after the operands' (the whole range unless RowChunks runs the
+  // kernel in tiles).
+  std::optional<std::pair<int64_t, int64_t>> tileInts;
+  if (tiles) {
+    tileInts = {firstCacheArg + static_cast<int64_t>(caches.size()),
+                firstCacheArg + static_cast<int64_t>(caches.size()) + 1};
+    kernels.setInt(tileInts->first, lb.cI64(0));
+    kernels.setInt(tileInts->second, lb.toI64(lb.sizes.numV));
+  }
   if (failed(emitFusedGatherKernel(lb, kernels, fg, tensors, caches,
-                                   firstCacheArg)))
+                                   firstCacheArg, tileInts)))
     return failure();
+  if (tileInts)
+    markTiledLaunch(&*std::prev(lb.b.getInsertionPoint()), tileInts->first,
+                    tileInts->second);
   for (auto [o, t] : llvm::zip(fg.getOuts(), outs))
     buffers.bind(o, t);
   return success();

@@ -37,11 +37,15 @@ using KernelCaches = SmallVector<std::tuple<Value, EdgeCache *, bool>>;
 /// Emits the kernel of `fg` and its launch over the vertices: operands are
 /// the outputs (kernel operands 0..), `fg`'s row inputs and parameters
 /// (`operands`, after the outputs), then the caches from `firstCacheArg`,
-/// all set on the host by the caller.
-LogicalResult emitFusedGatherKernel(LoweringBuilder &lb, KernelEmitter &kernels,
-                                    FusedGatherOp fg, ArrayRef<Tensor> operands,
-                                    const KernelCaches &caches,
-                                    int64_t firstCacheArg);
+/// all set on the host by the caller. With `tileInts`, the kernel integers
+/// at those positions are the range [lo, hi) of input rows whose edges it
+/// gathers (a tile: RowChunks.h); the rows' results are set at the tile
+/// with lo = 0 and finished (mean, empty max/min) at the one with hi = V.
+LogicalResult emitFusedGatherKernel(
+    LoweringBuilder &lb, KernelEmitter &kernels, FusedGatherOp fg,
+    ArrayRef<Tensor> operands, const KernelCaches &caches,
+    int64_t firstCacheArg,
+    std::optional<std::pair<int64_t, int64_t>> tileInts = std::nullopt);
 
 class FusedGatherLowering {
 public:
@@ -52,6 +56,9 @@ public:
 
   /// The function's fused_gathers in order (edge caches look ahead).
   void collect(Operation *function);
+  /// Kernels read the range of input rows to gather from (RowChunks.h's
+  /// tiles; CPU kernels in row chunks).
+  void setTiles(bool enable) { tiles = enable; }
   LogicalResult lower(FusedGatherOp fg);
 
 private:
@@ -76,6 +83,7 @@ private:
   SmallVector<FusedGatherOp> fusedGathers; // of the function, in order
   int64_t edgeCacheBudget;                 // floats per edge
   int64_t edgeCacheFloatsUsed = 0;
+  bool tiles = false;
 };
 
 } // namespace mlir::gnn

@@ -370,7 +370,7 @@ struct ConvertGNNToRuntime
           training ? "train" : "eval", report.planned ? 1 : 0, report.peakBytes,
           estimates["V"], estimates["E"], estimates["F"], estimates["C"]);
     }
-    clearReadsAllRows(module);
+    finishRowChunks(module);
     // One function planned: the other starts with nothing resident too, so
     // that the run's peak is the larger of the two (when both fit, nothing
     // is dropped and the slots stay allocated across calls).

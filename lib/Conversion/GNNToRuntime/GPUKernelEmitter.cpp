@@ -108,11 +108,12 @@ public:
   GPUKernelEmitter(ModuleOp module, LoweringBuilder &lb)
       : module(module), lb(lb) {}
 
-  void setBuffer(int64_t index, Value memref, bool readsAllRows) override {
+  void setBuffer(int64_t index, Value memref, RowAccess access) override {
     bool i32 =
         cast<MemRefType>(memref.getType()).getElementType().isInteger(32);
     (i32 ? hostI32 : hostF32)[index] = memref;
-    if (readsAllRows)
+    // GPU kernels run whole (no tiles): neighbours are any row.
+    if (access != RowAccess::Own)
       allRows.insert(memref);
   }
   void setInt(int64_t index, Value value) override {

@@ -24,16 +24,24 @@
 
 namespace mlir::gnn {
 
+/// Which rows of a buffer a kernel over the vertices reads for its rows
+/// (for row chunks: RowChunks.h).
+enum class RowAccess {
+  Own,        // its own rows only
+  All,        // any row
+  Neighbours, // the other ends of its rows' edges (a tile's input chunk)
+};
+
 class KernelEmitter {
 public:
   virtual ~KernelEmitter();
 
   /// Host side: operand `index` of the next kernel is `memref` (f32 or i32
   /// buffers are numbered separately) or the integer `value` (i64, or an
-  /// index converted to i64). `readsAllRows`: the kernel reads the buffer at
-  /// any row, not only at its own (RowChunks.h, readsAllRows).
+  /// index converted to i64). `access`: the rows of the buffer the kernel
+  /// reads for its rows.
   virtual void setBuffer(int64_t index, Value memref,
-                         bool readsAllRows = false) = 0;
+                         RowAccess access = RowAccess::Own) = 0;
   virtual void setInt(int64_t index, Value value) = 0;
 
   /// Before begin(): the next kernel's invocations must each take whole

@@ -136,9 +136,42 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
 } // namespace
 
 static constexpr StringLiteral kAllRowsAttr = "gnn.all_rows";
+static constexpr StringLiteral kNeighbourRowsAttr = "gnn.neighbour_rows";
+static constexpr StringLiteral kInputChunkAttr = "gnn.input_chunk";
+static constexpr StringLiteral kTileIntsAttr = "gnn.tile_ints";
+static constexpr StringLiteral kTileResetAttr = "gnn.tile_reset";
 
-void mlir::gnn::clearReadsAllRows(ModuleOp module) {
-  module.walk([](Operation *op) { op->removeAttr(kAllRowsAttr); });
+void mlir::gnn::finishRowChunks(ModuleOp module) {
+  module.walk([](func::FuncOp fn) {
+    if (fn.isExternal())
+      return;
+    // The kernel buffers a tile sets again where they are set already (the
+    // same index to the same memref: no fetch took the buffer again since).
+    DenseMap<std::pair<int64_t, int64_t>, Value> set; // (i32?, index)
+    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+      std::optional<rt::Call> callee = calleeOf(&op);
+      if (callee != rt::Call::gnnrtKernelArg &&
+          callee != rt::Call::gnnrtKernelArgI32)
+        continue;
+      std::optional<int64_t> index = getConstantIntValue(op.getOperand(1));
+      if (!index) {
+        set.clear();
+        continue;
+      }
+      std::pair<int64_t, int64_t> key{
+          callee == rt::Call::gnnrtKernelArgI32 ? 1 : 0, *index};
+      if (op.hasAttr(kTileResetAttr) && set.lookup(key) == op.getOperand(2)) {
+        op.erase();
+        continue;
+      }
+      set[key] = op.getOperand(2);
+    }
+  });
+  module.walk([](Operation *op) {
+    for (StringRef name : {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr,
+                           kTileIntsAttr, kTileResetAttr})
+      op->removeAttr(name);
+  });
 }
 
 void mlir::gnn::markReadsAllRows(Operation *kernelArg) {
@@ -151,11 +184,50 @@ void mlir::gnn::markReadsAllRows(Operation *launch,
                   DenseI32ArrayAttr::get(launch->getContext(), operands));
 }
 
+void mlir::gnn::markNeighbourRows(Operation *kernelArg) {
+  kernelArg->setAttr(kNeighbourRowsAttr,
+                     UnitAttr::get(kernelArg->getContext()));
+}
+
+void mlir::gnn::markTiledLaunch(Operation *launch, int64_t loInt,
+                                int64_t hiInt) {
+  launch->setAttr(kTileIntsAttr,
+                  DenseI64ArrayAttr::get(launch->getContext(), {loInt, hiInt}));
+}
+
+/// The input chunk of a tile's call (set by chunkStageRows).
+static std::optional<int64_t> tileOf(Operation *op) {
+  if (auto chunk = op->getAttrOfType<IntegerAttr>(kInputChunkAttr))
+    return chunk.getInt();
+  return std::nullopt;
+}
+
+static void setTile(Operation *op, int64_t tile) {
+  op->setAttr(kInputChunkAttr,
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64), tile));
+}
+
+/// Whether `use` reads its operand at the other ends of the edges: an
+/// aggregation's input (gnnrtSpmmRows(ctx, side, mean, weights, in, out,
+/// width, begin, end, inBegin, inEnd)), a fused gather's neighbour-side
+/// operand.
+static bool readsNeighbours(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (calleeOf(user) == rt::Call::gnnrtSpmmRows)
+    return use.getOperandNumber() == 4;
+  return user->hasAttr(kNeighbourRowsAttr);
+}
+
+std::optional<int64_t> mlir::gnn::inputChunkOf(OpOperand &use) {
+  return readsNeighbours(use) ? tileOf(use.getOwner()) : std::nullopt;
+}
+
 bool mlir::gnn::readsAllRows(OpOperand &use) {
   Operation *user = use.getOwner();
-  // gnnrtSpmmRows(ctx, side, mean, weights, in, out, width, begin, end).
+  if (readsNeighbours(use))
+    return !tileOf(user);
   if (calleeOf(user) == rt::Call::gnnrtSpmmRows)
-    return use.getOperandNumber() == 3 || use.getOperandNumber() == 4;
+    return use.getOperandNumber() == 3; // the edge weights
   Attribute mark = user->getAttr(kAllRowsAttr);
   if (auto operands = dyn_cast_or_null<DenseI32ArrayAttr>(mark))
     return llvm::is_contained(operands.asArrayRef(),
@@ -163,7 +235,7 @@ bool mlir::gnn::readsAllRows(OpOperand &use) {
   return static_cast<bool>(mark);
 }
 
-SmallVector<Operation *>
+SmallVector<RowChunkStart>
 mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
                           int64_t chunks, LoweringBuilder &lb,
                           DenseMap<Value, Value> &replaced) {
@@ -223,16 +295,21 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
     starts.push_back(copies[k].front().first);
   }
 
+  // The sub-steps the chunks' tiles start (after each chunk's first).
+  SmallVector<SmallVector<RowChunkStart>> tiles(chunks);
+  auto lastCreated = [&] { return &*std::prev(b.getInsertionPoint()); };
   // Each copy restricted to its rows; the loss's shares, to add up.
   // The j-th loss of each copy: the original call and every share.
   SmallVector<std::pair<Operation *, SmallVector<Value>>> shares;
   for (int64_t k = 0; k < chunks; ++k) {
     Value begin = bounds[k], stop = bounds[k + 1];
     unsigned losses = 0;
+    // The buffers of the next kernel (set since the last launch).
+    SmallVector<Operation *> kernelArgs;
     // Rewrites `op` before its place (ops before it are final).
     auto rewrite = [&](Operation *op, Role role) {
       b.setInsertionPoint(op);
-      if (role == Role::RowKernel) {
+      if (role == Role::RowKernel && !op->hasAttr(kTileIntsAttr)) {
         lb.call(rt::Call::gnnrtParallelForRange,
                 {op->getOperand(0), op->getOperand(1), begin, stop});
         op->erase();
@@ -252,11 +329,47 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         return;
       }
       if (role == Role::RowSpmm) {
-        // gnnrtSpmm(ctx, side, mean, chunks, weights, in, out, width).
-        lb.call(rt::Call::gnnrtSpmmRows,
-                {op->getOperand(0), op->getOperand(1), op->getOperand(2),
-                 op->getOperand(4), op->getOperand(5), op->getOperand(6),
-                 op->getOperand(7), begin, stop});
+        // gnnrtSpmm(ctx, side, mean, chunks, weights, in, out, width): a
+        // tile per input chunk.
+        for (int64_t i = 0; i < chunks; ++i) {
+          lb.call(rt::Call::gnnrtSpmmRows,
+                  {op->getOperand(0), op->getOperand(1), op->getOperand(2),
+                   op->getOperand(4), op->getOperand(5), op->getOperand(6),
+                   op->getOperand(7), begin, stop, bounds[i], bounds[i + 1]});
+          Operation *tile = lastCreated();
+          setTile(tile, i);
+          if (i > 0)
+            tiles[k].push_back({tile, k, i});
+        }
+        op->erase();
+        return;
+      }
+      if (role == Role::RowKernel && op->hasAttr(kTileIntsAttr)) {
+        // A fused gather's kernel: per input chunk, its buffers set again
+        // (the tile's uses, for the placement: the neighbour-side ones at
+        // the tile's input chunk), the tile's input range, the launch over
+        // the chunk's rows.
+        ArrayRef<int64_t> ints =
+            op->getAttrOfType<DenseI64ArrayAttr>(kTileIntsAttr).asArrayRef();
+        for (int64_t i = 0; i < chunks; ++i) {
+          Operation *prev = op->getPrevNode();
+          for (Operation *arg : kernelArgs) {
+            Operation *use = i == 0 ? arg : b.clone(*arg);
+            if (i > 0)
+              use->setAttr(kTileResetAttr, b.getUnitAttr());
+            if (use->hasAttr(kNeighbourRowsAttr))
+              setTile(use, i);
+          }
+          lb.call(rt::Call::gnnrtKernelInt,
+                  {op->getOperand(0), lb.cI64(ints[0]), bounds[i]});
+          lb.call(rt::Call::gnnrtKernelInt,
+                  {op->getOperand(0), lb.cI64(ints[1]), bounds[i + 1]});
+          lb.call(rt::Call::gnnrtParallelForRange,
+                  {op->getOperand(0), op->getOperand(1), begin, stop});
+          if (i > 0)
+            tiles[k].push_back(
+                {prev ? prev->getNextNode() : &block.front(), k, i});
+        }
         op->erase();
         return;
       }
@@ -297,12 +410,21 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         op->setOperand(9, lb.cF32(1.0));
     };
     for (auto [op, role] : copies[k]) {
-      if (role == Role::Shared || role == Role::Repeated)
+      if (role == Role::Shared || role == Role::Repeated) {
+        std::optional<rt::Call> callee = calleeOf(op);
+        if (callee == rt::Call::gnnrtKernelArg ||
+            callee == rt::Call::gnnrtKernelArgI32)
+          kernelArgs.push_back(op);
+        else if (callee == rt::Call::gnnrtParallelFor)
+          kernelArgs.clear(); // a kernel over one row took them
         continue;
+      }
       // A chunk's code starts at what its first op became.
       Operation *prev = op->getPrevNode();
       const bool opensChunk = starts[k] == op;
       rewrite(op, role);
+      if (role == Role::RowKernel)
+        kernelArgs.clear();
       if (opensChunk)
         starts[k] = prev ? prev->getNextNode() : &block.front();
     }
@@ -318,5 +440,10 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
     replaced[original->getResult(0)] = total;
     original->erase();
   }
-  return starts;
+  SmallVector<RowChunkStart> result;
+  for (int64_t k = 0; k < chunks; ++k) {
+    result.push_back({starts[k], k, 0});
+    llvm::append_range(result, tiles[k]);
+  }
+  return result;
 }

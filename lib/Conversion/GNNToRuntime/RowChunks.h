@@ -4,18 +4,20 @@
 // steps"): once a step over the vertices is lowered (a vertex stage, an
 // aggregation, a fused gather, an outer sum, a sum of rows, the loss), its
 // code runs K times, chunk k over the rows [b_k, b_{k+1}) only, so that each
-// run touches 1/K of the step's row buffers (and reads what it gathers from
-// whole). What these steps do to a row depends on that row of their row
-// operands only, so the chunks compute what the whole step did; the
-// boundaries are multiples of GNNRT_PARALLEL_CHUNK, so a kernel's partial
-// sums per chunk are the same. Sums over the rows (outer sums, sums of rows,
-// the loss) add the chunks' shares.
+// run touches 1/K of the step's row buffers. What these steps do to a row
+// depends on that row of their row operands only, so the chunks compute what
+// the whole step did; the boundaries are multiples of GNNRT_PARALLEL_CHUNK,
+// so a kernel's partial sums per chunk are the same. Sums over the rows
+// (outer sums, sums of rows, the loss) add the chunks' shares. An
+// aggregation reads its input at the neighbours' rows: in each chunk it runs
+// as K tiles, tile i over the edges from input chunk i (NeuGraph's P x P
+// chunks), so that a tile reads one chunk of its input.
 //
 // The calls are restricted to the chunk: gnnrtParallelFor over the vertices
 // becomes gnnrtParallelForRange, a GEMM over the vertices takes gnnrtView
-// ranges of its row operands, gnnrtSpmm becomes gnnrtSpmmRows, and so on. A
-// step whose code does anything else over the rows (a loop in the function,
-// another runtime call) stays whole.
+// ranges of its row operands, gnnrtSpmm becomes tiles of gnnrtSpmmRows, and
+// so on. A step whose code does anything else over the rows (a loop in the
+// function, another runtime call) stays whole.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,28 +29,58 @@
 namespace mlir::gnn {
 
 /// Whether `use`, in a step run as row chunks, reads every row of its
-/// operand (an aggregation's input and edge weights, a fused gather's
-/// operands), not only its chunk's.
+/// operand (an aggregation's edge weights, a fused gather's edge inputs and
+/// parameters, a neighbour-side operand that is not tiled), not only its
+/// chunk's.
 bool readsAllRows(OpOperand &use);
+/// The input chunk `use` reads, when it reads that chunk of its operand's
+/// rows only: the input of one tile of an aggregation (gnnrtSpmmRows) or a
+/// neighbour-side operand of one tile of a fused gather's kernel.
+std::optional<int64_t> inputChunkOf(OpOperand &use);
 /// Marks a kernel argument call (gnnrtKernelArg) whose buffer the kernel
-/// reads at any row (a fused gather's operands: the neighbours' rows).
+/// reads at any row (a fused gather's edge inputs and parameters).
 void markReadsAllRows(Operation *kernelArg);
 /// The same for operands `operands` of a kernel launch (gpu.launch_func).
 void markReadsAllRows(Operation *launch, ArrayRef<int32_t> operands);
-/// Removes those marks (once the placement has read them).
-void clearReadsAllRows(ModuleOp module);
+/// Marks a kernel argument call whose buffer the kernel reads at the rows
+/// of the other ends of its rows' edges (a fused gather's neighbour-side
+/// operand): all rows, or in a tile of the kernel only the tile's input
+/// chunk.
+void markNeighbourRows(Operation *kernelArg);
+/// Marks the launch (gnnrtParallelFor) of a kernel over the vertices that
+/// reads the input range of its tile, [lo, hi), from its kernel integers
+/// `loInt` and `hiInt` (a fused gather's kernel: FusedGatherKernel.cpp).
+/// In row chunks, each chunk runs it once per input chunk, in order.
+void markTiledLaunch(Operation *launch, int64_t loInt, int64_t hiInt);
+/// Once the placement has read them: removes those marks, and the kernel
+/// buffers that tiles set again (for the placement to see their uses) where
+/// they are still set (no fetch took the buffer again in between).
+void finishRowChunks(ModuleOp module);
+
+/// Where a sub-step of a step run in row chunks starts: its chunk and its
+/// tile (the input chunk of the step's aggregation the sub-step starts,
+/// 0 for the chunk's first).
+struct RowChunkStart {
+  Operation *first;
+  int64_t chunk;
+  int64_t tile;
+};
 
 /// Runs the code of one lowered step (a vertex stage, an aggregation, an
 /// outer sum), the ops after `before` (from the block's start when null)
-/// through `last`, as `chunks` row chunks.
-/// Returns the ops where the chunks' code starts (chunk 0's first, ...), or
-/// nothing when the code cannot be chunked (or is empty, or `chunks` < 2).
+/// through `last`, as `chunks` row chunks. An aggregation (gnnrtSpmm, or a
+/// fused gather's kernel marked with markTiledLaunch) runs in each chunk
+/// as `chunks` tiles, one per input chunk in order (NeuGraph's chunks,
+/// column-major: the output chunk stays while the input chunks stream);
+/// each tile after the first starts a sub-step.
+/// Returns where the sub-steps start (chunk 0's first, ...), or nothing
+/// when the code cannot be chunked (or is empty, or `chunks` < 2).
 /// A value the code defined that the chunks replaced (the loss: the sum of
 /// the chunks' shares) is in `replaced`.
-SmallVector<Operation *> chunkStageRows(Block &block, Operation *before,
-                                        Operation *last, int64_t chunks,
-                                        LoweringBuilder &lb,
-                                        DenseMap<Value, Value> &replaced);
+SmallVector<RowChunkStart> chunkStageRows(Block &block, Operation *before,
+                                          Operation *last, int64_t chunks,
+                                          LoweringBuilder &lb,
+                                          DenseMap<Value, Value> &replaced);
 
 } // namespace mlir::gnn
 

@@ -38,7 +38,10 @@
 ///      rows to a sum;
 ///      gnnrtBufferChunks takes a slot as row chunks that gnnrtFetchChunk,
 ///      gnnrtEvictChunk and gnnrtDropChunk move.
-#define GNNRT_API_VERSION 7
+///   8: gnnrtSpmmRows takes a range of input rows too (a tile of a row
+///      chunk); fused-gather kernels read their tile's input range from
+///      their kernel integers.
+#define GNNRT_API_VERSION 8
 
 #ifdef __cplusplus
 extern "C" {
@@ -173,14 +176,17 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtScatter(gnnrtContext *ctx, int64_t side,
                                             gnnrtMemRefF32 *in,
                                             gnnrtMemRefF32 *out, int64_t width);
 /// gnnrtSpmm's output rows [begin, end) only (0 <= begin <= end <= V), from
-/// all of their edges, untiled; the other rows of `out` are not touched (a
-/// row chunk of an aggregation: ABI 7).
-GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side,
-                                             int64_t mean,
-                                             gnnrtMemRefF32 *weights,
-                                             gnnrtMemRefF32 *in,
-                                             gnnrtMemRefF32 *out, int64_t width,
-                                             int64_t begin, int64_t end);
+/// their edges whose other end is in [inBegin, inEnd) (a tile: a row chunk
+/// of an aggregation over an input chunk, ABI 8); the other rows of `out`
+/// are not touched. A row's tile with inBegin = 0 is stored, a later one
+/// added to it; a mean divides by the row's whole edge count in the tile
+/// with inEnd = V. So the tiles over input ranges from 0 to V, in order,
+/// compute the untiled rows up to reassociation, and [0, V) is untiled.
+GNNRT_EXPORT void
+_mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
+                           gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                           gnnrtMemRefF32 *out, int64_t width, int64_t begin,
+                           int64_t end, int64_t inBegin, int64_t inEnd);
 
 /// out[v, :] = reduce over edges e with dst(e) = v (side 1) or src(e) = v
 /// (side 0) of in[e, :]. Vertices without edges get 0. For max/min, `arg`

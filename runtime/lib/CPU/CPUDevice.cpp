@@ -215,8 +215,10 @@ public:
   }
   void spmmRows(gnnrtContext *, int64_t side, int64_t mean, gnnrtMemRefF32 *wts,
                 gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t w,
-                int64_t begin, int64_t end) override {
-    cpuSpmmRows(graph(), side, mean, wts, in, out, w, begin, end);
+                int64_t begin, int64_t end, int64_t inBegin,
+                int64_t inEnd) override {
+    cpuSpmmRows(graph(), side, mean, wts, in, out, w, begin, end, inBegin,
+                inEnd);
   }
   void gemm(gnnrtContext *, int64_t ta, int64_t tb, int64_t m, int64_t n,
             int64_t k, float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,

@@ -188,7 +188,9 @@ constexpr int64_t kPrefetchDistance = 8;
 /// Columns [col, col + N) of one output row, accumulated in registers (N is
 /// a multiple of 16 and at most 128: eight 512-bit registers) and stored once,
 /// instead of a load and a store of the output per edge and element.
-/// With `accumulate`, the row so far is added: o = (o + sum) * scale.
+/// With `accumulate`, the sum starts from the row so far, so that a row
+/// computed in tiles adds its edges in the same order as a whole one: the
+/// same floats, bit for bit.
 template <int64_t N, bool Indirect>
 inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
                       int64_t col, float scale, float *o, bool accumulate) {
@@ -198,7 +200,7 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
   alignas(64) float acc[N];
 #pragma omp simd
   for (int64_t i = 0; i < N; ++i)
-    acc[i] = 0.0f;
+    acc[i] = accumulate ? o[col + i] : 0.0f;
   for (int64_t j = begin; j < end; ++j) {
     if (j + kPrefetchDistance < last) {
       const float *row =
@@ -213,12 +215,6 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
 #pragma omp simd aligned(acc : 64)
     for (int64_t i = 0; i < N; ++i)
       acc[i] += c * row[i];
-  }
-  if (accumulate) {
-#pragma omp simd
-    for (int64_t i = 0; i < N; ++i)
-      o[col + i] = (o[col + i] + acc[i]) * scale;
-    return;
   }
 #pragma omp simd
   for (int64_t i = 0; i < N; ++i)
@@ -267,31 +263,44 @@ inline void spmmRow(const SpmmOperands &op, int64_t begin, int64_t end,
     spmmTail(op, begin, end, col, scale, o, accumulate);
 }
 
+/// Output row v from the edges whose other end lies in [lo, hi) (a
+/// contiguous range of its segment: the other ends ascend within a segment;
+/// the loader checks it for the CSC, bindDataset builds the CSR so; found by
+/// binary search). A row's range from lo = 0 is stored, a later one added;
+/// a mean divides by the whole row's count at the range ending at V.
 template <bool Indirect>
-void spmmRows(const SpmmOperands &op, int64_t mean, int64_t begin, int64_t end,
-              float *y) {
+inline void spmmRowRange(const SpmmOperands &op, int64_t mean, int64_t v,
+                         int32_t lo, int32_t hi, int64_t V, float *y) {
   const int64_t *offsets = op.seg.offsets;
+  const int32_t *other = op.other;
+  const int64_t rowBegin = offsets[v], rowEnd = offsets[v + 1];
+  const int64_t begin =
+      lo == 0 ? rowBegin
+              : std::lower_bound(other + rowBegin, other + rowEnd, lo) - other;
+  const int64_t end =
+      hi == V ? rowEnd
+              : std::lower_bound(other + begin, other + rowEnd, hi) - other;
+  const float scale = hi == V && mean && rowEnd > rowBegin
+                          ? 1.0f / static_cast<float>(rowEnd - rowBegin)
+                          : 1.0f;
+  spmmRow<Indirect>(op, begin, end, scale, y + v * op.width, lo > 0);
+}
+
+/// Output rows [begin, end) from the input rows [lo, hi) (gnnrtSpmmRows).
+template <bool Indirect>
+void spmmTile(const SpmmOperands &op, int64_t mean, int64_t begin, int64_t end,
+              int32_t lo, int32_t hi, int64_t V, float *y) {
 #pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t v = begin; v < end; ++v) {
-    const int64_t begin = offsets[v], end = offsets[v + 1];
-    const float scale =
-        mean && end > begin ? 1.0f / static_cast<float>(end - begin) : 1.0f;
-    spmmRow<Indirect>(op, begin, end, scale, y + v * op.width, false);
-  }
+  for (int64_t v = begin; v < end; ++v)
+    spmmRowRange<Indirect>(op, mean, v, lo, hi, V, y);
 }
 
 /// The P x P chunk tiling (gnnrtSpmm's `chunks`): vertex chunk c is
 /// [floor(c V / P), floor((c + 1) V / P)). For each output chunk, the input
-/// chunks in turn: the edges of an output row whose other end lies in input
-/// chunk i are a contiguous range of its segment (the other ends ascend
-/// within a segment: the loader checks it for the CSC, bindDataset builds the
-/// CSR so), found by binary search. A row's first range is stored, the later
-/// ones added, the mean taken at the last.
+/// chunks in turn (spmmRowRange).
 template <bool Indirect>
 void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
                float *y) {
-  const int64_t *offsets = op.seg.offsets;
-  const int32_t *other = op.other;
   auto bound = [&](int64_t c) { return c * V / P; };
 #pragma omp parallel
   for (int64_t j = 0; j < P; ++j)
@@ -299,17 +308,8 @@ void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
       const int32_t lo = static_cast<int32_t>(bound(i)),
                     hi = static_cast<int32_t>(bound(i + 1));
 #pragma omp for schedule(dynamic, 64)
-      for (int64_t v = bound(j); v < bound(j + 1); ++v) {
-        const int64_t rowBegin = offsets[v], rowEnd = offsets[v + 1];
-        const int64_t begin =
-            std::lower_bound(other + rowBegin, other + rowEnd, lo) - other;
-        const int64_t end =
-            std::lower_bound(other + begin, other + rowEnd, hi) - other;
-        const float scale = i == P - 1 && mean && rowEnd > rowBegin
-                                ? 1.0f / static_cast<float>(rowEnd - rowBegin)
-                                : 1.0f;
-        spmmRow<Indirect>(op, begin, end, scale, y + v * op.width, i > 0);
-      }
+      for (int64_t v = bound(j); v < bound(j + 1); ++v)
+        spmmRowRange<Indirect>(op, mean, v, lo, hi, V, y);
     }
 }
 
@@ -354,26 +354,25 @@ void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
     else
       spmmTiled<false>(op, mean, V, P, y);
   } else if (seg.edges) {
-    spmmRows<true>(op, mean, 0, V, y);
+    spmmTile<true>(op, mean, 0, V, 0, static_cast<int32_t>(V), V, y);
   } else {
-    spmmRows<false>(op, mean, 0, V, y);
+    spmmTile<false>(op, mean, 0, V, 0, static_cast<int32_t>(V), V, y);
   }
 }
 
 void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
-                 gnnrtMemRefF32 *out, int64_t width, int64_t begin,
-                 int64_t end) {
+                 gnnrtMemRefF32 *out, int64_t width, int64_t begin, int64_t end,
+                 int64_t inBegin, int64_t inEnd) {
   const int64_t V = graph.numVertices;
-  if (begin < 0 || end < begin || end > V)
-    fatal("gnnrtSpmmRows: rows [" + std::to_string(begin) + ", " +
-          std::to_string(end) + ") of " + std::to_string(V));
   const SpmmOperands op =
       spmmOperands(graph, side, weights, in, out, width, "gnnrtSpmmRows");
+  const auto lo = static_cast<int32_t>(inBegin),
+             hi = static_cast<int32_t>(inEnd);
   if (op.seg.edges)
-    spmmRows<true>(op, mean, begin, end, ptr(out));
+    spmmTile<true>(op, mean, begin, end, lo, hi, V, ptr(out));
   else
-    spmmRows<false>(op, mean, begin, end, ptr(out));
+    spmmTile<false>(op, mean, begin, end, lo, hi, V, ptr(out));
 }
 
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,

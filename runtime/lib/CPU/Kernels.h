@@ -23,8 +23,8 @@ void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
                           gnnrtMemRefF32 *gradEdges, int64_t width);
 void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
-                 gnnrtMemRefF32 *out, int64_t width, int64_t begin,
-                 int64_t end);
+                 gnnrtMemRefF32 *out, int64_t width, int64_t begin, int64_t end,
+                 int64_t inBegin, int64_t inEnd);
 void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
              int64_t chunks, gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
              gnnrtMemRefF32 *out, int64_t width);

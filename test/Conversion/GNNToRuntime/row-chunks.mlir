@@ -3,7 +3,8 @@
 // with b_k = floor(floor(k V / K) / 32) * 32 (GNNRT_PARALLEL_CHUNK), b_0 = 0
 // and b_K = V. A kernel over the vertices becomes gnnrtParallelForRange, a
 // GEMM over the vertices takes gnnrtView ranges of A and C at its chunk's
-// rows, an aggregation computes its chunk's rows (gnnrtSpmmRows), the loss
+// rows, an aggregation computes its chunk's rows as K tiles over the input
+// chunks (gnnrtSpmmRows with input ranges), the loss
 // adds up the chunks' shares. A stage with a loop over its rows in the
 // function (row_dot) stays whole.
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3" -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
@@ -41,11 +42,19 @@
 // CHECK:         %[[R2:.*]] = arith.subi %[[V64]], %[[B2]] : i64
 // CHECK:         call @gnnrtGemm(%arg0, %{{.*}}, %{{.*}}, %[[R2]],
 // CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B2]], %[[V64]])
-// The aggregation: each chunk's output rows from the whole input.
+// The aggregation: each chunk's output rows as three tiles, one per input
+// chunk in order (the input read a chunk at a time).
 // (Each step computes the same boundaries anew.)
-// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN:[0-9]+]], %[[OUT:[0-9]+]], %{{.*}}, %c0_i64{{.*}}, %[[SB1:[0-9]+]])
-// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2:[0-9]+]])
-// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %{{.*}})
+// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN:[0-9]+]], %[[OUT:[0-9]+]], %{{.*}}, %[[S0:c0_i64[_0-9]*]], %[[SB1:[0-9]+]], %[[S0]], %[[SB1]])
+// CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[S0]], %[[SB1]], %[[SB1]], %[[SB2:[0-9]+]])
+// CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[S0]], %[[SB1]], %[[SB2]], %[[SV:[0-9]+]])
+// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2]], %[[S0]], %[[SB1]])
+// CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2]], %[[SB1]], %[[SB2]])
+// CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2]], %[[SB2]], %[[SV]])
+// CHECK:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV]], %[[S0]], %[[SB1]])
+// CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV]], %[[SB1]], %[[SB2]])
+// CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV]], %[[SB2]], %[[SV]])
+// CHECK-NOT:     call @gnnrtSpmmRows(
 // The gate's row_dot loops over the rows in the function: whole.
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK:         call @gnnrtParallelFor(%arg0,

@@ -462,7 +462,7 @@ TEST(RuntimeCUDADevice, SpmmMatchesTheCPUDevice) {
             auto [cpu, gpu] = onBoth(
                 two, {w, x, y}, [&](gnnrtContext *ctx, gnnrtMemRefF32 *m) {
                   ctx->device->spmmRows(ctx, side, mean, &m[0], &m[1], &m[2],
-                                        width, 37, 321);
+                                        width, 37, 321, 0, V);
                 });
             ASSERT_LT(relativeError(cpu[2], gpu[2]), 1e-6);
             for (int64_t v = 0; v < V; ++v) {

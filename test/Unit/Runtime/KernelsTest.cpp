@@ -109,12 +109,24 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
                    {0, 0}, {0, 1}, {37, 180}, {299, 300}, {0, 300}}) {
             std::fill(y.begin(), y.end(), -7.0f);
             _mlir_ciface_gnnrtSpmmRows(ctx.get(), side, mean, &wm, &xm, &ym,
-                                       width, b, e);
+                                       width, b, e, 0, V);
             for (int64_t v = 0; v < V; ++v)
               for (int64_t i = 0; i < width; ++i)
                 ASSERT_EQ(y[v * width + i],
                           v >= b && v < e ? whole[v * width + i] : -7.0f)
                     << "rows [" << b << ", " << e << ") vertex " << v;
+            // In tiles over input ranges (row chunks): each row adds its
+            // edges in the same order, so the same floats.
+            std::fill(y.begin(), y.end(), -7.0f);
+            const int64_t in[] = {0, 0, 37, 38, 180, V};
+            for (int64_t t = 0; t + 1 < 6; ++t)
+              _mlir_ciface_gnnrtSpmmRows(ctx.get(), side, mean, &wm, &xm, &ym,
+                                         width, b, e, in[t], in[t + 1]);
+            for (int64_t v = 0; v < V; ++v)
+              for (int64_t i = 0; i < width; ++i)
+                ASSERT_EQ(y[v * width + i],
+                          v >= b && v < e ? whole[v * width + i] : -7.0f)
+                    << "tiles of rows [" << b << ", " << e << ") vertex " << v;
           }
         }
       }
@@ -128,9 +140,14 @@ TEST(RuntimeKernelsDeathTest, SpmmRowsOutsideTheGraphIsAnError) {
   std::unique_ptr<gnnrtContext> ctx = randomGraph(10, 30, rng, ds);
   std::vector<float> x(10 * 4), y(10 * 4), w;
   gnnrtMemRefF32 wm = view(w), xm = view(x), ym = view(y);
-  EXPECT_EXIT(
-      _mlir_ciface_gnnrtSpmmRows(ctx.get(), 1, 0, &wm, &xm, &ym, 4, 5, 11),
-      testing::ExitedWithCode(1), "gnnrtSpmmRows: rows \\[5, 11\\) of 10");
+  EXPECT_EXIT(_mlir_ciface_gnnrtSpmmRows(ctx.get(), 1, 0, &wm, &xm, &ym, 4, 5,
+                                         11, 0, 10),
+              testing::ExitedWithCode(1),
+              "gnnrtSpmmRows: rows \\[5, 11\\) of 10");
+  EXPECT_EXIT(_mlir_ciface_gnnrtSpmmRows(ctx.get(), 1, 0, &wm, &xm, &ym, 4, 0,
+                                         10, 6, 5),
+              testing::ExitedWithCode(1),
+              "gnnrtSpmmRows: input rows \\[6, 5\\) of 10");
 }
 
 // Every edge is in exactly one of the P x P chunks: on integer values (whose
@@ -157,6 +174,23 @@ TEST(RuntimeKernels, ChunkTilingCountsEveryEdgeOnce) {
                                width);
         ASSERT_EQ(y, ref) << "side " << side << " mean " << mean << " chunks "
                           << chunks;
+      }
+      // Tiles of row chunks (gnnrtSpmmRows with input ranges, as RowChunks
+      // emits them: for each output chunk the input chunks in order),
+      // including empty chunks at the start (aligned boundaries on a small
+      // graph) and chunks of one row.
+      for (std::vector<int64_t> bounds : {std::vector<int64_t>{0, 100, V},
+                                          {0, 0, 0, 64, 128, V},
+                                          {0, 1, 2, 3, 200, 256, V},
+                                          {0, 32, 64, 96, 128, 160, 192, V}}) {
+        std::fill(y.begin(), y.end(), -7.0f);
+        for (size_t j = 0; j + 1 < bounds.size(); ++j)
+          for (size_t i = 0; i + 1 < bounds.size(); ++i)
+            _mlir_ciface_gnnrtSpmmRows(ctx.get(), side, mean, &wm, &xm, &ym,
+                                       width, bounds[j], bounds[j + 1],
+                                       bounds[i], bounds[i + 1]);
+        ASSERT_EQ(y, ref) << "side " << side << " mean " << mean << " tiles "
+                          << bounds.size() - 1;
       }
     }
 }
