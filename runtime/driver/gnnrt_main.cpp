@@ -671,6 +671,18 @@ int main(int argc, char **argv) {
             static_cast<long long>(need.graph),
             static_cast<long long>(need.edgeInputs),
             need.unknownBuffers ? "true" : "false");
+    // This rank's collectives (a world of one: none move anything).
+    appendf("  \"communication\": {\"communicator\": \"%s\", \"rank\": %d, "
+            "\"world_size\": %d",
+            ctx->comm->name(), ctx->comm->rank(), ctx->comm->size());
+    for (int c = 0; c < kNumCollectives; ++c) {
+      const CollectiveCount &n = ctx->comm->counted(static_cast<Collective>(c));
+      appendf(
+          ",\n                    \"%s\": {\"calls\": %lld, \"bytes\": %lld}",
+          collectiveName(static_cast<Collective>(c)),
+          static_cast<long long>(n.calls), static_cast<long long>(n.bytes));
+    }
+    appendf("},\n");
     appendf("  \"history\": [");
     bool first = true;
     for (const EpochRecord &r : history) {

@@ -14,6 +14,8 @@
 #ifndef GNNRT_COMMUNICATOR_H
 #define GNNRT_COMMUNICATOR_H
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -29,6 +31,22 @@ struct Request {
   bool isNull() const { return id == 0; }
 };
 
+/// The collectives, as the counters name them.
+enum class Collective { AllReduce, Broadcast, ReduceScatter, AllGather };
+constexpr int kNumCollectives = 4;
+/// "allreduce", "broadcast", "reduce_scatter", "allgather" (the --json
+/// summary's keys).
+const char *collectiveName(Collective c);
+
+/// One collective's calls on this rank and the bytes this rank put into
+/// them: its send buffer (allReduce and allGather: count elements;
+/// reduceScatter: size() * count; broadcast: count, on every rank). The
+/// non-blocking forms count as their blocking ones.
+struct CollectiveCount {
+  int64_t calls = 0;
+  int64_t bytes = 0;
+};
+
 class Communicator {
 public:
   virtual ~Communicator() = default;
@@ -41,37 +59,92 @@ public:
 
   /// recv[i] = op over the ranks of their send[i], for i < count, on every
   /// rank. In place when send == recv.
-  virtual void allReduce(const float *send, float *recv, int64_t count,
-                         ReduceOp op) = 0;
-  virtual void allReduce(const int64_t *send, int64_t *recv, int64_t count,
-                         ReduceOp op) = 0;
-
+  void allReduce(const float *send, float *recv, int64_t count, ReduceOp op) {
+    record(Collective::AllReduce, count, sizeof(float));
+    doAllReduce(send, recv, count, op);
+  }
+  void allReduce(const int64_t *send, int64_t *recv, int64_t count,
+                 ReduceOp op) {
+    record(Collective::AllReduce, count, sizeof(int64_t));
+    doAllReduce(send, recv, count, op);
+  }
   /// data[0, count) of rank `root` to every rank.
-  virtual void broadcast(float *data, int64_t count, int root) = 0;
-  virtual void broadcast(int64_t *data, int64_t count, int root) = 0;
-
+  void broadcast(float *data, int64_t count, int root) {
+    record(Collective::Broadcast, count, sizeof(float));
+    doBroadcast(data, count, root);
+  }
+  void broadcast(int64_t *data, int64_t count, int root) {
+    record(Collective::Broadcast, count, sizeof(int64_t));
+    doBroadcast(data, count, root);
+  }
   /// Rank r receives recv[i] = op over the ranks of their
   /// send[r * count + i], for i < count (send has size() * count elements;
   /// MPI_Reduce_scatter_block). In place when send == recv: recv holds the
   /// size() * count elements on entry and its first count on return.
-  virtual void reduceScatter(const float *send, float *recv, int64_t count,
-                             ReduceOp op) = 0;
-
+  void reduceScatter(const float *send, float *recv, int64_t count,
+                     ReduceOp op) {
+    record(Collective::ReduceScatter, count * size(), sizeof(float));
+    doReduceScatter(send, recv, count, op);
+  }
   /// recv[r * count + i] = send[i] of rank r, for every rank r and i < count,
   /// on every rank (recv has size() * count elements). In place when
   /// send == recv + rank() * count: the rank's block is already there.
-  virtual void allGather(const float *send, float *recv, int64_t count) = 0;
-  virtual void allGather(const int64_t *send, int64_t *recv, int64_t count) = 0;
-
+  void allGather(const float *send, float *recv, int64_t count) {
+    record(Collective::AllGather, count, sizeof(float));
+    doAllGather(send, recv, count);
+  }
+  void allGather(const int64_t *send, int64_t *recv, int64_t count) {
+    record(Collective::AllGather, count, sizeof(int64_t));
+    doAllGather(send, recv, count);
+  }
   /// allReduce and allGather without waiting: neither buffer may be touched
   /// until wait() on the returned request returns.
-  virtual Request iAllReduce(const float *send, float *recv, int64_t count,
-                             ReduceOp op) = 0;
-  virtual Request iAllGather(const float *send, float *recv, int64_t count) = 0;
+  Request iAllReduce(const float *send, float *recv, int64_t count,
+                     ReduceOp op) {
+    record(Collective::AllReduce, count, sizeof(float));
+    return doIAllReduce(send, recv, count, op);
+  }
+  Request iAllGather(const float *send, float *recv, int64_t count) {
+    record(Collective::AllGather, count, sizeof(float));
+    return doIAllGather(send, recv, count);
+  }
   /// Returns when `request` is complete and makes it null; a null request
   /// returns at once. Stops the run on a request this communicator did not
   /// issue or already completed.
   virtual void wait(Request &request) = 0;
+
+  /// What this rank's collectives moved so far (the --json summary's
+  /// "communication").
+  const CollectiveCount &counted(Collective c) const {
+    return counts[static_cast<int>(c)];
+  }
+
+protected:
+  // The collectives, above, for each implementation.
+  virtual void doAllReduce(const float *send, float *recv, int64_t count,
+                           ReduceOp op) = 0;
+  virtual void doAllReduce(const int64_t *send, int64_t *recv, int64_t count,
+                           ReduceOp op) = 0;
+  virtual void doBroadcast(float *data, int64_t count, int root) = 0;
+  virtual void doBroadcast(int64_t *data, int64_t count, int root) = 0;
+  virtual void doReduceScatter(const float *send, float *recv, int64_t count,
+                               ReduceOp op) = 0;
+  virtual void doAllGather(const float *send, float *recv, int64_t count) = 0;
+  virtual void doAllGather(const int64_t *send, int64_t *recv,
+                           int64_t count) = 0;
+  virtual Request doIAllReduce(const float *send, float *recv, int64_t count,
+                               ReduceOp op) = 0;
+  virtual Request doIAllGather(const float *send, float *recv,
+                               int64_t count) = 0;
+
+private:
+  void record(Collective c, int64_t elements, size_t elementBytes) {
+    CollectiveCount &n = counts[static_cast<int>(c)];
+    ++n.calls;
+    n.bytes +=
+        std::max<int64_t>(elements, 0) * static_cast<int64_t>(elementBytes);
+  }
+  CollectiveCount counts[kNumCollectives];
 };
 
 /// A world of one process (rank 0): reductions are the identity, gathers

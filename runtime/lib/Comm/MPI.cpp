@@ -104,35 +104,35 @@ public:
   int rank() const override { return myRank; }
   int size() const override { return worldSize; }
 
-  void allReduce(const float *send, float *recv, int64_t count,
-                 ReduceOp op) override {
+  void doAllReduce(const float *send, float *recv, int64_t count,
+                   ReduceOp op) override {
     reduceAll(send, recv, count, op);
   }
-  void allReduce(const int64_t *send, int64_t *recv, int64_t count,
-                 ReduceOp op) override {
+  void doAllReduce(const int64_t *send, int64_t *recv, int64_t count,
+                   ReduceOp op) override {
     reduceAll(send, recv, count, op);
   }
-  void broadcast(float *data, int64_t count, int root) override {
+  void doBroadcast(float *data, int64_t count, int root) override {
     broadcastAll(data, count, root);
   }
-  void broadcast(int64_t *data, int64_t count, int root) override {
+  void doBroadcast(int64_t *data, int64_t count, int root) override {
     broadcastAll(data, count, root);
   }
-  void reduceScatter(const float *send, float *recv, int64_t count,
-                     ReduceOp op) override {
+  void doReduceScatter(const float *send, float *recv, int64_t count,
+                       ReduceOp op) override {
     const int n = blockCount("reduceScatter", count);
     GNNRT_MPI_CHECK(MPI_Reduce_scatter_block(send == recv ? MPI_IN_PLACE : send,
                                              recv, n, MPI_FLOAT, opOf(op),
                                              MPI_COMM_WORLD));
   }
-  void allGather(const float *send, float *recv, int64_t count) override {
+  void doAllGather(const float *send, float *recv, int64_t count) override {
     gatherAll(send, recv, count);
   }
-  void allGather(const int64_t *send, int64_t *recv, int64_t count) override {
+  void doAllGather(const int64_t *send, int64_t *recv, int64_t count) override {
     gatherAll(send, recv, count);
   }
-  Request iAllReduce(const float *send, float *recv, int64_t count,
-                     ReduceOp op) override {
+  Request doIAllReduce(const float *send, float *recv, int64_t count,
+                       ReduceOp op) override {
     const int n = blockCount("iAllReduce", count);
     MPI_Request request;
     GNNRT_MPI_CHECK(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n,
@@ -140,7 +140,7 @@ public:
                                    &request));
     return issue(request);
   }
-  Request iAllGather(const float *send, float *recv, int64_t count) override {
+  Request doIAllGather(const float *send, float *recv, int64_t count) override {
     const int n = blockCount("iAllGather", count);
     MPI_Request request;
     GNNRT_MPI_CHECK(MPI_Iallgather(inPlaceGather(send, recv, count), n,

@@ -23,38 +23,38 @@ public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
 
-  void allReduce(const float *send, float *recv, int64_t count,
-                 ReduceOp) override {
+  void doAllReduce(const float *send, float *recv, int64_t count,
+                   ReduceOp) override {
     copy("allReduce", send, recv, count);
   }
-  void allReduce(const int64_t *send, int64_t *recv, int64_t count,
-                 ReduceOp) override {
+  void doAllReduce(const int64_t *send, int64_t *recv, int64_t count,
+                   ReduceOp) override {
     copy("allReduce", send, recv, count);
   }
-  void broadcast(float *, int64_t count, int root) override {
+  void doBroadcast(float *, int64_t count, int root) override {
     checkBroadcast(count, root);
   }
-  void broadcast(int64_t *, int64_t count, int root) override {
+  void doBroadcast(int64_t *, int64_t count, int root) override {
     checkBroadcast(count, root);
   }
-  void reduceScatter(const float *send, float *recv, int64_t count,
-                     ReduceOp) override {
+  void doReduceScatter(const float *send, float *recv, int64_t count,
+                       ReduceOp) override {
     // Rank 0's block is the first; in place, it is already there.
     copy("reduceScatter", send, recv, count);
   }
-  void allGather(const float *send, float *recv, int64_t count) override {
+  void doAllGather(const float *send, float *recv, int64_t count) override {
     copy("allGather", send, recv, count);
   }
-  void allGather(const int64_t *send, int64_t *recv, int64_t count) override {
+  void doAllGather(const int64_t *send, int64_t *recv, int64_t count) override {
     copy("allGather", send, recv, count);
   }
-  Request iAllReduce(const float *send, float *recv, int64_t count,
-                     ReduceOp op) override {
-    allReduce(send, recv, count, op);
+  Request doIAllReduce(const float *send, float *recv, int64_t count,
+                       ReduceOp op) override {
+    doAllReduce(send, recv, count, op);
     return issue();
   }
-  Request iAllGather(const float *send, float *recv, int64_t count) override {
-    allGather(send, recv, count);
+  Request doIAllGather(const float *send, float *recv, int64_t count) override {
+    doAllGather(send, recv, count);
     return issue();
   }
   void wait(Request &request) override {
@@ -93,6 +93,20 @@ private:
 };
 
 } // namespace
+
+const char *gnnrt::collectiveName(Collective c) {
+  switch (c) {
+  case Collective::AllReduce:
+    return "allreduce";
+  case Collective::Broadcast:
+    return "broadcast";
+  case Collective::ReduceScatter:
+    return "reduce_scatter";
+  case Collective::AllGather:
+    return "allgather";
+  }
+  return "unknown";
+}
 
 std::unique_ptr<Communicator> gnnrt::createSingleProcessCommunicator() {
   return std::make_unique<SingleProcessCommunicator>();

@@ -176,6 +176,43 @@ TEST(RuntimeCommunicator, NonBlockingCollectivesAreDoneByWait) {
   }
 }
 
+// The counters (the --json summary's "communication"): calls and the bytes
+// of this rank's send buffer per collective, the non-blocking forms counted
+// as their blocking ones, reduceScatter's input as size() blocks.
+TEST(RuntimeCommunicator, CountersCountCallsAndSendBytes) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  for (int c = 0; c < kNumCollectives; ++c) {
+    EXPECT_EQ(comm->counted(static_cast<Collective>(c)).calls, 0);
+    EXPECT_EQ(comm->counted(static_cast<Collective>(c)).bytes, 0);
+  }
+  std::vector<float> f(100);
+  std::vector<int64_t> i(100);
+  comm->allReduce(f.data(), f.data(), 7, ReduceOp::Sum);
+  comm->allReduce(i.data(), i.data(), 5, ReduceOp::Max);
+  Request r = comm->iAllReduce(f.data(), f.data(), 11, ReduceOp::Sum);
+  comm->wait(r);
+  comm->broadcast(f.data(), 13, 0);
+  comm->broadcast(i.data(), 2, 0);
+  comm->reduceScatter(f.data(), f.data(), 17, ReduceOp::Sum);
+  comm->allGather(f.data(), f.data(), 19);
+  comm->allGather(i.data(), i.data(), 3);
+  r = comm->iAllGather(f.data(), f.data(), 23);
+  comm->wait(r);
+  const CollectiveCount ar = comm->counted(Collective::AllReduce);
+  EXPECT_EQ(ar.calls, 3);
+  EXPECT_EQ(ar.bytes, 7 * 4 + 5 * 8 + 11 * 4);
+  const CollectiveCount bc = comm->counted(Collective::Broadcast);
+  EXPECT_EQ(bc.calls, 2);
+  EXPECT_EQ(bc.bytes, 13 * 4 + 2 * 8);
+  const CollectiveCount rs = comm->counted(Collective::ReduceScatter);
+  EXPECT_EQ(rs.calls, 1);
+  EXPECT_EQ(rs.bytes, 17 * 4 * comm->size());
+  const CollectiveCount ag = comm->counted(Collective::AllGather);
+  EXPECT_EQ(ag.calls, 3);
+  EXPECT_EQ(ag.bytes, 19 * 4 + 3 * 8 + 23 * 4);
+  EXPECT_STREQ(collectiveName(Collective::ReduceScatter), "reduce_scatter");
+}
+
 TEST(RuntimeCommunicatorDeathTest, MisuseStopsTheRun) {
   std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
   float x[2] = {1.0f, 2.0f};

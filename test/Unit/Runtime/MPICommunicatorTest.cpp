@@ -121,6 +121,7 @@ TEST(RuntimeMPICommunicator, ReduceScatterGivesEachRankItsBlock) {
       for (int64_t i = 0; i < count; ++i)
         for (int q = 0; q < n; ++q)
           want[i] += valueOf(q, me * count + i);
+      const CollectiveCount before = comm.counted(Collective::ReduceScatter);
       if (inPlace) {
         recv = send;
         comm.reduceScatter(recv.data(), recv.data(), count, ReduceOp::Sum);
@@ -129,6 +130,10 @@ TEST(RuntimeMPICommunicator, ReduceScatterGivesEachRankItsBlock) {
         comm.reduceScatter(send.data(), recv.data(), count, ReduceOp::Sum);
       }
       ASSERT_EQ(recv, want) << "count " << count << " in place " << inPlace;
+      // The counters: one call, this rank's send buffer (all n blocks).
+      const CollectiveCount after = comm.counted(Collective::ReduceScatter);
+      EXPECT_EQ(after.calls, before.calls + 1);
+      EXPECT_EQ(after.bytes, before.bytes + n * count * 4);
     }
 }
 
