@@ -339,10 +339,10 @@ static bool readHeader(FILE *f, const std::string &name, NpyHeader &header,
 }
 
 /// readNpyInto on the open file `f`.
-static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
-                        int rank, NpyHeader &header,
-                        void *(*resize)(void *, size_t), void *target,
-                        std::string &error) {
+/// Reads the header of `f` and checks its dtype and rank against the
+/// expected ones (DType::Unknown, rank -1: any).
+static bool readCheckedHeader(FILE *f, const std::string &name, DType expected,
+                              int rank, NpyHeader &header, std::string &error) {
   if (!readHeader(f, name, header, error))
     return false;
   if (expected != DType::Unknown && header.dtype != expected) {
@@ -356,6 +356,15 @@ static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
             std::to_string(rank) + " expected";
     return false;
   }
+  return true;
+}
+
+static bool readNpyFrom(FILE *f, const std::string &name, DType expected,
+                        int rank, NpyHeader &header,
+                        void *(*resize)(void *, size_t), void *target,
+                        std::string &error) {
+  if (!readCheckedHeader(f, name, expected, rank, header, error))
+    return false;
   // At most 2^62 (readHeader): no overflow.
   const int64_t bytes =
       header.numElements() * static_cast<int64_t>(dtypeSize(header.dtype));
@@ -393,6 +402,68 @@ bool readNpyInto(const std::string &path, const std::string &name,
       readNpyFrom(f, name, expected, rank, header, resize, target, error);
   std::fclose(f);
   return ok;
+}
+
+bool readNpyRows(const std::string &path, const std::string &name,
+                 DType expected, int rank, const NpyRange &range,
+                 NpyHeader &header, void *(*resize)(void *, size_t),
+                 void *target, std::string &error) {
+  FILE *f = openNpy(path, name, error);
+  if (!f)
+    return false;
+  auto fail = [&](const std::string &message) {
+    error = message;
+    std::fclose(f);
+    return false;
+  };
+  if (!readCheckedHeader(f, name, expected, rank, header, error))
+    return fail(error);
+  if (header.shape.empty())
+    return fail(name + ": a scalar (shape ()) has no rows to read");
+  const int64_t rows = header.shape[0];
+  int64_t rowElements = 1;
+  for (size_t d = 1; d < header.shape.size(); ++d)
+    rowElements *= header.shape[d];
+  const int64_t colEnd = range.colEnd < 0 ? rowElements : range.colEnd;
+  auto text = [](int64_t b, int64_t e) {
+    return "[" + std::to_string(b) + ", " + std::to_string(e) + ")";
+  };
+  if (range.begin < 0 || range.end < range.begin || range.end > rows)
+    return fail(name + ": rows " + text(range.begin, range.end) + " of " +
+                std::to_string(rows) + " (shape " + shapeText(header.shape) +
+                ")");
+  if (range.colBegin < 0 || colEnd < range.colBegin || colEnd > rowElements)
+    return fail(name + ": columns " + text(range.colBegin, colEnd) + " of " +
+                std::to_string(rowElements) + " per row (shape " +
+                shapeText(header.shape) + ")");
+  const int64_t size = static_cast<int64_t>(dtypeSize(header.dtype));
+  const int64_t width = colEnd - range.colBegin;
+  const int64_t bytes = (range.end - range.begin) * width * size;
+  if (!checkMemory(name + ": rows " + text(range.begin, range.end), bytes,
+                   error))
+    return fail(error);
+  auto *data = static_cast<char *>(resize(target, static_cast<size_t>(bytes)));
+  // One read for whole rows, one per row for a range of columns (readHeader
+  // checked that the file holds the announced data).
+  auto readAt = [&](int64_t element, char *to, int64_t n) {
+    const off_t at = static_cast<off_t>(header.dataOffset) +
+                     static_cast<off_t>(element * size);
+    return n == 0 || (::fseeko(f, at, SEEK_SET) == 0 &&
+                      std::fread(to, 1, static_cast<size_t>(n), f) ==
+                          static_cast<size_t>(n));
+  };
+  bool ok = true;
+  if (width == rowElements) {
+    ok = readAt(range.begin * rowElements, data, bytes);
+  } else {
+    for (int64_t r = range.begin; ok && r < range.end;
+         ++r, data += width * size)
+      ok = readAt(r * rowElements + range.colBegin, data, width * size);
+  }
+  if (!ok)
+    return fail(name + ": truncated");
+  std::fclose(f);
+  return true;
 }
 
 static const char *descrOf(DType t) {

@@ -48,18 +48,51 @@ bool readNpyInto(const std::string &path, const std::string &name,
                  void *(*resize)(void *target, size_t bytes), void *target,
                  std::string &error);
 
+/// The `resize` of a std::vector<T> target: room for `bytes` (a multiple of
+/// T's size).
+template <typename T>
+void *resizeVector(void *target, size_t bytes) {
+  auto &v = *static_cast<std::vector<T> *>(target);
+  v.resize(bytes / sizeof(T));
+  return v.data();
+}
+
 /// readNpyInto a vector of T (the dtype's size is a multiple of T's), read
 /// in place: no second copy of the data.
 template <typename T>
 bool readNpy(const std::string &path, const std::string &name, DType expected,
              int rank, NpyHeader &header, std::vector<T> &data,
              std::string &error) {
-  auto resize = [](void *target, size_t bytes) -> void * {
-    auto &v = *static_cast<std::vector<T> *>(target);
-    v.resize(bytes / sizeof(T));
-    return v.data();
-  };
-  return readNpyInto(path, name, expected, rank, header, resize, &data, error);
+  return readNpyInto(path, name, expected, rank, header, &resizeVector<T>,
+                     &data, error);
+}
+
+/// Rows [begin, end) of an array's first axis and, within each row (the
+/// remaining axes flattened), the elements [colBegin, colEnd) (colEnd -1:
+/// to the row's end).
+struct NpyRange {
+  int64_t begin = 0, end = 0;
+  int64_t colBegin = 0, colEnd = -1;
+};
+
+/// Reads `range` of an array of the expected dtype and rank (as
+/// readNpyInto), C order, by ranged reads of the file: one read for whole
+/// rows, one per row for a range of columns. What a process reads of the
+/// dataset when it holds part of it (its vertices' rows; for a partition of
+/// the features, its columns). A range outside the shape is an error naming
+/// it and the shape; the memory check covers the range's bytes only.
+bool readNpyRows(const std::string &path, const std::string &name,
+                 DType expected, int rank, const NpyRange &range,
+                 NpyHeader &header, void *(*resize)(void *target, size_t bytes),
+                 void *target, std::string &error);
+
+/// readNpyRows into a vector of T.
+template <typename T>
+bool readNpyRows(const std::string &path, const std::string &name,
+                 DType expected, int rank, const NpyRange &range,
+                 NpyHeader &header, std::vector<T> &data, std::string &error) {
+  return readNpyRows(path, name, expected, rank, range, header,
+                     &resizeVector<T>, &data, error);
 }
 
 /// Writes a C-order array, whole or not at all (File.h: writeWholeFile).
