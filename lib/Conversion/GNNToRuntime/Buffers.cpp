@@ -49,7 +49,14 @@ void Buffers::bind(Value v, const Tensor &t) {
   expiring[std::max(last, expiredUpTo + 1)].push_back(t.buf);
 }
 
-void Buffers::expire(int64_t upTo) {
+void Buffers::expireStep(int64_t upTo) {
+  for (int64_t slot : heldBack)
+    slots.release(slot);
+  heldBack.clear();
+  expireUpTo(upTo);
+}
+
+void Buffers::expireUpTo(int64_t upTo) {
   while (!expiring.empty() && expiring.begin()->first <= upTo) {
     for (Value buf : expiring.begin()->second)
       if (--holders[buf] == 0)

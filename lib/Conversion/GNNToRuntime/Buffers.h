@@ -30,12 +30,17 @@ public:
   /// A slot buffer of `numElements` floats outside the liveness of values:
   /// its slot id is returned in `slot`, for releaseSlot().
   Value unboundBuffer(Value numElements, int64_t &slot);
-  void releaseSlot(int64_t slot) { slots.release(slot); }
+  void releaseSlot(int64_t slot) { releaseNowOrAtStepEnd(slot); }
   /// Releases the slot of `buffer()`'s result `buf` now.
   void release(Value buf) {
     assert(slotOf.count(buf) && "not a slot buffer");
-    slots.release(slotOf.lookup(buf));
+    releaseNowOrAtStepEnd(slotOf.lookup(buf));
   }
+  /// With row chunks (RowChunks.h) a step's code runs once per chunk, so a
+  /// buffer the step uses is in use until its last chunk: slots are then
+  /// released only between steps (expireStep), never to a buffer taken
+  /// later in the same step.
+  void setReleaseBetweenStepsOnly(bool enable) { betweenStepsOnly = enable; }
   /// Whether `buf` came from buffer() or bufferI32().
   bool isSlotBuffer(Value buf) const { return slotOf.count(buf); }
   SizeKey sizeKey(Value numElements) const {
@@ -55,8 +60,14 @@ public:
   void bind(Value v, const Tensor &t);
   /// Where `v` lives (a copy: binding may move the map's entries).
   Tensor lookup(Value v) const { return values.lookup(v); }
-  /// Releases the slots whose holders are all dead after op index `upTo`.
-  void expire(int64_t upTo);
+  /// Releases the slots whose holders are all dead after op index `upTo`
+  /// (inside a step: not with setReleaseBetweenStepsOnly).
+  void expire(int64_t upTo) {
+    if (!betweenStepsOnly)
+      expireUpTo(upTo);
+  }
+  /// The same after a step, with the releases held back during it.
+  void expireStep(int64_t upTo);
 
   /// Numbers the ops of `body` in the order they are lowered (a stage's body
   /// ops, then the stage) and records each value's last reader.
@@ -91,6 +102,16 @@ private:
   DenseMap<Value, SmallVector<Value>> boundTo;    // buffer -> gnn values, ever
   std::map<int64_t, SmallVector<Value>> expiring; // index -> buffers to release
   int64_t expiredUpTo = -1;
+  bool betweenStepsOnly = false;
+  SmallVector<int64_t> heldBack; // slots released during the step
+
+  void expireUpTo(int64_t upTo);
+  void releaseNowOrAtStepEnd(int64_t slot) {
+    if (betweenStepsOnly)
+      heldBack.push_back(slot);
+    else
+      slots.release(slot);
+  }
 };
 
 } // namespace mlir::gnn

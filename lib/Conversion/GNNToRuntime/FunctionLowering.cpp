@@ -84,7 +84,7 @@ LogicalResult FunctionLowering::run(bool training) {
       }
     }
     placement.endStep(lastOp());
-    buffers.expire(buffers.indexOfOp(&op));
+    buffers.expireStep(buffers.indexOfOp(&op));
   }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   // The loss is the first result, an f32: only a loss op lowers to one.

@@ -38,6 +38,7 @@ public:
   void setRowChunks(int64_t chunks) {
     rowChunks = chunks;
     fusedGathers.setTiles(chunks > 1 && !gpu);
+    buffers.setReleaseBetweenStepsOnly(chunks > 1);
   }
   /// After run(): the steps run in row chunks, of how many over the vertices
   /// (vertex stages, aggregations, outer sums).
