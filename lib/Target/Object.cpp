@@ -83,9 +83,6 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   // otherwise caps the vectoriser at 256 bits, and the element-wise loops
   // and their libmvec calls (_ZGVeN16v_expf) are compute-bound (GAT 4x64 on
   // the arxiv-shaped graph: 2-10% per epoch). No effect on other hosts.
-  for (llvm::Function &f : *m)
-    if (!f.isDeclaration())
-      f.addFnAttr("prefer-vector-width", "512");
   // The step functions themselves are long straight-line sequences of
   // runtime calls (row chunks under a budget repeat a step's calls per chunk
   // and tile: tens of thousands): the SLP vectoriser's cost model is
@@ -93,9 +90,13 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   // to vectorise. Their loops over parameters are short; the work is in the
   // kernels (__gnn_kernel_*) and the runtime. noimplicitfloat keeps the
   // vectorisers out of them and nothing else.
-  for (llvm::Function &f : *m)
-    if (!f.isDeclaration() && !f.getName().starts_with("__gnn_kernel_"))
+  for (llvm::Function &f : *m) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("prefer-vector-width", "512");
+    if (!f.getName().starts_with("__gnn_kernel_"))
       f.addFnAttr(llvm::Attribute::NoImplicitFloat);
+  }
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

@@ -186,6 +186,10 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
 /// compute methods check their operands with it).
 void needElements(int64_t have, int64_t want, const std::string &what);
 
+/// Stops the run with "<what> [<begin>, <end>) of <n>" unless
+/// 0 <= begin <= end <= n (a range of rows an entry point was given).
+void needRange(int64_t begin, int64_t end, int64_t n, const std::string &what);
+
 /// The environment variable `name` as a switch: "1" on, "0" off, `unset`
 /// when it is not set; anything else stops the run naming it (never read as
 /// on).

@@ -46,15 +46,8 @@ void _mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
                                 int64_t begin, int64_t end, int64_t inBegin,
                                 int64_t inEnd) {
   const int64_t V = of(ctx).graph().numVertices;
-  auto range = [](int64_t b, int64_t e) {
-    return "[" + std::to_string(b) + ", " + std::to_string(e) + ")";
-  };
-  if (begin < 0 || end < begin || end > V)
-    fatal("gnnrtSpmmRows: rows " + range(begin, end) + " of " +
-          std::to_string(V));
-  if (inBegin < 0 || inEnd < inBegin || inEnd > V)
-    fatal("gnnrtSpmmRows: input rows " + range(inBegin, inEnd) + " of " +
-          std::to_string(V));
+  needRange(begin, end, V, "gnnrtSpmmRows: rows");
+  needRange(inBegin, inEnd, V, "gnnrtSpmmRows: input rows");
   of(ctx).spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
                    inBegin, inEnd);
 }
@@ -113,10 +106,8 @@ float _mlir_ciface_gnnrtSoftmaxCrossEntropyRows(gnnrtContext *ctx,
                                                 gnnrtMemRefF32 *grad,
                                                 int64_t classes, int64_t split,
                                                 int64_t begin, int64_t end) {
-  if (begin < 0 || end < begin || end > ctx->ds.numVertices)
-    fatal("gnnrtSoftmaxCrossEntropyRows: rows [" + std::to_string(begin) +
-          ", " + std::to_string(end) + ") of " +
-          std::to_string(ctx->ds.numVertices));
+  needRange(begin, end, ctx->ds.numVertices,
+            "gnnrtSoftmaxCrossEntropyRows: rows");
   return of(ctx).softmaxCrossEntropy(ctx, logits, grad, classes, split, begin,
                                      end);
 }

@@ -30,6 +30,12 @@ void needElements(int64_t have, int64_t want, const std::string &what) {
           std::to_string(want) + " needed");
 }
 
+void needRange(int64_t begin, int64_t end, int64_t n, const std::string &what) {
+  if (begin < 0 || end < begin || end > n)
+    fatal(what + " [" + std::to_string(begin) + ", " + std::to_string(end) +
+          ") of " + std::to_string(n));
+}
+
 bool envFlag(const char *name, bool unset) {
   const char *env = std::getenv(name);
   if (!env)

@@ -326,9 +326,7 @@ public:
                    "gnnrtSoftmaxCrossEntropy gradient");
     if (split < 0 || split > 2)
       fatal("gnnrtSoftmaxCrossEntropy: unknown split");
-    if (begin < 0 || end < begin || end > V)
-      fatal("gnnrtSoftmaxCrossEntropy: rows [" + std::to_string(begin) + ", " +
-            std::to_string(end) + ") of " + std::to_string(V));
+    needRange(begin, end, V, "gnnrtSoftmaxCrossEntropy: rows");
     const LossData &data = lossData(ds);
     const int64_t count = data.count[split];
     const double inv = count ? 1.0 / static_cast<double>(count) : 0.0;
