@@ -16,6 +16,7 @@
 #include "File.h"
 #include "Memory.h"
 #include "Npy.h"
+#include "Preload.h"
 #include "Threads.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -42,6 +43,10 @@ extern "C" float gnn_eval(gnnrtContext *ctx);
 /// The CUDA device (runtime/lib/CUDA/GPULaunch.cpp), present in programs
 /// compiled with --target=cuda.
 extern "C" __attribute__((weak)) gnnrt::Device *gnnrtCreateCUDADevice();
+/// The MPI communicator (runtime/lib/Comm/MPI.cpp), linked in where gnnc was
+/// built with MPI.
+extern "C" __attribute__((weak)) gnnrt::Communicator *
+gnnrtCreateMPICommunicator();
 
 using namespace gnnrt;
 
@@ -421,6 +426,93 @@ void selectBlasKernels(char **argv) {
   execv("/proc/self/exe", argv); // returns only on failure: keep going
 }
 
+/// The number of processes an MPI launcher started (mpirun, mpiexec: their
+/// environment), 0 when the program was started alone.
+int64_t launcherWorldSize() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    int64_t n = 0;
+    if (const char *value = std::getenv(name))
+      if (parseInt(value, n) && n > 0)
+        return n;
+  }
+  return 0;
+}
+
+/// Under an MPI launcher, this process's place in the world (the MPI
+/// communicator); alone, the single-process one, and MPI is never touched.
+void joinWorld(gnnrtContext *ctx) {
+  const int64_t launched = launcherWorldSize();
+  if (launched == 0)
+    return;
+  if (!gnnrtCreateMPICommunicator) {
+    if (launched > 1)
+      fatal("started by an MPI launcher as one of " + std::to_string(launched) +
+            " processes, but this executable was linked without MPI (gnnc "
+            "was built where CMake found none): each process would train "
+            "alone");
+    return;
+  }
+  ctx->comm.reset(gnnrtCreateMPICommunicator());
+}
+
+/// Shared preloading (GraNNDis, docs/Distributed.md): replaces the full
+/// dataset of `ctx` by this rank's inner vertices and their closure, sets
+/// the loss's divisor to the full graph's and the degrees to the full
+/// graph's. Returns the part for the start-up line.
+PreloadPart preload(gnnrtContext *ctx, const std::string &data) {
+  const int rank = ctx->comm->rank(), size = ctx->comm->size();
+  const ModelInfo &m = ctx->model;
+  if (m.target == "cuda")
+    fatal("the model was compiled for CUDA, which trains in one process for "
+          "now (NCCL: docs/CUDA.md)");
+  if (m.hops == -2)
+    fatal("the model description has no hops record (compiled by an older "
+          "gnnc): compile it again to train on several processes");
+  if (m.hops == -1)
+    fatal("the model cannot be trained on several processes by shared "
+          "preloading: its forward has '" +
+          m.globalOp + "', which reduces over all vertices");
+  if (std::any_of(m.placements.begin(), m.placements.end(),
+                  [](const PlacementInfo &p) { return p.planned; }))
+    fatal("the model was compiled under a memory budget (gnn-compile "
+          "--mem-budget), which plans one process's buffers; several "
+          "processes need a model compiled without it for now");
+  const int64_t V = ctx->ds.numVertices;
+  if (size > V)
+    fatal(data + ": " + std::to_string(size) + " processes but only " +
+          std::to_string(V) + " vertices: each process needs at least one");
+  labelledCounts(ctx->ds, ctx->lossCount);
+  Dataset local;
+  PreloadPart part;
+  buildPreloadPart(ctx->ds, equalVertexRange(V, rank, size), m.hops, local,
+                   part);
+  ctx->ds = std::move(local);
+  ctx->fullDegree[0] = std::move(part.inDegree);
+  ctx->fullDegree[1] = std::move(part.outDegree);
+  return part;
+}
+
+/// The accuracy of each split over all ranks (one all-reduce of the counts
+/// when there are several).
+void splitAccuracies(gnnrtContext *ctx, double acc[3]) {
+  int64_t counts[6];
+  for (int s = 0; s < 3; ++s)
+    accuracyCounts(ctx, s, counts[2 * s], counts[2 * s + 1]);
+  if (ctx->comm->size() > 1)
+    ctx->comm->allReduce(counts, counts, 6, ReduceOp::Sum);
+  for (int s = 0; s < 3; ++s)
+    acc[s] = counts[2 * s + 1] ? static_cast<double>(counts[2 * s]) /
+                                     static_cast<double>(counts[2 * s + 1])
+                               : 0.0;
+}
+
+/// The loss over all ranks: each returns its vertices' share of the mean.
+float worldLoss(gnnrtContext *ctx, float loss) {
+  if (ctx->comm->size() > 1)
+    ctx->comm->allReduce(&loss, &loss, 1, ReduceOp::Sum);
+  return loss;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -440,6 +532,16 @@ int main(int argc, char **argv) {
   setMemoryBudget(o.memBudget);
   auto *ctx = new gnnrtContext(); // the CPU device
   ctx->spill = std::move(spill);
+  joinWorld(ctx);
+  const int rank = ctx->comm->rank(), worldSize = ctx->comm->size();
+  // Rank 0 speaks for the world: the others print and write nothing.
+  const bool lead = rank == 0;
+  if (!lead)
+    o.quiet = true;
+  if (worldSize > 1 && (!o.predict.empty() || !o.dump.empty()))
+    fatal(std::string(!o.predict.empty() ? "--predict" : "--dump") +
+          " is not supported on several processes yet (each holds only its "
+          "part of the logits): run it in one process");
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
@@ -470,6 +572,14 @@ int main(int argc, char **argv) {
     fatal("--data: dataset directory '" + o.data + "' not found");
   if (!loadDataset(o.data, ctx->ds, error))
     fatal(o.data + "/" + error);
+  const int64_t fullVertices = ctx->ds.numVertices,
+                fullEdges = ctx->ds.numEdges;
+  // Over the full graph (a rank may hold none of the training split).
+  int64_t selected;
+  const int64_t labelled = labelledTrainVertices(ctx->ds, selected);
+  PreloadPart part;
+  if (worldSize > 1)
+    part = preload(ctx, o.data);
   // Before anything of the training state is allocated.
   TrainingMemory need;
   if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
@@ -479,8 +589,7 @@ int main(int argc, char **argv) {
   // Training on no labelled vertex would report a loss of 0 and learn
   // nothing; predicting from loaded parameters needs no labels.
   if (o.epochs > 0 || !o.dump.empty()) {
-    int64_t selected;
-    if (labelledTrainVertices(ctx->ds, selected) == 0)
+    if (labelled == 0)
       fatal(o.data + ": nothing to train on: train_mask selects " +
             std::to_string(selected) +
             " vertices and none has a label (>= 0); label some, or run "
@@ -494,16 +603,26 @@ int main(int argc, char **argv) {
     fatal("--load-params: " + o.loadParams + "/" + error);
 
   const int threads = omp_get_max_threads();
-  if (!o.quiet)
+  if (!o.quiet) {
     std::printf(
         "gnnc: model %s on %s (%lld vertices, %lld edges, %lld features, "
         "%lld classes), %s device, %d threads\n",
         ctx->model.name.c_str(), ctx->ds.name.c_str(),
-        static_cast<long long>(ctx->ds.numVertices),
-        static_cast<long long>(ctx->ds.numEdges),
+        static_cast<long long>(fullVertices), static_cast<long long>(fullEdges),
         static_cast<long long>(ctx->ds.numFeatures),
         static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
+    if (worldSize > 1)
+      std::printf("gnnc: %d processes (%s), shared preloading of %lld hops: "
+                  "rank 0 owns vertices [%lld, %lld) and holds %lld vertices, "
+                  "%lld edges\n",
+                  worldSize, ctx->comm->name(),
+                  static_cast<long long>(part.hops),
+                  static_cast<long long>(part.inner.begin),
+                  static_cast<long long>(part.inner.end),
+                  static_cast<long long>(ctx->ds.numVertices),
+                  static_cast<long long>(ctx->ds.numEdges));
+  }
 
   if (!o.dump.empty()) {
     if (!saveParams(ctx, o.dump + "/params", false, error))
@@ -547,7 +666,7 @@ int main(int argc, char **argv) {
     ctx->step = epoch;
     zeroGrads(ctx);
     auto start = std::chrono::steady_clock::now();
-    float loss = gnn_train_step(ctx);
+    float loss = worldLoss(ctx, gnn_train_step(ctx));
     auto end = std::chrono::steady_clock::now();
     EpochRecord r{
         epoch, loss,
@@ -560,9 +679,11 @@ int main(int argc, char **argv) {
     if (epoch % o.evalEvery == 0 || epoch == o.epochs) {
       ctx->training = false;
       gnn_eval(ctx);
-      r.train = accuracy(ctx, 0);
-      r.val = accuracy(ctx, 1);
-      r.test = accuracy(ctx, 2);
+      double acc[3];
+      splitAccuracies(ctx, acc);
+      r.train = acc[0];
+      r.val = acc[1];
+      r.test = acc[2];
       r.evaluated = true;
       if (!o.quiet)
         std::printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  "
@@ -572,7 +693,7 @@ int main(int argc, char **argv) {
     }
     history.push_back(r);
     auto now = std::chrono::steady_clock::now();
-    if (o.quiet &&
+    if (o.quiet && lead &&
         std::chrono::duration<double>(now - lastProgress).count() > 10.0) {
       std::fprintf(stderr, "gnnc: epoch %lld/%lld\n",
                    static_cast<long long>(epoch),
@@ -580,9 +701,17 @@ int main(int argc, char **argv) {
       lastProgress = now;
     }
   }
+  EpochRecord last{0, 0, 0, 0, 0, 0, true};
   if (o.epochs == 0) {
     ctx->training = false;
-    gnn_eval(ctx);
+    last.loss = worldLoss(ctx, gnn_eval(ctx));
+    double acc[3];
+    splitAccuracies(ctx, acc);
+    last.train = acc[0];
+    last.val = acc[1];
+    last.test = acc[2];
+  } else {
+    last = history.back();
   }
 
   std::vector<double> times;
@@ -590,14 +719,8 @@ int main(int argc, char **argv) {
     times.push_back(r.ms);
   std::sort(times.begin(), times.end());
   double median = times.empty() ? 0.0 : times[times.size() / 2];
-  EpochRecord last = history.empty() ? EpochRecord{0,
-                                                   ctx->loss,
-                                                   accuracy(ctx, 0),
-                                                   accuracy(ctx, 1),
-                                                   accuracy(ctx, 2),
-                                                   0,
-                                                   true}
-                                     : history.back();
+  if (!lead)
+    return 0;
   std::printf("final: loss %.4f  train %.4f  val %.4f  test %.4f  median epoch "
               "%.2f ms\n",
               last.loss, last.train, last.val, last.test, median);

@@ -68,6 +68,12 @@ struct ModelInfo {
   /// Where the compiled kernels run: "cpu" (gnnrtParallelFor) or "cuda"
   /// (launched on a GPU; the program needs the CUDA device).
   std::string target = "cpu";
+  /// Neighbour reads on the longest path to the logits (the depth of the
+  /// closure a rank preloads, docs/Distributed.md); -1 when the forward
+  /// reduces over all vertices (`globalOp` names the op), -2 when the
+  /// program predates the record.
+  int64_t hops = -2;
+  std::string globalOp;
 };
 
 /// Parses the text written by gnn-compile: one record per line
@@ -81,6 +87,8 @@ struct ModelInfo {
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
 ///   target cuda           (compiled with --target=cuda; cpu without it)
+///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
+///                              logits; -1: <op> reduces over all vertices)
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 
@@ -122,6 +130,13 @@ struct gnnrtContext {
   /// them through device->hostView).
   const float *logits = nullptr;
   float loss = 0.0f;
+  /// Shared preloading (docs/Distributed.md): the full graph's in- and
+  /// out-degrees of the local vertices, which bindDataset binds instead of
+  /// the local graph's (empty: the local graph's), and the labelled
+  /// vertices of each split over all ranks, the loss's divisor (-1: this
+  /// rank's).
+  std::vector<float> fullDegree[2];
+  int64_t lossCount[3] = {-1, -1, -1};
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
   /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;
@@ -179,7 +194,14 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
                          std::string &error);
 
 /// Stops the run with "error: <message>" (the runtime has no exceptions).
+/// In a world of several processes the message names the rank and the
+/// communicator's abort ends the others (setFatalHandler).
 [[noreturn]] void fatal(const std::string &message);
+
+/// What fatal() prefixes to its messages ("rank 1 of 4: ") and calls instead
+/// of exit(1) (MPI_Abort: the other ranks stop instead of waiting in a
+/// collective); null restores exit.
+void setFatalHandler(const std::string &prefix, void (*abort)(int code));
 
 /// Stops the run with "<what>: buffer of <have> elements, <want> needed"
 /// when a buffer of `have` elements is shorter than `want` (the devices'
@@ -200,6 +222,11 @@ double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 
 /// Accuracy of the recorded logits on split 0/1/2.
 double accuracy(const gnnrtContext *ctx, int split);
+
+/// The labelled vertices of split 0/1/2 (`total`) and those whose largest
+/// logit is their label (`hit`): accuracy() is hit / total.
+void accuracyCounts(const gnnrtContext *ctx, int split, int64_t &hit,
+                    int64_t &total);
 
 } // namespace gnnrt
 

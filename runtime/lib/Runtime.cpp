@@ -18,9 +18,21 @@ using namespace gnnrt;
 
 namespace gnnrt {
 
+static std::string fatalPrefix;
+static void (*fatalAbort)(int) = nullptr;
+
+void setFatalHandler(const std::string &prefix, void (*abort)(int code)) {
+  fatalPrefix = prefix;
+  fatalAbort = abort;
+}
+
 [[noreturn]] void fatal(const std::string &message) {
   std::fflush(stdout);
-  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::fprintf(stderr, "error: %s%s\n", fatalPrefix.c_str(), message.c_str());
+  if (fatalAbort) {
+    std::fflush(stderr);
+    fatalAbort(1);
+  }
   std::exit(1);
 }
 
@@ -141,6 +153,10 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> mask) || mask > 0xF || !(mask & 1))
         return bad("malformed graph-arrays record");
       info.graphArrays = mask;
+    } else if (kind == "hops") {
+      if (!(ls >> info.hops) || info.hops < -1 ||
+          (info.hops == -1 && !(ls >> info.globalOp)))
+        return bad("malformed hops record");
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");
@@ -260,11 +276,19 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
           g.csrDst[p] = static_cast<int32_t>(v);
       }
   }
-  g.inDegree.resize(V);
-  g.outDegree.resize(V);
-  for (int64_t v = 0; v < V; ++v) {
-    g.inDegree[v] = static_cast<float>(g.dstOffsets[v + 1] - g.dstOffsets[v]);
-    g.outDegree[v] = static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
+  if (static_cast<int64_t>(ctx->fullDegree[0].size()) == V &&
+      static_cast<int64_t>(ctx->fullDegree[1].size()) == V) {
+    // A rank's closure of a larger graph (Preload.h).
+    g.inDegree = std::move(ctx->fullDegree[0]);
+    g.outDegree = std::move(ctx->fullDegree[1]);
+  } else {
+    g.inDegree.resize(V);
+    g.outDegree.resize(V);
+    for (int64_t v = 0; v < V; ++v) {
+      g.inDegree[v] = static_cast<float>(g.dstOffsets[v + 1] - g.dstOffsets[v]);
+      g.outDegree[v] =
+          static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
+    }
   }
   ctx->device->bindGraph(std::move(g));
   std::vector<EdgeInputArrays> edgeInputs;
@@ -338,11 +362,13 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
   }
 }
 
-double accuracy(const gnnrtContext *ctx, int split) {
+void accuracyCounts(const gnnrtContext *ctx, int split, int64_t &hit,
+                    int64_t &total) {
   const Dataset &ds = ctx->ds;
+  hit = total = 0;
   if (!ctx->logits)
-    return 0.0;
-  int64_t C = ds.numClasses, hit = 0, total = 0;
+    return;
+  const int64_t C = ds.numClasses;
   std::vector<char> staging;
   const auto *logits = static_cast<const float *>(ctx->device->hostView(
       ctx->logits, ds.numVertices * C * static_cast<int64_t>(sizeof(float)),
@@ -358,6 +384,11 @@ double accuracy(const gnnrtContext *ctx, int split) {
     hit += best == ds.labels[v];
     ++total;
   }
+}
+
+double accuracy(const gnnrtContext *ctx, int split) {
+  int64_t hit, total;
+  accuracyCounts(ctx, split, hit, total);
   return total ? static_cast<double>(hit) / static_cast<double>(total) : 0.0;
 }
 
@@ -842,6 +873,10 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
     st.m = std::make_unique<Buffer>(*ctx->device, n);
   if (!st.v && adam)
     st.v = std::make_unique<Buffer>(*ctx->device, n);
+  // Data-parallel ranks (shared preloading) each hold the gradient of
+  // their share of the loss: the step takes their sum, on every rank alike.
+  if (ctx->comm->size() > 1)
+    ctx->comm->allReduce(g.data, g.data, n, ReduceOp::Sum);
   ctx->device->optimizerStep(c, st.t, n, p.data, g.data,
                              st.m ? st.m->data : nullptr,
                              st.v ? st.v->data : nullptr);

@@ -252,10 +252,16 @@ static int link(const char *argv0, StringRef object, StringRef output,
                 bool cuda) {
   std::string lib = runtimeDir(argv0);
   std::string rt = lib + "/libgnnrt.a", rtMain = lib + "/libgnnrt_main.a",
-              rtCuda = lib + "/libgnnrt_cuda.a";
+              rtCuda = lib + "/libgnnrt_cuda.a",
+              rtMPI = lib + "/libgnnrt_mpi.a";
   std::vector<std::string> archives = {rtMain};
   if (cuda)
     archives.push_back(rtCuda);
+  // Where gnnc was built with MPI, every executable can run under mpirun
+  // (docs/Distributed.md); alone it never initialises MPI.
+  const bool mpi = StringRef(GNNRT_MPI_LINK_FLAGS).size() > 0;
+  if (mpi)
+    archives.push_back(rtMPI);
   archives.push_back(rt);
   for (const std::string &a : archives)
     if (!llvm::sys::fs::exists(a))
@@ -270,6 +276,8 @@ static int link(const char *argv0, StringRef object, StringRef output,
   llvm::SmallVector<StringRef> flags;
   if (cuda)
     StringRef(GNNRT_CUDA_LINK_FLAGS).split(flags, ' ', -1, false);
+  if (mpi)
+    StringRef(GNNRT_MPI_LINK_FLAGS).split(flags, ' ', -1, false);
   StringRef(GNNRT_LINK_FLAGS).split(flags, ' ', -1, false);
   for (StringRef f : flags)
     args.push_back(f.str());

@@ -91,6 +91,64 @@ std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs,
   return os.str();
 }
 
+/// The `hops` record of the model description: how many hops of neighbour
+/// reads the longest path from the data to the results of `eval` holds, the
+/// depth of the in- and out-closure a rank needs around its vertices to
+/// compute their logits exactly (shared preloading, docs/Distributed.md).
+/// An edge value's depth is counted from each endpoint: a scatter from the
+/// source is one hop further from the destination, so that GAT's softmax
+/// (scores scattered back to the edges of the vertex they were gathered to)
+/// adds none; a fused gather alike. "-1 <op>" when the forward reduces over
+/// all vertices (every vertex's logits then depend on every vertex).
+std::string hopsRecord(func::FuncOp eval) {
+  struct Depth {
+    int64_t fromSrc = 0, fromDst = 0;
+    int64_t most() const { return std::max(fromSrc, fromDst); }
+  };
+  DenseMap<Value, Depth> depth;
+  int64_t most = 0;
+  for (Operation &op : eval.getBody().getOps()) {
+    if (isa<SumRowsOp, OuterSumOp, TypedOuterSumOp>(op))
+      return "hops -1 " + op.getName().getStringRef().str() + "\n";
+    Depth d;
+    for (Value v : op.getOperands()) {
+      Depth o = depth.lookup(v);
+      d.fromSrc = std::max(d.fromSrc, o.fromSrc);
+      d.fromDst = std::max(d.fromDst, o.fromDst);
+    }
+    if (auto scatter = dyn_cast<ScatterOp>(op)) {
+      (scatter.getSide() == Side::Src ? d.fromDst : d.fromSrc) += 1;
+    } else if (auto gather = dyn_cast<GatherOp>(op)) {
+      const int64_t h = gather.getSide() == Side::Src ? d.fromSrc : d.fromDst;
+      d = {h, h};
+    } else if (auto fused = dyn_cast<FusedGatherOp>(op)) {
+      // Its own side's rows are read at the vertex itself, the other side's
+      // one hop away, its edge inputs from both ends.
+      auto most = [&](ValueRange values, int64_t hop) {
+        int64_t h = 0;
+        for (Value v : values)
+          h = std::max(h, depth.lookup(v).most() + hop);
+        return h;
+      };
+      const bool toSrc = fused.getSide() == Side::Src;
+      int64_t h = std::max(most(fused.getSrcInputs(), toSrc ? 0 : 1),
+                           most(fused.getDstInputs(), toSrc ? 1 : 0));
+      for (Value e : fused.getEdgeInputs()) {
+        Depth o = depth.lookup(e);
+        h = std::max(h, toSrc ? o.fromSrc : o.fromDst);
+      }
+      d = {h, h};
+    } else if (llvm::any_of(op.getResultTypes(),
+                            llvm::IsaPred<VertexTensorType>)) {
+      d = {d.most(), d.most()};
+    }
+    for (Value r : op.getResults())
+      depth[r] = d;
+    most = std::max(most, d.most());
+  }
+  return llvm::formatv("hops {0}\n", most).str();
+}
+
 /// The `buffer` records of the model description: each slot's buffer sizes
 /// (the runtime keeps a slot's largest), once per distinct size, as a factor
 /// times |V|, |E|, F, C and chunk counts V/k, or "?" for sizes of other
@@ -313,6 +371,8 @@ struct ConvertGNNToRuntime
                             "and mem-budget exclude each other";
       return signalPassFailure();
     }
+    // Before the lowering rewrites the functions.
+    const std::string hops = hopsRecord(eval);
     SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
     SmallVector<std::unique_ptr<FunctionLowering>> lowerings;
     for (auto [fn, training] :
@@ -382,7 +442,8 @@ struct ConvertGNNToRuntime
     // lowerable); the model's name, not the derived function's.
     std::string info = modelInfo(train, edgeInputs, edgeTypes) +
                        bufferRecords(bufferSizes) + placementRecords +
-                       llvm::formatv("graph-arrays {0}\n", graphArrays).str();
+                       llvm::formatv("graph-arrays {0}\n", graphArrays).str() +
+                       hops;
     if (target == "cuda")
       info += "target cuda\n";
     for (auto f : module.getOps<func::FuncOp>())

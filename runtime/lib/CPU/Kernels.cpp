@@ -610,9 +610,14 @@ float cpuSoftmaxCrossEntropy(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
   const float *z = ptr(logits);
   float *gz = wantGrad ? ptr(grad) : nullptr;
   const uint8_t *mask = ds.masks[split].data();
-  int64_t count = 0;
-  for (int64_t v = 0; v < V; ++v)
-    count += mask[v] && ds.labels[v] >= 0;
+  // The loss is the mean over the split's labelled vertices of all ranks
+  // (ctx->lossCount, shared preloading), else of this one.
+  int64_t count = ctx->lossCount[split];
+  if (count < 0) {
+    count = 0;
+    for (int64_t v = 0; v < V; ++v)
+      count += mask[v] && ds.labels[v] >= 0;
+  }
   const double inv = count ? 1.0 / static_cast<double>(count) : 0.0;
   double total = 0.0;
 #pragma omp parallel for schedule(static, 256) reduction(+ : total)

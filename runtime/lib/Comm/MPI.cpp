@@ -93,6 +93,12 @@ public:
     initialiseMPI();
     GNNRT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &myRank));
     GNNRT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &worldSize));
+    // An error on one rank ends them all (the others would wait in their
+    // next collective), naming the rank.
+    if (worldSize > 1)
+      setFatalHandler("rank " + std::to_string(myRank) + " of " +
+                          std::to_string(worldSize) + ": ",
+                      [](int code) { MPI_Abort(MPI_COMM_WORLD, code); });
   }
   ~MPICommunicator() override {
     // Requests left pending would be completed by MPI_Finalize.
@@ -224,4 +230,10 @@ private:
 
 std::unique_ptr<Communicator> gnnrt::createMPICommunicator() {
   return std::make_unique<MPICommunicator>();
+}
+
+/// The driver's hook (gnnrt_main.cpp declares it weak): gnn-compile links
+/// this archive with -u gnnrtCreateMPICommunicator where MPI was found.
+extern "C" gnnrt::Communicator *gnnrtCreateMPICommunicator() {
+  return gnnrt::createMPICommunicator().release();
 }

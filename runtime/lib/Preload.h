@@ -1,0 +1,56 @@
+//===- Preload.h - a rank's part of the graph for shared preloading -*- C++
+//-*-===//
+//
+// GraNNDis's shared preloading in its full-graph form (docs/Distributed.md):
+// rank r of N owns a contiguous range of the vertices (its inner vertices)
+// and holds them with their closure of `hops` hops along in- and out-edges.
+// The model then computes the inner vertices' logits exactly on that
+// subgraph; the loss covers only them, and the gradients are summed over the
+// ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_PRELOAD_H
+#define GNNRT_PRELOAD_H
+
+#include "Dataset.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace gnnrt {
+
+/// Rank `rank`'s inner vertices among `size`: [rank V / size,
+/// (rank + 1) V / size), equal counts within one.
+struct VertexRange {
+  int64_t begin = 0, end = 0;
+};
+VertexRange equalVertexRange(int64_t numVertices, int rank, int size);
+
+/// What a rank holds of the full graph besides its local dataset.
+struct PreloadPart {
+  VertexRange inner;
+  int64_t hops = 0;
+  /// The global id of each local vertex, ascending (so the local CSC keeps
+  /// the format's order: sources ascend within a destination).
+  std::vector<int64_t> globalIds;
+  /// The full graph's in- and out-degrees of the local vertices: a vertex
+  /// at the closure's rim has lost edges, and a model that reads degrees
+  /// (GCN's normalisation) must see the full graph's.
+  std::vector<float> inDegree, outDegree;
+};
+
+/// Builds the local dataset of `inner` and its `hops`-hop closure from
+/// `full`: the closure's vertices in ascending global order, every edge of
+/// `full` between two of them (CSC order), their features, labels and edge
+/// data; the masks select only inner vertices. Records the rest in `part`.
+void buildPreloadPart(const Dataset &full, VertexRange inner, int64_t hops,
+                      Dataset &local, PreloadPart &part);
+
+/// The labelled vertices of each split (train, val, test) in `ds`: the
+/// divisor of the loss, which every rank must share.
+void labelledCounts(const Dataset &ds, int64_t counts[3]);
+
+} // namespace gnnrt
+
+#endif // GNNRT_PRELOAD_H

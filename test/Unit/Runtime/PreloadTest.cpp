@@ -1,0 +1,187 @@
+//===- PreloadTest.cpp - a rank's part of the graph (Preload.h) ----------===//
+//
+// buildPreloadPart against a closure computed independently (distances by
+// breadth-first search over an adjacency matrix), on random graphs; the
+// equal vertex split; the model description's hops record.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Preload.h"
+#include "Context.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace gnnrt;
+
+namespace {
+
+/// A random dataset in the format's order: V vertices, about E edges
+/// (duplicates dropped), features [V, 3], labels, masks, f32 [E, 2] and i32
+/// edge data.
+Dataset randomDataset(std::mt19937_64 &rng, int64_t V, int64_t E) {
+  std::vector<std::vector<int32_t>> in(V);
+  for (int64_t i = 0; i < E; ++i)
+    in[rng() % V].push_back(static_cast<int32_t>(rng() % V));
+  Dataset ds;
+  ds.name = "random";
+  ds.numVertices = V;
+  ds.numFeatures = 3;
+  ds.numClasses = 4;
+  ds.indptr.push_back(0);
+  for (auto &sources : in) {
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    ds.indices.insert(ds.indices.end(), sources.begin(), sources.end());
+    ds.indptr.push_back(static_cast<int64_t>(ds.indices.size()));
+  }
+  ds.numEdges = static_cast<int64_t>(ds.indices.size());
+  for (int64_t i = 0; i < V * 3; ++i)
+    ds.features.push_back(static_cast<float>(i));
+  for (int64_t v = 0; v < V; ++v) {
+    ds.labels.push_back(static_cast<int64_t>(rng() % 5) - 1); // some -1
+    for (auto &mask : ds.masks)
+      mask.push_back(rng() % 2);
+  }
+  EdgeData &f = ds.edgeData["weight"];
+  f.width = 2;
+  EdgeData &t = ds.edgeData["type"];
+  t.isInt = true;
+  for (int64_t e = 0; e < ds.numEdges; ++e) {
+    f.f32.push_back(static_cast<float>(e));
+    f.f32.push_back(-static_cast<float>(e));
+    t.i32.push_back(static_cast<int32_t>(e * 7));
+  }
+  return ds;
+}
+
+} // namespace
+
+TEST(Preload, EqualVertexRangesCoverTheVertices) {
+  for (int64_t V : {1, 2, 7, 1000, 1001})
+    for (int size = 1; size <= 9 && size <= V; ++size) {
+      int64_t at = 0;
+      for (int r = 0; r < size; ++r) {
+        VertexRange range = equalVertexRange(V, r, size);
+        EXPECT_EQ(range.begin, at);
+        EXPECT_GE(range.end - range.begin, V / size);
+        EXPECT_LE(range.end - range.begin, V / size + 1);
+        at = range.end;
+      }
+      EXPECT_EQ(at, V);
+    }
+}
+
+// The part holds exactly the vertices within `hops` undirected hops of its
+// range, every edge between them in CSC order with its data, and the full
+// graph's degrees; only its own vertices are in the splits.
+TEST(Preload, PartIsTheClosureWithItsEdges) {
+  std::mt19937_64 rng(20261125);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t V = 1 + rng() % 60, E = rng() % 150;
+    const Dataset full = randomDataset(rng, V, E);
+    const int size = 1 + static_cast<int>(rng() % std::min<int64_t>(V, 5));
+    const int rank = static_cast<int>(rng() % size);
+    const int64_t hops = rng() % 4;
+    const VertexRange inner = equalVertexRange(V, rank, size);
+
+    // Distances from the range, over an adjacency matrix.
+    std::vector<std::vector<bool>> adj(V, std::vector<bool>(V, false));
+    std::vector<float> inDeg(V, 0), outDeg(V, 0);
+    for (int64_t v = 0; v < V; ++v)
+      for (int64_t e = full.indptr[v]; e < full.indptr[v + 1]; ++e) {
+        const int64_t u = full.indices[e];
+        adj[u][v] = adj[v][u] = true;
+        inDeg[v] += 1;
+        outDeg[u] += 1;
+      }
+    std::vector<int64_t> dist(V, -1);
+    for (int64_t v = inner.begin; v < inner.end; ++v)
+      dist[v] = 0;
+    for (int64_t d = 0; d < hops; ++d)
+      for (int64_t v = 0; v < V; ++v)
+        if (dist[v] == d)
+          for (int64_t u = 0; u < V; ++u)
+            if (adj[v][u] && dist[u] < 0)
+              dist[u] = d + 1;
+
+    Dataset local;
+    PreloadPart part;
+    buildPreloadPart(full, inner, hops, local, part);
+    std::vector<int64_t> expected;
+    for (int64_t v = 0; v < V; ++v)
+      if (dist[v] >= 0)
+        expected.push_back(v);
+    ASSERT_EQ(part.globalIds, expected) << "trial " << trial;
+    const int64_t n = local.numVertices;
+    ASSERT_EQ(n, static_cast<int64_t>(expected.size()));
+    ASSERT_EQ(static_cast<int64_t>(local.indptr.size()), n + 1);
+
+    // The edges, in the full graph's CSC order, with their data.
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t g = expected[i];
+      EXPECT_EQ(local.labels[i], full.labels[g]);
+      for (int64_t c = 0; c < 3; ++c)
+        EXPECT_EQ(local.features[i * 3 + c], full.features[g * 3 + c]);
+      const bool own = g >= inner.begin && g < inner.end;
+      for (int s = 0; s < 3; ++s)
+        EXPECT_EQ(local.masks[s][i], own && full.masks[s][g]);
+      EXPECT_EQ(part.inDegree[i], inDeg[g]);
+      EXPECT_EQ(part.outDegree[i], outDeg[g]);
+      int64_t j = local.indptr[i];
+      for (int64_t e = full.indptr[g]; e < full.indptr[g + 1]; ++e) {
+        if (dist[full.indices[e]] < 0)
+          continue;
+        ASSERT_LT(j, local.indptr[i + 1]);
+        EXPECT_EQ(expected[local.indices[j]], full.indices[e]);
+        EXPECT_EQ(local.edgeData.at("weight").f32[2 * j],
+                  full.edgeData.at("weight").f32[2 * e]);
+        EXPECT_EQ(local.edgeData.at("weight").f32[2 * j + 1],
+                  full.edgeData.at("weight").f32[2 * e + 1]);
+        EXPECT_EQ(local.edgeData.at("type").i32[j],
+                  full.edgeData.at("type").i32[e]);
+        ++j;
+        ++kept;
+      }
+      EXPECT_EQ(j, local.indptr[i + 1]);
+    }
+    EXPECT_EQ(local.numEdges, kept);
+    EXPECT_EQ(static_cast<int64_t>(local.indices.size()), kept);
+  }
+}
+
+TEST(Preload, LabelledCountsCountEachSplit) {
+  std::mt19937_64 rng(7);
+  const Dataset ds = randomDataset(rng, 50, 100);
+  int64_t counts[3];
+  labelledCounts(ds, counts);
+  for (int s = 0; s < 3; ++s) {
+    int64_t n = 0;
+    for (int64_t v = 0; v < 50; ++v)
+      n += ds.masks[s][v] && ds.labels[v] >= 0;
+    EXPECT_EQ(counts[s], n);
+  }
+}
+
+// The hops record: a depth, or -1 with the op that reduces over all
+// vertices; absent, -2.
+TEST(Preload, HopsRecordParses) {
+  std::string error;
+  ModelInfo none;
+  ASSERT_TRUE(parseModelInfo("model m\n", none, error)) << error;
+  EXPECT_EQ(none.hops, -2);
+  ModelInfo two;
+  ASSERT_TRUE(parseModelInfo("model m\nhops 2\n", two, error)) << error;
+  EXPECT_EQ(two.hops, 2);
+  ModelInfo global;
+  ASSERT_TRUE(parseModelInfo("hops -1 gnn.sum_rows\n", global, error)) << error;
+  EXPECT_EQ(global.hops, -1);
+  EXPECT_EQ(global.globalOp, "gnn.sum_rows");
+  for (const char *bad : {"hops\n", "hops -2\n", "hops -1\n", "hops x\n"}) {
+    ModelInfo info;
+    EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
+    EXPECT_NE(error.find("hops"), std::string::npos) << error;
+  }
+}
