@@ -455,6 +455,42 @@ void joinWorld(gnnrtContext *ctx) {
   ctx->comm.reset(gnnrtCreateMPICommunicator());
 }
 
+/// Stops every rank when they do not run the same training: another model,
+/// a dataset of other sizes or other options would make their collectives
+/// disagree (wrong sums, or a rank waiting for ever). One all-reduce of a
+/// fingerprint and its negation (the largest of both: equal when every rank
+/// has the same).
+void checkSameTraining(gnnrtContext *ctx, const Options &o) {
+  const Dataset &ds = ctx->ds;
+  char numbers[512];
+  std::snprintf(numbers, sizeof numbers,
+                "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
+                "%.17g %.17g %.17g %.17g",
+                static_cast<long long>(ds.numVertices),
+                static_cast<long long>(ds.numEdges),
+                static_cast<long long>(ds.numFeatures),
+                static_cast<long long>(ds.numClasses),
+                static_cast<long long>(o.epochs),
+                static_cast<long long>(o.evalEvery),
+                static_cast<unsigned long long>(o.seed), o.dropout,
+                static_cast<int>(o.opt.kind), o.opt.lr, o.opt.weightDecay,
+                o.opt.momentum, o.opt.beta1, o.opt.beta2, o.opt.eps);
+  uint64_t h = 1469598103934665603ULL;
+  for (const std::string &text :
+       {std::string(gnnrt_model_info), std::string(numbers)})
+    for (unsigned char c : text)
+      h = (h ^ c) * 1099511628211ULL;
+  const auto mine = static_cast<int64_t>(h >> 1);
+  int64_t seen[2] = {mine, -mine};
+  ctx->comm->allReduce(seen, seen, 2, ReduceOp::Max);
+  if (seen[0] != -seen[1])
+    fatal("the processes do not all run the same training: the model, the "
+          "dataset's sizes or the training options differ between ranks "
+          "(this one: model " +
+          ctx->model.name + ", " + std::to_string(ds.numVertices) +
+          " vertices, " + std::to_string(ds.numEdges) + " edges)");
+}
+
 /// Shared preloading (GraNNDis, docs/Distributed.md): replaces the full
 /// dataset of `ctx` by this rank's inner vertices and their closure, sets
 /// the loss's divisor to the full graph's and the degrees to the full
@@ -480,7 +516,8 @@ PreloadPart preload(gnnrtContext *ctx, const std::string &data) {
   const int64_t V = ctx->ds.numVertices;
   if (size > V)
     fatal(data + ": " + std::to_string(size) + " processes but only " +
-          std::to_string(V) + " vertices: each process needs at least one");
+          std::to_string(V) + (V == 1 ? " vertex" : " vertices") +
+          ": each process needs at least one");
   labelledCounts(ctx->ds, ctx->lossCount);
   Dataset local;
   PreloadPart part;
@@ -578,8 +615,10 @@ int main(int argc, char **argv) {
   int64_t selected;
   const int64_t labelled = labelledTrainVertices(ctx->ds, selected);
   PreloadPart part;
-  if (worldSize > 1)
+  if (worldSize > 1) {
+    checkSameTraining(ctx, o);
     part = preload(ctx, o.data);
+  }
   // Before anything of the training state is allocated.
   TrainingMemory need;
   if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
@@ -806,6 +845,16 @@ int main(int argc, char **argv) {
           static_cast<long long>(n.calls), static_cast<long long>(n.bytes));
     }
     appendf("},\n");
+    // How the vertices were shared (rank 0's part).
+    if (worldSize > 1)
+      appendf("  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
+              "\"inner_begin\": %lld, \"inner_end\": %lld, "
+              "\"held_vertices\": %lld, \"held_edges\": %lld},\n",
+              static_cast<long long>(part.hops),
+              static_cast<long long>(part.inner.begin),
+              static_cast<long long>(part.inner.end),
+              static_cast<long long>(ctx->ds.numVertices),
+              static_cast<long long>(ctx->ds.numEdges));
     appendf("  \"history\": [");
     bool first = true;
     for (const EpochRecord &r : history) {

