@@ -460,14 +460,15 @@ void joinWorld(gnnrtContext *ctx) {
 /// disagree (wrong sums, or a rank waiting for ever). One all-reduce of a
 /// fingerprint and its negation (the largest of both: equal when every rank
 /// has the same).
-void checkSameTraining(gnnrtContext *ctx, const Options &o) {
+void checkSameTraining(gnnrtContext *ctx, const Options &o,
+                       const FullGraph &full) {
   const Dataset &ds = ctx->ds;
   char numbers[512];
   std::snprintf(numbers, sizeof numbers,
                 "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
                 "%.17g %.17g %.17g %.17g",
-                static_cast<long long>(ds.numVertices),
-                static_cast<long long>(ds.numEdges),
+                static_cast<long long>(full.numVertices),
+                static_cast<long long>(full.numEdges),
                 static_cast<long long>(ds.numFeatures),
                 static_cast<long long>(ds.numClasses),
                 static_cast<long long>(o.epochs),
@@ -487,17 +488,13 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o) {
     fatal("the processes do not all run the same training: the model, the "
           "dataset's sizes or the training options differ between ranks "
           "(this one: model " +
-          ctx->model.name + ", " + std::to_string(ds.numVertices) +
-          " vertices, " + std::to_string(ds.numEdges) + " edges)");
+          ctx->model.name + ", " + std::to_string(full.numVertices) +
+          " vertices, " + std::to_string(full.numEdges) + " edges)");
 }
 
-/// Shared preloading (GraNNDis, docs/Distributed.md): replaces the full
-/// dataset of `ctx` by this rank's inner vertices and their closure, sets
-/// the loss's divisor to the full graph's and the degrees to the full
-/// graph's. Returns the part for the start-up line.
-PreloadPart preload(gnnrtContext *ctx, const std::string &data) {
-  const int rank = ctx->comm->rank(), size = ctx->comm->size();
-  const ModelInfo &m = ctx->model;
+/// Stops the run unless the model can train on several processes by shared
+/// preloading (GraNNDis, docs/Distributed.md).
+void checkPreloadable(const ModelInfo &m) {
   if (m.target == "cuda")
     fatal("the model was compiled for CUDA, which trains in one process for "
           "now (NCCL: docs/CUDA.md)");
@@ -513,20 +510,6 @@ PreloadPart preload(gnnrtContext *ctx, const std::string &data) {
     fatal("the model was compiled under a memory budget (gnn-compile "
           "--mem-budget), which plans one process's buffers; several "
           "processes need a model compiled without it for now");
-  const int64_t V = ctx->ds.numVertices;
-  if (size > V)
-    fatal(data + ": " + std::to_string(size) + " processes but only " +
-          std::to_string(V) + (V == 1 ? " vertex" : " vertices") +
-          ": each process needs at least one");
-  labelledCounts(ctx->ds, ctx->lossCount);
-  Dataset local;
-  PreloadPart part;
-  buildPreloadPart(ctx->ds, equalVertexRange(V, rank, size), m.hops, local,
-                   part);
-  ctx->ds = std::move(local);
-  ctx->fullDegree[0] = std::move(part.inDegree);
-  ctx->fullDegree[1] = std::move(part.outDegree);
-  return part;
 }
 
 /// The accuracy of each split over all ranks (one all-reduce of the counts
@@ -607,17 +590,33 @@ int main(int argc, char **argv) {
   }
   if (o.data.empty() || !isDir(o.data))
     fatal("--data: dataset directory '" + o.data + "' not found");
-  if (!loadDataset(o.data, ctx->ds, error))
-    fatal(o.data + "/" + error);
-  const int64_t fullVertices = ctx->ds.numVertices,
-                fullEdges = ctx->ds.numEdges;
-  // Over the full graph (a rank may hold none of the training split).
-  int64_t selected;
-  const int64_t labelled = labelledTrainVertices(ctx->ds, selected);
+  // One process loads the dataset; several read each its part (its vertex
+  // range and their closure) by ranged reads.
+  FullGraph full;
+  int64_t selected = 0, labelled = 0;
   PreloadPart part;
-  if (worldSize > 1) {
-    checkSameTraining(ctx, o);
-    part = preload(ctx, o.data);
+  if (worldSize == 1) {
+    if (!loadDataset(o.data, ctx->ds, error))
+      fatal(o.data + "/" + error);
+    full.numVertices = ctx->ds.numVertices;
+    full.numEdges = ctx->ds.numEdges;
+    labelled = labelledTrainVertices(ctx->ds, selected);
+  } else {
+    checkPreloadable(ctx->model);
+    if (!loadPreloadPart(o.data, rank, worldSize, ctx->model.hops, ctx->ds,
+                         part, full, error))
+      fatal(o.data + "/" + error);
+    checkSameTraining(ctx, o, full);
+    const int64_t V = full.numVertices;
+    if (worldSize > V)
+      fatal(o.data + ": " + std::to_string(worldSize) + " processes but only " +
+            std::to_string(V) + (V == 1 ? " vertex" : " vertices") +
+            ": each process needs at least one");
+    std::copy(full.labelled, full.labelled + 3, ctx->lossCount);
+    ctx->fullDegree[0] = std::move(part.inDegree);
+    ctx->fullDegree[1] = std::move(part.outDegree);
+    selected = full.selected[0];
+    labelled = full.labelled[0];
   }
   // Before anything of the training state is allocated.
   TrainingMemory need;
@@ -647,7 +646,8 @@ int main(int argc, char **argv) {
         "gnnc: model %s on %s (%lld vertices, %lld edges, %lld features, "
         "%lld classes), %s device, %d threads\n",
         ctx->model.name.c_str(), ctx->ds.name.c_str(),
-        static_cast<long long>(fullVertices), static_cast<long long>(fullEdges),
+        static_cast<long long>(full.numVertices),
+        static_cast<long long>(full.numEdges),
         static_cast<long long>(ctx->ds.numFeatures),
         static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
@@ -839,10 +839,11 @@ int main(int argc, char **argv) {
             ctx->comm->name(), ctx->comm->rank(), ctx->comm->size());
     for (int c = 0; c < kNumCollectives; ++c) {
       const CollectiveCount &n = ctx->comm->counted(static_cast<Collective>(c));
-      appendf(
-          ",\n                    \"%s\": {\"calls\": %lld, \"bytes\": %lld}",
-          collectiveName(static_cast<Collective>(c)),
-          static_cast<long long>(n.calls), static_cast<long long>(n.bytes));
+      appendf(",\n                    \"%s\": {\"calls\": %lld, \"bytes\": "
+              "%lld, \"seconds\": %.6g}",
+              collectiveName(static_cast<Collective>(c)),
+              static_cast<long long>(n.calls), static_cast<long long>(n.bytes),
+              n.seconds);
     }
     appendf("},\n");
     // How the vertices were shared (rank 0's part).

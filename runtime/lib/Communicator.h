@@ -15,6 +15,7 @@
 #define GNNRT_COMMUNICATOR_H
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -45,6 +46,10 @@ const char *collectiveName(Collective c);
 struct CollectiveCount {
   int64_t calls = 0;
   int64_t bytes = 0;
+  /// Wall time inside the blocking calls (a non-blocking call's issue only),
+  /// waiting for the other ranks included: the communication share of a
+  /// step.
+  double seconds = 0.0;
 };
 
 class Communicator {
@@ -60,21 +65,21 @@ public:
   /// recv[i] = op over the ranks of their send[i], for i < count, on every
   /// rank. In place when send == recv.
   void allReduce(const float *send, float *recv, int64_t count, ReduceOp op) {
-    record(Collective::AllReduce, count, sizeof(float));
+    Timed timed(record(Collective::AllReduce, count, sizeof(float)));
     doAllReduce(send, recv, count, op);
   }
   void allReduce(const int64_t *send, int64_t *recv, int64_t count,
                  ReduceOp op) {
-    record(Collective::AllReduce, count, sizeof(int64_t));
+    Timed timed(record(Collective::AllReduce, count, sizeof(int64_t)));
     doAllReduce(send, recv, count, op);
   }
   /// data[0, count) of rank `root` to every rank.
   void broadcast(float *data, int64_t count, int root) {
-    record(Collective::Broadcast, count, sizeof(float));
+    Timed timed(record(Collective::Broadcast, count, sizeof(float)));
     doBroadcast(data, count, root);
   }
   void broadcast(int64_t *data, int64_t count, int root) {
-    record(Collective::Broadcast, count, sizeof(int64_t));
+    Timed timed(record(Collective::Broadcast, count, sizeof(int64_t)));
     doBroadcast(data, count, root);
   }
   /// Rank r receives recv[i] = op over the ranks of their
@@ -83,29 +88,30 @@ public:
   /// size() * count elements on entry and its first count on return.
   void reduceScatter(const float *send, float *recv, int64_t count,
                      ReduceOp op) {
-    record(Collective::ReduceScatter, count * size(), sizeof(float));
+    Timed timed(
+        record(Collective::ReduceScatter, count * size(), sizeof(float)));
     doReduceScatter(send, recv, count, op);
   }
   /// recv[r * count + i] = send[i] of rank r, for every rank r and i < count,
   /// on every rank (recv has size() * count elements). In place when
   /// send == recv + rank() * count: the rank's block is already there.
   void allGather(const float *send, float *recv, int64_t count) {
-    record(Collective::AllGather, count, sizeof(float));
+    Timed timed(record(Collective::AllGather, count, sizeof(float)));
     doAllGather(send, recv, count);
   }
   void allGather(const int64_t *send, int64_t *recv, int64_t count) {
-    record(Collective::AllGather, count, sizeof(int64_t));
+    Timed timed(record(Collective::AllGather, count, sizeof(int64_t)));
     doAllGather(send, recv, count);
   }
   /// allReduce and allGather without waiting: neither buffer may be touched
   /// until wait() on the returned request returns.
   Request iAllReduce(const float *send, float *recv, int64_t count,
                      ReduceOp op) {
-    record(Collective::AllReduce, count, sizeof(float));
+    Timed timed(record(Collective::AllReduce, count, sizeof(float)));
     return doIAllReduce(send, recv, count, op);
   }
   Request iAllGather(const float *send, float *recv, int64_t count) {
-    record(Collective::AllGather, count, sizeof(float));
+    Timed timed(record(Collective::AllGather, count, sizeof(float)));
     return doIAllGather(send, recv, count);
   }
   /// Returns when `request` is complete and makes it null; a null request
@@ -138,12 +144,28 @@ protected:
                                int64_t count) = 0;
 
 private:
-  void record(Collective c, int64_t elements, size_t elementBytes) {
+  CollectiveCount &record(Collective c, int64_t elements, size_t elementBytes) {
     CollectiveCount &n = counts[static_cast<int>(c)];
     ++n.calls;
     n.bytes +=
         std::max<int64_t>(elements, 0) * static_cast<int64_t>(elementBytes);
+    return n;
   }
+  /// Adds the time until its end to a count's seconds.
+  class Timed {
+  public:
+    explicit Timed(CollectiveCount &n)
+        : n(n), start(std::chrono::steady_clock::now()) {}
+    ~Timed() {
+      n.seconds += std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+    }
+
+  private:
+    CollectiveCount &n;
+    std::chrono::steady_clock::time_point start;
+  };
   CollectiveCount counts[kNumCollectives];
 };
 

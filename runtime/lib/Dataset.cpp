@@ -62,7 +62,8 @@ static bool checkLength(const std::string &file, int64_t actual, int64_t want,
   return false;
 }
 
-bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
+bool readDatasetMeta(const std::string &dir, Dataset &ds, int64_t metaCounts[4],
+                     std::vector<std::string> &edgeNames, std::string &error) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     error = dir + ": not a directory";
@@ -96,7 +97,6 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
             " (this reader knows 1)";
     return false;
   }
-  int64_t metaCounts[4];
   const char *countKeys[] = {"num_vertices", "num_edges", "num_features",
                              "num_classes"};
   for (int i = 0; i < 4; ++i) {
@@ -130,19 +130,20 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
       error = std::string("meta.json: '") + k + "' must be true or false";
       return false;
     }
-  const JsonValue *edgeNames = meta.get("edge_data");
-  if (edgeNames->kind != JsonValue::Array) {
+  const JsonValue *names = meta.get("edge_data");
+  if (names->kind != JsonValue::Array) {
     error = "meta.json: 'edge_data' must be a list of names";
     return false;
   }
-  for (const JsonValue &n : edgeNames->items)
+  for (const JsonValue &n : names->items)
     if (n.kind != JsonValue::String) {
       error = "meta.json: 'edge_data' must be a list of names";
       return false;
     }
   std::set<std::string> seen;
-  for (size_t i = 0; i < edgeNames->items.size(); ++i) {
-    const std::string &n = edgeNames->items[i].s;
+  edgeNames.clear();
+  for (size_t i = 0; i < names->items.size(); ++i) {
+    const std::string &n = names->items[i].s;
     if (!isEdgeDataName(n)) {
       error = "meta.json: 'edge_data' item " + std::to_string(i) +
               " is not a name of letters, digits and '_'";
@@ -152,13 +153,22 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
       error = "meta.json: 'edge_data' lists '" + n + "' twice";
       return false;
     }
+    edgeNames.push_back(n);
   }
   ds.name = meta.get("name")->text();
   ds.source = meta.get("source")->text();
   ds.directed = meta.get("directed")->b;
   ds.selfLoops = meta.get("self_loops")->b;
   ds.numClasses = metaCounts[3];
+  return true;
+}
 
+bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
+  int64_t metaCounts[4];
+  std::vector<std::string> edgeNames;
+  if (!readDatasetMeta(dir, ds, metaCounts, edgeNames, error))
+    return false;
+  struct stat st;
   NpyHeader h;
   // Graph.
   if (!readNpy(join(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
@@ -255,8 +265,8 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   }
 
   // Edge data.
-  for (const JsonValue &n : edgeNames->items) {
-    std::string file = "edge_" + n.s + ".npy";
+  for (const std::string &edgeName : edgeNames) {
+    std::string file = "edge_" + edgeName + ".npy";
     std::string path = join(dir, file);
     if (stat(path.c_str(), &st) != 0 && errno == ENOENT) {
       error = file + ": missing file (listed in meta.json edge_data)";
@@ -300,10 +310,16 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
     if (!checkLength(file, h.shape[0], E, "the number of edges (indices.npy)",
                      error))
       return false;
-    ds.edgeData[n.s] = std::move(ed);
+    ds.edgeData[edgeName] = std::move(ed);
   }
 
   const int64_t actual[3] = {V, E, ds.numFeatures};
+  return checkMetaCounts(metaCounts, actual, error);
+}
+
+bool checkMetaCounts(const int64_t metaCounts[4], const int64_t actual[3],
+                     std::string &error) {
+  const char *countKeys[] = {"num_vertices", "num_edges", "num_features"};
   for (int i = 0; i < 3; ++i)
     if (metaCounts[i] != actual[i]) {
       error = std::string("meta.json: ") + countKeys[i] + " is " +

@@ -35,6 +35,18 @@ struct Dataset {
 /// with a one-line "<file>: <problem>" in `error`.
 bool loadDataset(const std::string &dir, Dataset &ds, std::string &error);
 
+/// meta.json of `dir`, checked as loadDataset checks it: sets the name,
+/// source, flags and numClasses of `ds`, `counts` (num_vertices, num_edges,
+/// num_features, num_classes as meta.json gives them) and `edgeNames` (its
+/// edge_data).
+bool readDatasetMeta(const std::string &dir, Dataset &ds, int64_t counts[4],
+                     std::vector<std::string> &edgeNames, std::string &error);
+
+/// False with "meta.json: <key> is <m> but the arrays have <a>" unless
+/// meta.json's first three counts equal `actual` (V, E, F of the arrays).
+bool checkMetaCounts(const int64_t counts[4], const int64_t actual[3],
+                     std::string &error);
+
 } // namespace gnnrt
 
 #endif // GNNRT_DATASET_H

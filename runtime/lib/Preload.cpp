@@ -1,8 +1,12 @@
 //===- Preload.cpp - a rank's part of the graph for shared preloading -----===//
 
 #include "Preload.h"
+#include "Npy.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <sys/stat.h>
 
 using namespace gnnrt;
 
@@ -121,4 +125,340 @@ void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
                      data.f32.begin() + (e + 1) * data.width);
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Reading a part
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Edges per block of indices.npy read at once (16 MiB).
+constexpr int64_t kEdgeBlock = int64_t(1) << 22;
+
+std::string joinPath(const std::string &dir, const std::string &file) {
+  return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
+}
+
+/// Reads indices.npy in blocks, checking every source (in [0, V), ascending
+/// within a destination) and calling visit(source, destination).
+template <typename Visit>
+bool streamEdges(const std::string &path, const std::vector<int64_t> &indptr,
+                 Visit visit, std::string &error) {
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1, E = indptr[V];
+  std::vector<int32_t> block;
+  NpyHeader h;
+  int64_t dst = 0;
+  int32_t previous = 0;
+  for (int64_t at = 0; at < E; at += kEdgeBlock) {
+    const int64_t end = std::min(E, at + kEdgeBlock);
+    if (!readNpyRows(path, "indices.npy", DType::I32, 1, NpyRange{at, end}, h,
+                     block, error))
+      return false;
+    for (int64_t e = at; e < end; ++e) {
+      while (indptr[dst + 1] <= e)
+        ++dst;
+      const int32_t u = block[e - at];
+      if (u < 0 || u >= V) {
+        error = "indices.npy: vertex id " + std::to_string(u) +
+                " out of range [0, " + std::to_string(V) + ")";
+        return false;
+      }
+      if (e > indptr[dst] && u < previous) {
+        error = "indices.npy: sources not ascending within a destination "
+                "(edge " +
+                std::to_string(e) + ")";
+        return false;
+      }
+      previous = u;
+      visit(u, dst);
+    }
+  }
+  return true;
+}
+
+/// The runs [first, last] of consecutive held vertices.
+std::vector<std::pair<int64_t, int64_t>>
+heldRuns(const std::vector<int64_t> &ids) {
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (int64_t g : ids) {
+    if (!runs.empty() && runs.back().second + 1 == g)
+      runs.back().second = g;
+    else
+      runs.push_back({g, g});
+  }
+  return runs;
+}
+
+bool lengthIs(const std::string &file, int64_t actual, int64_t want,
+              const char *what, std::string &error) {
+  if (actual == want)
+    return true;
+  error = file + ": length " + std::to_string(actual) + " but " + what +
+          " is " + std::to_string(want);
+  return false;
+}
+
+} // namespace
+
+bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
+                            int64_t hops, Dataset &local, PreloadPart &part,
+                            FullGraph &full, std::string &error) {
+  local = Dataset();
+  int64_t counts[4];
+  std::vector<std::string> edgeNames;
+  if (!readDatasetMeta(dir, local, counts, edgeNames, error))
+    return false;
+
+  // The graph's offsets, whole (8 bytes per vertex), checked.
+  NpyHeader h;
+  std::vector<int64_t> indptr;
+  if (!readNpy(joinPath(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
+               indptr, error))
+    return false;
+  if (indptr.empty()) {
+    error = "indptr.npy: empty (needs V+1 entries)";
+    return false;
+  }
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
+  if (indptr[0] != 0) {
+    error = "indptr.npy: indptr[0] is " + std::to_string(indptr[0]) + ", not 0";
+    return false;
+  }
+  for (int64_t v = 0; v < V; ++v)
+    if (indptr[v + 1] < indptr[v]) {
+      error = "indptr.npy: not monotone (indptr[" + std::to_string(v + 1) +
+              "] < indptr[" + std::to_string(v) + "])";
+      return false;
+    }
+  // An empty range checks the header, dtype and rank as loadDataset does.
+  const std::string indicesPath = joinPath(dir, "indices.npy");
+  std::vector<int32_t> none;
+  if (!readNpyRows(indicesPath, "indices.npy", DType::I32, 1, NpyRange{0, 0}, h,
+                   none, error))
+    return false;
+  const int64_t E = h.shape[0];
+  if (indptr[V] != E) {
+    error = "indptr.npy: indptr[-1] = " + std::to_string(indptr[V]) +
+            " but indices.npy has " + std::to_string(E) + " edges";
+    return false;
+  }
+  full.numVertices = V;
+  full.numEdges = E;
+
+  // The closure, one pass over the edges per hop (both directions); the
+  // out-degrees in the first.
+  const VertexRange inner = equalVertexRange(V, rank, size);
+  std::vector<uint8_t> held(V, 0), frontier(V, 0), next(V, 0);
+  std::vector<int32_t> outCount(V, 0);
+  for (int64_t v = inner.begin; v < inner.end; ++v)
+    held[v] = frontier[v] = 1;
+  for (int64_t level = 0; level < std::max<int64_t>(hops, 1); ++level) {
+    const bool reach = level < hops, count = level == 0;
+    bool grew = false;
+    std::fill(next.begin(), next.end(), 0);
+    if (!streamEdges(
+            indicesPath, indptr,
+            [&](int64_t u, int64_t v) {
+              if (count)
+                ++outCount[u];
+              if (!reach)
+                return;
+              if (frontier[v] && !held[u])
+                held[u] = next[u] = 1, grew = true;
+              if (frontier[u] && !held[v])
+                held[v] = next[v] = 1, grew = true;
+            },
+            error))
+      return false;
+    frontier.swap(next);
+    if (!grew && !count)
+      break;
+  }
+  std::vector<uint8_t>().swap(frontier);
+  std::vector<uint8_t>().swap(next);
+
+  part.inner = inner;
+  part.hops = hops;
+  part.globalIds.clear();
+  std::vector<int32_t> localId(V, -1);
+  for (int64_t v = 0; v < V; ++v)
+    if (held[v]) {
+      localId[v] = static_cast<int32_t>(part.globalIds.size());
+      part.globalIds.push_back(v);
+    }
+  std::vector<uint8_t>().swap(held);
+  const int64_t n = static_cast<int64_t>(part.globalIds.size());
+  local.numVertices = n;
+  part.inDegree.resize(n);
+  part.outDegree.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t g = part.globalIds[i];
+    part.inDegree[i] = static_cast<float>(indptr[g + 1] - indptr[g]);
+    part.outDegree[i] = static_cast<float>(outCount[g]);
+  }
+  std::vector<int32_t>().swap(outCount);
+
+  // Labels and masks whole (checked as loadDataset does), the held rows kept.
+  std::vector<int64_t> labels;
+  if (!readNpy(joinPath(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
+               labels, error))
+    return false;
+  if (!lengthIs("labels.npy", h.shape[0], V,
+                "the number of vertices (indptr.npy)", error))
+    return false;
+  for (int64_t v = 0; v < V; ++v)
+    if (labels[v] < -1 || labels[v] >= local.numClasses) {
+      error = "labels.npy: label " + std::to_string(labels[v]) +
+              " outside [-1, num_classes=" + std::to_string(local.numClasses) +
+              ")";
+      return false;
+    }
+  const char *splits[] = {"train", "val", "test"};
+  for (int s = 0; s < 3; ++s) {
+    const std::string file = std::string(splits[s]) + "_mask.npy";
+    std::vector<uint8_t> mask;
+    if (!readNpy(joinPath(dir, file), file, DType::Bool, 1, h, mask, error))
+      return false;
+    if (!lengthIs(file, h.shape[0], V, "the number of vertices (indptr.npy)",
+                  error))
+      return false;
+    full.labelled[s] = full.selected[s] = 0;
+    for (int64_t v = 0; v < V; ++v) {
+      full.selected[s] += mask[v] != 0;
+      full.labelled[s] += mask[v] && labels[v] >= 0;
+    }
+    local.masks[s].resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t g = part.globalIds[i];
+      local.masks[s][i] = g >= inner.begin && g < inner.end && mask[g];
+    }
+  }
+  local.labels.resize(n);
+  for (int64_t i = 0; i < n; ++i)
+    local.labels[i] = labels[part.globalIds[i]];
+  std::vector<int64_t>().swap(labels);
+
+  // The held rows of the features, a ranged read per run of held vertices.
+  const auto runs = heldRuns(part.globalIds);
+  const std::string featuresPath = joinPath(dir, "features.npy");
+  std::vector<float> rows;
+  if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2, NpyRange{0, 0},
+                   h, rows, error))
+    return false;
+  if (!lengthIs("features.npy", h.shape[0], V,
+                "the number of vertices (indptr.npy)", error))
+    return false;
+  const int64_t F = h.shape[1];
+  local.numFeatures = F;
+  local.features.reserve(static_cast<size_t>(n * F));
+  for (auto [first, last] : runs) {
+    if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2,
+                     NpyRange{first, last + 1}, h, rows, error))
+      return false;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (!std::isfinite(rows[i])) {
+        error = "features.npy: NaN or Inf (row " +
+                std::to_string(first + static_cast<int64_t>(i) /
+                                           std::max<int64_t>(F, 1)) +
+                ")";
+        return false;
+      }
+    local.features.insert(local.features.end(), rows.begin(), rows.end());
+  }
+
+  // The held vertices' in-edges from held sources, with their edge data.
+  struct EdgeFile {
+    std::string name, path;
+    NpyHeader header;
+  };
+  std::vector<EdgeFile> edgeFiles;
+  for (const std::string &name : edgeNames) {
+    EdgeFile f{name, joinPath(dir, "edge_" + name + ".npy"), {}};
+    const std::string file = "edge_" + name + ".npy";
+    struct stat st;
+    if (stat(f.path.c_str(), &st) != 0 && errno == ENOENT) {
+      error = file + ": missing file (listed in meta.json edge_data)";
+      return false;
+    }
+    if (!readNpyHeader(f.path, file, f.header, error))
+      return false;
+    // loadDataset's checks and messages.
+    const NpyHeader &eh = f.header;
+    const bool isInt = eh.dtype == DType::I32;
+    if (!isInt && eh.dtype != DType::F32) {
+      error = file + ": dtype " + dtypeName(eh.dtype) +
+              " but float32 or int32 expected";
+      return false;
+    }
+    if (eh.shape.empty() || eh.shape.size() > (isInt ? 1u : 2u)) {
+      error = file + ": rank " + std::to_string(eh.shape.size()) + " (shape " +
+              shapeText(eh.shape) + ") but " +
+              (isInt ? "1 expected" : "[E] or [E, k] expected");
+      return false;
+    }
+    if (!lengthIs(file, eh.shape[0], E, "the number of edges (indices.npy)",
+                  error))
+      return false;
+    EdgeData &d = local.edgeData[name];
+    d.isInt = isInt;
+    d.width = eh.shape.size() == 2 ? eh.shape[1] : 1;
+    edgeFiles.push_back(std::move(f));
+  }
+  local.indptr.assign(n + 1, 0);
+  std::vector<int32_t> sources;
+  std::vector<int64_t> kept; // positions in the run's range
+  int64_t at = 0;            // local vertices done
+  for (auto [first, last] : runs) {
+    const int64_t begin = indptr[first], end = indptr[last + 1];
+    if (!readNpyRows(indicesPath, "indices.npy", DType::I32, 1,
+                     NpyRange{begin, end}, h, sources, error))
+      return false;
+    kept.clear();
+    for (int64_t g = first; g <= last; ++g, ++at) {
+      for (int64_t e = indptr[g]; e < indptr[g + 1]; ++e) {
+        const int32_t u = sources[e - begin];
+        if (u < 0 || u >= V) {
+          error = "indices.npy: vertex id " + std::to_string(u) +
+                  " out of range [0, " + std::to_string(V) + ")";
+          return false;
+        }
+        if (localId[u] >= 0) {
+          local.indices.push_back(localId[u]);
+          kept.push_back(e - begin);
+        }
+      }
+      local.indptr[at + 1] = static_cast<int64_t>(local.indices.size());
+    }
+    for (EdgeFile &f : edgeFiles) {
+      EdgeData &d = local.edgeData[f.name];
+      const std::string file = "edge_" + f.name + ".npy";
+      const int dims = static_cast<int>(f.header.shape.size());
+      if (d.isInt) {
+        std::vector<int32_t> values;
+        if (!readNpyRows(f.path, file, DType::I32, dims, NpyRange{begin, end},
+                         f.header, values, error))
+          return false;
+        for (int64_t k : kept)
+          d.i32.push_back(values[k]);
+        continue;
+      }
+      std::vector<float> values;
+      if (!readNpyRows(f.path, file, DType::F32, dims, NpyRange{begin, end},
+                       f.header, values, error))
+        return false;
+      for (int64_t k : kept)
+        for (int64_t c = 0; c < d.width; ++c) {
+          const float x = values[k * d.width + c];
+          if (!std::isfinite(x)) {
+            error = file + ": NaN or Inf";
+            return false;
+          }
+          d.f32.push_back(x);
+        }
+    }
+  }
+  local.numEdges = static_cast<int64_t>(local.indices.size());
+  const int64_t actual[3] = {V, E, F};
+  return checkMetaCounts(counts, actual, error);
 }

@@ -16,6 +16,7 @@
 #include "Dataset.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gnnrt {
@@ -50,6 +51,25 @@ void buildPreloadPart(const Dataset &full, VertexRange inner, int64_t hops,
 /// The labelled vertices of each split (train, val, test) in `ds`: the
 /// divisor of the loss, which every rank must share.
 void labelledCounts(const Dataset &ds, int64_t counts[3]);
+
+/// The full graph's sizes and what every rank shares of it.
+struct FullGraph {
+  int64_t numVertices = 0, numEdges = 0;
+  int64_t labelled[3] = {}; // labelledCounts of the full dataset
+  int64_t selected[3] = {}; // the vertices each mask selects
+};
+
+/// What buildPreloadPart builds for rank `rank` of `size`, read from the
+/// dataset directory `dir` without holding the whole: meta.json, indptr.npy,
+/// the labels and the masks whole (about 20 bytes per vertex); indices.npy
+/// streamed in blocks, once per hop (the closure, both directions) and once
+/// for the degrees; then only the held vertices' in-edges, their edge data
+/// and their feature rows by ranged reads. What is read is checked as
+/// loadDataset checks it (every vertex is some rank's own, so the ranks
+/// together check every row). False with "<file>: <problem>".
+bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
+                     Dataset &local, PreloadPart &part, FullGraph &full,
+                     std::string &error);
 
 } // namespace gnnrt
 

@@ -8,9 +8,12 @@
 
 #include "Preload.h"
 #include "Context.h"
+#include "Npy.h"
+#include "TempDir.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 
 using namespace gnnrt;
@@ -54,6 +57,40 @@ Dataset randomDataset(std::mt19937_64 &rng, int64_t V, int64_t E) {
     t.i32.push_back(static_cast<int32_t>(e * 7));
   }
   return ds;
+}
+
+/// Writes `ds` as a dataset directory (DESIGN.md's format).
+void saveDataset(const Dataset &ds, const std::string &dir) {
+  std::string error;
+  const int64_t V = ds.numVertices, E = ds.numEdges;
+  auto write = [&](const std::string &file, DType type,
+                   const std::vector<int64_t> &shape, const void *data) {
+    ASSERT_TRUE(writeNpy(dir + "/" + file, type, shape, data, error)) << error;
+  };
+  write("indptr.npy", DType::I64, {V + 1}, ds.indptr.data());
+  write("indices.npy", DType::I32, {E}, ds.indices.data());
+  write("features.npy", DType::F32, {V, ds.numFeatures}, ds.features.data());
+  write("labels.npy", DType::I64, {V}, ds.labels.data());
+  const char *splits[] = {"train", "val", "test"};
+  for (int s = 0; s < 3; ++s)
+    write(std::string(splits[s]) + "_mask.npy", DType::Bool, {V},
+          ds.masks[s].data());
+  std::string names;
+  for (const auto &[name, d] : ds.edgeData) {
+    names += (names.empty() ? "\"" : ", \"") + name + "\"";
+    if (d.isInt)
+      write("edge_" + name + ".npy", DType::I32, {E}, d.i32.data());
+    else
+      write("edge_" + name + ".npy", DType::F32, {E, d.width}, d.f32.data());
+  }
+  std::ofstream meta(dir + "/meta.json");
+  meta << "{\"format_version\": 1, \"name\": \"" << ds.name
+       << "\", \"num_vertices\": " << V << ", \"num_edges\": " << E
+       << ", \"num_features\": " << ds.numFeatures
+       << ", \"num_classes\": " << ds.numClasses
+       << ", \"directed\": true, \"self_loops\": false, \"source\": \"test\", "
+          "\"edge_data\": ["
+       << names << "]}";
 }
 
 } // namespace
@@ -183,5 +220,102 @@ TEST(Preload, HopsRecordParses) {
     ModelInfo info;
     EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
     EXPECT_NE(error.find("hops"), std::string::npos) << error;
+  }
+}
+
+// Reading a part by ranges gives what building it from the whole dataset
+// gives, array for array, with the full graph's sizes and split counts.
+TEST(Preload, ReadPartEqualsBuiltPart) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t V = 1 + rng() % 80, E = rng() % 200;
+    Dataset ds = randomDataset(rng, V, E);
+    for (int64_t v = 0; v < V; ++v) // labels in [-1, C)
+      ds.labels[v] = std::min<int64_t>(ds.labels[v], ds.numClasses - 1);
+    test::TempDir dir("gnnrt-preload-test");
+    ASSERT_FALSE(dir.path.empty());
+    saveDataset(ds, dir.path);
+    std::string error;
+    Dataset whole;
+    ASSERT_TRUE(loadDataset(dir.path, whole, error)) << error;
+    const int size = 1 + static_cast<int>(rng() % std::min<int64_t>(V, 4));
+    const int rank = static_cast<int>(rng() % size);
+    const int64_t hops = rng() % 4;
+
+    Dataset built, read;
+    PreloadPart builtPart, readPart;
+    buildPreloadPart(whole, equalVertexRange(V, rank, size), hops, built,
+                     builtPart);
+    FullGraph full;
+    ASSERT_TRUE(loadPreloadPart(dir.path, rank, size, hops, read, readPart,
+                                full, error))
+        << error;
+    EXPECT_EQ(full.numVertices, V);
+    EXPECT_EQ(full.numEdges, whole.numEdges);
+    int64_t labelled[3];
+    labelledCounts(whole, labelled);
+    for (int s = 0; s < 3; ++s)
+      EXPECT_EQ(full.labelled[s], labelled[s]);
+    EXPECT_EQ(readPart.globalIds, builtPart.globalIds);
+    EXPECT_EQ(readPart.inDegree, builtPart.inDegree);
+    EXPECT_EQ(readPart.outDegree, builtPart.outDegree);
+    EXPECT_EQ(read.numVertices, built.numVertices);
+    EXPECT_EQ(read.numEdges, built.numEdges);
+    EXPECT_EQ(read.numFeatures, built.numFeatures);
+    EXPECT_EQ(read.numClasses, built.numClasses);
+    EXPECT_EQ(read.indptr, built.indptr);
+    EXPECT_EQ(read.indices, built.indices);
+    EXPECT_EQ(read.features, built.features);
+    EXPECT_EQ(read.labels, built.labels);
+    for (int s = 0; s < 3; ++s)
+      EXPECT_EQ(read.masks[s], built.masks[s]);
+    for (const char *name : {"weight", "type"}) {
+      EXPECT_EQ(read.edgeData.at(name).f32, built.edgeData.at(name).f32);
+      EXPECT_EQ(read.edgeData.at(name).i32, built.edgeData.at(name).i32);
+      EXPECT_EQ(read.edgeData.at(name).width, built.edgeData.at(name).width);
+    }
+  }
+}
+
+// What a rank reads is checked: a NaN in one of its feature rows, a source
+// out of range, sources out of order.
+TEST(Preload, ReadPartChecksWhatItReads) {
+  std::mt19937_64 rng(5);
+  Dataset ds = randomDataset(rng, 20, 60);
+  for (int64_t v = 0; v < 20; ++v)
+    ds.labels[v] = std::min<int64_t>(ds.labels[v], ds.numClasses - 1);
+  std::string error;
+  Dataset local;
+  PreloadPart part;
+  FullGraph full;
+  {
+    Dataset bad = ds;
+    bad.features[3 * 2 + 1] = std::nanf("");
+    test::TempDir dir;
+    saveDataset(bad, dir.path);
+    EXPECT_FALSE(loadPreloadPart(dir.path, 0, 2, 1, local, part, full, error));
+    EXPECT_EQ(error, "features.npy: NaN or Inf (row 2)");
+  }
+  ASSERT_GT(ds.numEdges, 1);
+  {
+    Dataset bad = ds;
+    bad.indices[ds.numEdges - 1] = 20;
+    test::TempDir dir;
+    saveDataset(bad, dir.path);
+    EXPECT_FALSE(loadPreloadPart(dir.path, 1, 2, 1, local, part, full, error));
+    EXPECT_EQ(error, "indices.npy: vertex id 20 out of range [0, 20)");
+  }
+  {
+    Dataset bad = ds;
+    int64_t v = 0;
+    while (bad.indptr[v + 1] - bad.indptr[v] < 2)
+      ++v;
+    std::swap(bad.indices[bad.indptr[v]], bad.indices[bad.indptr[v] + 1]);
+    test::TempDir dir;
+    saveDataset(bad, dir.path);
+    EXPECT_FALSE(loadPreloadPart(dir.path, 0, 1, 0, local, part, full, error));
+    EXPECT_EQ(error, "indices.npy: sources not ascending within a destination "
+                     "(edge " +
+                         std::to_string(bad.indptr[v] + 1) + ")");
   }
 }

@@ -16,6 +16,7 @@
 #include "Spill.h"
 #include "Context.h"
 #include "Device.h"
+#include "TempDir.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <gtest/gtest.h>
@@ -41,22 +42,8 @@ using namespace gnnrt;
 
 namespace {
 
-/// A fresh directory under TMPDIR, removed (with what is in it) at the end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp && *tmp ? tmp : "/tmp") + "/gnnrt-spill-test-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()))
-      path = buf.data();
-  }
-  ~TempDir() {
-    if (!path.empty())
-      (void)!std::system(("rm -rf '" + path + "'").c_str());
-  }
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("gnnrt-spill-test") {}
 };
 
 /// The names in `dir` other than . and ..

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Multi-process training (issue 19): shared preloading on 1, 2 and 4 ranks.
+
+For each graph and model, one executable run alone (2 threads) and under
+mpirun on 2 ranks (1 thread each) and 4 ranks (1 thread each, oversubscribed
+on this 2-core machine): the median epoch, rank 0's time inside collectives
+(the communication share), the bytes its collectives moved per epoch against
+shared preloading's formula (4 P + 4 bytes: the gradients and the loss;
+docs/Distributed.md), every rank's peak RSS, and how many vertices rank 0
+holds. Graphs:
+
+- grid: a 400 x 400 grid (160,000 vertices, F = 128, 8 classes), where a
+  rank's 2-hop closure is its band of rows and two rows on either side: the
+  per-rank memory shrinks with the ranks;
+- arxiv: the arxiv-shaped RMAT graph (169,343 vertices, 2.4 M edges,
+  F = 128, 40 classes; bench/gcn_arxiv.py's), whose 2-hop closure from any
+  quarter is nearly the whole graph: every rank holds it all.
+
+Writes docs/benchmarks/distributed.{json,md}. Not a test: the machine is
+shared and has 2 cores, so the figures to read are the byte counts, the
+communication share and the memory, not speed-ups.
+
+Usage: bench/distributed.py [--epochs N] [--quick]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+from gnnc.data import from_edges, rmat, save  # noqa: E402
+
+CACHE = os.path.join(ROOT, "bench", ".cache")
+COMPILER = os.path.join(ROOT, "build", "bin", "gnn-compile")
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+# Each rank's peak RSS: the wrapper runs the program and prints its child's.
+RSS_WRAPPER = (
+    "import os, resource, subprocess, sys\n"
+    "rc = subprocess.run(sys.argv[1:]).returncode\n"
+    "kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+    "print(f\"rss rank {os.environ.get('OMPI_COMM_WORLD_RANK', '0')} {kb}\", flush=True)\n"
+    "sys.exit(rc)\n")
+
+
+def log(msg):
+    print(f"[bench] {msg}", flush=True)
+
+
+def grid_dataset(width: int) -> str:
+    path = os.path.join(CACHE, f"grid-{width}")
+    if os.path.exists(os.path.join(path, "meta.json")):
+        return path
+    log(f"generating a {width} x {width} grid, F=128, 8 classes")
+    rng = np.random.default_rng(1)
+    ids = np.arange(width * width).reshape(width, width)
+    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    V = width * width
+    features = rng.standard_normal((V, 128)).astype(np.float32)
+    labels = (features[:, :8] @ rng.standard_normal((8, 8))).argmax(1)
+    ds = from_edges(src, dst, V, features=features, labels=labels, num_classes=8,
+                    name=f"grid-{width}", source="bench/distributed.py",
+                    symmetrize=True, self_loops=True, seed=1)
+    save(ds, path)
+    return path
+
+
+def arxiv_dataset(quick: bool) -> str:
+    V, draws = (169343, 2900000) if not quick else (40000, 600000)
+    name = f"rmat-arxiv-{V}-{draws}"
+    path = os.path.join(CACHE, name)
+    if not os.path.exists(os.path.join(path, "meta.json")):
+        log(f"generating {name}")
+        save(rmat(V, draws, num_features=128, num_classes=40, seed=1, name=name), path)
+    return path
+
+
+def run(exe, data, ranks, epochs, workdir):
+    out = os.path.join(workdir, f"run-{ranks}.json")
+    params = os.path.join(workdir, f"params-{ranks}")
+    threads = 2 if ranks == 1 else 1
+    cmd = [sys.executable, "-c", RSS_WRAPPER, exe, "--data", data, "--epochs", str(epochs),
+           "--threads", str(threads), "--dropout", "0", "--eval-every", str(epochs),
+           "--quiet", "--json", out, "--save-params", params]
+    if ranks > 1:
+        cmd = MPIRUN + ["-np", str(ranks)] + cmd
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        raise SystemExit(f"{' '.join(cmd)}\n{r.stderr[-2000:]}")
+    rss = sorted((int(m.group(1)), int(m.group(2)) * 1024)
+                 for m in re.finditer(r"rss rank (\d+) (\d+)", r.stdout))
+    summary = json.load(open(out))
+    floats = sum(np.load(os.path.join(params, f)).size
+                 for f in os.listdir(params) if f.endswith(".npy"))
+    comm = summary["communication"]
+    seconds = sum(v["seconds"] for v in comm.values() if isinstance(v, dict))
+    moved = comm["allreduce"]["bytes"]
+    evals = sum(1 for h in summary["history"] if "train_acc" in h)
+    per_epoch = (moved - (16 + 48 * evals if ranks > 1 else 0)) / epochs
+    times = [h["ms"] for h in summary["history"]]
+    return {
+        "ranks": ranks, "threads": threads,
+        "median_epoch_ms": float(np.median(times)),
+        "comm_ms_per_epoch": 1e3 * seconds / epochs,
+        "bytes_per_epoch": per_epoch,
+        "formula_bytes_per_epoch": 4 * floats + 4 if ranks > 1 else 0,
+        "peak_rss_bytes": [b for _, b in rss],
+        "held_vertices": summary.get("partition", {}).get("held_vertices"),
+        "final_loss": summary["final"]["loss"],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="smaller graphs")
+    args = parser.parse_args()
+    os.makedirs(CACHE, exist_ok=True)
+    graphs = {"grid": grid_dataset(120 if args.quick else 400),
+              "arxiv": arxiv_dataset(args.quick)}
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in ("gcn", "gat"):
+            exe = os.path.join(tmp, model)
+            subprocess.run([COMPILER, os.path.join(ROOT, "examples", "models", f"{model}.mlir"),
+                            "-o", exe], check=True)
+            for gname, data in graphs.items():
+                meta = json.load(open(os.path.join(data, "meta.json")))
+                for ranks in (1, 2, 4):
+                    work = os.path.join(tmp, f"{model}-{gname}-{ranks}")
+                    os.makedirs(work)
+                    t0 = time.time()
+                    r = run(exe, data, ranks, args.epochs, work)
+                    r.update(model=model, graph=gname, vertices=meta["num_vertices"],
+                             edges=meta["num_edges"])
+                    results.append(r)
+                    log(f"{model} {gname} x{ranks}: {r['median_epoch_ms']:.1f} ms/epoch, "
+                        f"comm {r['comm_ms_per_epoch']:.2f} ms, {r['bytes_per_epoch']:.0f} B/epoch "
+                        f"(formula {r['formula_bytes_per_epoch']}), rss "
+                        f"{[round(b / 2**20) for b in r['peak_rss_bytes']]} MiB, "
+                        f"held {r['held_vertices']} ({time.time() - t0:.0f} s)")
+    out_dir = os.path.join(ROOT, "docs", "benchmarks")
+    with open(os.path.join(out_dir, "distributed.json"), "w") as f:
+        json.dump({"date": time.strftime("%Y-%m-%d"), "epochs": args.epochs,
+                   "results": results}, f, indent=1)
+    lines = [
+        "# Shared preloading on 1, 2 and 4 ranks",
+        "",
+        f"`bench/distributed.py` ({time.strftime('%Y-%m-%d')}), {args.epochs} epochs, dropout "
+        "off, threads x ranks = 2 (4 ranks: 1 thread each, oversubscribed on 2 cores). "
+        "Bytes: rank 0's all-reduce bytes per epoch (the start-up fingerprint and the "
+        "evaluation's counts taken out) against 4 P + 4 (docs/Distributed.md).",
+        "",
+        "| model | graph | ranks | epoch ms | in collectives ms (share) | bytes/epoch | formula "
+        "| peak RSS per rank (MiB) | rank 0 holds | final loss |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        share = r["comm_ms_per_epoch"] / r["median_epoch_ms"] if r["median_epoch_ms"] else 0
+        held = "all" if r["held_vertices"] is None else f"{r['held_vertices']} of {r['vertices']}"
+        lines.append(
+            f"| {r['model']} | {r['graph']} | {r['ranks']} | {r['median_epoch_ms']:.1f} | "
+            f"{r['comm_ms_per_epoch']:.2f} ({100 * share:.0f} %) | {r['bytes_per_epoch']:.0f} | "
+            f"{r['formula_bytes_per_epoch']} | "
+            f"{', '.join(str(round(b / 2**20)) for b in r['peak_rss_bytes'])} | {held} | "
+            f"{r['final_loss']:.4f} |")
+    with open(os.path.join(out_dir, "distributed.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    log("wrote docs/benchmarks/distributed.{json,md}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
