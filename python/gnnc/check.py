@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Union
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
@@ -74,9 +75,12 @@ def run(cmd: List[str]) -> subprocess.CompletedProcess:
 
 
 def check_dump(exe: str, model: Union[str, Program], seed: int, graphs: int = 2,
-               log=print, isolated: bool = False) -> List[str]:
+               log=print, isolated: bool = False,
+               launcher: Optional[List[str]] = None) -> List[str]:
     """Returns the list of failures (empty when everything matches). `model`
-    is a zoo name (default widths) or the traced program itself."""
+    is a zoo name (default widths) or the traced program itself. `launcher`
+    prefixes the executable's command (`mpirun -np 3`: the processes' summed
+    gradients and gathered logits against the same reference)."""
     failures = []
     rng = np.random.default_rng(seed)
     program = zoo.ZOO[model]() if isinstance(model, str) else model
@@ -91,8 +95,8 @@ def check_dump(exe: str, model: Union[str, Program], seed: int, graphs: int = 2,
             save(ds, data_dir)
             save_params(params, os.path.join(tmp, "params"))
             out = os.path.join(tmp, "dump")
-            run([exe, "--data", data_dir, "--load-params", os.path.join(tmp, "params"),
-                 "--dump", out, "--quiet"])
+            run((launcher or []) + [exe, "--data", data_dir, "--load-params",
+                                    os.path.join(tmp, "params"), "--dump", out, "--quiet"])
             shapes = ex.param_shapes()
             ref = ex.run({k: v.astype(np.float64) for k, v in params.items()})
             got_params = load_params(program, os.path.join(out, "params"), shapes)
@@ -175,6 +179,8 @@ def main(argv=None) -> int:
     p.add_argument("--graphs", type=int_in(1, 1000), default=2)
     p.add_argument("--isolated", action="store_true",
                    help="graphs without self-loops, a tenth of the vertices without edges")
+    p.add_argument("--launcher", default=None,
+                   help="a command to run the executable with, e.g. 'mpirun -np 3'")
     p = sub.add_parser("accuracy", help="training accuracy against the NumPy loop, over seeds")
     p.add_argument("exe")
     p.add_argument("--model", required=True, choices=sorted(zoo.ZOO))
@@ -192,7 +198,8 @@ def main(argv=None) -> int:
         seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
         print(f"seed {seed}")
         failures = check_dump(args.exe, args.model, seed, args.graphs,
-                              isolated=args.isolated)
+                              isolated=args.isolated,
+                              launcher=shlex.split(args.launcher) if args.launcher else None)
     else:
         data = args.data or os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__)))), "examples", "datasets", "polblogs")

@@ -512,6 +512,33 @@ void checkPreloadable(const ModelInfo &m) {
           "processes need a model compiled without it for now");
 }
 
+/// Every rank's rows of its own vertices ([begin, end) of the full graph,
+/// `width` values each; `local` holds the rank's part) in global order, on
+/// every rank: one all-gather of blocks padded to the largest range.
+template <typename T>
+std::vector<T> gatherOwnRows(gnnrtContext *ctx, const PreloadPart &part,
+                             int64_t V, const T *local, int64_t width) {
+  const int size = ctx->comm->size();
+  const int64_t most = (V + size - 1) / size, block = most * width;
+  const int64_t first =
+      std::lower_bound(part.globalIds.begin(), part.globalIds.end(),
+                       part.inner.begin) -
+      part.globalIds.begin();
+  std::vector<T> send(block), all(block * size);
+  std::copy(local + first * width,
+            local + (first + part.inner.end - part.inner.begin) * width,
+            send.begin());
+  ctx->comm->allGather(send.data(), all.data(), block);
+  std::vector<T> rows(V * width);
+  for (int r = 0; r < size; ++r) {
+    const VertexRange range = equalVertexRange(V, r, size);
+    std::copy(all.begin() + r * block,
+              all.begin() + r * block + (range.end - range.begin) * width,
+              rows.begin() + range.begin * width);
+  }
+  return rows;
+}
+
 /// The accuracy of each split over all ranks (one all-reduce of the counts
 /// when there are several).
 void splitAccuracies(gnnrtContext *ctx, double acc[3]) {
@@ -558,10 +585,6 @@ int main(int argc, char **argv) {
   const bool lead = rank == 0;
   if (!lead)
     o.quiet = true;
-  if (worldSize > 1 && (!o.predict.empty() || !o.dump.empty()))
-    fatal(std::string(!o.predict.empty() ? "--predict" : "--dump") +
-          " is not supported on several processes yet (each holds only its "
-          "part of the logits): run it in one process");
   std::string error;
   if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
     fatal("corrupt model description: " + error);
@@ -664,7 +687,7 @@ int main(int argc, char **argv) {
   }
 
   if (!o.dump.empty()) {
-    if (!saveParams(ctx, o.dump + "/params", false, error))
+    if (lead && !saveParams(ctx, o.dump + "/params", false, error))
       fatal("--dump: " + error);
     // One step with dropout off, without the update: the optimizer runs on
     // the parameters, which are then restored from a copy on the device.
@@ -678,19 +701,29 @@ int main(int argc, char **argv) {
     ctx->dropoutOverride = 0.0;
     ctx->step = 0;
     zeroGrads(ctx);
-    float loss = gnn_train_step(ctx);
+    const float loss = worldLoss(ctx, gnn_train_step(ctx));
     for (size_t i = 0; i < saved.size(); ++i)
       ctx->device->copy(ctx->params[i]->data, MemoryTier::Device,
                         saved[i]->data, MemoryTier::Device,
                         floatBytes(saved[i]->size));
+    // The gradients are the ranks' sum already (the optimizer step); the
+    // logits are gathered from the ranks' own rows.
     std::vector<char> staging;
+    const int64_t C = ctx->ds.numClasses;
     const void *logits = ctx->device->hostView(
-        ctx->logits, floatBytes(ctx->ds.numVertices * ctx->ds.numClasses),
-        staging);
+        ctx->logits, floatBytes(ctx->ds.numVertices * C), staging);
+    std::vector<float> gathered;
+    if (worldSize > 1) {
+      gathered = gatherOwnRows(ctx, part, full.numVertices,
+                               static_cast<const float *>(logits), C);
+      logits = gathered.data();
+    }
+    if (!lead)
+      return 0;
     if (!saveParams(ctx, o.dump + "/grads", true, error) ||
         !writeNpy(o.dump + "/loss.npy", DType::F32, {}, &loss, error) ||
-        !writeNpy(o.dump + "/logits.npy", DType::F32,
-                  {ctx->ds.numVertices, ctx->ds.numClasses}, logits, error))
+        !writeNpy(o.dump + "/logits.npy", DType::F32, {full.numVertices, C},
+                  logits, error))
       fatal("--dump: " + error);
     if (!o.quiet)
       std::printf("dumped one step to %s (loss %.6f)\n", o.dump.c_str(), loss);
@@ -758,6 +791,15 @@ int main(int argc, char **argv) {
     times.push_back(r.ms);
   std::sort(times.begin(), times.end());
   double median = times.empty() ? 0.0 : times[times.size() / 2];
+  // Every rank takes part in gathering the predictions; rank 0 writes them.
+  std::vector<int64_t> pred;
+  if (!o.predict.empty()) {
+    ctx->training = false;
+    gnn_eval(ctx);
+    pred = predictions(ctx);
+    if (worldSize > 1)
+      pred = gatherOwnRows(ctx, part, full.numVertices, pred.data(), 1);
+  }
   if (!lead)
     return 0;
   std::printf("final: loss %.4f  train %.4f  val %.4f  test %.4f  median epoch "
@@ -766,14 +808,9 @@ int main(int argc, char **argv) {
 
   if (!o.saveParams.empty() && !saveParams(ctx, o.saveParams, false, error))
     fatal("--save-params: " + error);
-  if (!o.predict.empty()) {
-    ctx->training = false;
-    gnn_eval(ctx);
-    const std::vector<int64_t> pred = predictions(ctx);
-    if (!writeNpy(o.predict, DType::I64, {ctx->ds.numVertices}, pred.data(),
-                  error))
-      fatal("--predict: " + error);
-  }
+  if (!o.predict.empty() &&
+      !writeNpy(o.predict, DType::I64, {full.numVertices}, pred.data(), error))
+    fatal("--predict: " + error);
   if (!o.json.empty()) {
     std::string text;
     auto appendf = [&text](const char *format, auto... args) {
