@@ -53,8 +53,8 @@ static std::string join(const std::string &dir, const std::string &file) {
   return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
-static bool checkLength(const std::string &file, int64_t actual, int64_t want,
-                        const char *what, std::string &error) {
+bool checkLength(const std::string &file, int64_t actual, int64_t want,
+                 const char *what, std::string &error) {
   if (actual == want)
     return true;
   error = file + ": length " + std::to_string(actual) + " but " + what +

@@ -42,6 +42,11 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error);
 bool readDatasetMeta(const std::string &dir, Dataset &ds, int64_t counts[4],
                      std::vector<std::string> &edgeNames, std::string &error);
 
+/// False with "<file>: length <actual> but <what> is <want>" unless they
+/// are equal (an array's first dimension against the graph's).
+bool checkLength(const std::string &file, int64_t actual, int64_t want,
+                 const char *what, std::string &error);
+
 /// False with "meta.json: <key> is <m> but the arrays have <a>" unless
 /// meta.json's first three counts equal `actual` (V, E, F of the arrays).
 bool checkMetaCounts(const int64_t counts[4], const int64_t actual[3],

@@ -190,15 +190,6 @@ heldRuns(const std::vector<int64_t> &ids) {
   return runs;
 }
 
-bool lengthIs(const std::string &file, int64_t actual, int64_t want,
-              const char *what, std::string &error) {
-  if (actual == want)
-    return true;
-  error = file + ": length " + std::to_string(actual) + " but " + what +
-          " is " + std::to_string(want);
-  return false;
-}
-
 } // namespace
 
 bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
@@ -304,8 +295,8 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
   if (!readNpy(joinPath(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
                labels, error))
     return false;
-  if (!lengthIs("labels.npy", h.shape[0], V,
-                "the number of vertices (indptr.npy)", error))
+  if (!checkLength("labels.npy", h.shape[0], V,
+                   "the number of vertices (indptr.npy)", error))
     return false;
   for (int64_t v = 0; v < V; ++v)
     if (labels[v] < -1 || labels[v] >= local.numClasses) {
@@ -320,8 +311,8 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
     std::vector<uint8_t> mask;
     if (!readNpy(joinPath(dir, file), file, DType::Bool, 1, h, mask, error))
       return false;
-    if (!lengthIs(file, h.shape[0], V, "the number of vertices (indptr.npy)",
-                  error))
+    if (!checkLength(file, h.shape[0], V, "the number of vertices (indptr.npy)",
+                     error))
       return false;
     full.labelled[s] = full.selected[s] = 0;
     for (int64_t v = 0; v < V; ++v) {
@@ -346,8 +337,8 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
   if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2, NpyRange{0, 0},
                    h, rows, error))
     return false;
-  if (!lengthIs("features.npy", h.shape[0], V,
-                "the number of vertices (indptr.npy)", error))
+  if (!checkLength("features.npy", h.shape[0], V,
+                   "the number of vertices (indptr.npy)", error))
     return false;
   const int64_t F = h.shape[1];
   local.numFeatures = F;
@@ -397,8 +388,8 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
               (isInt ? "1 expected" : "[E] or [E, k] expected");
       return false;
     }
-    if (!lengthIs(file, eh.shape[0], E, "the number of edges (indices.npy)",
-                  error))
+    if (!checkLength(file, eh.shape[0], E, "the number of edges (indices.npy)",
+                     error))
       return false;
     EdgeData &d = local.edgeData[name];
     d.isInt = isInt;
