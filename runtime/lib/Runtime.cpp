@@ -856,6 +856,29 @@ void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
 // C ABI: optimizer
 //===----------------------------------------------------------------------===//
 
+void gnnrtSumGradients(gnnrtContext *ctx) {
+  if (ctx->comm->size() == 1)
+    return;
+  // One bucket: the gradients packed, summed and unpacked (device memory
+  // is host memory on the CPU, the only device that trains on several
+  // processes yet).
+  int64_t total = 0;
+  for (const auto &g : ctx->grads)
+    total += g->size;
+  std::vector<float> bucket(total);
+  int64_t at = 0;
+  for (const auto &g : ctx->grads) {
+    std::copy(g->data, g->data + g->size, bucket.begin() + at);
+    at += g->size;
+  }
+  ctx->comm->allReduce(bucket.data(), bucket.data(), total, ReduceOp::Sum);
+  at = 0;
+  for (const auto &g : ctx->grads) {
+    std::copy(bucket.begin() + at, bucket.begin() + at + g->size, g->data);
+    at += g->size;
+  }
+}
+
 void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   if (index < 0 || static_cast<size_t>(index) >= ctx->params.size())
     fatal("gnnrtOptimizerUpdate: no parameter #" + std::to_string(index));
@@ -873,10 +896,6 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
     st.m = std::make_unique<Buffer>(*ctx->device, n);
   if (!st.v && adam)
     st.v = std::make_unique<Buffer>(*ctx->device, n);
-  // Data-parallel ranks (shared preloading) each hold the gradient of
-  // their share of the loss: the step takes their sum, on every rank alike.
-  if (ctx->comm->size() > 1)
-    ctx->comm->allReduce(g.data, g.data, n, ReduceOp::Sum);
   ctx->device->optimizerStep(c, st.t, n, p.data, g.data,
                              st.m ? st.m->data : nullptr,
                              st.v ? st.v->data : nullptr);

@@ -149,6 +149,7 @@ extern "C" float gnn_train_step(gnnrtContext *ctx) {
   for (int64_t v = 0; v < s.V; ++v)
     for (int64_t j = 0; j < kHidden; ++j)
       p(gb1)[j] += p(gr1)[v * kHidden + j];
+  gnnrtSumGradients(ctx);
   for (int64_t i = 0; i < 4; ++i)
     gnnrtOptimizerUpdate(ctx, i);
   return f.loss;

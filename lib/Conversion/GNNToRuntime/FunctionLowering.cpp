@@ -431,8 +431,21 @@ LogicalResult FunctionLowering::lowerOptimizerUpdate(OptimizerUpdateOp up) {
   Tensor target = buffers.make(gradBuf, lb.cIndex(1), false, g.dims);
   lb.elementwise(target, {&g},
                  [](OpBuilder &, Location, ValueRange v) { return v[0]; });
-  lb.call(rt::Call::gnnrtOptimizerUpdate,
-          {lb.ctx, lb.cI64(arg.getArgNumber())});
   buffers.bind(up.getResult(), buffers.lookup(up.getParam()));
+  // The updates wait for every gradient, which the processes training
+  // together then sum in one all-reduce (docs/Distributed.md). Nothing but
+  // the return may read an updated parameter before the last update.
+  pendingUpdates.push_back(arg.getArgNumber());
+  for (Operation *o = up->getNextNode(); o; o = o->getNextNode())
+    if (isa<OptimizerUpdateOp>(o))
+      return success();
+  for (Operation *o = up->getNextNode(); o; o = o->getNextNode())
+    if (!isa<func::ReturnOp>(o))
+      return up.emitOpError() << "is followed by '" << o->getName()
+                              << "': the updates must end the training step";
+  lb.call(rt::Call::gnnrtSumGradients, {lb.ctx});
+  for (int64_t index : pendingUpdates)
+    lb.call(rt::Call::gnnrtOptimizerUpdate, {lb.ctx, lb.cI64(index)});
+  pendingUpdates.clear();
   return success();
 }

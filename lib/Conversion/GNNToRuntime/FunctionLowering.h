@@ -125,6 +125,9 @@ private:
   /// Loss gradients computed by their loss's runtime call.
   DenseMap<Operation *, Tensor> lossGrads;
   Value loss;
+  /// The parameters whose gradients are written and whose updates wait for
+  /// the last one (gnnrtSumGradients in between).
+  SmallVector<int64_t> pendingUpdates;
 };
 
 } // namespace mlir::gnn

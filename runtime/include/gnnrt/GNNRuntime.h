@@ -41,7 +41,9 @@
 ///   8: gnnrtSpmmRows takes a range of input rows too (a tile of a row
 ///      chunk); fused-gather kernels read their tile's input range from
 ///      their kernel integers.
-#define GNNRT_API_VERSION 8
+///   9: gnnrtSumGradients sums the gradients over the processes (one
+///      all-reduce) between the last gradient and the first update.
+#define GNNRT_API_VERSION 9
 
 #ifdef __cplusplus
 extern "C" {
@@ -415,6 +417,13 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtDropoutBackward(gnnrtContext *ctx,
                                                     int64_t op, double rate,
                                                     gnnrtMemRefF32 *gradOut,
                                                     gnnrtMemRefF32 *gradIn);
+
+/// Sums every parameter's gradient over the processes training together
+/// (data-parallel ranks, docs/Distributed.md): one all-reduce of all of them
+/// packed in one buffer; nothing in a world of one. The training step calls
+/// it once, after the last gradient is written and before the first
+/// gnnrtOptimizerUpdate.
+GNNRT_EXPORT void gnnrtSumGradients(gnnrtContext *ctx);
 
 /// One step of the run's optimizer on parameter `index` with its gradient.
 GNNRT_EXPORT void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index);

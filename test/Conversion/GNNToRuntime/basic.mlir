@@ -22,6 +22,8 @@
 // CHECK:         call @gnnrtGemm
 // CHECK-NOT:     call @gnnrtGemm
 // CHECK:         call @gnnrtGrad
+// CHECK-NOT:     call @gnnrtOptimizerUpdate
+// CHECK:         call @gnnrtSumGradients
 // CHECK:         call @gnnrtOptimizerUpdate
 // CHECK:         call @gnnrtSetOutput
 // The description lists each slot's buffer sizes as formulas of |V|, F and

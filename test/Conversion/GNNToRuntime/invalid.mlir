@@ -105,6 +105,26 @@ module {
 
 // -----
 
+// The updates end the step: they wait for the gradients' sum over the
+// processes (gnnrtSumGradients), so nothing may follow them but the return.
+module {
+  func.func @gnn_train_step(%w: tensor<2x2xf32>) -> (f32, !gnn.vtensor<2xf32>, tensor<2x2xf32>) {
+    %g = gnn.graph : !gnn.graph
+    %x = gnn.input %g "features" : !gnn.vtensor<2xf32>
+    %l = gnn.input %g "labels" : !gnn.vtensor<i64>
+    %m = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+    %s = gnn.softmax_cross_entropy %x, %l, %m : !gnn.vtensor<2xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+    %o = gnn.outer_sum %x, %x : !gnn.vtensor<2xf32>, !gnn.vtensor<2xf32> -> tensor<2x2xf32>
+    // expected-error @+1 {{'gnn.optimizer_update' op is followed by 'gnn.outer_sum': the updates must end the training step}}
+    %u = gnn.optimizer_update "w" %w, %o : tensor<2x2xf32>
+    %o2 = gnn.outer_sum %x, %x : !gnn.vtensor<2xf32>, !gnn.vtensor<2xf32> -> tensor<2x2xf32>
+    return %s, %x, %u : f32, !gnn.vtensor<2xf32>, tensor<2x2xf32>
+  }
+  func.func @gnn_eval() { return }
+}
+
+// -----
+
 // edge_select is lowered only inside a fused_gather (--gnn-fuse-sag).
 module {
   func.func @gnn_train_step() -> (f32, !gnn.vtensor<2xf32>) {

@@ -4,12 +4,12 @@ parameters within its rel-norm rule (1e-4 per tensor), rank 0's part a true
 part of the graph, and the bytes its collectives moved equal to shared
 preloading's formula exactly:
 
-    all-reduce calls = 1 + epochs (parameters + 1) + evaluations
+    all-reduce calls = 1 + 2 epochs + evaluations
     all-reduce bytes = 16 + epochs (4 P + 4) + 48 evaluations
 
-(16: the start-up fingerprint, two int64; per epoch each parameter's
-gradient, P floats in all, and the loss; per evaluation the hit and total
-counts of the three splits, six int64); nothing else is moved.
+(16: the start-up fingerprint, two int64; per epoch the gradients, P floats
+in one bucket, and the loss; per evaluation the hit and total counts of the
+three splits, six int64); nothing else is moved.
 
     mpi_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS
 """
@@ -45,7 +45,7 @@ comm, part = many["communication"], many["partition"]
 N = comm["world_size"]
 epochs = len(b)
 evals = sum(1 for h in b if "train_acc" in h)
-calls = 1 + epochs * (len(names) + 1) + evals
+calls = 1 + 2 * epochs + evals
 nbytes = 16 + epochs * (4 * floats + 4) + 48 * evals
 got = comm["allreduce"]
 if (got["calls"], got["bytes"]) != (calls, nbytes):
