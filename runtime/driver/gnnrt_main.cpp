@@ -55,6 +55,8 @@ namespace {
 struct Options {
   std::string data, json, saveParams, loadParams, predict, dump, spillDir;
   int64_t epochs = 200, evalEvery = 1, threads = 0, memBudget = 0;
+  /// Expansion-aware sampling of a rank's external vertices (-1: exact).
+  int64_t preloadHops = -1, preloadFanout = -1;
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
@@ -70,7 +72,8 @@ const char *kUsage =
     "  --lr X               learning rate, in (0, 1e6] (default 0.01)\n"
     "  --optimizer adam|sgd optimizer (default adam, torch.optim semantics)\n"
     "  --momentum X         SGD momentum, in [0, 1] (default 0.9)\n"
-    "  --weight-decay X     L2 weight decay added to the gradient, in [0, 1e6]\n"
+    "  --weight-decay X     L2 weight decay added to the gradient, in [0, "
+    "1e6]\n"
     "                       (default 0)\n"
     "  --dropout X          dropout rate for every dropout op (default: the "
     "model's)\n"
@@ -89,6 +92,12 @@ const char *kUsage =
     "                       there (default: none; a model compiled with\n"
     "                       gnn-compile --mem-budget then uses $TMPDIR, else\n"
     "                       /tmp)\n"
+    "  --preload-hops M     under mpirun: each process holds the vertices\n"
+    "                       within M hops of its own (default: the model's\n"
+    "                       hops, the exact closure; fewer approximate)\n"
+    "  --preload-fanout K   under mpirun: each vertex the closure expands\n"
+    "                       takes at most K neighbours of other processes,\n"
+    "                       drawn once from --seed (default: all)\n"
     "  --json FILE          write a JSON summary\n"
     "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
@@ -237,6 +246,10 @@ Options parseArgs(int argc, char **argv) {
         usageError("option --spill-dir: expected a directory but got ''");
     } else if (a == "--eval-every") {
       o.evalEvery = integer(1, kMaxCount);
+    } else if (a == "--preload-hops") {
+      o.preloadHops = integer(0, kMaxCount);
+    } else if (a == "--preload-fanout") {
+      o.preloadFanout = integer(0, INT32_MAX);
     } else if (a == "--json") {
       o.json = next();
     } else if (a == "--save-params") {
@@ -466,7 +479,7 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o,
   char numbers[512];
   std::snprintf(numbers, sizeof numbers,
                 "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
-                "%.17g %.17g %.17g %.17g",
+                "%.17g %.17g %.17g %.17g %lld %lld",
                 static_cast<long long>(full.numVertices),
                 static_cast<long long>(full.numEdges),
                 static_cast<long long>(ds.numFeatures),
@@ -475,7 +488,9 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o,
                 static_cast<long long>(o.evalEvery),
                 static_cast<unsigned long long>(o.seed), o.dropout,
                 static_cast<int>(o.opt.kind), o.opt.lr, o.opt.weightDecay,
-                o.opt.momentum, o.opt.beta1, o.opt.beta2, o.opt.eps);
+                o.opt.momentum, o.opt.beta1, o.opt.beta2, o.opt.eps,
+                static_cast<long long>(o.preloadHops),
+                static_cast<long long>(o.preloadFanout));
   uint64_t h = 1469598103934665603ULL;
   for (const std::string &text :
        {std::string(gnnrt_model_info), std::string(numbers)})
@@ -626,8 +641,12 @@ int main(int argc, char **argv) {
     labelled = labelledTrainVertices(ctx->ds, selected);
   } else {
     checkPreloadable(ctx->model);
-    if (!loadPreloadPart(o.data, rank, worldSize, ctx->model.hops, ctx->ds,
-                         part, full, error))
+    PreloadSampling sampling;
+    sampling.maxHop = o.preloadHops;
+    sampling.fanout = o.preloadFanout;
+    sampling.seed = o.seed;
+    if (!loadPreloadPart(o.data, rank, worldSize, ctx->model.hops, sampling,
+                         ctx->ds, part, full, error))
       fatal(o.data + "/" + error);
     checkSameTraining(ctx, o, full);
     const int64_t V = full.numVertices;
@@ -674,16 +693,26 @@ int main(int argc, char **argv) {
         static_cast<long long>(ctx->ds.numFeatures),
         static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
-    if (worldSize > 1)
-      std::printf("gnnc: %d processes (%s), shared preloading of %lld hops: "
-                  "rank 0 owns vertices [%lld, %lld) and holds %lld vertices, "
-                  "%lld edges\n",
-                  worldSize, ctx->comm->name(),
-                  static_cast<long long>(part.hops),
+    if (worldSize > 1) {
+      std::string how =
+          "exact closure of the model's " + std::to_string(part.hops) + " hops";
+      if (o.preloadHops >= 0 || o.preloadFanout >= 0)
+        how = "sampled: " +
+              std::to_string(o.preloadHops >= 0
+                                 ? std::min(o.preloadHops, part.hops)
+                                 : part.hops) +
+              " hops, fanout " +
+              (o.preloadFanout >= 0 ? std::to_string(o.preloadFanout)
+                                    : std::string("all"));
+      std::printf("gnnc: %d processes (%s), shared preloading (%s): rank 0 "
+                  "owns vertices [%lld, %lld) and holds %lld vertices, %lld "
+                  "edges\n",
+                  worldSize, ctx->comm->name(), how.c_str(),
                   static_cast<long long>(part.inner.begin),
                   static_cast<long long>(part.inner.end),
                   static_cast<long long>(ctx->ds.numVertices),
                   static_cast<long long>(ctx->ds.numEdges));
+    }
   }
 
   if (!o.dump.empty()) {
@@ -886,9 +915,12 @@ int main(int argc, char **argv) {
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1)
       appendf("  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
+              "\"max_hop\": %lld, \"fanout\": %lld, "
               "\"inner_begin\": %lld, \"inner_end\": %lld, "
               "\"held_vertices\": %lld, \"held_edges\": %lld},\n",
               static_cast<long long>(part.hops),
+              static_cast<long long>(o.preloadHops),
+              static_cast<long long>(o.preloadFanout),
               static_cast<long long>(part.inner.begin),
               static_cast<long long>(part.inner.end),
               static_cast<long long>(ctx->ds.numVertices),

@@ -22,49 +22,139 @@ void gnnrt::labelledCounts(const Dataset &ds, int64_t counts[3]) {
   }
 }
 
+namespace {
+
+/// The vertices a part holds, grown level by level from the inner range
+/// along both directions of the edges a pass over the graph offers
+/// (visit(u, v) for each edge u -> v), exactly or by expansion-aware
+/// sampling (PreloadSampling).
+class Closure {
+public:
+  Closure(int64_t numVertices, VertexRange inner, int64_t hops,
+          const PreloadSampling &sampling)
+      : held(numVertices, 0), inner(inner),
+        levels(sampling.maxHop < 0 ? hops : std::min(hops, sampling.maxHop)),
+        fanout(sampling.fanout), seed(sampling.seed), frontier(numVertices, 0),
+        slot(fanout < 0 ? 0 : numVertices, -1) {
+    for (int64_t v = inner.begin; v < inner.end; ++v)
+      held[v] = frontier[v] = 1;
+  }
+
+  /// The passes over the edges the closure needs (at most).
+  int64_t numLevels() const { return levels; }
+
+  /// Prepares a pass: each frontier vertex's selection (sampled).
+  void beginLevel() {
+    if (fanout < 0)
+      return;
+    chosen.clear();
+    for (int64_t v = 0, n = static_cast<int64_t>(frontier.size()); v < n; ++v)
+      if (frontier[v]) {
+        slot[v] = static_cast<int64_t>(chosen.size());
+        chosen.emplace_back();
+      }
+  }
+
+  /// Edge u -> v of the pass.
+  void visit(int64_t u, int64_t v) {
+    if (fanout < 0) {
+      if (frontier[v] && !held[u])
+        held[u] = 1, added.push_back(u);
+      if (frontier[u] && !held[v])
+        held[v] = 1, added.push_back(v);
+      return;
+    }
+    if (frontier[v])
+      offer(v, u);
+    if (frontier[u])
+      offer(u, v);
+  }
+
+  /// Ends a pass: the next frontier is what it added; false when nothing.
+  bool endLevel() {
+    if (fanout >= 0) {
+      for (const auto &picks : chosen)
+        for (const auto &[key, w] : picks)
+          if (!held[w])
+            held[w] = 1, added.push_back(w);
+      for (int64_t v = 0, n = static_cast<int64_t>(frontier.size()); v < n; ++v)
+        if (frontier[v])
+          slot[v] = -1;
+    }
+    std::fill(frontier.begin(), frontier.end(), 0);
+    for (int64_t w : added)
+      frontier[w] = 1;
+    const bool grew = !added.empty();
+    added.clear();
+    return grew;
+  }
+
+  std::vector<uint8_t> held;
+
+private:
+  /// Neighbour w of frontier vertex x: kept when among the `fanout` of x's
+  /// external neighbours with the smallest hashes (a uniform sample that
+  /// does not depend on the order the edges come in).
+  void offer(int64_t x, int64_t w) {
+    if (w == x || (w >= inner.begin && w < inner.end))
+      return;
+    auto &picks = chosen[slot[x]];
+    const uint64_t key = hash(x, w);
+    for (const auto &p : picks)
+      if (p.second == w)
+        return; // the reverse edge offered it already
+    if (static_cast<int64_t>(picks.size()) < fanout) {
+      picks.push_back({key, w});
+      std::push_heap(picks.begin(), picks.end());
+    } else if (fanout > 0 && key < picks.front().first) {
+      std::pop_heap(picks.begin(), picks.end());
+      picks.back() = {key, w};
+      std::push_heap(picks.begin(), picks.end());
+    }
+  }
+  uint64_t hash(int64_t x, int64_t w) const {
+    uint64_t z = seed ^ (static_cast<uint64_t>(x) * 0x9E3779B97F4A7C15ULL) ^
+                 (static_cast<uint64_t>(w) * 0xC2B2AE3D27D4EB4FULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+
+  VertexRange inner;
+  int64_t levels, fanout;
+  uint64_t seed;
+  std::vector<uint8_t> frontier;
+  std::vector<int64_t> added;
+  std::vector<int64_t> slot; // a frontier vertex's entry in `chosen`
+  std::vector<std::vector<std::pair<uint64_t, int64_t>>> chosen;
+};
+
+} // namespace
+
 void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
-                             int64_t hops, Dataset &local, PreloadPart &part) {
+                             int64_t hops, Dataset &local, PreloadPart &part,
+                             const PreloadSampling &sampling) {
   const int64_t V = full.numVertices, E = full.numEdges;
   const std::vector<int64_t> &indptr = full.indptr;
   const std::vector<int32_t> &indices = full.indices;
-  // The out-edges (CSR) for the closure and the out-degrees.
+  // The out-degrees.
   std::vector<int64_t> outOffsets(V + 1, 0);
   for (int64_t e = 0; e < E; ++e)
     ++outOffsets[indices[e] + 1];
   for (int64_t v = 0; v < V; ++v)
     outOffsets[v + 1] += outOffsets[v];
-  std::vector<int32_t> outDst(E);
-  {
-    std::vector<int64_t> fill(outOffsets.begin(), outOffsets.end() - 1);
+
+  // The closure: a pass over the edges per level.
+  Closure closure(V, inner, hops, sampling);
+  for (int64_t level = 0; level < closure.numLevels(); ++level) {
+    closure.beginLevel();
     for (int64_t v = 0; v < V; ++v)
       for (int64_t e = indptr[v]; e < indptr[v + 1]; ++e)
-        outDst[fill[indices[e]]++] = static_cast<int32_t>(v);
+        closure.visit(indices[e], v);
+    if (!closure.endLevel())
+      break;
   }
-
-  // Breadth-first from the inner vertices, `hops` levels along both
-  // directions.
-  std::vector<uint8_t> held(V, 0);
-  std::vector<int64_t> frontier, next;
-  for (int64_t v = inner.begin; v < inner.end; ++v) {
-    held[v] = 1;
-    frontier.push_back(v);
-  }
-  for (int64_t level = 0; level < hops && !frontier.empty(); ++level) {
-    next.clear();
-    auto reach = [&](int64_t u) {
-      if (!held[u]) {
-        held[u] = 1;
-        next.push_back(u);
-      }
-    };
-    for (int64_t v : frontier) {
-      for (int64_t e = indptr[v]; e < indptr[v + 1]; ++e)
-        reach(indices[e]);
-      for (int64_t p = outOffsets[v]; p < outOffsets[v + 1]; ++p)
-        reach(outDst[p]);
-    }
-    frontier.swap(next);
-  }
+  const std::vector<uint8_t> &held = closure.held;
 
   part.inner = inner;
   part.hops = hops;
@@ -193,8 +283,9 @@ heldRuns(const std::vector<int64_t> &ids) {
 } // namespace
 
 bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
-                            int64_t hops, Dataset &local, PreloadPart &part,
-                            FullGraph &full, std::string &error) {
+                            int64_t hops, const PreloadSampling &sampling,
+                            Dataset &local, PreloadPart &part, FullGraph &full,
+                            std::string &error) {
   local = Dataset();
   int64_t counts[4];
   std::vector<std::string> edgeNames;
@@ -240,34 +331,27 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
   // The closure, one pass over the edges per hop (both directions); the
   // out-degrees in the first.
   const VertexRange inner = equalVertexRange(V, rank, size);
-  std::vector<uint8_t> held(V, 0), frontier(V, 0), next(V, 0);
+  Closure closure(V, inner, hops, sampling);
   std::vector<int32_t> outCount(V, 0);
-  for (int64_t v = inner.begin; v < inner.end; ++v)
-    held[v] = frontier[v] = 1;
-  for (int64_t level = 0; level < std::max<int64_t>(hops, 1); ++level) {
-    const bool reach = level < hops, count = level == 0;
-    bool grew = false;
-    std::fill(next.begin(), next.end(), 0);
+  for (int64_t level = 0; level < std::max<int64_t>(closure.numLevels(), 1);
+       ++level) {
+    const bool reach = level < closure.numLevels(), count = level == 0;
+    if (reach)
+      closure.beginLevel();
     if (!streamEdges(
             indicesPath, indptr,
             [&](int64_t u, int64_t v) {
               if (count)
                 ++outCount[u];
-              if (!reach)
-                return;
-              if (frontier[v] && !held[u])
-                held[u] = next[u] = 1, grew = true;
-              if (frontier[u] && !held[v])
-                held[v] = next[v] = 1, grew = true;
+              if (reach)
+                closure.visit(u, v);
             },
             error))
       return false;
-    frontier.swap(next);
-    if (!grew && !count)
+    if (reach && !closure.endLevel())
       break;
   }
-  std::vector<uint8_t>().swap(frontier);
-  std::vector<uint8_t>().swap(next);
+  std::vector<uint8_t> held = std::move(closure.held);
 
   part.inner = inner;
   part.hops = hops;

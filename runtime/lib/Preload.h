@@ -28,6 +28,20 @@ struct VertexRange {
 };
 VertexRange equalVertexRange(int64_t numVertices, int rank, int size);
 
+/// Expansion-aware sampling of a part's external vertices (GraNNDis §4.3):
+/// the closure reaches at most `maxHop` hops from the inner vertices (-1:
+/// the model's hops), and each vertex it expands selects at most `fanout`
+/// neighbours outside the inner range (-1: all), drawn once from `seed` (a
+/// hash of the seed and the edge's two ends, so every rank and every run
+/// draws the same). The subgraph held is the one the traversed vertices
+/// induce: no edge between held vertices is dropped. The default is the
+/// exact closure, whose inner logits equal the full graph's; a sampled one
+/// approximates them.
+struct PreloadSampling {
+  int64_t maxHop = -1, fanout = -1;
+  uint64_t seed = 0;
+};
+
 /// What a rank holds of the full graph besides its local dataset.
 struct PreloadPart {
   VertexRange inner;
@@ -46,7 +60,8 @@ struct PreloadPart {
 /// `full` between two of them (CSC order), their features, labels and edge
 /// data; the masks select only inner vertices. Records the rest in `part`.
 void buildPreloadPart(const Dataset &full, VertexRange inner, int64_t hops,
-                      Dataset &local, PreloadPart &part);
+                      Dataset &local, PreloadPart &part,
+                      const PreloadSampling &sampling = {});
 
 /// The labelled vertices of each split (train, val, test) in `ds`: the
 /// divisor of the loss, which every rank must share.
@@ -68,8 +83,8 @@ struct FullGraph {
 /// loadDataset checks it (every vertex is some rank's own, so the ranks
 /// together check every row). False with "<file>: <problem>".
 bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
-                     Dataset &local, PreloadPart &part, FullGraph &full,
-                     std::string &error);
+                     const PreloadSampling &sampling, Dataset &local,
+                     PreloadPart &part, FullGraph &full, std::string &error);
 
 } // namespace gnnrt
 

@@ -242,13 +242,20 @@ TEST(Preload, ReadPartEqualsBuiltPart) {
     const int rank = static_cast<int>(rng() % size);
     const int64_t hops = rng() % 4;
 
+    // Every other trial samples the external vertices.
+    PreloadSampling sampling;
+    if (trial % 2) {
+      sampling.maxHop = rng() % 4;
+      sampling.fanout = rng() % 4;
+      sampling.seed = rng();
+    }
     Dataset built, read;
     PreloadPart builtPart, readPart;
     buildPreloadPart(whole, equalVertexRange(V, rank, size), hops, built,
-                     builtPart);
+                     builtPart, sampling);
     FullGraph full;
-    ASSERT_TRUE(loadPreloadPart(dir.path, rank, size, hops, read, readPart,
-                                full, error))
+    ASSERT_TRUE(loadPreloadPart(dir.path, rank, size, hops, sampling, read,
+                                readPart, full, error))
         << error;
     EXPECT_EQ(full.numVertices, V);
     EXPECT_EQ(full.numEdges, whole.numEdges);
@@ -293,7 +300,8 @@ TEST(Preload, ReadPartChecksWhatItReads) {
     bad.features[3 * 2 + 1] = std::nanf("");
     test::TempDir dir;
     saveDataset(bad, dir.path);
-    EXPECT_FALSE(loadPreloadPart(dir.path, 0, 2, 1, local, part, full, error));
+    EXPECT_FALSE(
+        loadPreloadPart(dir.path, 0, 2, 1, {}, local, part, full, error));
     EXPECT_EQ(error, "features.npy: NaN or Inf (row 2)");
   }
   ASSERT_GT(ds.numEdges, 1);
@@ -302,7 +310,8 @@ TEST(Preload, ReadPartChecksWhatItReads) {
     bad.indices[ds.numEdges - 1] = 20;
     test::TempDir dir;
     saveDataset(bad, dir.path);
-    EXPECT_FALSE(loadPreloadPart(dir.path, 1, 2, 1, local, part, full, error));
+    EXPECT_FALSE(
+        loadPreloadPart(dir.path, 1, 2, 1, {}, local, part, full, error));
     EXPECT_EQ(error, "indices.npy: vertex id 20 out of range [0, 20)");
   }
   {
@@ -313,9 +322,84 @@ TEST(Preload, ReadPartChecksWhatItReads) {
     std::swap(bad.indices[bad.indptr[v]], bad.indices[bad.indptr[v] + 1]);
     test::TempDir dir;
     saveDataset(bad, dir.path);
-    EXPECT_FALSE(loadPreloadPart(dir.path, 0, 1, 0, local, part, full, error));
+    EXPECT_FALSE(
+        loadPreloadPart(dir.path, 0, 1, 0, {}, local, part, full, error));
     EXPECT_EQ(error, "indices.npy: sources not ascending within a destination "
                      "(edge " +
                          std::to_string(bad.indptr[v] + 1) + ")");
+  }
+}
+
+// Expansion-aware sampling (GD-1): the external vertices held lie within
+// maxHop hops of the inner range, the expansion is bounded by the fanout,
+// the held subgraph is the induced one, the draw depends only on the seed;
+// fanout 0 holds the inner range alone, and an unbounded sample is the
+// exact closure.
+TEST(Preload, SampledPartIsWithinItsBounds) {
+  std::mt19937_64 rng(99);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t V = 2 + rng() % 80, E = rng() % 400;
+    const Dataset full = randomDataset(rng, V, E);
+    const int size = 1 + static_cast<int>(rng() % std::min<int64_t>(V, 4));
+    const int rank = static_cast<int>(rng() % size);
+    const int64_t hops = 1 + rng() % 3;
+    const VertexRange inner = equalVertexRange(V, rank, size);
+    PreloadSampling sampling;
+    sampling.maxHop = rng() % 4;
+    sampling.fanout = rng() % 4;
+    sampling.seed = rng();
+    const int64_t m = std::min(hops, sampling.maxHop), k = sampling.fanout;
+
+    std::vector<std::vector<bool>> adj(V, std::vector<bool>(V, false));
+    for (int64_t v = 0; v < V; ++v)
+      for (int64_t e = full.indptr[v]; e < full.indptr[v + 1]; ++e)
+        adj[full.indices[e]][v] = adj[v][full.indices[e]] = true;
+    std::vector<int64_t> dist(V, -1);
+    for (int64_t v = inner.begin; v < inner.end; ++v)
+      dist[v] = 0;
+    for (int64_t d = 0; d < V; ++d)
+      for (int64_t v = 0; v < V; ++v)
+        if (dist[v] == d)
+          for (int64_t u = 0; u < V; ++u)
+            if (adj[v][u] && dist[u] < 0)
+              dist[u] = d + 1;
+
+    Dataset local, again, exact, exactToo;
+    PreloadPart part, partAgain, exactPart, exactPartToo;
+    buildPreloadPart(full, inner, hops, local, part, sampling);
+    buildPreloadPart(full, inner, hops, again, partAgain, sampling);
+    EXPECT_EQ(part.globalIds, partAgain.globalIds) << "not deterministic";
+    int64_t external = 0, bound = 0, level = inner.end - inner.begin;
+    for (int64_t d = 1; d <= m; ++d)
+      bound += level *= k;
+    for (int64_t g : part.globalIds) {
+      EXPECT_GE(dist[g], 0);
+      EXPECT_LE(dist[g], m) << "vertex " << g << " beyond maxHop";
+      external += g < inner.begin || g >= inner.end;
+    }
+    EXPECT_LE(external, bound);
+    if (k == 0)
+      EXPECT_EQ(external, 0);
+    for (int64_t v = inner.begin; v < inner.end; ++v)
+      EXPECT_TRUE(
+          std::binary_search(part.globalIds.begin(), part.globalIds.end(), v));
+    // Induced: as many edges as the full graph has between held vertices.
+    int64_t induced = 0;
+    for (int64_t i = 0; i < local.numVertices; ++i) {
+      const int64_t g = part.globalIds[i];
+      for (int64_t e = full.indptr[g]; e < full.indptr[g + 1]; ++e)
+        induced +=
+            std::binary_search(part.globalIds.begin(), part.globalIds.end(),
+                               int64_t(full.indices[e]));
+    }
+    EXPECT_EQ(local.numEdges, induced);
+    // No bound at all: the exact closure.
+    PreloadSampling unbounded;
+    unbounded.maxHop = hops;
+    unbounded.fanout = INT32_MAX;
+    unbounded.seed = sampling.seed;
+    buildPreloadPart(full, inner, hops, exact, exactPart, unbounded);
+    buildPreloadPart(full, inner, hops, exactToo, exactPartToo);
+    EXPECT_EQ(exactPart.globalIds, exactPartToo.globalIds);
   }
 }
