@@ -22,6 +22,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace mlir;
 
@@ -32,7 +33,9 @@ static std::string &targetCPU() {
 
 void mlir::gnn::setTargetCPU(llvm::StringRef cpu) { targetCPU() = cpu.str(); }
 
-static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
+static std::unique_ptr<llvm::TargetMachine>
+hostMachine(std::string &error,
+            llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Default) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string triple = llvm::sys::getDefaultTargetTriple();
@@ -50,9 +53,24 @@ static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
       features.AddFeature(f.first(), f.second);
   }
   llvm::TargetOptions options;
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Default));
+  return std::unique_ptr<llvm::TargetMachine>(
+      target->createTargetMachine(triple, cpu, features.getString(), options,
+                                  llvm::Reloc::PIC_, std::nullopt, level));
+}
+
+/// The compiled kernels (__gnn_kernel_*): the loops over rows and edges.
+static bool isKernel(const llvm::Function &f) {
+  return f.getName().starts_with("__gnn_kernel_");
+}
+
+/// The step functions (@gnn_train_step, @gnn_eval and what else is not a
+/// kernel): long straight-line sequences of runtime calls (row chunks under
+/// a budget repeat a step's calls per chunk and tile: tens of thousands),
+/// with short loops over parameters; the work is in the kernels and the
+/// runtime.
+static bool isStep(const llvm::GlobalValue *gv) {
+  const auto *f = llvm::dyn_cast<llvm::Function>(gv);
+  return f && !f->isDeclaration() && !isKernel(*f);
 }
 
 std::unique_ptr<llvm::Module>
@@ -83,19 +101,30 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   // otherwise caps the vectoriser at 256 bits, and the element-wise loops
   // and their libmvec calls (_ZGVeN16v_expf) are compute-bound (GAT 4x64 on
   // the arxiv-shaped graph: 2-10% per epoch). No effect on other hosts.
-  // The step functions themselves are long straight-line sequences of
-  // runtime calls (row chunks under a budget repeat a step's calls per chunk
-  // and tile: tens of thousands): the SLP vectoriser's cost model is
-  // quadratic in such a block (GAT at 16 row chunks: minutes), for nothing
-  // to vectorise. Their loops over parameters are short; the work is in the
-  // kernels (__gnn_kernel_*) and the runtime. noimplicitfloat keeps the
-  // vectorisers out of them and nothing else.
+  // The step functions (isStep) are long straight-line blocks: the SLP
+  // vectoriser's cost model is quadratic in them (GAT at 16 row chunks:
+  // minutes) for nothing to vectorise, so noimplicitfloat keeps the
+  // vectorisers out of them and nothing else. Past kLargeStep instructions
+  // (row chunks and tiles under a budget repeat a step's calls: GAT at 16
+  // chunks has 136,000) they are not optimised at all, and emitObjects
+  // compiles them at -O0: the greedy register allocator was 80 % of that
+  // compile (51 s; 8.5 s so). Ordinary models (a 64-layer GCN: 6,600) keep
+  // the O2 path.
+  constexpr unsigned kLargeStep = 20000;
+  bool large = false;
+  for (llvm::Function &f : *m)
+    large |= isStep(&f) && f.getInstructionCount() > kLargeStep;
   for (llvm::Function &f : *m) {
     if (f.isDeclaration())
       continue;
     f.addFnAttr("prefer-vector-width", "512");
-    if (!f.getName().starts_with("__gnn_kernel_"))
-      f.addFnAttr(llvm::Attribute::NoImplicitFloat);
+    if (!isStep(&f))
+      continue;
+    f.addFnAttr(llvm::Attribute::NoImplicitFloat);
+    if (large) {
+      f.addFnAttr(llvm::Attribute::OptimizeNone);
+      f.addFnAttr(llvm::Attribute::NoInline);
+    }
   }
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -131,10 +160,64 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   return m;
 }
 
+bool mlir::gnn::emitObjects(
+    llvm::Module &module,
+    llvm::SmallVectorImpl<llvm::SmallVector<char, 0>> &objects,
+    std::string &error) {
+  objects.clear();
+  // Split when translateAndOptimize left the steps unoptimised (large).
+  bool steps = false, rest = false;
+  for (const llvm::GlobalValue &gv : module.global_values()) {
+    if (gv.isDeclaration())
+      continue;
+    if (isStep(&gv))
+      steps |= llvm::cast<llvm::Function>(gv).hasOptNone();
+    else
+      rest = true;
+  }
+  if (!steps || !rest) {
+    objects.emplace_back();
+    return emitObject(module, objects.back(), error);
+  }
+  // What the optimiser kept alive (libmvec's vector functions for the
+  // vectoriser) need not be kept any more, and such an appending array
+  // cannot be split; constructors (llvm.global_ctors) keep one object.
+  for (const char *name : {"llvm.compiler.used", "llvm.used"})
+    if (llvm::GlobalVariable *used = module.getNamedGlobal(name))
+      used->eraseFromParent();
+  if (llvm::any_of(module.globals(), [](const llvm::GlobalVariable &gv) {
+        return gv.hasAppendingLinkage();
+      })) {
+    objects.emplace_back();
+    return emitObject(module, objects.back(), error);
+  }
+  // The two objects refer to each other's symbols: the local ones become
+  // hidden global ones (names made unique by the module).
+  for (llvm::GlobalValue &gv : module.global_values()) {
+    if (gv.isDeclaration() || !gv.hasLocalLinkage())
+      continue;
+    if (!gv.hasName())
+      gv.setName("__gnn_local");
+    gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    gv.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+  llvm::ValueToValueMapTy stepMap, restMap;
+  std::unique_ptr<llvm::Module> stepModule = llvm::CloneModule(
+      module, stepMap, [](const llvm::GlobalValue *gv) { return isStep(gv); });
+  std::unique_ptr<llvm::Module> restModule = llvm::CloneModule(
+      module, restMap, [](const llvm::GlobalValue *gv) { return !isStep(gv); });
+  objects.emplace_back();
+  if (!emitObject(*stepModule, objects.back(), error,
+                  llvm::CodeGenOptLevel::None))
+    return false;
+  objects.emplace_back();
+  return emitObject(*restModule, objects.back(), error);
+}
+
 bool mlir::gnn::emitObject(llvm::Module &module,
                            llvm::SmallVectorImpl<char> &object,
-                           std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
+                           std::string &error, llvm::CodeGenOptLevel level) {
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error, level);
   if (!tm)
     return false;
   // Into memory: the caller writes the file whole or not at all

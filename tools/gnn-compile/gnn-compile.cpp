@@ -248,8 +248,28 @@ static std::string runtimeDir(const char *argv0) {
   return std::string(dir);
 }
 
-static int link(const char *argv0, StringRef object, StringRef output,
-                bool cuda) {
+/// The C++ compiler driver on PATH, which links (and combines objects).
+static std::optional<std::string> compilerDriver() {
+  llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName("c++");
+  if (!cxx)
+    return std::nullopt;
+  return *cxx;
+}
+
+/// Runs `args` (args[0] the program), failing with `what` and the reason.
+static int runTool(const std::vector<std::string> &args, StringRef what) {
+  std::vector<StringRef> refs(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(args[0], refs, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return fail(what.str() + " failed (" + std::to_string(rc) + ")" +
+                (message.empty() ? "" : ": " + message));
+  return 0;
+}
+
+static int link(const char *argv0, ArrayRef<std::string> objects,
+                StringRef output, bool cuda) {
   std::string lib = runtimeDir(argv0);
   std::string rt = lib + "/libgnnrt.a", rtMain = lib + "/libgnnrt_main.a",
               rtCuda = lib + "/libgnnrt_cuda.a",
@@ -268,10 +288,11 @@ static int link(const char *argv0, StringRef object, StringRef output,
       return fail("runtime library " + a +
                   " not found (is gnnc installed "
                   "completely?)");
-  llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName("c++");
+  std::optional<std::string> cxx = compilerDriver();
   if (!cxx)
     return fail("no C++ compiler driver 'c++' on PATH to link the executable");
-  std::vector<std::string> args = {*cxx, object.str()};
+  std::vector<std::string> args = {*cxx};
+  llvm::append_range(args, objects);
   llvm::append_range(args, archives);
   llvm::SmallVector<StringRef> flags;
   if (cuda)
@@ -283,14 +304,7 @@ static int link(const char *argv0, StringRef object, StringRef output,
     args.push_back(f.str());
   args.push_back("-o");
   args.push_back(output.str());
-  std::vector<StringRef> refs(args.begin(), args.end());
-  std::string message;
-  int rc =
-      llvm::sys::ExecuteAndWait(*cxx, refs, std::nullopt, {}, 0, 0, &message);
-  if (rc != 0)
-    return fail("linking failed (" + std::to_string(rc) + ")" +
-                (message.empty() ? "" : ": " + message));
-  return 0;
+  return runTool(args, "linking");
 }
 
 int main(int argc, char **argv) {
@@ -572,36 +586,64 @@ int main(int argc, char **argv) {
     return writeText(
         [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
-  llvm::SmallVector<char, 0> objectCode;
-  if (!gnn::emitObject(*llvmModule, objectCode, error))
+  // The step functions and the kernels come as two objects (Object.h).
+  llvm::SmallVector<llvm::SmallVector<char, 0>, 2> objectCode;
+  if (!gnn::emitObjects(*llvmModule, objectCode, error))
     return fail(error);
-  StringRef objectBytes(objectCode.data(), objectCode.size());
-  if (emitKind == EmitKind::Obj)
-    return gnn::writeOutputFile(out, objectBytes, error) ? 0 : fail(error);
+  if (emitKind == EmitKind::Obj && objectCode.size() == 1)
+    return gnn::writeOutputFile(
+               out, StringRef(objectCode[0].data(), objectCode[0].size()),
+               error)
+               ? 0
+               : fail(error);
 
-  llvm::SmallString<128> object;
-  if (keepTemps) {
-    object = out + ".o";
-  } else if (std::error_code ec =
-                 llvm::sys::fs::createTemporaryFile("gnnc", "o", object)) {
-    return fail("cannot create a temporary file: " + ec.message());
-  }
-  if (!gnn::writeOutputFile(object, objectBytes, error)) {
+  // Written to temporary files (next to the output with --keep-temps).
+  std::vector<std::string> objects;
+  auto removeObjects = [&] {
     if (!keepTemps)
-      llvm::sys::fs::remove(object);
-    return fail(error);
+      for (const std::string &o : objects)
+        llvm::sys::fs::remove(o);
+  };
+  for (size_t i = 0; i < objectCode.size(); ++i) {
+    llvm::SmallString<128> object;
+    if (keepTemps) {
+      object = out + (i == 0 ? ".o" : "." + std::to_string(i) + ".o");
+    } else if (std::error_code ec =
+                   llvm::sys::fs::createTemporaryFile("gnnc", "o", object)) {
+      removeObjects();
+      return fail("cannot create a temporary file: " + ec.message());
+    }
+    objects.push_back(object.str().str());
+    if (!gnn::writeOutputFile(
+            object, StringRef(objectCode[i].data(), objectCode[i].size()),
+            error)) {
+      removeObjects();
+      return fail(error);
+    }
   }
-  // The linker writes a temporary next to the executable, which replaces
-  // it only once linked.
+  // The linker writes a temporary next to the output, which replaces it
+  // only once written: an executable, or one object of the two (ld -r).
   std::string linked;
   int rc = gnn::temporaryOutputFor(out, linked, error) ? 0 : fail(error);
-  if (rc == 0)
-    rc = link(argv[0], object, linked, target == "cuda");
+  if (rc == 0 && emitKind == EmitKind::Obj) {
+    std::optional<std::string> cxx = compilerDriver();
+    if (!cxx) {
+      rc = fail("no C++ compiler driver 'c++' on PATH to combine the "
+                "objects");
+    } else {
+      std::vector<std::string> args = {*cxx, "-r", "-nostdlib"};
+      llvm::append_range(args, objects);
+      args.push_back("-o");
+      args.push_back(linked);
+      rc = runTool(args, "combining the objects");
+    }
+  } else if (rc == 0) {
+    rc = link(argv[0], objects, linked, target == "cuda");
+  }
   if (rc == 0 && !gnn::installOutputFile(linked, out, error))
     rc = fail(error);
   if (!linked.empty())
     llvm::sys::fs::remove(linked);
-  if (!keepTemps)
-    llvm::sys::fs::remove(object);
+  removeObjects();
   return rc;
 }

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CodeGen.h"
 
 #include <memory>
 #include <string>
@@ -24,9 +25,20 @@ std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
 /// empty (the default).
 void setTargetCPU(llvm::StringRef cpu);
 
-/// Emits `module` as a position-independent object file into `object`.
+/// Emits `module` as a position-independent object file into `object`,
+/// with the code generator at `level`.
 bool emitObject(llvm::Module &module, llvm::SmallVectorImpl<char> &object,
-                std::string &error);
+                std::string &error,
+                llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Default);
+
+/// Emits `module` as one or two object files: the step functions at -O0
+/// (long sequences of runtime calls, whose register allocation at -O2 was
+/// most of a large model's compile time) and the kernels and data at -O2.
+/// Local symbols become hidden global ones so that the two refer to each
+/// other. One object when the module has only one kind.
+bool emitObjects(llvm::Module &module,
+                 llvm::SmallVectorImpl<llvm::SmallVector<char, 0>> &objects,
+                 std::string &error);
 
 } // namespace mlir::gnn
 
