@@ -209,9 +209,11 @@ static llvm::cl::opt<bool>
 
 static llvm::cl::opt<bool>
     keepTemps("keep-temps",
-              llvm::cl::desc("Keep the intermediate object file of -emit=exe"),
-              llvm::cl::init(false),
-    llvm::cl::cat(gnnCompileCategory));
+              llvm::cl::desc("Keep the intermediate object files of "
+                             "-emit=exe and obj (OUT.o; OUT.1.o with the "
+                             "kernels when large step functions are "
+                             "compiled apart)"),
+              llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
 
 static int fail(const std::string &message) {
   llvm::errs() << "gnn-compile: error: " << message << "\n";
