@@ -634,6 +634,11 @@ int main(int argc, char **argv) {
   int64_t selected = 0, labelled = 0;
   PreloadPart part;
   if (worldSize == 1) {
+    if (o.preloadHops >= 0 || o.preloadFanout >= 0)
+      std::fprintf(stderr, "warning: --preload-hops and --preload-fanout "
+                           "bound what each of several processes holds "
+                           "(under mpirun); one process holds the whole "
+                           "graph\n");
     if (!loadDataset(o.data, ctx->ds, error))
       fatal(o.data + "/" + error);
     full.numVertices = ctx->ds.numVertices;
