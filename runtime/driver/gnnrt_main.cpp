@@ -491,11 +491,7 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o,
                 o.opt.momentum, o.opt.beta1, o.opt.beta2, o.opt.eps,
                 static_cast<long long>(o.preloadHops),
                 static_cast<long long>(o.preloadFanout));
-  uint64_t h = 1469598103934665603ULL;
-  for (const std::string &text :
-       {std::string(gnnrt_model_info), std::string(numbers)})
-    for (unsigned char c : text)
-      h = (h ^ c) * 1099511628211ULL;
+  const uint64_t h = hashText(std::string(gnnrt_model_info) + numbers);
   const auto mine = static_cast<int64_t>(h >> 1);
   int64_t seen[2] = {mine, -mine};
   ctx->comm->allReduce(seen, seen, 2, ReduceOp::Max);

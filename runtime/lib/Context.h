@@ -217,6 +217,10 @@ void needRange(int64_t begin, int64_t end, int64_t n, const std::string &what);
 /// on).
 bool envFlag(const char *name, bool unset);
 
+/// FNV-1a of `s` (parameter names' keys of the initialisation; the ranks'
+/// fingerprint of a training).
+uint64_t hashText(const std::string &s);
+
 /// A counter-based uniform draw in [0, 1).
 double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 

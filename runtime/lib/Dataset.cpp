@@ -10,6 +10,7 @@
 #include "Json.h"
 #include "Npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -49,8 +50,47 @@ static bool isEdgeDataName(const std::string &n) {
   return true;
 }
 
-static std::string join(const std::string &dir, const std::string &file) {
+std::string datasetFile(const std::string &dir, const std::string &file) {
   return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
+}
+
+bool checkIndptr(const std::vector<int64_t> &indptr, int64_t numEdges,
+                 std::string &error) {
+  if (indptr.empty()) {
+    error = "indptr.npy: empty (needs V+1 entries)";
+    return false;
+  }
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
+  if (indptr[0] != 0) {
+    error = "indptr.npy: indptr[0] is " + std::to_string(indptr[0]) + ", not 0";
+    return false;
+  }
+  for (int64_t v = 0; v < V; ++v)
+    if (indptr[v + 1] < indptr[v]) {
+      error = "indptr.npy: not monotone (indptr[" + std::to_string(v + 1) +
+              "] < indptr[" + std::to_string(v) + "])";
+      return false;
+    }
+  if (indptr[V] != numEdges) {
+    error = "indptr.npy: indptr[-1] = " + std::to_string(indptr[V]) +
+            " but indices.npy has " + std::to_string(numEdges) + " edges";
+    return false;
+  }
+  return true;
+}
+
+bool checkLabels(const std::vector<int64_t> &labels, int64_t numClasses,
+                 std::string &error) {
+  for (int64_t label : labels)
+    if (label < -1 || label >= numClasses) {
+      // Report like the Python validator: the smallest bad one below -1, else
+      // the largest.
+      const auto [mn, mx] = std::minmax_element(labels.begin(), labels.end());
+      error = "labels.npy: label " + std::to_string(*mn < -1 ? *mn : *mx) +
+              " outside [-1, num_classes=" + std::to_string(numClasses) + ")";
+      return false;
+    }
+  return true;
 }
 
 bool checkLength(const std::string &file, int64_t actual, int64_t want,
@@ -71,7 +111,8 @@ bool readDatasetMeta(const std::string &dir, Dataset &ds, int64_t metaCounts[4],
   }
   // meta.json
   std::string metaText;
-  if (!readRegularFile(join(dir, "meta.json"), "meta.json", metaText, error))
+  if (!readRegularFile(datasetFile(dir, "meta.json"), "meta.json", metaText,
+                       error))
     return false;
   JsonValue meta;
   std::string jerr;
@@ -171,36 +212,18 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   struct stat st;
   NpyHeader h;
   // Graph.
-  if (!readNpy(join(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
+  if (!readNpy(datasetFile(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
                ds.indptr, error))
     return false;
-  if (!readNpy(join(dir, "indices.npy"), "indices.npy", DType::I32, 1, h,
+  if (!readNpy(datasetFile(dir, "indices.npy"), "indices.npy", DType::I32, 1, h,
                ds.indices, error))
     return false;
-  if (ds.indptr.empty()) {
-    error = "indptr.npy: empty (needs V+1 entries)";
+  if (!checkIndptr(ds.indptr, static_cast<int64_t>(ds.indices.size()), error))
     return false;
-  }
-  int64_t V = static_cast<int64_t>(ds.indptr.size()) - 1;
-  int64_t E = static_cast<int64_t>(ds.indices.size());
+  const int64_t V = static_cast<int64_t>(ds.indptr.size()) - 1;
+  const int64_t E = static_cast<int64_t>(ds.indices.size());
   ds.numVertices = V;
   ds.numEdges = E;
-  if (ds.indptr[0] != 0) {
-    error =
-        "indptr.npy: indptr[0] is " + std::to_string(ds.indptr[0]) + ", not 0";
-    return false;
-  }
-  for (int64_t v = 0; v < V; ++v)
-    if (ds.indptr[v + 1] < ds.indptr[v]) {
-      error = "indptr.npy: not monotone (indptr[" + std::to_string(v + 1) +
-              "] < indptr[" + std::to_string(v) + "])";
-      return false;
-    }
-  if (ds.indptr[V] != E) {
-    error = "indptr.npy: indptr[-1] = " + std::to_string(ds.indptr[V]) +
-            " but indices.npy has " + std::to_string(E) + " edges";
-    return false;
-  }
   int64_t lo = 0, hi = 0;
   for (int64_t e = 0; e < E; ++e) {
     lo = std::min<int64_t>(lo, ds.indices[e]);
@@ -221,8 +244,8 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
       }
 
   // Vertex data.
-  if (!readNpy(join(dir, "features.npy"), "features.npy", DType::F32, 2, h,
-               ds.features, error))
+  if (!readNpy(datasetFile(dir, "features.npy"), "features.npy", DType::F32, 2,
+               h, ds.features, error))
     return false;
   if (!checkLength("features.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
@@ -234,30 +257,19 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
               std::to_string(i / std::max<int64_t>(ds.numFeatures, 1)) + ")";
       return false;
     }
-  if (!readNpy(join(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
+  if (!readNpy(datasetFile(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
                ds.labels, error))
     return false;
   if (!checkLength("labels.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
     return false;
-  for (int64_t v = 0; v < V; ++v)
-    if (ds.labels[v] < -1 || ds.labels[v] >= ds.numClasses) {
-      // Report like the Python validator: the smallest bad one below -1, else
-      // the largest.
-      int64_t mn = ds.labels[0], mx = ds.labels[0];
-      for (int64_t u = 0; u < V; ++u) {
-        mn = std::min(mn, ds.labels[u]);
-        mx = std::max(mx, ds.labels[u]);
-      }
-      error = "labels.npy: label " + std::to_string(mn < -1 ? mn : mx) +
-              " outside [-1, num_classes=" + std::to_string(ds.numClasses) +
-              ")";
-      return false;
-    }
+  if (!checkLabels(ds.labels, ds.numClasses, error))
+    return false;
   const char *splits[] = {"train", "val", "test"};
   for (int s = 0; s < 3; ++s) {
     std::string file = std::string(splits[s]) + "_mask.npy";
-    if (!readNpy(join(dir, file), file, DType::Bool, 1, h, ds.masks[s], error))
+    if (!readNpy(datasetFile(dir, file), file, DType::Bool, 1, h, ds.masks[s],
+                 error))
       return false;
     if (!checkLength(file, h.shape[0], V, "the number of vertices (indptr.npy)",
                      error))
@@ -267,7 +279,7 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   // Edge data.
   for (const std::string &edgeName : edgeNames) {
     std::string file = "edge_" + edgeName + ".npy";
-    std::string path = join(dir, file);
+    std::string path = datasetFile(dir, file);
     if (stat(path.c_str(), &st) != 0 && errno == ENOENT) {
       error = file + ": missing file (listed in meta.json edge_data)";
       return false;

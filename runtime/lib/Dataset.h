@@ -42,6 +42,19 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error);
 bool readDatasetMeta(const std::string &dir, Dataset &ds, int64_t counts[4],
                      std::vector<std::string> &edgeNames, std::string &error);
 
+/// `file` in the dataset directory `dir`.
+std::string datasetFile(const std::string &dir, const std::string &file);
+
+/// False with loadDataset's message unless `indptr` is a CSC's offsets over
+/// `numEdges` edges: V+1 entries from 0, monotone, ending at numEdges.
+bool checkIndptr(const std::vector<int64_t> &indptr, int64_t numEdges,
+                 std::string &error);
+
+/// False with loadDataset's message unless every label is in
+/// [-1, numClasses).
+bool checkLabels(const std::vector<int64_t> &labels, int64_t numClasses,
+                 std::string &error);
+
 /// False with "<file>: length <actual> but <what> is <want>" unless they
 /// are equal (an array's first dimension against the graph's).
 bool checkLength(const std::string &file, int64_t actual, int64_t want,

@@ -14,14 +14,6 @@ VertexRange gnnrt::equalVertexRange(int64_t numVertices, int rank, int size) {
   return {numVertices * rank / size, numVertices * (rank + 1) / size};
 }
 
-void gnnrt::labelledCounts(const Dataset &ds, int64_t counts[3]) {
-  for (int s = 0; s < 3; ++s) {
-    counts[s] = 0;
-    for (int64_t v = 0; v < ds.numVertices; ++v)
-      counts[s] += ds.masks[s][v] && ds.labels[v] >= 0;
-  }
-}
-
 namespace {
 
 /// The vertices a part holds, grown level by level from the inner range
@@ -129,6 +121,20 @@ private:
   std::vector<std::vector<std::pair<uint64_t, int64_t>>> chosen;
 };
 
+/// Numbers the held vertices in ascending global order: `part`'s global ids
+/// and `localId` (-1 where not held).
+void numberHeld(const std::vector<uint8_t> &held, PreloadPart &part,
+                std::vector<int32_t> &localId) {
+  const int64_t V = static_cast<int64_t>(held.size());
+  part.globalIds.clear();
+  localId.assign(V, -1);
+  for (int64_t v = 0; v < V; ++v)
+    if (held[v]) {
+      localId[v] = static_cast<int32_t>(part.globalIds.size());
+      part.globalIds.push_back(v);
+    }
+}
+
 } // namespace
 
 void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
@@ -137,12 +143,9 @@ void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
   const int64_t V = full.numVertices, E = full.numEdges;
   const std::vector<int64_t> &indptr = full.indptr;
   const std::vector<int32_t> &indices = full.indices;
-  // The out-degrees.
-  std::vector<int64_t> outOffsets(V + 1, 0);
+  std::vector<int32_t> outCount(V, 0);
   for (int64_t e = 0; e < E; ++e)
-    ++outOffsets[indices[e] + 1];
-  for (int64_t v = 0; v < V; ++v)
-    outOffsets[v + 1] += outOffsets[v];
+    ++outCount[indices[e]];
 
   // The closure: a pass over the edges per level.
   Closure closure(V, inner, hops, sampling);
@@ -154,17 +157,11 @@ void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
     if (!closure.endLevel())
       break;
   }
-  const std::vector<uint8_t> &held = closure.held;
 
   part.inner = inner;
   part.hops = hops;
-  part.globalIds.clear();
-  std::vector<int64_t> localId(V, -1);
-  for (int64_t v = 0; v < V; ++v)
-    if (held[v]) {
-      localId[v] = static_cast<int64_t>(part.globalIds.size());
-      part.globalIds.push_back(v);
-    }
+  std::vector<int32_t> localId;
+  numberHeld(closure.held, part, localId);
   const int64_t n = static_cast<int64_t>(part.globalIds.size());
   const int64_t F = full.numFeatures;
 
@@ -188,7 +185,7 @@ void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
     const int64_t g = part.globalIds[i];
     for (int64_t e = indptr[g]; e < indptr[g + 1]; ++e)
       if (localId[indices[e]] >= 0) {
-        local.indices.push_back(static_cast<int32_t>(localId[indices[e]]));
+        local.indices.push_back(localId[indices[e]]);
         keptEdges.push_back(e);
       }
     local.indptr[i + 1] = static_cast<int64_t>(local.indices.size());
@@ -200,7 +197,7 @@ void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
     for (int s = 0; s < 3; ++s)
       local.masks[s][i] = own && full.masks[s][g];
     part.inDegree[i] = static_cast<float>(indptr[g + 1] - indptr[g]);
-    part.outDegree[i] = static_cast<float>(outOffsets[g + 1] - outOffsets[g]);
+    part.outDegree[i] = static_cast<float>(outCount[g]);
   }
   local.numEdges = static_cast<int64_t>(keptEdges.size());
   for (const auto &[name, data] : full.edgeData) {
@@ -225,10 +222,6 @@ namespace {
 
 /// Edges per block of indices.npy read at once (16 MiB).
 constexpr int64_t kEdgeBlock = int64_t(1) << 22;
-
-std::string joinPath(const std::string &dir, const std::string &file) {
-  return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
-}
 
 /// Reads indices.npy in blocks, checking every source (in [0, V), ascending
 /// within a destination) and calling visit(source, destination).
@@ -295,36 +288,19 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
   // The graph's offsets, whole (8 bytes per vertex), checked.
   NpyHeader h;
   std::vector<int64_t> indptr;
-  if (!readNpy(joinPath(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
+  if (!readNpy(datasetFile(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
                indptr, error))
     return false;
-  if (indptr.empty()) {
-    error = "indptr.npy: empty (needs V+1 entries)";
-    return false;
-  }
-  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
-  if (indptr[0] != 0) {
-    error = "indptr.npy: indptr[0] is " + std::to_string(indptr[0]) + ", not 0";
-    return false;
-  }
-  for (int64_t v = 0; v < V; ++v)
-    if (indptr[v + 1] < indptr[v]) {
-      error = "indptr.npy: not monotone (indptr[" + std::to_string(v + 1) +
-              "] < indptr[" + std::to_string(v) + "])";
-      return false;
-    }
   // An empty range checks the header, dtype and rank as loadDataset does.
-  const std::string indicesPath = joinPath(dir, "indices.npy");
+  const std::string indicesPath = datasetFile(dir, "indices.npy");
   std::vector<int32_t> none;
   if (!readNpyRows(indicesPath, "indices.npy", DType::I32, 1, NpyRange{0, 0}, h,
                    none, error))
     return false;
   const int64_t E = h.shape[0];
-  if (indptr[V] != E) {
-    error = "indptr.npy: indptr[-1] = " + std::to_string(indptr[V]) +
-            " but indices.npy has " + std::to_string(E) + " edges";
+  if (!checkIndptr(indptr, E, error))
     return false;
-  }
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
   full.numVertices = V;
   full.numEdges = E;
 
@@ -351,18 +327,12 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
     if (reach && !closure.endLevel())
       break;
   }
-  std::vector<uint8_t> held = std::move(closure.held);
 
   part.inner = inner;
   part.hops = hops;
-  part.globalIds.clear();
-  std::vector<int32_t> localId(V, -1);
-  for (int64_t v = 0; v < V; ++v)
-    if (held[v]) {
-      localId[v] = static_cast<int32_t>(part.globalIds.size());
-      part.globalIds.push_back(v);
-    }
-  std::vector<uint8_t>().swap(held);
+  std::vector<int32_t> localId;
+  numberHeld(closure.held, part, localId);
+  std::vector<uint8_t>().swap(closure.held);
   const int64_t n = static_cast<int64_t>(part.globalIds.size());
   local.numVertices = n;
   part.inDegree.resize(n);
@@ -376,24 +346,19 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
 
   // Labels and masks whole (checked as loadDataset does), the held rows kept.
   std::vector<int64_t> labels;
-  if (!readNpy(joinPath(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
+  if (!readNpy(datasetFile(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
                labels, error))
     return false;
   if (!checkLength("labels.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
     return false;
-  for (int64_t v = 0; v < V; ++v)
-    if (labels[v] < -1 || labels[v] >= local.numClasses) {
-      error = "labels.npy: label " + std::to_string(labels[v]) +
-              " outside [-1, num_classes=" + std::to_string(local.numClasses) +
-              ")";
-      return false;
-    }
+  if (!checkLabels(labels, local.numClasses, error))
+    return false;
   const char *splits[] = {"train", "val", "test"};
   for (int s = 0; s < 3; ++s) {
     const std::string file = std::string(splits[s]) + "_mask.npy";
     std::vector<uint8_t> mask;
-    if (!readNpy(joinPath(dir, file), file, DType::Bool, 1, h, mask, error))
+    if (!readNpy(datasetFile(dir, file), file, DType::Bool, 1, h, mask, error))
       return false;
     if (!checkLength(file, h.shape[0], V, "the number of vertices (indptr.npy)",
                      error))
@@ -416,7 +381,7 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
 
   // The held rows of the features, a ranged read per run of held vertices.
   const auto runs = heldRuns(part.globalIds);
-  const std::string featuresPath = joinPath(dir, "features.npy");
+  const std::string featuresPath = datasetFile(dir, "features.npy");
   std::vector<float> rows;
   if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2, NpyRange{0, 0},
                    h, rows, error))
@@ -449,7 +414,7 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
   };
   std::vector<EdgeFile> edgeFiles;
   for (const std::string &name : edgeNames) {
-    EdgeFile f{name, joinPath(dir, "edge_" + name + ".npy"), {}};
+    EdgeFile f{name, datasetFile(dir, "edge_" + name + ".npy"), {}};
     const std::string file = "edge_" + name + ".npy";
     struct stat st;
     if (stat(f.path.c_str(), &st) != 0 && errno == ENOENT) {

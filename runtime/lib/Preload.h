@@ -63,14 +63,11 @@ void buildPreloadPart(const Dataset &full, VertexRange inner, int64_t hops,
                       Dataset &local, PreloadPart &part,
                       const PreloadSampling &sampling = {});
 
-/// The labelled vertices of each split (train, val, test) in `ds`: the
-/// divisor of the loss, which every rank must share.
-void labelledCounts(const Dataset &ds, int64_t counts[3]);
-
 /// The full graph's sizes and what every rank shares of it.
 struct FullGraph {
   int64_t numVertices = 0, numEdges = 0;
-  int64_t labelled[3] = {}; // labelledCounts of the full dataset
+  int64_t labelled[3] =
+      {}; // each split's labelled vertices (the loss's divisor)
   int64_t selected[3] = {}; // the vertices each mask selects
 };
 

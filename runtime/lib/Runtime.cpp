@@ -70,7 +70,7 @@ double uniform01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c) {
   return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static uint64_t hashName(const std::string &s) {
+uint64_t hashText(const std::string &s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s)
     h = (h ^ c) * 1099511628211ULL;
@@ -324,7 +324,7 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
   for (const ParamInfo &p : ctx->model.params) {
     int64_t n = p.size();
     std::vector<float> init(n);
-    uint64_t key = hashName(p.name);
+    uint64_t key = hashText(p.name);
     double limit = 0.0;
     if (p.init == "glorot") {
       int64_t fanOut = p.shape.empty() ? 1 : p.shape.back();
