@@ -49,6 +49,8 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
                                       bool optimize) {
   if (optimize)
     buildGNNOptimizePipeline(pm, options);
+  if (options.partition == "rows")
+    pm.addPass(createGNNPartitionRows());
   pm.addPass(createGNNAutodiff());
   if (options.fuse)
     pm.addPass(createGNNFuseSAG());

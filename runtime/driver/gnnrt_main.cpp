@@ -503,12 +503,15 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o,
           " vertices, " + std::to_string(full.numEdges) + " edges)");
 }
 
-/// Stops the run unless the model can train on several processes by shared
-/// preloading (GraNNDis, docs/Distributed.md).
-void checkPreloadable(const ModelInfo &m) {
+/// Stops the run unless the model can train on several processes: by shared
+/// preloading (GraNNDis), or split by rows (MG-GCN) when compiled so
+/// (docs/Distributed.md).
+void checkDistributable(const ModelInfo &m) {
   if (m.target == "cuda")
     fatal("the model was compiled for CUDA, which trains in one process for "
           "now (NCCL: docs/CUDA.md)");
+  if (m.partition == "rows")
+    return; // the compiler refused what rows cannot split, budgets included
   if (m.hops == -2)
     fatal("the model description has no hops record (compiled by an older "
           "gnnc): compile it again to train on several processes");
@@ -629,6 +632,9 @@ int main(int argc, char **argv) {
   FullGraph full;
   int64_t selected = 0, labelled = 0;
   PreloadPart part;
+  // Compiled for row partitioning (gnn-compile --partition rows): each
+  // process holds its own vertices' rows and in-edges.
+  const bool rows = ctx->model.partition == "rows";
   if (worldSize == 1) {
     if (o.preloadHops >= 0 || o.preloadFanout >= 0)
       std::fprintf(stderr, "warning: --preload-hops and --preload-fanout "
@@ -641,20 +647,33 @@ int main(int argc, char **argv) {
     full.numEdges = ctx->ds.numEdges;
     labelled = labelledTrainVertices(ctx->ds, selected);
   } else {
-    checkPreloadable(ctx->model);
-    PreloadSampling sampling;
-    sampling.maxHop = o.preloadHops;
-    sampling.fanout = o.preloadFanout;
-    sampling.seed = o.seed;
-    if (!loadPreloadPart(o.data, rank, worldSize, ctx->model.hops, sampling,
-                         ctx->ds, part, full, error))
-      fatal(o.data + "/" + error);
+    checkDistributable(ctx->model);
+    if (rows) {
+      if (o.preloadHops >= 0 || o.preloadFanout >= 0)
+        fatal("--preload-hops and --preload-fanout bound shared preloading; "
+              "the model was compiled for row partitioning "
+              "(gnn-compile --partition rows)");
+      if (!loadRowPart(o.data, rank, worldSize, ctx->ds, part, full, error))
+        fatal(o.data + "/" + error);
+    } else {
+      PreloadSampling sampling;
+      sampling.maxHop = o.preloadHops;
+      sampling.fanout = o.preloadFanout;
+      sampling.seed = o.seed;
+      if (!loadPreloadPart(o.data, rank, worldSize, ctx->model.hops, sampling,
+                           ctx->ds, part, full, error))
+        fatal(o.data + "/" + error);
+    }
     checkSameTraining(ctx, o, full);
     const int64_t V = full.numVertices;
     if (worldSize > V)
       fatal(o.data + ": " + std::to_string(worldSize) + " processes but only " +
             std::to_string(V) + (V == 1 ? " vertex" : " vertices") +
             ": each process needs at least one");
+    if (rows)
+      for (int r = 0; r <= worldSize; ++r)
+        ctx->rowStarts.push_back(
+            r < worldSize ? equalVertexRange(V, r, worldSize).begin : V);
     std::copy(full.labelled, full.labelled + 3, ctx->lossCount);
     ctx->fullDegree[0] = std::move(part.inDegree);
     ctx->fullDegree[1] = std::move(part.outDegree);
@@ -694,7 +713,14 @@ int main(int argc, char **argv) {
         static_cast<long long>(ctx->ds.numFeatures),
         static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
-    if (worldSize > 1) {
+    if (worldSize > 1 && rows) {
+      std::printf("gnnc: %d processes (%s), row partitioning (MG-GCN): rank "
+                  "0 owns vertices [%lld, %lld) and their %lld in-edges\n",
+                  worldSize, ctx->comm->name(),
+                  static_cast<long long>(part.inner.begin),
+                  static_cast<long long>(part.inner.end),
+                  static_cast<long long>(ctx->ds.numEdges));
+    } else if (worldSize > 1) {
       std::string how =
           "exact closure of the model's " + std::to_string(part.hops) + " hops";
       if (o.preloadHops >= 0 || o.preloadFanout >= 0)
@@ -914,7 +940,16 @@ int main(int argc, char **argv) {
     }
     appendf("},\n");
     // How the vertices were shared (rank 0's part).
-    if (worldSize > 1)
+    if (worldSize > 1 && rows)
+      appendf("  \"partition\": {\"mode\": \"rows\", \"inner_begin\": "
+              "%lld, \"inner_end\": %lld, \"held_vertices\": %lld, "
+              "\"held_edges\": %lld, \"sources\": %lld},\n",
+              static_cast<long long>(part.inner.begin),
+              static_cast<long long>(part.inner.end),
+              static_cast<long long>(ctx->ds.numVertices),
+              static_cast<long long>(ctx->ds.numEdges),
+              static_cast<long long>(full.numVertices));
+    else if (worldSize > 1)
       appendf("  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
               "\"max_hop\": %lld, \"fanout\": %lld, "
               "\"inner_begin\": %lld, \"inner_end\": %lld, "

@@ -103,6 +103,26 @@ public:
     Timed timed(record(Collective::AllGather, count, sizeof(int64_t)));
     doAllGather(send, recv, count);
   }
+  /// Blocks of different sizes (MPI_Allgatherv): rank r's `count`
+  /// elements (counts[r] on every rank) land at recv + displs[r], on every
+  /// rank; counts and displs have size() entries.
+  void allGatherV(const float *send, int64_t count, float *recv,
+                  const int64_t *counts, const int64_t *displs) {
+    Timed timed(record(Collective::AllGather, count, sizeof(float)));
+    doAllGatherV(send, count, recv, counts, displs);
+  }
+  /// Blocks of different sizes (MPI_Reduce_scatter): send has the sum of
+  /// counts (size() entries) elements, in rank order; rank r receives
+  /// recv[i] = op over the ranks of their send[counts[0] + ... +
+  /// counts[r-1] + i], for i < counts[r].
+  void reduceScatterV(const float *send, float *recv, const int64_t *counts,
+                      ReduceOp op) {
+    int64_t total = 0;
+    for (int r = 0; r < size(); ++r)
+      total += counts[r];
+    Timed timed(record(Collective::ReduceScatter, total, sizeof(float)));
+    doReduceScatterV(send, recv, counts, op);
+  }
   /// allReduce and allGather without waiting: neither buffer may be touched
   /// until wait() on the returned request returns.
   Request iAllReduce(const float *send, float *recv, int64_t count,
@@ -138,6 +158,10 @@ protected:
   virtual void doAllGather(const float *send, float *recv, int64_t count) = 0;
   virtual void doAllGather(const int64_t *send, int64_t *recv,
                            int64_t count) = 0;
+  virtual void doAllGatherV(const float *send, int64_t count, float *recv,
+                            const int64_t *counts, const int64_t *displs) = 0;
+  virtual void doReduceScatterV(const float *send, float *recv,
+                                const int64_t *counts, ReduceOp op) = 0;
   virtual Request doIAllReduce(const float *send, float *recv, int64_t count,
                                ReduceOp op) = 0;
   virtual Request doIAllGather(const float *send, float *recv,

@@ -36,10 +36,11 @@ struct EdgeInputInfo {
 };
 
 /// A buffer a compiled function takes from a slot (gnnrtBuffer): `factor`
-/// floats times the product of `terms`, each |V|, |E|, F, C or ceil(|V|/k).
+/// floats times the product of `terms`, each |V|, |E|, F, C, ceil(|V|/k) or
+/// S (the graph's sources: every vertex of a row-partitioned program).
 /// Unknown: a size of other run-time values.
 struct BufferInfo {
-  enum Term { V, E, F, C, VChunks };
+  enum Term { V, E, F, C, VChunks, S };
   int64_t slot = 0, factor = 1;
   std::vector<std::pair<Term, int64_t>> terms; // (term, k for VChunks)
   bool unknown = false;
@@ -74,6 +75,10 @@ struct ModelInfo {
   /// program predates the record.
   int64_t hops = -2;
   std::string globalOp;
+  /// How the program splits its vertex rows over processes: "none", or
+  /// "rows" (--gnn-partition-rows: all-gathers and reduce-scatters in the
+  /// program; each process holds its own vertices' rows and in-edges).
+  std::string partition = "none";
 };
 
 /// Parses the text written by gnn-compile: one record per line
@@ -82,13 +87,14 @@ struct ModelInfo {
 ///   edge <name> f32|i32 <width>
 ///   features <width|-1>
 ///   classes <width|-1>
-///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, V/k joined
+///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, S, V/k joined
 ///                                     by '*', or ? when unknown)
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
 ///   target cuda           (compiled with --target=cuda; cpu without it)
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
+///   partition rows        (row-partitioned: --gnn-partition-rows)
 bool parseModelInfo(const std::string &text, ModelInfo &info,
                     std::string &error);
 
@@ -137,6 +143,9 @@ struct gnnrtContext {
   /// rank's).
   std::vector<float> fullDegree[2];
   int64_t lossCount[3] = {-1, -1, -1};
+  /// Row partitioning: p(r), the first vertex of each process's rows
+  /// (size() + 1 entries, docs/Distributed.md); empty in one process.
+  std::vector<int64_t> rowStarts;
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
   /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;

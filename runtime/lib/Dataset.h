@@ -23,6 +23,10 @@ struct Dataset {
   std::string name, source;
   int64_t numVertices = 0, numEdges = 0, numFeatures = 0, numClasses = 0;
   bool directed = true, selfLoops = false;
+  /// The sources' count when it differs from V: a process's rows of a
+  /// row-partitioned graph (its own vertices, their in-edges from any of
+  /// the numSources vertices); -1: V (a whole graph).
+  int64_t numSources = -1;
   std::vector<int64_t> indptr;   // [V+1] in-edges by destination (CSC)
   std::vector<int32_t> indices;  // [E] source of each edge
   std::vector<float> features;   // [V, F]
@@ -31,6 +35,10 @@ struct Dataset {
   std::map<std::string, EdgeData> edgeData;
 };
 
+/// The sources of `ds`'s edges range over [0, sourcesOf(ds)).
+inline int64_t sourcesOf(const Dataset &ds) {
+  return ds.numSources >= 0 ? ds.numSources : ds.numVertices;
+}
 /// Loads `dir`, checking everything DESIGN.md lists. On failure returns false
 /// with a one-line "<file>: <problem>" in `error`.
 bool loadDataset(const std::string &dir, Dataset &ds, std::string &error);

@@ -48,7 +48,8 @@ struct MemoryCounters {
 /// takes them over.
 struct GraphArrays {
   std::vector<int64_t> dstOffsets; // [V+1] in-edges by destination (CSC)
-  std::vector<int64_t> srcOffsets; // [V+1] out-edges by source (CSR)
+  std::vector<int64_t> srcOffsets; // [S+1] out-edges by source (CSR); S = V
+                                   // but in a row-partitioned program
   std::vector<int32_t> src;        // [E] source of each edge (CSC order)
   std::vector<int32_t> dst;        // [E] destination of each edge
   std::vector<int32_t> csrEdge;    // [E] edge ids, ascending within a source
@@ -86,7 +87,13 @@ using KernelFn = void (*)(gnnrtContext *ctx, int64_t begin, int64_t end);
 /// The device's copies of the graph, in its device-tier memory, numbered as
 /// the C ABI numbers them.
 struct DeviceGraph {
-  int64_t numVertices = 0, numEdges = 0;
+  /// numVertices: the destinations (the rows of vertex tensors); numSources:
+  /// the sources (every vertex of a row-partitioned program, else the same).
+  int64_t numVertices = 0, numSources = 0, numEdges = 0;
+  /// The rows of an aggregation to `side` (0 src, 1 dst).
+  int64_t rowsOn(int64_t side) const {
+    return side == 1 ? numVertices : numSources;
+  }
   /// gnnrtGraphOffsets: by side, 0 = srcOffsets (CSR), 1 = dstOffsets (CSC).
   const int64_t *offsets[2] = {};
   /// gnnrtGraphIndex: 0 = src, 1 = dst, 2 = csrEdge, 3 = csrDst.

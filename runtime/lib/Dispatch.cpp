@@ -45,9 +45,9 @@ void _mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
                                 gnnrtMemRefF32 *out, int64_t width,
                                 int64_t begin, int64_t end, int64_t inBegin,
                                 int64_t inEnd) {
-  const int64_t V = of(ctx).graph().numVertices;
-  needRange(begin, end, V, "gnnrtSpmmRows: rows");
-  needRange(inBegin, inEnd, V, "gnnrtSpmmRows: input rows");
+  const DeviceGraph &g = of(ctx).graph();
+  needRange(begin, end, g.rowsOn(side), "gnnrtSpmmRows: rows");
+  needRange(inBegin, inEnd, g.rowsOn(1 - side), "gnnrtSpmmRows: input rows");
   of(ctx).spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
                    inBegin, inEnd);
 }

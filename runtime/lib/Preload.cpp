@@ -275,10 +275,11 @@ heldRuns(const std::vector<int64_t> &ids) {
 
 } // namespace
 
-bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
-                            int64_t hops, const PreloadSampling &sampling,
-                            Dataset &local, PreloadPart &part, FullGraph &full,
-                            std::string &error) {
+/// loadPreloadPart, and with `rows` loadRowPart: the inner vertices only,
+/// with all their in-edges (sources kept global).
+static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
+                     const PreloadSampling &sampling, bool rows, Dataset &local,
+                     PreloadPart &part, FullGraph &full, std::string &error) {
   local = Dataset();
   int64_t counts[4];
   std::vector<std::string> edgeNames;
@@ -382,9 +383,9 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
   // The held rows of the features, a ranged read per run of held vertices.
   const auto runs = heldRuns(part.globalIds);
   const std::string featuresPath = datasetFile(dir, "features.npy");
-  std::vector<float> rows;
+  std::vector<float> featureRows;
   if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2, NpyRange{0, 0},
-                   h, rows, error))
+                   h, featureRows, error))
     return false;
   if (!checkLength("features.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
@@ -394,17 +395,18 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
   local.features.reserve(static_cast<size_t>(n * F));
   for (auto [first, last] : runs) {
     if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2,
-                     NpyRange{first, last + 1}, h, rows, error))
+                     NpyRange{first, last + 1}, h, featureRows, error))
       return false;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (!std::isfinite(rows[i])) {
+    for (size_t i = 0; i < featureRows.size(); ++i)
+      if (!std::isfinite(featureRows[i])) {
         error = "features.npy: NaN or Inf (row " +
                 std::to_string(first + static_cast<int64_t>(i) /
                                            std::max<int64_t>(F, 1)) +
                 ")";
         return false;
       }
-    local.features.insert(local.features.end(), rows.begin(), rows.end());
+    local.features.insert(local.features.end(), featureRows.begin(),
+                          featureRows.end());
   }
 
   // The held vertices' in-edges from held sources, with their edge data.
@@ -463,8 +465,8 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
                   " out of range [0, " + std::to_string(V) + ")";
           return false;
         }
-        if (localId[u] >= 0) {
-          local.indices.push_back(localId[u]);
+        if (rows || localId[u] >= 0) {
+          local.indices.push_back(rows ? u : localId[u]);
           kept.push_back(e - begin);
         }
       }
@@ -499,6 +501,23 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
     }
   }
   local.numEdges = static_cast<int64_t>(local.indices.size());
+  if (rows)
+    local.numSources = V;
   const int64_t actual[3] = {V, E, F};
   return checkMetaCounts(counts, actual, error);
+}
+
+bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
+                            int64_t hops, const PreloadSampling &sampling,
+                            Dataset &local, PreloadPart &part, FullGraph &full,
+                            std::string &error) {
+  return loadPart(dir, rank, size, hops, sampling, /*rows=*/false, local, part,
+                  full, error);
+}
+
+bool gnnrt::loadRowPart(const std::string &dir, int rank, int size,
+                        Dataset &local, PreloadPart &part, FullGraph &full,
+                        std::string &error) {
+  return loadPart(dir, rank, size, /*hops=*/0, PreloadSampling(),
+                  /*rows=*/true, local, part, full, error);
 }

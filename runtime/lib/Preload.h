@@ -83,6 +83,15 @@ bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
                      const PreloadSampling &sampling, Dataset &local,
                      PreloadPart &part, FullGraph &full, std::string &error);
 
+/// Row partitioning (MG-GCN, docs/Distributed.md): rank `rank`'s rows of
+/// the graph, read as loadPreloadPart reads: its inner vertices (their
+/// features, labels, masks and full-graph degrees) and *all* their
+/// in-edges with their edge data, the sources kept as global ids
+/// (`local.numSources` = the full graph's vertices). `part.globalIds` is
+/// the inner range.
+bool loadRowPart(const std::string &dir, int rank, int size, Dataset &local,
+                 PreloadPart &part, FullGraph &full, std::string &error);
+
 } // namespace gnnrt
 
 #endif // GNNRT_PRELOAD_H

@@ -132,6 +132,10 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
         std::string t;
         while (std::getline(ts, t, '*')) {
           static const char *names = "VEFC";
+          if (t == "S") {
+            b.terms.push_back({BufferInfo::S, 1});
+            continue;
+          }
           if (t.size() == 1 && std::strchr(names, t[0])) {
             b.terms.push_back(
                 {static_cast<BufferInfo::Term>(std::strchr(names, t[0]) - names),
@@ -157,6 +161,9 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> info.hops) || info.hops < -1 ||
           (info.hops == -1 && !(ls >> info.globalOp)))
         return bad("malformed hops record");
+    } else if (kind == "partition") {
+      if (!(ls >> info.partition) || info.partition != "rows")
+        return bad("malformed partition record");
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");
@@ -254,11 +261,14 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
       for (int64_t e = g.dstOffsets[v]; e < g.dstOffsets[v + 1]; ++e)
         g.dst[e] = static_cast<int32_t>(v);
   }
-  g.srcOffsets.assign(V + 1, 0);
+  // The CSR over the sources: every vertex, whose rows a row-partitioned
+  // program's aggregations to the source compute (partial sums).
+  const int64_t S = sourcesOf(ds);
+  g.srcOffsets.assign(S + 1, 0);
   for (int64_t e = 0; e < E; ++e)
     ++g.srcOffsets[g.src[e] + 1];
-  for (int64_t v = 0; v < V; ++v)
-    g.srcOffsets[v + 1] += g.srcOffsets[v];
+  for (int64_t u = 0; u < S; ++u)
+    g.srcOffsets[u + 1] += g.srcOffsets[u];
   if (need & 12) {
     if (need & 4)
       g.csrEdge.resize(E);
@@ -282,6 +292,10 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     g.inDegree = std::move(ctx->fullDegree[0]);
     g.outDegree = std::move(ctx->fullDegree[1]);
   } else {
+    if (S != V) {
+      error = "a row-partitioned graph needs the full graph's degrees";
+      return false;
+    }
     g.inDegree.resize(V);
     g.outDegree.resize(V);
     for (int64_t v = 0; v < V; ++v) {
@@ -421,6 +435,8 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
     return ctx->ds.numFeatures;
   case 3:
     return ctx->ds.numClasses;
+  case 4:
+    return sourcesOf(ctx->ds);
   default:
     fatal("gnnrtDim: unknown dimension " + std::to_string(which));
   }
@@ -433,7 +449,7 @@ void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result, gnnrtContext *ctx,
                                     int64_t side) {
   const DeviceGraph &g = ctx->device->graph();
   view(result, const_cast<int64_t *>(g.offsets[side == 1 ? 1 : 0]),
-       g.numVertices + 1);
+       g.rowsOn(side == 1 ? 1 : 0) + 1);
 }
 
 void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
@@ -850,6 +866,72 @@ void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
                                  float loss) {
   ctx->logits = logits->aligned + logits->offset;
   ctx->loss = loss;
+}
+
+//===----------------------------------------------------------------------===//
+// C ABI: row partitioning
+//===----------------------------------------------------------------------===//
+
+/// Each process's rows of `width` floats: counts and first elements.
+static void rowBlocks(const gnnrtContext *ctx, int64_t width,
+                      std::vector<int64_t> &counts,
+                      std::vector<int64_t> &displs) {
+  const int size = ctx->comm->size();
+  counts.resize(size);
+  displs.resize(size);
+  for (int r = 0; r < size; ++r) {
+    displs[r] = ctx->rowStarts[r] * width;
+    counts[r] = (ctx->rowStarts[r + 1] - ctx->rowStarts[r]) * width;
+  }
+}
+
+/// Checks the operands of the two collectives: `own` rows of the process's
+/// vertices, `all` rows of every vertex.
+static void checkRowCollective(const gnnrtContext *ctx, const char *entry,
+                               const gnnrtMemRefF32 *own,
+                               const gnnrtMemRefF32 *all, int64_t width) {
+  const Dataset &ds = ctx->ds;
+  if (width < 0)
+    fatal(std::string(entry) + ": negative width");
+  needElements(own->sizes[0], ds.numVertices * width,
+               std::string(entry) + " own rows");
+  needElements(all->sizes[0], sourcesOf(ds) * width,
+               std::string(entry) + " rows of every vertex");
+  const int size = ctx->comm->size();
+  if (size > 1 && (static_cast<int>(ctx->rowStarts.size()) != size + 1 ||
+                   ctx->rowStarts[size] != sourcesOf(ds)))
+    fatal(std::string(entry) +
+          ": the program is row-partitioned but the driver did not split "
+          "the graph's rows over the processes");
+}
+
+void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
+                                     gnnrtMemRefF32 *out, int64_t width) {
+  checkRowCollective(ctx, "gnnrtAllGatherRows", in, out, width);
+  const float *x = in->aligned + in->offset;
+  float *y = out->aligned + out->offset;
+  const int64_t count = ctx->ds.numVertices * width;
+  if (ctx->comm->size() == 1) {
+    std::copy(x, x + count, y);
+    return;
+  }
+  std::vector<int64_t> counts, displs;
+  rowBlocks(ctx, width, counts, displs);
+  ctx->comm->allGatherV(x, count, y, counts.data(), displs.data());
+}
+
+void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
+                                         gnnrtMemRefF32 *out, int64_t width) {
+  checkRowCollective(ctx, "gnnrtReduceScatterRows", out, in, width);
+  const float *x = in->aligned + in->offset;
+  float *y = out->aligned + out->offset;
+  if (ctx->comm->size() == 1) {
+    std::copy(x, x + ctx->ds.numVertices * width, y);
+    return;
+  }
+  std::vector<int64_t> counts, displs;
+  rowBlocks(ctx, width, counts, displs);
+  ctx->comm->reduceScatterV(x, y, counts.data(), ReduceOp::Sum);
 }
 
 //===----------------------------------------------------------------------===//

@@ -85,11 +85,12 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
     }
     int64_t floats = b.factor;
     for (const auto &[term, k] : b.terms)
-      floats = mul(floats, term == BufferInfo::V        ? V
-                           : term == BufferInfo::E      ? E
-                           : term == BufferInfo::F      ? ds.numFeatures
-                           : term == BufferInfo::C      ? ds.numClasses
-                                                        : (V + k - 1) / k);
+      floats = mul(floats, term == BufferInfo::V   ? V
+                           : term == BufferInfo::E ? E
+                           : term == BufferInfo::F ? ds.numFeatures
+                           : term == BufferInfo::C ? ds.numClasses
+                           : term == BufferInfo::S ? sourcesOf(ds)
+                                                   : (V + k - 1) / k);
     int64_t &slot = slots[b.slot];
     slot = std::max(slot, mul(floats, 4));
   }

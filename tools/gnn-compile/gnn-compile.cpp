@@ -148,6 +148,17 @@ static llvm::cl::opt<bool> noShare(
     llvm::cl::init(false),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<std::string> partitionMode(
+    "partition",
+    llvm::cl::desc("How the executable splits the graph over processes under "
+                   "mpirun: preload (each process holds its vertices' "
+                   "closure and only sums gradients; the default) or rows "
+                   "(MG-GCN: each holds its vertices' rows and in-edges, "
+                   "--gnn-partition-rows; trains in one process too). "
+                   "docs/Distributed.md"),
+    llvm::cl::value_desc("mode"), llvm::cl::init("preload"),
+    llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<int64_t> edgeCacheFloats(
     "edge-cache-floats",
     llvm::cl::desc("Floats per edge that a fused kernel may keep for later "
@@ -432,6 +443,10 @@ int main(int argc, char **argv) {
   }
   options.fuse = !noFuse;
   options.share = !noShare;
+  if (partitionMode != "preload" && partitionMode != "rows")
+    return fail("--partition must be preload or rows, not '" + partitionMode +
+                "'");
+  options.partition = partitionMode == "rows" ? "rows" : "none";
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
   // Byte-count flags: digits, optionally followed by K, M, G or T.
   auto byteFlag = [&](const llvm::cl::opt<std::string> &flag,

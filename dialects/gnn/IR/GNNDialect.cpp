@@ -293,6 +293,17 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an i64 in [1, 2147483647]";
     return success();
   }
+  if (attr.getName().getValue() == kPartitionAttrName) {
+    auto mode = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError()
+             << "'" << kPartitionAttrName << "' is only valid on a function";
+    if (!mode || mode.getValue() != "rows")
+      return op->emitError() << "'" << kPartitionAttrName
+                             << "' must be \"rows\" (the only partitioning "
+                                "in the IR so far)";
+    return verifyRowPartition(op);
+  }
   if (attr.getName().getValue() != kModelAttrName)
     return op->emitError() << "unknown gnn attribute '"
                            << attr.getName().getValue() << "'";

@@ -50,6 +50,10 @@ def GNN_Dialect : Dialect {
     /// The P of an aggregation's P x P chunk tiling (--gnn-chunk-tile), on a
     /// gnn.gather or gnn.fused_gather: a positive i64.
     static constexpr ::llvm::StringLiteral kChunksAttrName = "gnn.chunks";
+    /// How a function's vertex tensors are split over processes
+    /// (--gnn-partition-rows): "rows", on a func.func.
+    static constexpr ::llvm::StringLiteral kPartitionAttrName =
+        "gnn.partition";
     /// The functions --gnn-autodiff derives and the runtime's driver calls.
     static constexpr ::llvm::StringLiteral kTrainStepName = "gnn_train_step";
     static constexpr ::llvm::StringLiteral kEvalName = "gnn_eval";

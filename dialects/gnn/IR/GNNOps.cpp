@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -769,5 +770,136 @@ LogicalResult GatherGradOp::verify() {
       getResult().getType() != in)
     return emitOpError()
            << "gradient, input and result must have the same rows";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Row partitioning
+//===----------------------------------------------------------------------===//
+
+bool mlir::gnn::isRowPartitioned(Operation *op) {
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    fn = op->getParentOfType<FunctionOpInterface>();
+  if (!fn)
+    return false;
+  auto mode = fn->getAttrOfType<StringAttr>(GNNDialect::kPartitionAttrName);
+  return mode && mode.getValue() == "rows";
+}
+
+VertexSpace mlir::gnn::getVertexSpace(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !isa<VertexTensorType>(v.getType()))
+    return VertexSpace::Own;
+  if (isa<AllGatherOp>(def))
+    return VertexSpace::All;
+  if (auto g = dyn_cast<GatherOp>(def))
+    return g.getSide() == Side::Src ? VertexSpace::All : VertexSpace::Own;
+  if (auto fg = dyn_cast<FusedGatherOp>(def))
+    return fg.getSide() == Side::Src ? VertexSpace::All : VertexSpace::Own;
+  if (auto av = dyn_cast<ApplyVertexOp>(def))
+    return av.getInputs().empty() ? VertexSpace::Own
+                                  : getVertexSpace(av.getInputs().front());
+  return VertexSpace::Own;
+}
+
+/// "own" or "all", as the diagnostics name a vertex space.
+static StringRef spaceName(VertexSpace s) {
+  return s == VertexSpace::All ? "every vertex" : "the process's own vertices";
+}
+
+/// Whether `av` only adds its inputs (no parameters, every body op a
+/// gnn.add): the one stage that may run on `All` rows.
+static bool onlyAdds(ApplyVertexOp av) {
+  if (!av.getParams().empty())
+    return false;
+  return llvm::all_of(av.getBody().front().without_terminator(),
+                      [](Operation &op) { return isa<AddOp>(op); });
+}
+
+LogicalResult mlir::gnn::verifyRowPartition(Operation *fn) {
+  if (fn->getNumRegions() != 1 || fn->getRegion(0).empty())
+    return success();
+  // Stage bodies work on rows, not on vertex tensors: the top level only.
+  for (Operation &top : fn->getRegion(0).front()) {
+    Operation *op = &top;
+    // The function's attributes are verified before its ops: spaces are
+    // only read from ops that are well formed.
+    if (failed(op->getName().verifyInvariants(op)))
+      return failure();
+    auto need = [&](Value v, VertexSpace want,
+                    StringRef what) -> LogicalResult {
+      if (!isa<VertexTensorType>(v.getType()) || getVertexSpace(v) == want)
+        return success();
+      return op->emitOpError()
+             << "reads " << what << " with the rows of "
+             << spaceName(getVertexSpace(v)) << " but needs the rows of "
+             << spaceName(want)
+             << " (row partitioning: a source's rows come from "
+                "gnn.all_gather, an aggregation to the source goes through "
+                "gnn.reduce_scatter)";
+    };
+    auto needAll = [&](ValueRange vs, VertexSpace want,
+                       StringRef what) -> LogicalResult {
+      for (Value v : vs)
+        if (failed(need(v, want, what)))
+          return failure();
+      return success();
+    };
+    if (auto s = dyn_cast<ScatterOp>(op)) {
+      if (failed(need(s.getInput(),
+                      s.getSide() == Side::Src ? VertexSpace::All
+                                               : VertexSpace::Own,
+                      "its input")))
+        return failure();
+    } else if (auto fg = dyn_cast<FusedGatherOp>(op)) {
+      if (failed(needAll(fg.getSrcInputs(), VertexSpace::All, "a src input")) ||
+          failed(needAll(fg.getDstInputs(), VertexSpace::Own, "a dst input")))
+        return failure();
+    } else if (auto gg = dyn_cast<GatherGradOp>(op)) {
+      if (failed(need(gg.getGrad(),
+                      gg.getSide() == Side::Src ? VertexSpace::All
+                                                : VertexSpace::Own,
+                      "its gradient")))
+        return failure();
+    } else if (auto av = dyn_cast<ApplyVertexOp>(op)) {
+      VertexSpace space = av.getNumResults() ? getVertexSpace(av.getResult(0))
+                                             : VertexSpace::Own;
+      if (space == VertexSpace::All && !onlyAdds(av))
+        return op->emitOpError()
+               << "runs on the rows of every vertex, which in a "
+                  "row-partitioned function only a stage that adds gradient "
+                  "sums may do";
+      if (failed(needAll(av.getInputs(), space, "an input")))
+        return failure();
+    } else if (!isa<AllGatherOp, ReduceScatterOp>(op)) {
+      // The two collectives' operands are checked by their verifiers.
+      if (failed(needAll(op->getOperands(), VertexSpace::Own, "an operand")))
+        return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (!isRowPartitioned(*this))
+    return emitOpError() << "is only valid in a row-partitioned function ('"
+                         << GNNDialect::kPartitionAttrName << " = \"rows\"')";
+  if (!getInput().getType().getElementType().isF32())
+    return emitOpError() << "moves f32 rows only";
+  if (getVertexSpace(getInput()) != VertexSpace::Own)
+    return emitOpError() << "needs the rows of the process's own vertices";
+  return success();
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (!isRowPartitioned(*this))
+    return emitOpError() << "is only valid in a row-partitioned function ('"
+                         << GNNDialect::kPartitionAttrName << " = \"rows\"')";
+  if (!getInput().getType().getElementType().isF32())
+    return emitOpError() << "moves f32 rows only";
+  if (getVertexSpace(getInput()) != VertexSpace::All)
+    return emitOpError() << "needs the rows of every vertex (an aggregation to "
+                            "the source, or gradient sums of an all-gather)";
   return success();
 }

@@ -83,6 +83,25 @@ StageOp dropStageResults(StageOp stage, ArrayRef<unsigned> drop);
 
 /// The row type of a vertex or edge tensor type; null for other types.
 RankedTensorType rowTypeOf(Type type);
+
+/// Which vertices a vertex tensor has rows for in a row-partitioned function
+/// (`gnn.partition = "rows"`, docs/Distributed.md): the process's own
+/// vertices (`Own`), or every vertex (`All`: the rows a `gnn.all_gather`
+/// gathered, the partial sums of an aggregation to the source, and the
+/// sums of those). Every vertex tensor of a function that is not
+/// partitioned is `Own` (one process owns every vertex).
+enum class VertexSpace { Own, All };
+VertexSpace getVertexSpace(Value v);
+
+/// Whether `op` is, or is in, a function --gnn-partition-rows partitioned.
+bool isRowPartitioned(Operation *op);
+
+/// Checks that the vertex tensors of a row-partitioned function `fn` are
+/// read where their rows are: a scatter from the source and a fused
+/// gather's `src` inputs read `All` rows, every other reader `Own` rows,
+/// except the `gnn.apply_vertex` stages that only add `All` rows (the
+/// gradient sums of an all-gathered tensor) and `gnn.reduce_scatter`.
+LogicalResult verifyRowPartition(Operation *fn);
 } // namespace mlir::gnn
 
 #endif // GNN_IR_GNNOPS_H

@@ -749,6 +749,63 @@ def GNN_TensorAddOp : GNN_Op<"tensor_add", [Pure, SameOperandsAndResultType]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Row partitioning (docs/Distributed.md)
+//===----------------------------------------------------------------------===//
+
+def GNN_AllGatherOp : GNN_Op<"all_gather", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "every process's own rows to every process (rows -> all)";
+  let description = [{
+    In a function that `--gnn-partition-rows` partitioned (the attribute
+    `gnn.partition = "rows"`), each process holds the rows of its own
+    vertices (a contiguous range) and the in-edges of those vertices, whose
+    sources are any vertex. `gnn.all_gather` gives every process the rows of
+    every vertex: the tensor a scatter from the source, or a fused gather's
+    `src` input, reads (MG-GCN's broadcast of H, §1.2 of the digest). Its
+    input has the processes' own rows, its result the rows of all vertices
+    (in one process, the same rows).
+
+    Its adjoint is `gnn.reduce_scatter`: the gradient of the gathered rows
+    is each process's partial sum over its own edges.
+
+    Example:
+    ```mlir
+    %hall = gnn.all_gather %g, %h : !gnn.vtensor<16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input);
+  let results = (outs GNN_VertexTensorType:$result);
+  let assemblyFormat = [{
+    $graph `,` $input attr-dict `:` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_ReduceScatterOp : GNN_Op<"reduce_scatter", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "sum every process's rows of all vertices into the owners' rows (all -> rows)";
+  let description = [{
+    In a row-partitioned function: the input has a row for every vertex
+    holding this process's partial sum (what an aggregation to the source
+    computes over the process's own edges); the result has the rows of the
+    process's own vertices, each the sum of the processes' partials. It is
+    the adjoint of `gnn.all_gather` and follows each aggregation to the
+    source.
+
+    Example:
+    ```mlir
+    %d = gnn.reduce_scatter %g, %dall : !gnn.vtensor<16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input);
+  let results = (outs GNN_VertexTensorType:$result);
+  let assemblyFormat = [{
+    $graph `,` $input attr-dict `:` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Training ops (whole-graph)
 //===----------------------------------------------------------------------===//
 

@@ -401,6 +401,23 @@ LogicalResult Differentiator::diffOp(OpBuilder &b, Operation *op) {
                                     scatter.getSide()));
     return success();
   }
+  // Row partitioning: the adjoint of an all-gather is a reduce-scatter, and
+  // back.
+  if (auto ag = dyn_cast<AllGatherOp>(op)) {
+    Value g = grads.lookup(ag.getResult());
+    if (g && requiresGrad.contains(ag.getInput()))
+      accumulate(
+          b, op->getLoc(), ag.getInput(),
+          b.create<ReduceScatterOp>(op->getLoc(), g.getType(), graph, g));
+    return success();
+  }
+  if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
+    Value g = grads.lookup(rs.getResult());
+    if (g && requiresGrad.contains(rs.getInput()))
+      accumulate(b, op->getLoc(), rs.getInput(),
+                 b.create<AllGatherOp>(op->getLoc(), g.getType(), graph, g));
+    return success();
+  }
   if (auto stage = dyn_cast<ApplyVertexOp>(op))
     return diffStage(b, stage);
   if (auto stage = dyn_cast<ApplyEdgeOp>(op))

@@ -20,7 +20,8 @@ def GNNAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
     Adjoint pairs: `gather sum` ↔ `scatter` of the gradient from the same
     side; `gather mean` ↔ the same after dividing by the degree;
     `scatter from src|dst` ↔ `gather sum to src|dst`; the loss ↔
-    `softmax_cross_entropy_grad`. A stage gets a backward stage of its kind
+    `softmax_cross_entropy_grad`; `all_gather` ↔ `reduce_scatter` of the
+    gradient (row partitioning). A stage gets a backward stage of its kind
     that recomputes the forward body and applies each row op's gradient rule
     (RowGradientOpInterface); parameters used element-wise get per-row
     contributions summed by `gnn.sum_rows`, a linear's weight gets one
@@ -37,6 +38,45 @@ def GNNAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
     `%dm = gnn.scatter %g, %da from dst`.
   }];
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::func::FuncDialect"];
+}
+
+def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
+  let summary = "Split the model's vertex rows over processes (MG-GCN's 1D row partitioning)";
+  let description = [{
+    MG-GCN's 1D row partitioning (DIGEST-mggcn-granndis-p3.md §1.2): each
+    process holds the rows of its own vertices (a contiguous range: the
+    runtime's `p(r) = floor(r V / N)`) and the in-edges of those vertices,
+    whose sources may be any vertex. Row-wise work (stages, linears, the
+    loss) is then local, and only reading a vertex's row at the source of an
+    edge needs other processes' rows. The pass makes that explicit on the
+    module's `gnn.model` function, before `--gnn-autodiff`:
+
+    - every vertex tensor read at the source of an edge (`gnn.scatter ...
+      from src`, a `gnn.fused_gather`'s `src` inputs) is read through one
+      `gnn.all_gather` of it (the rows of every vertex; MG-GCN's P
+      broadcasts of H);
+    - every aggregation to the source (`gnn.gather sum ... to src`, a
+      `gnn.fused_gather sum ... to src`), whose result is this process's
+      partial sum over its edges for every vertex, is followed by one
+      `gnn.reduce_scatter` (the owners' rows of the sum);
+    - the function gets `gnn.partition = "rows"`, whose verifier checks
+      every op's vertex spaces (GNNOps.h, `verifyRowPartition`).
+
+    `--gnn-autodiff` then derives the backward with the adjoints
+    (`all_gather` ↔ `reduce_scatter`), so the training step's
+    communication is the forward's all-gathers and their reduce-scatters;
+    linears and element-wise stages stay communication-free, and the
+    parameters' gradients are summed over the processes by the runtime in
+    one all-reduce (`gnnrtSumGradients`). A remark on the function counts
+    the collectives and their row widths.
+
+    Refused, with an error naming the op: `mean`, `max` and `min`
+    aggregations to the source (their partials do not add up), and a
+    forward that reduces over all vertices (`gnn.sum_rows`,
+    `gnn.outer_sum`, `gnn.typed_outer_sum`: a readout needs an all-reduce
+    that is not built yet); a module already differentiated or partitioned.
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
 def GNNFuseSAG : Pass<"gnn-fuse-sag", "::mlir::ModuleOp"> {

@@ -34,6 +34,13 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
       *this, "factor",
       llvm::cl::desc("Run --gnn-factor-edge-scale after the reordering"),
       llvm::cl::init(true)};
+  Option<std::string> partition{
+      *this, "partition",
+      llvm::cl::desc("how the training program is split over processes: "
+                     "'none' (whole rows on every process; shared "
+                     "preloading needs no IR change) or 'rows' "
+                     "(--gnn-partition-rows before --gnn-autodiff)"),
+      llvm::cl::init("none")};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "
                                    "(gnn-train-pipeline only)"),

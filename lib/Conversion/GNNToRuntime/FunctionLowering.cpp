@@ -48,6 +48,7 @@ LogicalResult FunctionLowering::run(bool training) {
                       lb.call(rt::Call::gnnrtDim, {lb.ctx, lb.cI64(which)}));
   };
   lb.sizes.numV = dim(0);
+  lb.sizes.numS = isRowPartitioned(source) ? dim(4) : lb.sizes.numV;
   lb.sizes.numE = dim(1);
   lb.sizes.numF = dim(2);
   lb.sizes.numC = dim(3);
@@ -218,6 +219,8 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       .Case([&](TypedOuterSumOp o) { return lowerTypedOuterSum(o); })
       .Case([&](GatherGradOp o) { return lowerGatherGrad(o); })
       .Case([&](TensorAddOp o) { return lowerTensorAdd(o); })
+      .Case([&](AllGatherOp o) { return lowerAllGather(o); })
+      .Case([&](ReduceScatterOp o) { return lowerReduceScatter(o); })
       .Case([&](SoftmaxCrossEntropyOp o) { return lowerLoss(o); })
       .Case([&](SoftmaxCrossEntropyGradOp o) { return lowerLossGrad(o); })
       .Case([&](OptimizerUpdateOp o) { return lowerOptimizerUpdate(o); })
@@ -230,7 +233,8 @@ LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
   const Aggregation &agg = aggregations.find(g)->second;
   Tensor x = buffers.lookup(agg.vertexInput);
   Value weights = agg.weights ? buffers.lookup(agg.weights).buf : lb.emptyF32();
-  Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
+  Tensor out = buffers.alloc(lb.sizes.gatheredRows(g.getSide() == Side::Dst),
+                             true, x.dims);
   lb.spmm(g, g.getSide() == Side::Dst, g.getAcc() == Accumulator::Mean,
           weights, x, out.buf);
   buffers.bind(g.getResult(), out);
@@ -286,7 +290,8 @@ LogicalResult FunctionLowering::lowerGather(GatherOp g) {
     g.emitRemark() << "chunk tiling: not implemented for a gather of an edge "
                       "tensor yet; runs untiled";
   Tensor x = buffers.lookup(g.getInput());
-  Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
+  Tensor out = buffers.alloc(lb.sizes.gatheredRows(g.getSide() == Side::Dst),
+                             true, x.dims);
   lb.call(rt::Call::gnnrtGather,
           {lb.ctx, lb.cI64(static_cast<int64_t>(g.getAcc())),
            lb.cI64(g.getSide() == Side::Src ? 0 : 1), x.buf, out.buf,
@@ -337,8 +342,9 @@ LogicalResult FunctionLowering::lowerGatherGrad(GatherGradOp gg) {
   // Recompute the gather's choice, then route the gradient through it.
   Tensor x = buffers.lookup(gg.getInput()), g = buffers.lookup(gg.getGrad());
   Value side = lb.cI64(gg.getSide() == Side::Src ? 0 : 1);
-  Tensor tmp = buffers.alloc(lb.sizes.numV, true, x.dims);
-  Value arg = buffers.bufferI32(lb.mul(lb.sizes.numV, x.rowSize));
+  Value rows = lb.sizes.gatheredRows(gg.getSide() == Side::Dst);
+  Tensor tmp = buffers.alloc(rows, true, x.dims);
+  Value arg = buffers.bufferI32(lb.mul(rows, x.rowSize));
   lb.call(rt::Call::gnnrtGather,
           {lb.ctx, lb.cI64(static_cast<int64_t>(gg.getAcc())), side, x.buf,
            tmp.buf, arg, lb.toI64(x.rowSize)});
@@ -348,6 +354,24 @@ LogicalResult FunctionLowering::lowerGatherGrad(GatherGradOp gg) {
           {lb.ctx, side, g.buf, arg, out.buf, lb.toI64(x.rowSize)});
   buffers.release(arg);
   buffers.bind(gg.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerAllGather(AllGatherOp ag) {
+  Tensor x = buffers.lookup(ag.getInput());
+  Tensor out = buffers.alloc(lb.sizes.numS, true, x.dims);
+  lb.call(rt::Call::gnnrtAllGatherRows,
+          {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
+  buffers.bind(ag.getResult(), out);
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerReduceScatter(ReduceScatterOp rs) {
+  Tensor x = buffers.lookup(rs.getInput());
+  Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
+  lb.call(rt::Call::gnnrtReduceScatterRows,
+          {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
+  buffers.bind(rs.getResult(), out);
   return success();
 }
 

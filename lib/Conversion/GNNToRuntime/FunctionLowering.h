@@ -91,6 +91,8 @@ private:
   LogicalResult lowerTypedOuterSum(TypedOuterSumOp ts);
   LogicalResult lowerGatherGrad(GatherGradOp gg);
   LogicalResult lowerTensorAdd(TensorAddOp ta);
+  LogicalResult lowerAllGather(AllGatherOp ag);
+  LogicalResult lowerReduceScatter(ReduceScatterOp rs);
   LogicalResult lowerLoss(SoftmaxCrossEntropyOp ce);
   LogicalResult lowerLossGrad(SoftmaxCrossEntropyGradOp ceg);
   LogicalResult lowerOptimizerUpdate(OptimizerUpdateOp up);

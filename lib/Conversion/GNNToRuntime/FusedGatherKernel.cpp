@@ -346,7 +346,7 @@ void FusedKernelBuilder::emit(
                           });
   for (Value buf : heapBuffers)
     lb.b.create<memref::DeallocOp>(loc, buf);
-  kernels.launch(lb.sizes.numV);
+  kernels.launch(lb.sizes.gatheredRows(toDst));
 }
 
 void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v) {

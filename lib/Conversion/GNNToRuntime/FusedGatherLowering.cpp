@@ -141,7 +141,8 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
       return failure();
     weights = wt.buf;
   }
-  Tensor out = buffers.alloc(lb.sizes.numV, true, xt.dims);
+  Tensor out = buffers.alloc(lb.sizes.gatheredRows(fg.getSide() == Side::Dst),
+                             true, xt.dims);
   lb.spmm(fg, fg.getSide() == Side::Dst, fg.getAcc() == Accumulator::Mean,
           weights, xt, out.buf);
   buffers.bind(fg.getOuts()[0], out);
@@ -249,7 +250,8 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                << "cannot size its result: no operand has rows of type " << row;
       dims = tensors[it - operands.begin()].dims;
     }
-    outs.push_back(buffers.alloc(lb.sizes.numV, true, dims));
+    outs.push_back(buffers.alloc(
+        lb.sizes.gatheredRows(fg.getSide() == Side::Dst), true, dims));
   }
   int64_t numOuts = outs.size();
   for (auto [i, out] : llvm::enumerate(outs)) {
@@ -258,7 +260,7 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   }
   if (Value arg = fg.getArg()) {
     Tensor a = outs[0];
-    a.buf = buffers.bufferI32(lb.mul(lb.sizes.numV, outs[0].rowSize));
+    a.buf = buffers.bufferI32(lb.mul(outs[0].rows, outs[0].rowSize));
     kernels.setBuffer(0, a.buf);
     buffers.bind(arg, a);
   }
@@ -289,7 +291,8 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     tileInts = {firstCacheArg + static_cast<int64_t>(caches.size()),
                 firstCacheArg + static_cast<int64_t>(caches.size()) + 1};
     kernels.setInt(tileInts->first, lb.cI64(0));
-    kernels.setInt(tileInts->second, lb.toI64(lb.sizes.numV));
+    kernels.setInt(tileInts->second,
+                   lb.toI64(lb.sizes.gatheredRows(fg.getSide() != Side::Dst)));
   }
   if (failed(emitFusedGatherKernel(lb, kernels, fg, tensors, caches,
                                    firstCacheArg, tileInts)))

@@ -161,8 +161,8 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
     bool known = llvm::all_of(
         llvm::split(StringRef(key.dynamic), '*'), [](StringRef part) {
           auto [name, by] = part.split('/');
-          return part.empty() || ((name == "V" || name == "E" ||
-                                   name == "F" || name == "C") &&
+          return part.empty() || ((name == "V" || name == "E" || name == "F" ||
+                                   name == "C" || name == "S") &&
                                   (by.empty() || name == "V"));
         });
     std::string expr = !known                ? "?"
@@ -317,7 +317,7 @@ struct ConvertGNNToRuntime
     // The sizes at which the slot plan compares buffers with different
     // run-time factors: the dataset's, else typical ones (degree 15).
     DenseMap<StringRef, int64_t> estimates = {
-        {"V", 100000}, {"E", 1500000}, {"F", 128}, {"C", 16}};
+        {"V", 100000}, {"E", 1500000}, {"F", 128}, {"C", 16}, {"S", 100000}};
     std::optional<DatasetMeta> datasetMeta;
     if (!meta.empty()) {
       std::string error;
@@ -333,6 +333,7 @@ struct ConvertGNNToRuntime
                             {"C", m->numClasses}})
         if (n > 0)
           estimates[key] = n;
+      estimates["S"] = estimates["V"]; // one process: every vertex is its own
     }
     PlacementStrategy strategy = PlacementStrategy::Optimal;
     if (placement == "lru")
@@ -369,6 +370,14 @@ struct ConvertGNNToRuntime
     if (bufferBudget > 0 && memBudget > 0) {
       module.emitError() << "convert-gnn-to-runtime: options buffer-budget "
                             "and mem-budget exclude each other";
+      return signalPassFailure();
+    }
+    if (isRowPartitioned(train) && (target == "cuda" || memBudget > 0 ||
+                                    bufferBudget > 0 || rowChunks > 1)) {
+      train.emitError()
+          << "is row-partitioned, which the lowering does not combine with "
+          << (target == "cuda" ? "the CUDA target (NCCL comes with issue 20)"
+                               : "a memory budget or row chunks yet");
       return signalPassFailure();
     }
     // Before the lowering rewrites the functions.
@@ -446,6 +455,8 @@ struct ConvertGNNToRuntime
                        hops;
     if (target == "cuda")
       info += "target cuda\n";
+    if (isRowPartitioned(train))
+      info += "partition rows\n";
     for (auto f : module.getOps<func::FuncOp>())
       if (f->hasAttr(GNNDialect::kModelAttrName)) {
         info = "model " + f.getSymName().str() + info.substr(info.find('\n'));

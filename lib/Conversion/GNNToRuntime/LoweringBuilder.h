@@ -39,7 +39,14 @@ inline int64_t getChunks(Operation *aggregation) {
 
 /// The graph's sizes in the function being lowered (index values).
 struct GraphSizes {
-  Value numV, numE, numF, numC;
+  /// numV: the rows of a vertex tensor, the process's own vertices (the
+  /// graph's destinations); numS: the rows of every vertex (the graph's
+  /// sources), which only a row-partitioned function's all-gathers and
+  /// aggregations to the source have (gnnrtDim 4; numV elsewhere).
+  Value numV, numS, numE, numF, numC;
+  /// The rows of an aggregation's result to the destination (`toDst`) or
+  /// to the source.
+  Value gatheredRows(bool toDst) const { return toDst ? numV : numS; }
 };
 
 class LoweringBuilder {

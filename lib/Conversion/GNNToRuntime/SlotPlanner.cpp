@@ -42,6 +42,8 @@ SizeKey gnn::getSizeKey(Value numElements, const GraphSizes &sizes) {
     } else if (std::optional<int64_t> k = chunksOf(v, numV)) {
       // Chunks of a parallel loop over the vertices (onlySummed's partials).
       dynamic.push_back("V/" + std::to_string(*k));
+    } else if (v == sizes.numS && v != numV) {
+      dynamic.push_back("S"); // every vertex, in a row-partitioned function
     } else if (v == numV || v == numE || v == numF || v == numC) {
       dynamic.push_back(v == numV   ? "V"
                         : v == numE ? "E"

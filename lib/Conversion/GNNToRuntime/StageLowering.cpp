@@ -368,7 +368,15 @@ Tensor StageLowering::broadcastRows(const Tensor &t, Value rows) {
 LogicalResult StageLowering::lowerStage(Operation *op, Region &body,
                                         ValueRange inputs,
                                         ArrayRef<Value> params, bool edges) {
+  // A vertex stage runs over its inputs' rows: the own vertices, or every
+  // vertex for the gradient sums of a row-partitioned function's
+  // all-gathers (GNNOps.h, VertexSpace).
   Value rows = edges ? lb.sizes.numE : lb.sizes.numV;
+  if (!edges)
+    for (Value in : inputs)
+      if (isa<VertexTensorType>(in.getType()) &&
+          getVertexSpace(in) == VertexSpace::All)
+        rows = lb.sizes.numS;
   Block &block = body.front();
   llvm::SaveAndRestore<Operation *> inStage(stage, op);
   for (auto [arg, in] :

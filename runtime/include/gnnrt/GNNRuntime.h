@@ -43,7 +43,10 @@
 ///      their kernel integers.
 ///   9: gnnrtSumGradients sums the gradients over the processes (one
 ///      all-reduce) between the last gradient and the first update.
-#define GNNRT_API_VERSION 9
+///  10: row partitioning: gnnrtDim(4) is the graph's sources (every vertex;
+///      |V| is the process's own), gnnrtAllGatherRows and
+///      gnnrtReduceScatterRows move rows between the two.
+#define GNNRT_API_VERSION 10
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,7 +84,10 @@ typedef struct gnnrtContext gnnrtContext;
 GNNRT_EXPORT uint64_t gnnrtGetAPIVersion(void);
 
 /// Sizes the program is bound to: 0 = |V|, 1 = |E|, 2 = features F,
-/// 3 = classes C.
+/// 3 = classes C, 4 = the graph's sources S. In a row-partitioned program
+/// (docs/Distributed.md) |V| counts the process's own vertices (the
+/// destinations of its edges, the rows of its vertex tensors) and S every
+/// vertex (the sources); elsewhere S = |V|.
 GNNRT_EXPORT int64_t gnnrtDim(gnnrtContext *ctx, int64_t which);
 
 /// The graph's segment offsets (|V| + 1 entries): side 1 = in-edges by
@@ -417,6 +423,22 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtDropoutBackward(gnnrtContext *ctx,
                                                     int64_t op, double rate,
                                                     gnnrtMemRefF32 *gradOut,
                                                     gnnrtMemRefF32 *gradIn);
+
+/// Row partitioning (docs/Distributed.md): process r of N owns the vertices
+/// [p(r), p(r+1)), p(r) = floor(r S / N). gnnrtAllGatherRows gives every
+/// process every vertex's row: out[v] = the owner's in[v - p(owner)]
+/// (in: |V| rows, out: S rows of `width` floats). gnnrtReduceScatterRows
+/// sums the processes' rows of every vertex into the owners':
+/// out[v] = sum over the processes of their in[p(r) + v] (in: S rows, out:
+/// |V|). In one process both copy.
+GNNRT_EXPORT void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx,
+                                                  gnnrtMemRefF32 *in,
+                                                  gnnrtMemRefF32 *out,
+                                                  int64_t width);
+GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
+                                                      gnnrtMemRefF32 *in,
+                                                      gnnrtMemRefF32 *out,
+                                                      int64_t width);
 
 /// Sums every parameter's gradient over the processes training together
 /// (data-parallel ranks, docs/Distributed.md): one all-reduce of all of them

@@ -160,6 +160,7 @@ public:
     checkGraph(graph);
     arrays = std::move(graph);
     boundGraph.numVertices = static_cast<int64_t>(arrays.inDegree.size());
+    boundGraph.numSources = static_cast<int64_t>(arrays.srcOffsets.size()) - 1;
     boundGraph.numEdges = static_cast<int64_t>(arrays.src.size());
     boundGraph.offsets[0] = arrays.srcOffsets.data();
     boundGraph.offsets[1] = arrays.dstOffsets.data();

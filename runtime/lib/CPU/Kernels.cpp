@@ -51,7 +51,7 @@ Segments segmentsOf(const DeviceGraph &graph, int64_t side) {
 void cpuScatter(const DeviceGraph &graph, int64_t side, gnnrtMemRefF32 *in,
                 gnnrtMemRefF32 *out, int64_t width) {
   const int64_t V = graph.numVertices, E = graph.numEdges;
-  need(in->sizes[0], V * width, "gnnrtScatter input");
+  need(in->sizes[0], graph.rowsOn(side) * width, "gnnrtScatter input");
   need(out->sizes[0], E * width, "gnnrtScatter output");
   const float *x = ptr(in);
   float *y = ptr(out);
@@ -83,7 +83,7 @@ void cpuScatter(const DeviceGraph &graph, int64_t side, gnnrtMemRefF32 *in,
 void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
                gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, gnnrtMemRefI32 *arg,
                int64_t width) {
-  const int64_t V = graph.numVertices, E = graph.numEdges;
+  const int64_t V = graph.rowsOn(side), E = graph.numEdges;
   need(in->sizes[0], E * width, "gnnrtGather input");
   need(out->sizes[0], V * width, "gnnrtGather output");
   const bool extremum = acc == 2 || acc == 3;
@@ -146,7 +146,7 @@ void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
 void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
                           gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                           gnnrtMemRefF32 *gradEdges, int64_t width) {
-  const int64_t V = graph.numVertices, E = graph.numEdges;
+  const int64_t V = graph.rowsOn(side), E = graph.numEdges;
   need(gradOut->sizes[0], V * width, "gnnrtGatherArgBackward gradient");
   need(arg->sizes[0], V * width, "gnnrtGatherArgBackward arg");
   need(gradEdges->sizes[0], E * width, "gnnrtGatherArgBackward output");
@@ -321,8 +321,9 @@ static SpmmOperands spmmOperands(const DeviceGraph &graph, int64_t side,
                                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                  gnnrtMemRefF32 *out, int64_t width,
                                  const std::string &entry) {
-  const int64_t V = graph.numVertices, E = graph.numEdges;
-  need(in->sizes[0], V * width, (entry + " input").c_str());
+  const int64_t V = graph.rowsOn(side), E = graph.numEdges;
+  need(in->sizes[0], graph.rowsOn(1 - side) * width,
+       (entry + " input").c_str());
   need(out->sizes[0], V * width, (entry + " output").c_str());
   const bool weighted = weights->sizes[0] > 0;
   if (weighted)
@@ -339,9 +340,12 @@ static SpmmOperands spmmOperands(const DeviceGraph &graph, int64_t side,
 void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
              int64_t chunks, gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
              gnnrtMemRefF32 *out, int64_t width) {
-  const int64_t V = graph.numVertices;
+  // Output rows V, input rows In (equal but in a row-partitioned program).
+  const int64_t V = graph.rowsOn(side), In = graph.rowsOn(1 - side);
   if (chunks < 1)
     fatal("gnnrtSpmm: " + std::to_string(chunks) + " chunks");
+  if (chunks > 1 && V != In)
+    fatal("gnnrtSpmm: chunk tiling of a row-partitioned graph");
   // More chunks than vertices would only add empty ones.
   const int64_t P = std::min<int64_t>(chunks, std::max<int64_t>(V, 1));
   const SpmmOperands op =
@@ -354,9 +358,9 @@ void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
     else
       spmmTiled<false>(op, mean, V, P, y);
   } else if (seg.edges) {
-    spmmTile<true>(op, mean, 0, V, 0, static_cast<int32_t>(V), V, y);
+    spmmTile<true>(op, mean, 0, V, 0, static_cast<int32_t>(In), In, y);
   } else {
-    spmmTile<false>(op, mean, 0, V, 0, static_cast<int32_t>(V), V, y);
+    spmmTile<false>(op, mean, 0, V, 0, static_cast<int32_t>(In), In, y);
   }
 }
 
@@ -364,7 +368,7 @@ void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                  gnnrtMemRefF32 *out, int64_t width, int64_t begin, int64_t end,
                  int64_t inBegin, int64_t inEnd) {
-  const int64_t V = graph.numVertices;
+  const int64_t V = graph.rowsOn(1 - side); // the input rows' end
   const SpmmOperands op =
       spmmOperands(graph, side, weights, in, out, width, "gnnrtSpmmRows");
   const auto lo = static_cast<int32_t>(inBegin),

@@ -137,6 +137,7 @@ public:
     checkGraph(graph);
     releaseGraph();
     boundGraph.numVertices = static_cast<int64_t>(graph.inDegree.size());
+    boundGraph.numSources = static_cast<int64_t>(graph.srcOffsets.size()) - 1;
     boundGraph.numEdges = static_cast<int64_t>(graph.src.size());
     boundGraph.offsets[0] = upload(graph.srcOffsets, graphMemory);
     boundGraph.offsets[1] = upload(graph.dstOffsets, graphMemory);

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 using namespace gnnrt;
 
@@ -136,6 +137,27 @@ public:
   }
   void doAllGather(const int64_t *send, int64_t *recv, int64_t count) override {
     gatherAll(send, recv, count);
+  }
+  void doAllGatherV(const float *send, int64_t count, float *recv,
+                    const int64_t *counts, const int64_t *displs) override {
+    std::vector<int> n(worldSize), at(worldSize);
+    for (int r = 0; r < worldSize; ++r) {
+      n[r] = blockCount("allGatherV", counts[r]);
+      at[r] = blockCount("allGatherV", displs[r]);
+    }
+    if (counts[myRank] != count)
+      fatal("allGatherV: " + std::to_string(count) + " elements but counts[" +
+            std::to_string(myRank) + "] is " + std::to_string(counts[myRank]));
+    GNNRT_MPI_CHECK(MPI_Allgatherv(send, n[myRank], MPI_FLOAT, recv, n.data(),
+                                   at.data(), MPI_FLOAT, MPI_COMM_WORLD));
+  }
+  void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
+                        ReduceOp op) override {
+    std::vector<int> n(worldSize);
+    for (int r = 0; r < worldSize; ++r)
+      n[r] = blockCount("reduceScatterV", counts[r]);
+    GNNRT_MPI_CHECK(MPI_Reduce_scatter(send, recv, n.data(), MPI_FLOAT,
+                                       opOf(op), MPI_COMM_WORLD));
   }
   Request doIAllReduce(const float *send, float *recv, int64_t count,
                        ReduceOp op) override {

@@ -48,6 +48,16 @@ public:
   void doAllGather(const int64_t *send, int64_t *recv, int64_t count) override {
     copy("allGather", send, recv, count);
   }
+  void doAllGatherV(const float *send, int64_t count, float *recv,
+                    const int64_t *counts, const int64_t *displs) override {
+    if (counts[0] != count || displs[0] < 0)
+      fatal("allGatherV: counts and displacements disagree");
+    copy("allGatherV", send, recv + displs[0], count);
+  }
+  void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
+                        ReduceOp) override {
+    copy("reduceScatterV", send, recv, counts[0]);
+  }
   Request doIAllReduce(const float *send, float *recv, int64_t count,
                        ReduceOp op) override {
     doAllReduce(send, recv, count, op);
