@@ -120,9 +120,10 @@ void GNNPartitionRows::runOnOperation() {
       if (g.getSide() == Side::Src)
         partials.push_back(g->getResult(0));
     }
+    // In result order, each after the previous.
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
     for (OpResult r : partials) {
-      OpBuilder b(op);
-      b.setInsertionPointAfter(op);
       auto rs = b.create<ReduceScatterOp>(op->getLoc(), r.getType(),
                                           op->getOperand(0), r);
       r.replaceAllUsesExcept(rs.getResult(), rs);

@@ -375,7 +375,8 @@ struct ConvertGNNToRuntime
     if (isRowPartitioned(train) && (target == "cuda" || memBudget > 0 ||
                                     bufferBudget > 0 || rowChunks > 1)) {
       train.emitError()
-          << "is row-partitioned, which the lowering does not combine with "
+          << "the program is row-partitioned (--gnn-partition-rows), which "
+             "the lowering does not combine with "
           << (target == "cuda" ? "the CUDA target (NCCL comes with issue 20)"
                                : "a memory budget or row chunks yet");
       return signalPassFailure();

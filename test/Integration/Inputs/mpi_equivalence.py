@@ -20,41 +20,61 @@ import sys
 
 import numpy as np
 
-one_json, one_params, n_json, n_params = sys.argv[1:5]
-one, many = json.load(open(one_json)), json.load(open(n_json))
-a, b = one["history"], many["history"]
-if len(a) != len(b):
-    sys.exit(f"{len(a)} epochs against {len(b)}")
-for x, y in zip(a, b):
-    if abs(x["loss"] - y["loss"]) > 1e-5 + 1e-4 * abs(x["loss"]):
-        sys.exit(f"epoch {x['epoch']}: loss {y['loss']} against {x['loss']} alone")
 
-names = sorted(f for f in os.listdir(one_params) if f.endswith(".npy"))
-if sorted(f for f in os.listdir(n_params) if f.endswith(".npy")) != names:
-    sys.exit("not the same parameters saved")
-worst, floats = 0.0, 0
-for name in names:
-    p, q = np.load(os.path.join(one_params, name)), np.load(os.path.join(n_params, name))
-    rel = np.linalg.norm(p - q) / max(np.linalg.norm(p), np.linalg.norm(q), 1e-12)
-    if rel >= 1e-4:
-        sys.exit(f"{name}: relative difference {rel:.3g}")
-    worst = max(worst, rel)
-    floats += p.size
+def compare(one_json, one_params, n_json, n_params):
+    """The losses and trained parameters of a run on several processes
+    against the run alone (exits with the first difference); returns both
+    summaries, the largest rel-norm and the parameters' floats."""
+    one, many = json.load(open(one_json)), json.load(open(n_json))
+    a, b = one["history"], many["history"]
+    if len(a) != len(b):
+        sys.exit(f"{len(a)} epochs against {len(b)}")
+    for x, y in zip(a, b):
+        if abs(x["loss"] - y["loss"]) > 1e-5 + 1e-4 * abs(x["loss"]):
+            sys.exit(f"epoch {x['epoch']}: loss {y['loss']} against {x['loss']} alone")
 
-comm, part = many["communication"], many["partition"]
-N = comm["world_size"]
-epochs = len(b)
-evals = sum(1 for h in b if "train_acc" in h)
-calls = 1 + 2 * epochs + evals
-nbytes = 16 + epochs * (4 * floats + 4) + 48 * evals
-got = comm["allreduce"]
-if (got["calls"], got["bytes"]) != (calls, nbytes):
-    sys.exit(f"all-reduce {got['calls']} calls, {got['bytes']} bytes; "
-             f"the formula: {calls} calls, {nbytes} bytes")
-for other in ("broadcast", "reduce_scatter", "allgather"):
-    if comm[other]["calls"] or comm[other]["bytes"]:
-        sys.exit(f"{other}: {comm[other]}")
-print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
-      f"(largest rel-norm {worst:.1e}); rank 0 holds {part['held_vertices']} "
-      f"vertices with its {part['inner_end'] - part['inner_begin']}; "
-      f"all-reduce {calls} calls, {nbytes} bytes = formula")
+    names = sorted(f for f in os.listdir(one_params) if f.endswith(".npy"))
+    if sorted(f for f in os.listdir(n_params) if f.endswith(".npy")) != names:
+        sys.exit("not the same parameters saved")
+    worst, floats = 0.0, 0
+    for name in names:
+        p, q = np.load(os.path.join(one_params, name)), np.load(os.path.join(n_params, name))
+        rel = np.linalg.norm(p - q) / max(np.linalg.norm(p), np.linalg.norm(q), 1e-12)
+        if rel >= 1e-4:
+            sys.exit(f"{name}: relative difference {rel:.3g}")
+        worst = max(worst, rel)
+        floats += p.size
+    return one, many, worst, floats
+
+
+def all_reduce_formula(history, floats):
+    """Shared by both modes: the start-up fingerprint, per epoch the
+    gradients in one bucket and the loss, per evaluation six counts."""
+    epochs = len(history)
+    evals = sum(1 for h in history if "train_acc" in h)
+    return 1 + 2 * epochs + evals, 16 + epochs * (4 * floats + 4) + 48 * evals
+
+
+def main():
+    one_json, one_params, n_json, n_params = sys.argv[1:5]
+    one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
+    b = many["history"]
+    comm, part = many["communication"], many["partition"]
+    N = comm["world_size"]
+    epochs = len(b)
+    calls, nbytes = all_reduce_formula(b, floats)
+    got = comm["allreduce"]
+    if (got["calls"], got["bytes"]) != (calls, nbytes):
+        sys.exit(f"all-reduce {got['calls']} calls, {got['bytes']} bytes; "
+                 f"the formula: {calls} calls, {nbytes} bytes")
+    for other in ("broadcast", "reduce_scatter", "allgather"):
+        if comm[other]["calls"] or comm[other]["bytes"]:
+            sys.exit(f"{other}: {comm[other]}")
+    print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
+          f"(largest rel-norm {worst:.1e}); rank 0 holds {part['held_vertices']} "
+          f"vertices with its {part['inner_end'] - part['inner_begin']}; "
+          f"all-reduce {calls} calls, {nbytes} bytes = formula")
+
+
+if __name__ == "__main__":
+    main()

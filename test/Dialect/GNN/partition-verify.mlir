@@ -1,0 +1,149 @@
+// RUN: gnn-opt %s -split-input-file -verify-diagnostics
+
+// The vertex spaces of a row-partitioned function (GNNOps.h): each process
+// holds its own vertices' rows; the rows of every vertex come from an
+// all-gather or an aggregation to the source.
+
+func.func @outside() {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.all_gather' op is only valid in a row-partitioned function ('gnn.partition = "rows"')}}
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_outside() {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.reduce_scatter' op is only valid in a row-partitioned function}}
+  %a = gnn.reduce_scatter %g, %x : !gnn.vtensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_twice() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.all_gather' op needs the rows of the process's own vertices}}
+  %b = gnn.all_gather %g, %a : !gnn.vtensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_own_rows() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.scatter' op reads its input with the rows of the process's own vertices but needs the rows of every vertex}}
+  %s = gnn.scatter %g, %x from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_all_rows_to_dst() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.scatter' op reads its input with the rows of every vertex but needs the rows of the process's own vertices}}
+  %s = gnn.scatter %g, %a from dst : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_own_rows() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.reduce_scatter' op needs the rows of every vertex}}
+  %r = gnn.reduce_scatter %g, %x : !gnn.vtensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @partial_read_at_destination() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.fused_gather' op reads a dst input with the rows of every vertex}}
+  %f = gnn.fused_gather sum %g src(%a : !gnn.vtensor<4xf32>) dst(%a : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> {
+  ^bb0(%s: tensor<4xf32>, %d: tensor<4xf32>):
+    %t = gnn.mul %s, %d : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @stage_on_all_rows() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.apply_vertex' op runs on the rows of every vertex, which in a row-partitioned function only a stage that adds gradient sums may do}}
+  %r = gnn.apply_vertex %g (%a) : (!gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%v: tensor<4xf32>):
+    %t = gnn.relu %v : tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @mixed_stage() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.apply_vertex' op reads an input with the rows of the process's own vertices but needs the rows of every vertex}}
+  %r = gnn.apply_vertex %g (%a, %x) : (!gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%v: tensor<4xf32>, %w: tensor<4xf32>):
+    %t = gnn.add %v, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @loss_of_all_rows() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  // expected-error @+1 {{'gnn.softmax_cross_entropy' op reads an operand with the rows of every vertex}}
+  %loss = gnn.softmax_cross_entropy %a, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gnn.partition' must be "rows" (the only partitioning in the IR so far)}}
+func.func @columns() attributes {gnn.partition = "columns"} {
+  return
+}
+
+// -----
+
+func.func @not_on_a_function() {
+  %g = gnn.graph : !gnn.graph
+  // expected-error @+1 {{'gnn.partition' is only valid on a function}}
+  %x = gnn.input %g "features" {gnn.partition = "rows"} : !gnn.vtensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @ints() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %l = gnn.input %g "labels" : !gnn.vtensor<i64>
+  // expected-error @+1 {{'gnn.all_gather' op moves f32 rows only}}
+  %a = gnn.all_gather %g, %l : !gnn.vtensor<i64>
+  return
+}

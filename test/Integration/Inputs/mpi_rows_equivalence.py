@@ -1,0 +1,71 @@
+"""Checks a row-partitioned run on several processes (gnn-compile --partition
+rows) against the same executable alone: losses and trained parameters as
+mpi_equivalence.py checks them, then rank 0's collectives against MG-GCN's
+volumes exactly. With n vertices, rank 0's n0 = floor(n / N) own rows, and
+the row widths s of the model's all-gathers (the rows its layers read at
+edge sources, GATHERS: in the forward, once in the training step and once
+in each evaluation) and of the training step's reduce-scatters (their
+gradients, SCATTERS: the all-gathers whose input needs one), F and C taken
+from the dataset's meta.json:
+
+    all-gather calls     = (epochs + evals) x |GATHERS|
+    all-gather bytes     = 4 n0 (epochs + evals) x sum GATHERS
+    reduce-scatter calls = epochs x |SCATTERS|
+    reduce-scatter bytes = 4 n epochs x sum SCATTERS
+
+(a rank sends its own rows to an all-gather and its partial sums for every
+vertex to a reduce-scatter: MG-GCN's broadcasts of H and their adjoint; it
+receives (n - n0) s 4 bytes per all-gather, (N - 1) n0 s 4 per
+reduce-scatter), plus mpi_equivalence.py's all-reduces (gradients, loss,
+evaluation counts). No broadcast.
+
+    mpi_rows_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET GATHERS SCATTERS
+
+GATHERS and SCATTERS: comma-separated widths (integers, F, C).
+"""
+
+import json
+import os
+import sys
+
+from mpi_equivalence import all_reduce_formula, compare
+
+one_json, one_params, n_json, n_params, dataset, gathers, scatters = sys.argv[1:8]
+one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
+meta = json.load(open(os.path.join(dataset, "meta.json")))
+
+
+def widths(text):
+    names = {"F": meta["num_features"], "C": meta["num_classes"]}
+    return [names[w] if w in names else int(w) for w in text.split(",") if w]
+
+
+gathers, scatters = widths(gathers), widths(scatters)
+comm, part = many["communication"], many["partition"]
+N = comm["world_size"]
+if part["mode"] != "rows":
+    sys.exit(f"partition mode {part['mode']}")
+n, n0 = part["sources"], part["inner_end"] - part["inner_begin"]
+if n0 != n // N or part["inner_begin"] != 0 or part["held_vertices"] != n0:
+    sys.exit(f"rank 0 owns [{part['inner_begin']}, {part['inner_end']}) of {n}")
+history = many["history"]
+epochs = len(history)
+evals = sum(1 for h in history if "train_acc" in h)
+expect = {
+    "allgather": ((epochs + evals) * len(gathers), 4 * n0 * (epochs + evals) * sum(gathers)),
+    "reduce_scatter": (epochs * len(scatters), 4 * n * epochs * sum(scatters)),
+    "allreduce": all_reduce_formula(history, floats),
+    "broadcast": (0, 0),
+}
+for name, (calls, nbytes) in expect.items():
+    got = comm[name]
+    if (got["calls"], got["bytes"]) != (calls, nbytes):
+        sys.exit(f"{name}: {got['calls']} calls, {got['bytes']} bytes; the "
+                 f"formula: {calls} calls, {nbytes} bytes")
+received = (epochs + evals) * (n - n0) * sum(gathers) * 4 + epochs * (N - 1) * n0 * sum(scatters) * 4
+print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
+      f"(largest rel-norm {worst:.1e}); rank 0 owns {n0} of {n} vertices and "
+      f"{part['held_edges']} in-edges; all-gather {expect['allgather'][0]} calls, "
+      f"{expect['allgather'][1]} bytes, reduce-scatter {expect['reduce_scatter'][0]} "
+      f"calls, {expect['reduce_scatter'][1]} bytes, all-reduce "
+      f"{expect['allreduce'][0]} calls = formula; received {received} bytes")
