@@ -134,6 +134,12 @@ public:
     Timed timed(record(Collective::AllGather, count, sizeof(float)));
     return doIAllGather(send, recv, count);
   }
+  /// broadcast without waiting (MPI_Ibcast): `data` is not to be touched
+  /// until wait().
+  Request iBroadcast(float *data, int64_t count, int root) {
+    Timed timed(record(Collective::Broadcast, count, sizeof(float)));
+    return doIBroadcast(data, count, root);
+  }
   /// Returns when `request` is complete and makes it null; a null request
   /// returns at once. Stops the run on a request this communicator did not
   /// issue or already completed.
@@ -166,6 +172,7 @@ protected:
                                ReduceOp op) = 0;
   virtual Request doIAllGather(const float *send, float *recv,
                                int64_t count) = 0;
+  virtual Request doIBroadcast(float *data, int64_t count, int root) = 0;
 
 private:
   CollectiveCount &record(Collective c, int64_t elements, size_t elementBytes) {

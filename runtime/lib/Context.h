@@ -146,6 +146,9 @@ struct gnnrtContext {
   /// Row partitioning: p(r), the first vertex of each process's rows
   /// (size() + 1 entries, docs/Distributed.md); empty in one process.
   std::vector<int64_t> rowStarts;
+  /// gnnrtSpmmBroadcast's two receive buffers (the largest part's rows),
+  /// kept across calls.
+  std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
   /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;

@@ -99,6 +99,12 @@ const void *Device::hostView(const void *src, int64_t bytes,
   return staging.data();
 }
 
+void Device::spmmStage(gnnrtContext *, int64_t, gnnrtMemRefF32 *, const float *,
+                       int64_t, int64_t, gnnrtMemRefF32 *, int64_t) {
+  fatal(std::string("gnnrtSpmmBroadcast: not implemented on the ") + name() +
+        " device (row partitioning trains on the CPU for now)");
+}
+
 void Device::checkGraph(const GraphArrays &graph) {
   const size_t V = graph.dstOffsets.empty() ? 0 : graph.dstOffsets.size() - 1;
   const size_t E = graph.src.size();

@@ -225,6 +225,13 @@ public:
                         gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                         gnnrtMemRefF32 *out, int64_t width, int64_t begin,
                         int64_t end, int64_t inBegin, int64_t inEnd) = 0;
+  /// One stage of gnnrtSpmmBroadcast (row partitioning): the own rows'
+  /// weighted sums over their in-edges from the sources [lo, hi), whose rows
+  /// `rows` (device memory) holds, row u at rows + (u - lo) * width; the
+  /// stage with lo = 0 stores, later ones add, a mean divides at hi = S.
+  virtual void spmmStage(gnnrtContext *ctx, int64_t mean,
+                         gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
+                         int64_t hi, gnnrtMemRefF32 *out, int64_t width);
   virtual void gemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
                     int64_t m, int64_t n, int64_t k, float alpha,
                     gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,

@@ -920,6 +920,51 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   ctx->comm->allGatherV(x, count, y, counts.data(), displs.data());
 }
 
+void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
+                                     gnnrtMemRefF32 *weights,
+                                     gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                                     int64_t width) {
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  if (size == 1) {
+    ctx->device->spmm(ctx, 1, mean, 1, weights, in, out, width);
+    return;
+  }
+  const Dataset &ds = ctx->ds;
+  if (width < 0)
+    fatal("gnnrtSpmmBroadcast: negative width");
+  needElements(in->sizes[0], ds.numVertices * width,
+               "gnnrtSpmmBroadcast own rows");
+  if (static_cast<int>(ctx->rowStarts.size()) != size + 1)
+    fatal("gnnrtSpmmBroadcast: the program is row-partitioned but the driver "
+          "did not split the graph's rows over the processes");
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  int64_t most = 0;
+  for (int r = 0; r < size; ++r)
+    most = std::max(most, p[r + 1] - p[r]);
+  for (auto &b : ctx->stageBuffers)
+    if (!b || b->size < most * width)
+      b = std::make_unique<Buffer>(*ctx->device, most * width);
+  float *own = in->aligned + in->offset;
+  // Stage j's rows: the rank's own at j = rank, else a receive buffer by
+  // parity (BC1, BC2), free again once stage j - 1's sums are done.
+  auto rowsOf = [&](int j) {
+    return j == rank ? own : ctx->stageBuffers[j % 2]->data;
+  };
+  Request pending[2];
+  auto issue = [&](int j) {
+    pending[j % 2] =
+        ctx->comm->iBroadcast(rowsOf(j), (p[j + 1] - p[j]) * width, j);
+  };
+  issue(0);
+  for (int j = 0; j < size; ++j) {
+    ctx->comm->wait(pending[j % 2]);
+    if (j + 1 < size)
+      issue(j + 1); // in flight during stage j's sums
+    ctx->device->spmmStage(ctx, mean, weights, rowsOf(j), p[j], p[j + 1], out,
+                           width);
+  }
+}
+
 void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
                                          gnnrtMemRefF32 *out, int64_t width) {
   checkRowCollective(ctx, "gnnrtReduceScatterRows", out, in, width);

@@ -57,6 +57,8 @@ LogicalResult FunctionLowering::run(bool training) {
 
   Block &body = source.getBody().front();
   planAggregations(body);
+  planStagedGathers(body);
+  fusedGathers.setStagedGathers(&stagedGathers);
   buffers.computeLastUses(body);
   // A gather folded into an SpMM reads the scatter's input and the edge
   // weights itself (the scatter and the edge stage are not lowered).
@@ -64,6 +66,13 @@ LogicalResult FunctionLowering::run(bool training) {
     for (Value v : {agg.vertexInput, agg.weights})
       if (v)
         buffers.addRead(gather, v);
+  // A staged SpMM reads the own rows of its all-gather.
+  for (auto &[gathered, own] : stagedGathers) {
+    Operation *reader = *gathered.getUsers().begin();
+    if (auto sc = dyn_cast<ScatterOp>(reader))
+      reader = *sc->getUsers().begin();
+    buffers.addRead(reader, own);
+  }
   auto lastOp = [&]() { return entry->empty() ? nullptr : &entry->back(); };
   for (Operation &op : body.without_terminator()) {
     Operation *before = lastOp();
@@ -195,6 +204,33 @@ void FunctionLowering::planAggregations(Block &body) {
   });
 }
 
+void FunctionLowering::planStagedGathers(Block &body) {
+  for (auto ag : body.getOps<AllGatherOp>()) {
+    Value rows = ag.getResult();
+    if (!rows.hasOneUse())
+      continue;
+    Operation *user = *rows.getUsers().begin();
+    bool staged = false;
+    if (auto fg = dyn_cast<FusedGatherOp>(user)) {
+      staged = FusedGatherLowering::stageableSpmmInput(fg) == rows &&
+               !llvm::is_contained(fg.getDstInputs(), rows) &&
+               !llvm::is_contained(fg.getEdgeInputs(), rows);
+    } else if (auto sc = dyn_cast<ScatterOp>(user)) {
+      // A gather of the scatter folded into an SpMM (planAggregations).
+      if (skipped.contains(sc) && sc->hasOneUse()) {
+        auto it = aggregations.find(*sc->getUsers().begin());
+        staged = it != aggregations.end() && it->second.vertexInput == rows &&
+                 cast<GatherOp>(it->first).getSide() == Side::Dst &&
+                 getChunks(it->first) == 1;
+      }
+    }
+    if (!staged)
+      continue;
+    stagedGathers[rows] = ag.getInput();
+    skipped.insert(ag);
+  }
+}
+
 LogicalResult FunctionLowering::lowerTop(Operation *op) {
   if (isa<GraphOp>(op) || skipped.contains(op))
     return success();
@@ -231,12 +267,16 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
 
 LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
   const Aggregation &agg = aggregations.find(g)->second;
-  Tensor x = buffers.lookup(agg.vertexInput);
+  Value own = stagedGathers.lookup(agg.vertexInput);
+  Tensor x = buffers.lookup(own ? own : agg.vertexInput);
   Value weights = agg.weights ? buffers.lookup(agg.weights).buf : lb.emptyF32();
   Tensor out = buffers.alloc(lb.sizes.gatheredRows(g.getSide() == Side::Dst),
                              true, x.dims);
-  lb.spmm(g, g.getSide() == Side::Dst, g.getAcc() == Accumulator::Mean,
-          weights, x, out.buf);
+  if (own)
+    lb.spmmBroadcast(g.getAcc() == Accumulator::Mean, weights, x, out.buf);
+  else
+    lb.spmm(g, g.getSide() == Side::Dst, g.getAcc() == Accumulator::Mean,
+            weights, x, out.buf);
   buffers.bind(g.getResult(), out);
   return success();
 }

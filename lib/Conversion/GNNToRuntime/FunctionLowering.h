@@ -123,6 +123,11 @@ private:
     Value weights;
   };
   DenseMap<Operation *, Aggregation> aggregations;
+  /// Row partitioning: all-gathers whose one reader aggregates their rows
+  /// to the destinations as an SpMM, which gets the own rows (the value)
+  /// and runs over broadcast stages (gnnrtSpmmBroadcast) instead.
+  DenseMap<Value, Value> stagedGathers;
+  void planStagedGathers(Block &body);
   llvm::DenseSet<Operation *> skipped;
   /// Loss gradients computed by their loss's runtime call.
   DenseMap<Operation *, Tensor> lossGrads;

@@ -113,6 +113,13 @@ static std::optional<SpmmMatch> matchSpmm(FusedGatherOp fg) {
   return SpmmMatch{x, w, computedScale};
 }
 
+Value FusedGatherLowering::stageableSpmmInput(FusedGatherOp fg) {
+  if (fg.getSide() != Side::Dst || getChunks(fg) > 1)
+    return Value();
+  std::optional<SpmmMatch> match = matchSpmm(fg);
+  return match && !match->computedScale ? match->x : Value();
+}
+
 void FusedGatherLowering::collect(Operation *function) {
   function->walk([&](FusedGatherOp g) { fusedGathers.push_back(g); });
 }
@@ -132,7 +139,10 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
   if (!match)
     return success();
   lowered = true;
-  Tensor xt = buffers.lookup(match->x);
+  // Row partitioning: an all-gather's rows that arrive in stages; the own
+  // rows are what the call reads.
+  Value own = stagedGathers ? stagedGathers->lookup(match->x) : Value();
+  Tensor xt = buffers.lookup(own ? own : match->x);
   Value weights = match->w ? buffers.lookup(match->w).buf : lb.emptyF32();
   Tensor wt;
   if (match->computedScale) {
@@ -143,8 +153,12 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
   }
   Tensor out = buffers.alloc(lb.sizes.gatheredRows(fg.getSide() == Side::Dst),
                              true, xt.dims);
-  lb.spmm(fg, fg.getSide() == Side::Dst, fg.getAcc() == Accumulator::Mean,
-          weights, xt, out.buf);
+  if (own) {
+    lb.spmmBroadcast(fg.getAcc() == Accumulator::Mean, weights, xt, out.buf);
+  } else {
+    lb.spmm(fg, fg.getSide() == Side::Dst, fg.getAcc() == Accumulator::Mean,
+            weights, xt, out.buf);
+  }
   buffers.bind(fg.getOuts()[0], out);
   if (wt.buf)
     buffers.release(wt.buf); // nothing reads the weights after

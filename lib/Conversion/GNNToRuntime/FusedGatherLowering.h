@@ -60,6 +60,15 @@ public:
   /// tiles; CPU kernels in row chunks).
   void setTiles(bool enable) { tiles = enable; }
   LogicalResult lower(FusedGatherOp fg);
+  /// The rows `fg` aggregates when it is an SpMM to the destinations with
+  /// no per-edge scale computed from its inputs (what gnnrtSpmmBroadcast
+  /// runs in stages); null otherwise.
+  static Value stageableSpmmInput(FusedGatherOp fg);
+  /// All-gathers whose one reader runs as gnnrtSpmmBroadcast, with the
+  /// tensor of own rows each gathers (FunctionLowering's).
+  void setStagedGathers(const DenseMap<Value, Value> *staged) {
+    stagedGathers = staged;
+  }
 
 private:
   /// The SpMM when the body is one; `lowered` tells whether it was.
@@ -84,6 +93,7 @@ private:
   int64_t edgeCacheBudget;                 // floats per edge
   int64_t edgeCacheFloatsUsed = 0;
   bool tiles = false;
+  const DenseMap<Value, Value> *stagedGathers = nullptr;
 };
 
 } // namespace mlir::gnn

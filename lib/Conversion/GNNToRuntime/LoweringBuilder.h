@@ -118,6 +118,13 @@ public:
          {ctx, cI64(toDst), cI64(mean), cI64(getChunks(aggregation)), weights,
           x.buf, out, toI64(x.rowSize)});
   }
+  /// out = the weighted aggregation to the destinations of rows whose own
+  /// part is `x`, the others' broadcast in stages (row partitioning). One
+  /// gnnrtSpmmBroadcast.
+  void spmmBroadcast(bool mean, Value weights, const Tensor &x, Value out) {
+    call(rt::Call::gnnrtSpmmBroadcast,
+         {ctx, cI64(mean), weights, x.buf, out, toI64(x.rowSize)});
+  }
   /// For o < outer: store(o, sum over i < inner of term(o, i)).
   void sumLoop(Value outer, Value inner,
                function_ref<Value(OpBuilder &, Value, Value)> term,

@@ -45,7 +45,8 @@
 ///      all-reduce) between the last gradient and the first update.
 ///  10: row partitioning: gnnrtDim(4) is the graph's sources (every vertex;
 ///      |V| is the process's own), gnnrtAllGatherRows and
-///      gnnrtReduceScatterRows move rows between the two.
+///      gnnrtReduceScatterRows move rows between the two,
+///      gnnrtSpmmBroadcast aggregates over broadcast stages.
 #define GNNRT_API_VERSION 10
 
 #ifdef __cplusplus
@@ -435,6 +436,18 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx,
                                                   gnnrtMemRefF32 *in,
                                                   gnnrtMemRefF32 *out,
                                                   int64_t width);
+/// MG-GCN's staged aggregation (§4.3): out[v] for the own vertices v = the
+/// weighted sum (mean when set) of in[u] over v's in-edges u -> v, where in
+/// holds the own rows and the others' are broadcast in N stages: at stage j
+/// the owner of [p(j), p(j+1)) broadcasts its rows into one of two
+/// alternating buffers, the broadcast of j+1 is issued before the stage-j
+/// sums, which read only the edges from [p(j), p(j+1)). The same sums as an
+/// all-gather and gnnrtSpmm, without every vertex's rows at once; in one
+/// process gnnrtSpmm. `weights` per edge or empty.
+GNNRT_EXPORT void
+_mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
+                                gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                                gnnrtMemRefF32 *out, int64_t width);
 GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
                                                       gnnrtMemRefF32 *in,
                                                       gnnrtMemRefF32 *out,

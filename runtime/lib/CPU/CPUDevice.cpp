@@ -221,6 +221,11 @@ public:
     cpuSpmmRows(graph(), side, mean, wts, in, out, w, begin, end, inBegin,
                 inEnd);
   }
+  void spmmStage(gnnrtContext *, int64_t mean, gnnrtMemRefF32 *wts,
+                 const float *rows, int64_t lo, int64_t hi, gnnrtMemRefF32 *out,
+                 int64_t w) override {
+    cpuSpmmStage(graph(), mean, wts, rows, lo, hi, out, w);
+  }
   void gemm(gnnrtContext *, int64_t ta, int64_t tb, int64_t m, int64_t n,
             int64_t k, float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,
             float beta, gnnrtMemRefF32 *c) override {

@@ -178,6 +178,9 @@ struct SpmmOperands {
   const float *x;
   int64_t width;
   int64_t lastPosition;
+  /// The input row `x` holds first: row u is at x + (u - base) * width (a
+  /// stage of a row-partitioned SpMM holds only the rows it received).
+  int64_t base = 0;
 };
 
 // The rows an edge reads are scattered over the whole input: prefetching the
@@ -204,14 +207,15 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
   for (int64_t j = begin; j < end; ++j) {
     if (j + kPrefetchDistance < last) {
       const float *row =
-          x + static_cast<int64_t>(other[j + kPrefetchDistance]) * width;
+          x + (static_cast<int64_t>(other[j + kPrefetchDistance]) - op.base) *
+                  width;
       // The first lines only (more fill the line-fill buffers and stall on
       // wide rows); the hardware streams the rest of the chunk.
       for (int64_t i = 0; i < std::min<int64_t>(N, 64); i += 16)
         __builtin_prefetch(row + i, 0, 3);
     }
     const float c = w ? w[Indirect ? edges[j] : j] : 1.0f;
-    const float *row = x + static_cast<int64_t>(other[j]) * width;
+    const float *row = x + (static_cast<int64_t>(other[j]) - op.base) * width;
 #pragma omp simd aligned(acc : 64)
     for (int64_t i = 0; i < N; ++i)
       acc[i] += c * row[i];
@@ -229,7 +233,8 @@ inline void spmmTail(const SpmmOperands &op, int64_t begin, int64_t end,
       o[i] = 0.0f;
   for (int64_t j = begin; j < end; ++j) {
     const float c = op.w ? op.w[op.seg.edge(j)] : 1.0f;
-    const float *row = op.x + static_cast<int64_t>(op.other[j]) * op.width;
+    const float *row =
+        op.x + (static_cast<int64_t>(op.other[j]) - op.base) * op.width;
     for (int64_t i = col; i < op.width; ++i)
       o[i] += c * row[i];
   }
@@ -377,6 +382,26 @@ void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
     spmmTile<true>(op, mean, begin, end, lo, hi, V, ptr(out));
   else
     spmmTile<false>(op, mean, begin, end, lo, hi, V, ptr(out));
+}
+
+void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
+                  gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
+                  int64_t hi, gnnrtMemRefF32 *out, int64_t width) {
+  const int64_t V = graph.numVertices, S = graph.numSources;
+  needRange(lo, hi, S, "gnnrtSpmmBroadcast: stage rows");
+  need(out->sizes[0], V * width, "gnnrtSpmmBroadcast output");
+  const bool weighted = weights->sizes[0] > 0;
+  if (weighted)
+    need(weights->sizes[0], graph.numEdges, "gnnrtSpmmBroadcast weights");
+  SpmmOperands op{segmentsOf(graph, 1),
+                  graph.index[0],
+                  weighted ? ptr(weights) : nullptr,
+                  rows,
+                  width,
+                  graph.offsets[1][V]};
+  op.base = lo;
+  spmmTile<false>(op, mean, 0, V, static_cast<int32_t>(lo),
+                  static_cast<int32_t>(hi), S, ptr(out));
 }
 
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,

@@ -21,6 +21,13 @@ void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
 void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
                           gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                           gnnrtMemRefF32 *gradEdges, int64_t width);
+/// One stage of gnnrtSpmmBroadcast: the own rows' sums over their in-edges
+/// from the sources [lo, hi), whose rows `rows` holds (row u at
+/// rows + (u - lo) * width); stored at lo = 0, added after; a mean divides
+/// at hi = S.
+void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
+                  gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
+                  int64_t hi, gnnrtMemRefF32 *out, int64_t width);
 void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                  gnnrtMemRefF32 *out, int64_t width, int64_t begin, int64_t end,

@@ -176,6 +176,17 @@ public:
                                    MPI_COMM_WORLD, &request));
     return issue(request);
   }
+  Request doIBroadcast(float *data, int64_t count, int root) override {
+    const int n = blockCount("iBroadcast", count);
+    if (root < 0 || root >= worldSize)
+      fatal("iBroadcast: root " + std::to_string(root) +
+            " outside the world of " + std::to_string(worldSize) +
+            " processes");
+    MPI_Request request;
+    GNNRT_MPI_CHECK(
+        MPI_Ibcast(data, n, MPI_FLOAT, root, MPI_COMM_WORLD, &request));
+    return issue(request);
+  }
   void wait(Request &request) override {
     if (request.isNull())
       return;

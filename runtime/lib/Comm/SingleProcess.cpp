@@ -67,6 +67,10 @@ public:
     doAllGather(send, recv, count);
     return issue();
   }
+  Request doIBroadcast(float *, int64_t count, int root) override {
+    checkBroadcast(count, root);
+    return issue();
+  }
   void wait(Request &request) override {
     if (request.isNull())
       return;

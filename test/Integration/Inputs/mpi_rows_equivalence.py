@@ -2,26 +2,31 @@
 rows) against the same executable alone: losses and trained parameters as
 mpi_equivalence.py checks them, then rank 0's collectives against MG-GCN's
 volumes exactly. With n vertices, rank 0's n0 = floor(n / N) own rows, and
-the row widths s of the model's all-gathers (the rows its layers read at
-edge sources, GATHERS: in the forward, once in the training step and once
-in each evaluation) and of the training step's reduce-scatters (their
-gradients, SCATTERS: the all-gathers whose input needs one), F and C taken
-from the dataset's meta.json:
+the row widths s of the rows the model's layers read at edge sources (in
+the forward: once in the training step and once in each evaluation),
+STAGED where an SpMM to the destinations reads them (N broadcasts, one per
+owner: gnnrtSpmmBroadcast), GATHERS where other kernels do (one
+all-gather), and of the training step's reduce-scatters (their gradients,
+SCATTERS), F and C taken from the dataset's meta.json:
 
+    broadcast calls      = (epochs + evals) x N |STAGED|
+    broadcast bytes      = 4 n (epochs + evals) x sum STAGED
     all-gather calls     = (epochs + evals) x |GATHERS|
     all-gather bytes     = 4 n0 (epochs + evals) x sum GATHERS
     reduce-scatter calls = epochs x |SCATTERS|
     reduce-scatter bytes = 4 n epochs x sum SCATTERS
 
-(a rank sends its own rows to an all-gather and its partial sums for every
-vertex to a reduce-scatter: MG-GCN's broadcasts of H and their adjoint; it
-receives (n - n0) s 4 bytes per all-gather, (N - 1) n0 s 4 per
-reduce-scatter), plus mpi_equivalence.py's all-reduces (gradients, loss,
-evaluation counts). No broadcast.
+(a broadcast counts its rows on every rank, a rank sends its own rows to
+an all-gather and its partial sums for every vertex to a reduce-scatter:
+MG-GCN's broadcasts of H and their adjoint; a rank receives (n - n0) s 4
+bytes per staged SpMM or all-gather, (N - 1) n0 s 4 per reduce-scatter),
+plus mpi_equivalence.py's all-reduces (gradients, loss, evaluation
+counts).
 
-    mpi_rows_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET GATHERS SCATTERS
+    mpi_rows_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET STAGED GATHERS SCATTERS
 
-GATHERS and SCATTERS: comma-separated widths (integers, F, C).
+STAGED, GATHERS and SCATTERS: comma-separated widths (integers, F, C), or
+"-" for none.
 """
 
 import json
@@ -30,17 +35,17 @@ import sys
 
 from mpi_equivalence import all_reduce_formula, compare
 
-one_json, one_params, n_json, n_params, dataset, gathers, scatters = sys.argv[1:8]
+one_json, one_params, n_json, n_params, dataset, staged, gathers, scatters = sys.argv[1:9]
 one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
 meta = json.load(open(os.path.join(dataset, "meta.json")))
 
 
 def widths(text):
     names = {"F": meta["num_features"], "C": meta["num_classes"]}
-    return [names[w] if w in names else int(w) for w in text.split(",") if w]
+    return [names[w] if w in names else int(w) for w in text.split(",") if w not in ("", "-")]
 
 
-gathers, scatters = widths(gathers), widths(scatters)
+staged, gathers, scatters = widths(staged), widths(gathers), widths(scatters)
 comm, part = many["communication"], many["partition"]
 N = comm["world_size"]
 if part["mode"] != "rows":
@@ -55,17 +60,19 @@ expect = {
     "allgather": ((epochs + evals) * len(gathers), 4 * n0 * (epochs + evals) * sum(gathers)),
     "reduce_scatter": (epochs * len(scatters), 4 * n * epochs * sum(scatters)),
     "allreduce": all_reduce_formula(history, floats),
-    "broadcast": (0, 0),
+    "broadcast": ((epochs + evals) * N * len(staged), 4 * n * (epochs + evals) * sum(staged)),
 }
 for name, (calls, nbytes) in expect.items():
     got = comm[name]
     if (got["calls"], got["bytes"]) != (calls, nbytes):
         sys.exit(f"{name}: {got['calls']} calls, {got['bytes']} bytes; the "
                  f"formula: {calls} calls, {nbytes} bytes")
-received = (epochs + evals) * (n - n0) * sum(gathers) * 4 + epochs * (N - 1) * n0 * sum(scatters) * 4
+received = ((epochs + evals) * (n - n0) * (sum(staged) + sum(gathers)) * 4
+            + epochs * (N - 1) * n0 * sum(scatters) * 4)
 print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
       f"(largest rel-norm {worst:.1e}); rank 0 owns {n0} of {n} vertices and "
-      f"{part['held_edges']} in-edges; all-gather {expect['allgather'][0]} calls, "
+      f"{part['held_edges']} in-edges; broadcast {expect['broadcast'][0]} calls, "
+      f"{expect['broadcast'][1]} bytes, all-gather {expect['allgather'][0]} calls, "
       f"{expect['allgather'][1]} bytes, reduce-scatter {expect['reduce_scatter'][0]} "
       f"calls, {expect['reduce_scatter'][1]} bytes, all-reduce "
       f"{expect['allreduce'][0]} calls = formula; received {received} bytes")
