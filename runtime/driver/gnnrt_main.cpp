@@ -787,6 +787,8 @@ int main(int argc, char **argv) {
   }
 
   std::vector<EpochRecord> history;
+  // The calls of the two functions, for the row collectives' formula.
+  int64_t trainCalls = 0, evalCalls = 0;
   auto t0 = std::chrono::steady_clock::now();
   auto lastProgress = t0;
   for (int64_t epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -795,6 +797,7 @@ int main(int argc, char **argv) {
     zeroGrads(ctx);
     auto start = std::chrono::steady_clock::now();
     float loss = worldLoss(ctx, gnn_train_step(ctx));
+    ++trainCalls;
     auto end = std::chrono::steady_clock::now();
     EpochRecord r{
         epoch, loss,
@@ -807,6 +810,7 @@ int main(int argc, char **argv) {
     if (epoch % o.evalEvery == 0 || epoch == o.epochs) {
       ctx->training = false;
       gnn_eval(ctx);
+      ++evalCalls;
       double acc[3];
       splitAccuracies(ctx, acc);
       r.train = acc[0];
@@ -833,6 +837,7 @@ int main(int argc, char **argv) {
   if (o.epochs == 0) {
     ctx->training = false;
     last.loss = worldLoss(ctx, gnn_eval(ctx));
+    ++evalCalls;
     double acc[3];
     splitAccuracies(ctx, acc);
     last.train = acc[0];
@@ -852,6 +857,7 @@ int main(int argc, char **argv) {
   if (!o.predict.empty()) {
     ctx->training = false;
     gnn_eval(ctx);
+    ++evalCalls;
     pred = predictions(ctx);
     if (worldSize > 1)
       pred = gatherOwnRows(ctx, part, full.numVertices, pred.data(), 1);
@@ -937,6 +943,32 @@ int main(int argc, char **argv) {
               collectiveName(static_cast<Collective>(c)),
               static_cast<long long>(n.calls), static_cast<long long>(n.bytes),
               n.seconds);
+    }
+    // A row-partitioned program: what its collectives move by the formula
+    // (docs/Distributed.md), from its collective records: an all-gather
+    // sends the own rows, a staged SpMM broadcasts every part's rows, a
+    // reduce-scatter sends partials of every vertex.
+    if (rows && worldSize > 1) {
+      const char *kinds[] = {"allgather", "broadcast", "reduce_scatter"};
+      int64_t calls[3] = {}, bytes[3] = {};
+      for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives) {
+        int64_t width = c.factor;
+        for (BufferInfo::Term t : c.terms)
+          width *=
+              t == BufferInfo::F ? ctx->ds.numFeatures : ctx->ds.numClasses;
+        const int64_t times = c.function == "train" ? trainCalls : evalCalls;
+        const int k = c.kind == "allgather" ? 0 : c.kind == "broadcast" ? 1 : 2;
+        const int64_t rowsSent =
+            k == 0 ? ctx->ds.numVertices : full.numVertices;
+        calls[k] += times * (k == 1 ? worldSize : 1);
+        bytes[k] += times * 4 * rowsSent * width;
+      }
+      appendf(",\n                    \"formula\": {");
+      for (int k = 0; k < 3; ++k)
+        appendf("%s\"%s\": {\"calls\": %lld, \"bytes\": %lld}", k ? ", " : "",
+                kinds[k], static_cast<long long>(calls[k]),
+                static_cast<long long>(bytes[k]));
+      appendf("}");
     }
     appendf("},\n");
     // How the vertices were shared (rank 0's part).

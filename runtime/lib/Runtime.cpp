@@ -161,6 +161,25 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> info.hops) || info.hops < -1 ||
           (info.hops == -1 && !(ls >> info.globalOp)))
         return bad("malformed hops record");
+    } else if (kind == "collective") {
+      ModelInfo::RowCollective c;
+      std::string terms;
+      if (!(ls >> c.function >> c.kind >> c.factor >> terms) ||
+          (c.function != "train" && c.function != "eval") ||
+          (c.kind != "allgather" && c.kind != "broadcast" &&
+           c.kind != "reduce_scatter") ||
+          c.factor < 0)
+        return bad("malformed collective record");
+      if (terms != "1") {
+        std::istringstream ts(terms);
+        std::string t;
+        while (std::getline(ts, t, '*')) {
+          if (t != "F" && t != "C")
+            return bad("malformed collective width");
+          c.terms.push_back(t == "F" ? BufferInfo::F : BufferInfo::C);
+        }
+      }
+      info.rowCollectives.push_back(std::move(c));
     } else if (kind == "partition") {
       if (!(ls >> info.partition) || info.partition != "rows")
         return bad("malformed partition record");

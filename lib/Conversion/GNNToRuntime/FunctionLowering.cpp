@@ -58,7 +58,7 @@ LogicalResult FunctionLowering::run(bool training) {
   Block &body = source.getBody().front();
   planAggregations(body);
   planStagedGathers(body);
-  fusedGathers.setStagedGathers(&stagedGathers);
+  fusedGathers.setStagedGathers(&stagedGathers, &rowCollectives);
   buffers.computeLastUses(body);
   // A gather folded into an SpMM reads the scatter's input and the edge
   // weights itself (the scatter and the edge stage are not lowered).
@@ -272,9 +272,10 @@ LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
   Value weights = agg.weights ? buffers.lookup(agg.weights).buf : lb.emptyF32();
   Tensor out = buffers.alloc(lb.sizes.gatheredRows(g.getSide() == Side::Dst),
                              true, x.dims);
-  if (own)
+  if (own) {
     lb.spmmBroadcast(g.getAcc() == Accumulator::Mean, weights, x, out.buf);
-  else
+    rowCollectives.push_back({"broadcast", buffers.sizeKey(x.rowSize)});
+  } else
     lb.spmm(g, g.getSide() == Side::Dst, g.getAcc() == Accumulator::Mean,
             weights, x, out.buf);
   buffers.bind(g.getResult(), out);
@@ -402,6 +403,7 @@ LogicalResult FunctionLowering::lowerAllGather(AllGatherOp ag) {
   Tensor out = buffers.alloc(lb.sizes.numS, true, x.dims);
   lb.call(rt::Call::gnnrtAllGatherRows,
           {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
+  rowCollectives.push_back({"allgather", buffers.sizeKey(x.rowSize)});
   buffers.bind(ag.getResult(), out);
   return success();
 }
@@ -411,6 +413,7 @@ LogicalResult FunctionLowering::lowerReduceScatter(ReduceScatterOp rs) {
   Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
   lb.call(rt::Call::gnnrtReduceScatterRows,
           {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
+  rowCollectives.push_back({"reduce_scatter", buffers.sizeKey(x.rowSize)});
   buffers.bind(rs.getResult(), out);
   return success();
 }

@@ -67,6 +67,12 @@ public:
   bool isPlanned() const { return planned; }
   /// gnnrtDropAll first (BufferPlacement::emitDropAll).
   void dropAllAtStart() { BufferPlacement::emitDropAll(lowered, lb); }
+  /// After run(): the row collectives of a row-partitioned function, in
+  /// order: the runtime entry point's kind ("allgather", "broadcast",
+  /// "reduce_scatter") and the row width's size key.
+  ArrayRef<std::pair<std::string, SizeKey>> getRowCollectives() const {
+    return rowCollectives;
+  }
   /// After planSlots(): each buffer's slot and size.
   SmallVector<std::pair<int64_t, SizeKey>> getPlannedSizes() const {
     return slots.getPlannedSizes();
@@ -127,6 +133,7 @@ private:
   /// to the destinations as an SpMM, which gets the own rows (the value)
   /// and runs over broadcast stages (gnnrtSpmmBroadcast) instead.
   DenseMap<Value, Value> stagedGathers;
+  SmallVector<std::pair<std::string, SizeKey>> rowCollectives;
   void planStagedGathers(Block &body);
   llvm::DenseSet<Operation *> skipped;
   /// Loss gradients computed by their loss's runtime call.

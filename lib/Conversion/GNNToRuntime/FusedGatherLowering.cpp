@@ -155,6 +155,7 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
                              true, xt.dims);
   if (own) {
     lb.spmmBroadcast(fg.getAcc() == Accumulator::Mean, weights, xt, out.buf);
+    rowCollectives->push_back({"broadcast", buffers.sizeKey(xt.rowSize)});
   } else {
     lb.spmm(fg, fg.getSide() == Side::Dst, fg.getAcc() == Accumulator::Mean,
             weights, xt, out.buf);

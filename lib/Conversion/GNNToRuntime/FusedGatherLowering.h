@@ -66,8 +66,11 @@ public:
   static Value stageableSpmmInput(FusedGatherOp fg);
   /// All-gathers whose one reader runs as gnnrtSpmmBroadcast, with the
   /// tensor of own rows each gathers (FunctionLowering's).
-  void setStagedGathers(const DenseMap<Value, Value> *staged) {
+  void
+  setStagedGathers(const DenseMap<Value, Value> *staged,
+                   SmallVector<std::pair<std::string, SizeKey>> *collectives) {
     stagedGathers = staged;
+    rowCollectives = collectives;
   }
 
 private:
@@ -94,6 +97,7 @@ private:
   int64_t edgeCacheFloatsUsed = 0;
   bool tiles = false;
   const DenseMap<Value, Value> *stagedGathers = nullptr;
+  SmallVector<std::pair<std::string, SizeKey>> *rowCollectives = nullptr;
 };
 
 } // namespace mlir::gnn

@@ -456,8 +456,18 @@ struct ConvertGNNToRuntime
                        hops;
     if (target == "cuda")
       info += "target cuda\n";
-    if (isRowPartitioned(train))
+    if (isRowPartitioned(train)) {
       info += "partition rows\n";
+      // Each function's row collectives and their row widths, for the
+      // driver's volume formula (docs/Distributed.md).
+      for (auto [lowering, name] :
+           llvm::zip_equal(lowerings, SmallVector<StringRef>{"train", "eval"}))
+        for (const auto &[kind, width] : lowering->getRowCollectives())
+          info += llvm::formatv("collective {0} {1} {2} {3}\n", name, kind,
+                                width.factor,
+                                width.dynamic.empty() ? "1" : width.dynamic)
+                      .str();
+    }
     for (auto f : module.getOps<func::FuncOp>())
       if (f->hasAttr(GNNDialect::kModelAttrName)) {
         info = "model " + f.getSymName().str() + info.substr(info.find('\n'));

@@ -67,6 +67,10 @@ for name, (calls, nbytes) in expect.items():
     if (got["calls"], got["bytes"]) != (calls, nbytes):
         sys.exit(f"{name}: {got['calls']} calls, {got['bytes']} bytes; the "
                  f"formula: {calls} calls, {nbytes} bytes")
+    # The driver's own formula, from the program's collective records.
+    driver = comm["formula"].get(name)
+    if driver and (driver["calls"], driver["bytes"]) != (calls, nbytes):
+        sys.exit(f"{name}: the driver's formula {driver} differs")
 received = ((epochs + evals) * (n - n0) * (sum(staged) + sum(gathers)) * 4
             + epochs * (N - 1) * n0 * sum(scatters) * 4)
 print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
