@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Multi-process training (issue 19): shared preloading on 1, 2 and 4 ranks.
+"""Multi-process training (issue 19): shared preloading and row partitioning
+on 1, 2 and 4 ranks.
 
-For each graph and model, one executable run alone (2 threads) and under
-mpirun on 2 ranks (1 thread each) and 4 ranks (1 thread each, oversubscribed
-on this 2-core machine): the median epoch, rank 0's time inside collectives
-(the communication share), the bytes its collectives moved per epoch against
-shared preloading's formula (4 P + 4 bytes: the gradients and the loss;
+For each graph, model and mode (`preload`: GraNNDis' shared preloading,
+`rows`: MG-GCN's row partitioning, gnn-compile --partition rows), one
+executable run alone (2 threads) and under mpirun on 2 ranks (1 thread each)
+and 4 ranks (1 thread each, oversubscribed on this 2-core machine): the
+median epoch, rank 0's time inside collectives (the communication share),
+the bytes its collectives moved per epoch against the mode's formula
+(preload: 4 P + 4 bytes, the gradients and the loss; rows: that plus the
+row collectives, from the program's collective records;
 docs/Distributed.md), every rank's peak RSS, and how many vertices rank 0
-holds. Graphs:
+holds. The models are compiled with --dataset (so GCN aggregates XW: MG-GCN's
+order rule). Graphs:
 
 - grid: a 400 x 400 grid (160,000 vertices, F = 128, 8 classes), where a
   rank's 2-hop closure is its band of rows and two rows on either side: the
@@ -16,11 +21,14 @@ holds. Graphs:
   F = 128, 40 classes; bench/gcn_arxiv.py's), whose 2-hop closure from any
   quarter is nearly the whole graph: every rank holds it all.
 
+- reddit (with --reddit): the Reddit-shaped RMAT graph (232,965 vertices,
+  114 M edges, F = 602, 41 classes; bench/passes.py's), GCN only, 3 epochs.
+
 Writes docs/benchmarks/distributed.{json,md}. Not a test: the machine is
 shared and has 2 cores, so the figures to read are the byte counts, the
 communication share and the memory, not speed-ups.
 
-Usage: bench/distributed.py [--epochs N] [--quick]
+Usage: bench/distributed.py [--epochs N] [--quick] [--reddit]
 """
 
 import argparse
@@ -93,19 +101,26 @@ def run(exe, data, ranks, epochs, workdir):
     floats = sum(np.load(os.path.join(params, f)).size
                  for f in os.listdir(params) if f.endswith(".npy"))
     comm = summary["communication"]
-    seconds = sum(v["seconds"] for v in comm.values() if isinstance(v, dict))
-    moved = comm["allreduce"]["bytes"]
+    kinds = ("allreduce", "broadcast", "reduce_scatter", "allgather")
+    seconds = sum(comm[k]["seconds"] for k in kinds)
+    moved = sum(comm[k]["bytes"] for k in kinds)
     evals = sum(1 for h in summary["history"] if "train_acc" in h)
-    per_epoch = (moved - (16 + 48 * evals if ranks > 1 else 0)) / epochs
+    fixed = 16 + 48 * evals if ranks > 1 else 0  # fingerprint, accuracy counts
+    # The row collectives by the driver's formula (over the run: epochs and
+    # evaluations), and the all-reduces (gradients and loss per epoch).
+    rows_formula = sum(v["bytes"] for v in comm.get("formula", {}).values())
+    formula = (epochs * (4 * floats + 4) + rows_formula) if ranks > 1 else 0
     times = [h["ms"] for h in summary["history"]]
     return {
         "ranks": ranks, "threads": threads,
         "median_epoch_ms": float(np.median(times)),
         "comm_ms_per_epoch": 1e3 * seconds / epochs,
-        "bytes_per_epoch": per_epoch,
-        "formula_bytes_per_epoch": 4 * floats + 4 if ranks > 1 else 0,
+        "bytes_per_epoch": (moved - fixed) / epochs,
+        "formula_bytes_per_epoch": formula / epochs,
+        "bytes_by_collective": {k: comm[k]["bytes"] for k in kinds},
         "peak_rss_bytes": [b for _, b in rss],
         "held_vertices": summary.get("partition", {}).get("held_vertices"),
+        "held_edges": summary.get("partition", {}).get("held_edges"),
         "final_loss": summary["final"]["loss"],
     }
 
@@ -114,27 +129,38 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="smaller graphs")
+    parser.add_argument("--reddit", action="store_true",
+                        help="also GCN on the Reddit-shaped graph (3 epochs)")
     args = parser.parse_args()
     os.makedirs(CACHE, exist_ok=True)
     graphs = {"grid": grid_dataset(120 if args.quick else 400),
               "arxiv": arxiv_dataset(args.quick)}
+    cases = [(m, g, mode) for m in ("gcn", "gat") for g in graphs for mode in ("preload", "rows")]
+    if args.reddit:
+        reddit = os.path.join(CACHE, "rmat-reddit-232965-119000000")
+        if not os.path.exists(os.path.join(reddit, "meta.json")):
+            raise SystemExit(f"{reddit}: not generated (run bench/passes.py first)")
+        graphs["reddit"] = reddit
+        cases += [("gcn", "reddit", mode) for mode in ("preload", "rows")]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for model in ("gcn", "gat"):
-            exe = os.path.join(tmp, model)
+        for model, gname, mode in cases:
+            data = graphs[gname]
+            epochs = 3 if gname == "reddit" else args.epochs
+            exe = os.path.join(tmp, f"{model}-{gname}-{mode}")
             subprocess.run([COMPILER, os.path.join(ROOT, "examples", "models", f"{model}.mlir"),
-                            "-o", exe], check=True)
-            for gname, data in graphs.items():
-                meta = json.load(open(os.path.join(data, "meta.json")))
+                            "--dataset", data, "--partition", mode, "-o", exe], check=True)
+            meta = json.load(open(os.path.join(data, "meta.json")))
+            if True:
                 for ranks in (1, 2, 4):
-                    work = os.path.join(tmp, f"{model}-{gname}-{ranks}")
+                    work = os.path.join(tmp, f"{model}-{gname}-{mode}-{ranks}")
                     os.makedirs(work)
                     t0 = time.time()
-                    r = run(exe, data, ranks, args.epochs, work)
-                    r.update(model=model, graph=gname, vertices=meta["num_vertices"],
-                             edges=meta["num_edges"])
+                    r = run(exe, data, ranks, epochs, work)
+                    r.update(model=model, graph=gname, mode=mode, epochs=epochs,
+                             vertices=meta["num_vertices"], edges=meta["num_edges"])
                     results.append(r)
-                    log(f"{model} {gname} x{ranks}: {r['median_epoch_ms']:.1f} ms/epoch, "
+                    log(f"{model} {gname} {mode} x{ranks}: {r['median_epoch_ms']:.1f} ms/epoch, "
                         f"comm {r['comm_ms_per_epoch']:.2f} ms, {r['bytes_per_epoch']:.0f} B/epoch "
                         f"(formula {r['formula_bytes_per_epoch']}), rss "
                         f"{[round(b / 2**20) for b in r['peak_rss_bytes']]} MiB, "
@@ -144,24 +170,27 @@ def main() -> int:
         json.dump({"date": time.strftime("%Y-%m-%d"), "epochs": args.epochs,
                    "results": results}, f, indent=1)
     lines = [
-        "# Shared preloading on 1, 2 and 4 ranks",
+        "# Shared preloading and row partitioning on 1, 2 and 4 ranks",
         "",
-        f"`bench/distributed.py` ({time.strftime('%Y-%m-%d')}), {args.epochs} epochs, dropout "
-        "off, threads x ranks = 2 (4 ranks: 1 thread each, oversubscribed on 2 cores). "
-        "Bytes: rank 0's all-reduce bytes per epoch (the start-up fingerprint and the "
-        "evaluation's counts taken out) against 4 P + 4 (docs/Distributed.md).",
+        f"`bench/distributed.py` ({time.strftime('%Y-%m-%d')}), {args.epochs} epochs (Reddit: 3), "
+        "dropout off, threads x ranks = 2 (4 ranks: 1 thread each, oversubscribed on 2 cores). "
+        "Bytes: what rank 0's collectives counted per epoch (the start-up fingerprint and the "
+        "evaluations' accuracy counts taken out; row collectives of the evaluations included) "
+        "against the mode's formula (docs/Distributed.md). Rank 0 holds: its vertices and "
+        "edges (preload: its closure; rows: its own vertices and their in-edges).",
         "",
-        "| model | graph | ranks | epoch ms | in collectives ms (share) | bytes/epoch | formula "
+        "| model | graph | mode | ranks | epoch ms | in collectives ms (share) | bytes/epoch | formula "
         "| peak RSS per rank (MiB) | rank 0 holds | final loss |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         share = r["comm_ms_per_epoch"] / r["median_epoch_ms"] if r["median_epoch_ms"] else 0
-        held = "all" if r["held_vertices"] is None else f"{r['held_vertices']} of {r['vertices']}"
+        held = ("all" if r["held_vertices"] is None else
+                f"{r['held_vertices']} of {r['vertices']} v, {r['held_edges']} e")
         lines.append(
-            f"| {r['model']} | {r['graph']} | {r['ranks']} | {r['median_epoch_ms']:.1f} | "
+            f"| {r['model']} | {r['graph']} | {r['mode']} | {r['ranks']} | {r['median_epoch_ms']:.1f} | "
             f"{r['comm_ms_per_epoch']:.2f} ({100 * share:.0f} %) | {r['bytes_per_epoch']:.0f} | "
-            f"{r['formula_bytes_per_epoch']} | "
+            f"{r['formula_bytes_per_epoch']:.0f} | "
             f"{', '.join(str(round(b / 2**20)) for b in r['peak_rss_bytes'])} | {held} | "
             f"{r['final_loss']:.4f} |")
     with open(os.path.join(out_dir, "distributed.md"), "w") as f:

@@ -17,6 +17,7 @@
 #include "Memory.h"
 #include "Npy.h"
 #include "Preload.h"
+#include "RowSplit.h"
 #include "Threads.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -57,6 +58,9 @@ struct Options {
   int64_t epochs = 200, evalEvery = 1, threads = 0, memBudget = 0;
   /// Expansion-aware sampling of a rank's external vertices (-1: exact).
   int64_t preloadHops = -1, preloadFanout = -1;
+  /// Row partitioning's split of the vertices: vertices, edges or roc.
+  std::string rowSplit = "vertices";
+  double repartitionGain = 0.1;
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
@@ -98,6 +102,16 @@ const char *kUsage =
     "  --preload-fanout K   under mpirun: each vertex the closure expands\n"
     "                       takes at most K neighbours of other processes,\n"
     "                       drawn once from --seed (default: all)\n"
+    "  --row-split HOW      under mpirun, a model compiled with gnn-compile\n"
+    "                       --partition rows: each process's contiguous\n"
+    "                       range of vertices has equal 'vertices' (the\n"
+    "                       default), equal in-'edges', or equal times by\n"
+    "                       'roc', ROC's cost model learnt from the measured\n"
+    "                       step times (starting from edges; repartitions\n"
+    "                       between epochs)\n"
+    "  --repartition-gain G with --row-split roc: repartition when the model\n"
+    "                       predicts the slowest part faster by more than\n"
+    "                       the fraction G (0 to 1, default 0.1)\n"
     "  --json FILE          write a JSON summary\n"
     "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
@@ -250,6 +264,14 @@ Options parseArgs(int argc, char **argv) {
       o.preloadHops = integer(0, kMaxCount);
     } else if (a == "--preload-fanout") {
       o.preloadFanout = integer(0, INT32_MAX);
+    } else if (a == "--row-split") {
+      o.rowSplit = next();
+      if (o.rowSplit != "vertices" && o.rowSplit != "edges" &&
+          o.rowSplit != "roc")
+        usageError("--row-split must be vertices, edges or roc, not '" +
+                   o.rowSplit + "'");
+    } else if (a == "--repartition-gain") {
+      o.repartitionGain = real(0.0, 1.0, false);
     } else if (a == "--json") {
       o.json = next();
     } else if (a == "--save-params") {
@@ -553,6 +575,60 @@ std::vector<T> gatherOwnRows(gnnrtContext *ctx, const PreloadPart &part,
   return rows;
 }
 
+/// Row partitioning's split of the vertices over the processes and, with
+/// --row-split roc, ROC's online cost model (RowSplit.h).
+struct RowParts {
+  std::vector<int64_t> starts;
+  std::unique_ptr<RocPartitioner> roc;
+  int64_t repartitions = 0;
+};
+
+/// ROC's per-vertex features over the whole graph: each process computes
+/// its own vertices' from their in-edges (before bindDataset takes them),
+/// then one all-gather. d_in is the widest rows the program moves.
+std::unique_ptr<RocPartitioner> buildRoc(gnnrtContext *ctx,
+                                         const std::vector<int64_t> &starts) {
+  const Dataset &ds = ctx->ds;
+  int64_t width = 1;
+  for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives) {
+    int64_t w = c.factor;
+    for (BufferInfo::Term t : c.terms)
+      w *= t == BufferInfo::F ? ds.numFeatures : ds.numClasses;
+    width = std::max(width, w);
+  }
+  const int size = ctx->comm->size();
+  std::vector<float> own(kRocFeatures * ds.numVertices);
+  for (int64_t v = 0; v < ds.numVertices; ++v) {
+    const RocFeatures x =
+        rocFeatures(ds.indices.data() + ds.indptr[v],
+                    ds.indptr[v + 1] - ds.indptr[v], width, /*lineFloats=*/16);
+    for (int i = 0; i < kRocFeatures; ++i)
+      own[kRocFeatures * v + i] = static_cast<float>(x[i]);
+  }
+  std::vector<int64_t> counts(size), displs(size);
+  for (int r = 0; r < size; ++r) {
+    displs[r] = kRocFeatures * starts[r];
+    counts[r] = kRocFeatures * (starts[r + 1] - starts[r]);
+  }
+  const int64_t V = starts[size];
+  std::vector<float> all(kRocFeatures * V);
+  ctx->comm->allGatherV(own.data(), static_cast<int64_t>(own.size()),
+                        all.data(), counts.data(), displs.data());
+  std::vector<RocFeatures> perVertex(V);
+  for (int64_t v = 0; v < V; ++v)
+    for (int i = 0; i < kRocFeatures; ++i)
+      perVertex[v][i] = all[kRocFeatures * v + i];
+  return std::make_unique<RocPartitioner>(perVertex);
+}
+
+/// The seconds this rank spent in collectives so far.
+double collectiveSeconds(const gnnrtContext *ctx) {
+  double s = 0;
+  for (int c = 0; c < kNumCollectives; ++c)
+    s += ctx->comm->counted(static_cast<Collective>(c)).seconds;
+  return s;
+}
+
 /// The accuracy of each split over all ranks (one all-reduce of the counts
 /// when there are several).
 void splitAccuracies(gnnrtContext *ctx, double acc[3]) {
@@ -632,6 +708,7 @@ int main(int argc, char **argv) {
   FullGraph full;
   int64_t selected = 0, labelled = 0;
   PreloadPart part;
+  RowParts rowParts;
   // Compiled for row partitioning (gnn-compile --partition rows): each
   // process holds its own vertices' rows and in-edges.
   const bool rows = ctx->model.partition == "rows";
@@ -653,7 +730,22 @@ int main(int argc, char **argv) {
         fatal("--preload-hops and --preload-fanout bound shared preloading; "
               "the model was compiled for row partitioning "
               "(gnn-compile --partition rows)");
-      if (!loadRowPart(o.data, rank, worldSize, ctx->ds, part, full, error))
+      std::vector<int64_t> indptr;
+      if (!readGraphOffsets(o.data, indptr, error))
+        fatal(o.data + "/" + error);
+      const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
+      if (worldSize > V)
+        fatal(o.data + ": " + std::to_string(worldSize) +
+              " processes but only " + std::to_string(V) +
+              (V == 1 ? " vertex" : " vertices") +
+              ": each process needs at least one");
+      rowParts.starts = o.rowSplit == "vertices"
+                            ? equalVertexSplit(V, worldSize)
+                            : equalEdgeSplit(indptr, worldSize);
+      std::vector<int64_t>().swap(indptr);
+      if (!loadRowPart(o.data,
+                       {rowParts.starts[rank], rowParts.starts[rank + 1]},
+                       ctx->ds, part, full, error))
         fatal(o.data + "/" + error);
     } else {
       PreloadSampling sampling;
@@ -670,10 +762,11 @@ int main(int argc, char **argv) {
       fatal(o.data + ": " + std::to_string(worldSize) + " processes but only " +
             std::to_string(V) + (V == 1 ? " vertex" : " vertices") +
             ": each process needs at least one");
-    if (rows)
-      for (int r = 0; r <= worldSize; ++r)
-        ctx->rowStarts.push_back(
-            r < worldSize ? equalVertexRange(V, r, worldSize).begin : V);
+    if (rows) {
+      ctx->rowStarts = rowParts.starts;
+      if (o.rowSplit == "roc")
+        rowParts.roc = buildRoc(ctx, rowParts.starts);
+    }
     std::copy(full.labelled, full.labelled + 3, ctx->lossCount);
     ctx->fullDegree[0] = std::move(part.inDegree);
     ctx->fullDegree[1] = std::move(part.outDegree);
@@ -796,7 +889,15 @@ int main(int argc, char **argv) {
     ctx->step = epoch;
     zeroGrads(ctx);
     auto start = std::chrono::steady_clock::now();
-    float loss = worldLoss(ctx, gnn_train_step(ctx));
+    const double collectivesBefore = collectiveSeconds(ctx);
+    const float ownLoss = gnn_train_step(ctx);
+    // The step's own work: its time less the time spent in collectives
+    // (waiting for the others included), what ROC's model learns from.
+    const double compute =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count() -
+        (collectiveSeconds(ctx) - collectivesBefore);
+    float loss = worldLoss(ctx, ownLoss);
     ++trainCalls;
     auto end = std::chrono::steady_clock::now();
     EpochRecord r{
@@ -824,6 +925,48 @@ int main(int argc, char **argv) {
                     r.ms);
     }
     history.push_back(r);
+    // ROC (--row-split roc): the parts' measured times refit the cost
+    // model; a split it predicts enough faster is loaded before the next
+    // epoch (every rank decides alike from the same numbers).
+    if (rowParts.roc && epoch < o.epochs) {
+      int64_t ns = static_cast<int64_t>(std::max(compute, 0.0) * 1e9);
+      std::vector<int64_t> times(worldSize);
+      ctx->comm->allGather(&ns, times.data(), 1);
+      RocPartitioner &roc = *rowParts.roc;
+      const std::vector<int64_t> &starts = rowParts.starts;
+      for (int q = 0; q < worldSize; ++q)
+        roc.observe(starts[q], starts[q + 1],
+                    static_cast<double>(times[q]) * 1e-9);
+      if (roc.fit()) {
+        std::vector<int64_t> next = roc.split(worldSize);
+        const double now = roc.predictedMax(starts),
+                     then = roc.predictedMax(next);
+        if (next != starts && now > 0 &&
+            (now - then) / now > o.repartitionGain) {
+          Dataset fresh;
+          PreloadPart freshPart;
+          FullGraph same;
+          if (!loadRowPart(o.data, {next[rank], next[rank + 1]}, fresh,
+                           freshPart, same, error))
+            fatal(o.data + "/" + error);
+          ctx->ds = std::move(fresh);
+          part = std::move(freshPart);
+          ctx->fullDegree[0] = std::move(part.inDegree);
+          ctx->fullDegree[1] = std::move(part.outDegree);
+          if (!bindDataset(ctx, error))
+            fatal(o.data + ": " + error);
+          ctx->rowStarts = next;
+          rowParts.starts = std::move(next);
+          ++rowParts.repartitions;
+          if (!o.quiet)
+            std::printf("gnnc: epoch %lld: repartitioned by ROC's cost model "
+                        "(slowest part predicted %.2f -> %.2f ms): rank 0 "
+                        "owns [0, %lld)\n",
+                        static_cast<long long>(epoch), 1e3 * now, 1e3 * then,
+                        static_cast<long long>(rowParts.starts[1]));
+        }
+      }
+    }
     auto now = std::chrono::steady_clock::now();
     if (o.quiet && lead &&
         std::chrono::duration<double>(now - lastProgress).count() > 10.0) {
@@ -972,16 +1115,21 @@ int main(int argc, char **argv) {
     }
     appendf("},\n");
     // How the vertices were shared (rank 0's part).
-    if (worldSize > 1 && rows)
+    if (worldSize > 1 && rows) {
+      std::string starts;
+      for (int64_t p : rowParts.starts)
+        starts += (starts.empty() ? "" : ", ") + std::to_string(p);
       appendf("  \"partition\": {\"mode\": \"rows\", \"inner_begin\": "
               "%lld, \"inner_end\": %lld, \"held_vertices\": %lld, "
-              "\"held_edges\": %lld, \"sources\": %lld},\n",
+              "\"held_edges\": %lld, \"sources\": %lld, \"split\": \"%s\", "
+              "\"starts\": [%s], \"repartitions\": %lld},\n",
               static_cast<long long>(part.inner.begin),
               static_cast<long long>(part.inner.end),
               static_cast<long long>(ctx->ds.numVertices),
               static_cast<long long>(ctx->ds.numEdges),
-              static_cast<long long>(full.numVertices));
-    else if (worldSize > 1)
+              static_cast<long long>(full.numVertices), o.rowSplit.c_str(),
+              starts.c_str(), static_cast<long long>(rowParts.repartitions));
+    } else if (worldSize > 1)
       appendf("  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
               "\"max_hop\": %lld, \"fanout\": %lld, "
               "\"inner_begin\": %lld, \"inner_end\": %lld, "

@@ -278,7 +278,8 @@ heldRuns(const std::vector<int64_t> &ids) {
 /// loadPreloadPart, and with `rows` loadRowPart: the inner vertices only,
 /// with all their in-edges (sources kept global).
 static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
-                     const PreloadSampling &sampling, bool rows, Dataset &local,
+                     const PreloadSampling &sampling, bool rows,
+                     const VertexRange *range, Dataset &local,
                      PreloadPart &part, FullGraph &full, std::string &error) {
   local = Dataset();
   int64_t counts[4];
@@ -307,7 +308,13 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
 
   // The closure, one pass over the edges per hop (both directions); the
   // out-degrees in the first.
-  const VertexRange inner = equalVertexRange(V, rank, size);
+  const VertexRange inner = range ? *range : equalVertexRange(V, rank, size);
+  if (inner.begin < 0 || inner.begin > inner.end || inner.end > V) {
+    error = "indptr.npy: the range [" + std::to_string(inner.begin) + ", " +
+            std::to_string(inner.end) + ") is not within the " +
+            std::to_string(V) + " vertices";
+    return false;
+  }
   Closure closure(V, inner, hops, sampling);
   std::vector<int32_t> outCount(V, 0);
   for (int64_t level = 0; level < std::max<int64_t>(closure.numLevels(), 1);
@@ -511,13 +518,26 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
                             int64_t hops, const PreloadSampling &sampling,
                             Dataset &local, PreloadPart &part, FullGraph &full,
                             std::string &error) {
-  return loadPart(dir, rank, size, hops, sampling, /*rows=*/false, local, part,
-                  full, error);
+  return loadPart(dir, rank, size, hops, sampling, /*rows=*/false, nullptr,
+                  local, part, full, error);
 }
 
-bool gnnrt::loadRowPart(const std::string &dir, int rank, int size,
+bool gnnrt::loadRowPart(const std::string &dir, VertexRange inner,
                         Dataset &local, PreloadPart &part, FullGraph &full,
                         std::string &error) {
-  return loadPart(dir, rank, size, /*hops=*/0, PreloadSampling(),
-                  /*rows=*/true, local, part, full, error);
+  return loadPart(dir, 0, 1, /*hops=*/0, PreloadSampling(), /*rows=*/true,
+                  &inner, local, part, full, error);
+}
+
+bool gnnrt::readGraphOffsets(const std::string &dir,
+                             std::vector<int64_t> &indptr, std::string &error) {
+  NpyHeader h;
+  if (!readNpy(datasetFile(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
+               indptr, error))
+    return false;
+  std::vector<int32_t> none;
+  if (!readNpyRows(datasetFile(dir, "indices.npy"), "indices.npy", DType::I32,
+                   1, NpyRange{0, 0}, h, none, error))
+    return false;
+  return checkIndptr(indptr, h.shape[0], error);
 }

@@ -83,14 +83,19 @@ bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
                      const PreloadSampling &sampling, Dataset &local,
                      PreloadPart &part, FullGraph &full, std::string &error);
 
-/// Row partitioning (MG-GCN, docs/Distributed.md): rank `rank`'s rows of
-/// the graph, read as loadPreloadPart reads: its inner vertices (their
-/// features, labels, masks and full-graph degrees) and *all* their
-/// in-edges with their edge data, the sources kept as global ids
-/// (`local.numSources` = the full graph's vertices). `part.globalIds` is
-/// the inner range.
-bool loadRowPart(const std::string &dir, int rank, int size, Dataset &local,
+/// Row partitioning (MG-GCN, docs/Distributed.md): the rows `inner` of the
+/// graph (a process's part, RowSplit.h), read as loadPreloadPart reads:
+/// those vertices (their features, labels, masks and full-graph degrees)
+/// and *all* their in-edges with their edge data, the sources kept as
+/// global ids (`local.numSources` = the full graph's vertices).
+/// `part.globalIds` is the range.
+bool loadRowPart(const std::string &dir, VertexRange inner, Dataset &local,
                  PreloadPart &part, FullGraph &full, std::string &error);
+
+/// indptr.npy of `dir`, checked against indices.npy's length as
+/// loadDataset checks it (what a split by in-edges needs).
+bool readGraphOffsets(const std::string &dir, std::vector<int64_t> &indptr,
+                      std::string &error);
 
 } // namespace gnnrt
 

@@ -180,3 +180,54 @@ TEST(RuntimeMPICommunicator, AllGatherAndNonBlockingCollectives) {
     ASSERT_EQ(summed, wantSum);
   }
 }
+
+// Row partitioning's collectives: blocks of different sizes (the ranks'
+// row ranges), and the broadcasts of its stages.
+TEST(RuntimeMPICommunicator, VariableBlocksAndNonBlockingBroadcast) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  // Rank q has q + 1 rows of 3 floats.
+  std::vector<int64_t> counts(n), displs(n);
+  int64_t total = 0;
+  for (int q = 0; q < n; ++q) {
+    counts[q] = 3 * (q + 1);
+    displs[q] = total;
+    total += counts[q];
+  }
+  std::vector<float> own(counts[me]), all(total, -1.0f), want(total);
+  for (int64_t i = 0; i < counts[me]; ++i)
+    own[i] = valueOf(me, i);
+  for (int q = 0; q < n; ++q)
+    for (int64_t i = 0; i < counts[q]; ++i)
+      want[displs[q] + i] = valueOf(q, i);
+  comm.allGatherV(own.data(), counts[me], all.data(), counts.data(),
+                  displs.data());
+  ASSERT_EQ(all, want);
+  // Every rank's partials of all rows: rank r receives the sums of its own.
+  std::vector<float> partial(total), sum(counts[me], -1.0f);
+  for (int64_t i = 0; i < total; ++i)
+    partial[i] = valueOf(me, i);
+  comm.reduceScatterV(partial.data(), sum.data(), counts.data(), ReduceOp::Sum);
+  for (int64_t i = 0; i < counts[me]; ++i) {
+    float s = 0.0f;
+    for (int q = 0; q < n; ++q)
+      s += valueOf(q, displs[me] + i);
+    ASSERT_EQ(sum[i], s) << "element " << i;
+  }
+  // Each root in turn, two broadcasts in flight.
+  std::vector<std::vector<float>> data(n);
+  std::vector<Request> pending(n);
+  for (int root = 0; root < n; ++root) {
+    data[root].assign(counts[root], -1.0f);
+    if (root == me)
+      for (int64_t i = 0; i < counts[root]; ++i)
+        data[root][i] = valueOf(root, i);
+    pending[root] = comm.iBroadcast(data[root].data(), counts[root], root);
+    if (root > 0)
+      comm.wait(pending[root - 1]);
+  }
+  comm.wait(pending[n - 1]);
+  for (int root = 0; root < n; ++root)
+    for (int64_t i = 0; i < counts[root]; ++i)
+      ASSERT_EQ(data[root][i], valueOf(root, i)) << "root " << root;
+}
