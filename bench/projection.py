@@ -6,7 +6,8 @@ bench/distributed.py measured here, set beside the seeds' published figures.
 The model of a rank (each a machine with this one's compute rate: the
 measured single-process epoch at 2 threads):
 
-- compute: the single-process epoch times the share of the work a rank
+- compute: the single-process epoch (the faster of the two executables run
+  alone) times the share of the work a rank
   does. Rows (MG-GCN): its 1/N of the vertices and edges (balanced parts
   assumed: RMAT's skew makes the real maximum larger; ROC's partitioner is
   what fixes that). Preload (GraNNDis): its closure's share of the edges,
@@ -112,14 +113,18 @@ def closure_share(data, N, hops=2):
 
 def main() -> int:
     measured = json.load(open(os.path.join(ROOT, "docs", "benchmarks", "distributed.json")))
-    alone = {r["graph"]: r for r in measured["results"]
-             if r["model"] == "gcn" and r["mode"] == "rows" and r["ranks"] == 1}
+    # The single-process epoch: the faster of the two executables' (they
+    # compute the same alone; the machine is shared and noisy).
+    alone = {}
+    for r in measured["results"]:
+        if r["model"] == "gcn" and r["ranks"] == 1:
+            alone[r["graph"]] = min(alone.get(r["graph"], math.inf), r["median_epoch_ms"])
     if "reddit" not in alone:
         raise SystemExit("run bench/distributed.py --reddit first")
     shapes, epoch1 = {}, {}
     for g, path in GRAPHS.items():
         shapes[g] = json.load(open(os.path.join(path, "meta.json")))
-        epoch1[g] = alone[g]["median_epoch_ms"] / 1e3
+        epoch1[g] = alone[g] / 1e3
     # t = a E + b V F through the two measured graphs.
     A = np.array([[shapes[g]["num_edges"], shapes[g]["num_vertices"] * shapes[g]["num_features"]]
                   for g in GRAPHS], float)
