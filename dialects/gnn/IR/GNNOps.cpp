@@ -881,25 +881,28 @@ LogicalResult mlir::gnn::verifyRowPartition(Operation *fn) {
   return success();
 }
 
-LogicalResult AllGatherOp::verify() {
-  if (!isRowPartitioned(*this))
-    return emitOpError() << "is only valid in a row-partitioned function ('"
-                         << GNNDialect::kPartitionAttrName << " = \"rows\"')";
-  if (!getInput().getType().getElementType().isF32())
-    return emitOpError() << "moves f32 rows only";
-  if (getVertexSpace(getInput()) != VertexSpace::Own)
-    return emitOpError() << "needs the rows of the process's own vertices";
+/// The two collectives: in a row-partitioned function, f32 rows of the
+/// vertex space `from`.
+static LogicalResult verifyRowCollective(Operation *op, Value input,
+                                         VertexSpace from, StringRef whatFrom) {
+  if (!isRowPartitioned(op))
+    return op->emitOpError()
+           << "is only valid in a row-partitioned function ('"
+           << GNNDialect::kPartitionAttrName << " = \"rows\"')";
+  if (!cast<VertexTensorType>(input.getType()).getElementType().isF32())
+    return op->emitOpError() << "moves f32 rows only";
+  if (getVertexSpace(input) != from)
+    return op->emitOpError() << "needs the rows of " << whatFrom;
   return success();
 }
 
+LogicalResult AllGatherOp::verify() {
+  return verifyRowCollective(*this, getInput(), VertexSpace::Own,
+                             "the process's own vertices");
+}
+
 LogicalResult ReduceScatterOp::verify() {
-  if (!isRowPartitioned(*this))
-    return emitOpError() << "is only valid in a row-partitioned function ('"
-                         << GNNDialect::kPartitionAttrName << " = \"rows\"')";
-  if (!getInput().getType().getElementType().isF32())
-    return emitOpError() << "moves f32 rows only";
-  if (getVertexSpace(getInput()) != VertexSpace::All)
-    return emitOpError() << "needs the rows of every vertex (an aggregation to "
-                            "the source, or gradient sums of an all-gather)";
-  return success();
+  return verifyRowCollective(*this, getInput(), VertexSpace::All,
+                             "every vertex (an aggregation to the source, or "
+                             "gradient sums of an all-gather)");
 }

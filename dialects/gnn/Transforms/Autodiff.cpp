@@ -462,24 +462,10 @@ struct GNNAutodiff : public mlir::gnn::impl::GNNAutodiffBase<GNNAutodiff> {
 
   void runOnOperation() final {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> models;
-    module.walk([&](func::FuncOp f) {
-      if (f->hasAttr(GNNDialect::kModelAttrName))
-        models.push_back(f);
-    });
-    if (models.size() != 1) {
-      module.emitError() << "expected exactly one function marked '"
-                         << GNNDialect::kModelAttrName << "' but found "
-                         << models.size();
+    func::FuncOp model =
+        getUndifferentiatedModel(module, "was --gnn-autodiff run twice?");
+    if (!model)
       return signalPassFailure();
-    }
-    func::FuncOp model = models.front();
-    for (StringRef name : {kTrainStep, kEval})
-      if (module.lookupSymbol(name)) {
-        module.emitError() << "the module already has a function '@" << name
-                           << "' (was --gnn-autodiff run twice?)";
-        return signalPassFailure();
-      }
 
     // Number the dropouts: the mask id ties a dropout to its recomputation
     // and its backward.

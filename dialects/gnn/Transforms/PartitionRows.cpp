@@ -60,25 +60,10 @@ LogicalResult GNNPartitionRows::check(func::FuncOp model) {
 }
 
 void GNNPartitionRows::runOnOperation() {
-  ModuleOp module = getOperation();
-  SmallVector<func::FuncOp> models;
-  module.walk([&](func::FuncOp f) {
-    if (f->hasAttr(GNNDialect::kModelAttrName))
-      models.push_back(f);
-  });
-  if (models.size() != 1) {
-    module.emitError() << "expected exactly one function marked '"
-                       << GNNDialect::kModelAttrName << "' but found "
-                       << models.size();
+  func::FuncOp model = getUndifferentiatedModel(
+      getOperation(), "run --gnn-partition-rows before --gnn-autodiff");
+  if (!model)
     return signalPassFailure();
-  }
-  func::FuncOp model = models.front();
-  for (StringRef name : {GNNDialect::kTrainStepName, GNNDialect::kEvalName})
-    if (module.lookupSymbol(name)) {
-      module.emitError() << "the module already has '@" << name
-                         << "': run --gnn-partition-rows before --gnn-autodiff";
-      return signalPassFailure();
-    }
   if (model->hasAttr(GNNDialect::kPartitionAttrName)) {
     model.emitError() << "is partitioned already";
     return signalPassFailure();

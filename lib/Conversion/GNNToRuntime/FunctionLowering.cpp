@@ -255,8 +255,15 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       .Case([&](TypedOuterSumOp o) { return lowerTypedOuterSum(o); })
       .Case([&](GatherGradOp o) { return lowerGatherGrad(o); })
       .Case([&](TensorAddOp o) { return lowerTensorAdd(o); })
-      .Case([&](AllGatherOp o) { return lowerAllGather(o); })
-      .Case([&](ReduceScatterOp o) { return lowerReduceScatter(o); })
+      .Case([&](AllGatherOp o) {
+        return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numS,
+                                  rt::Call::gnnrtAllGatherRows, "allgather");
+      })
+      .Case([&](ReduceScatterOp o) {
+        return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numV,
+                                  rt::Call::gnnrtReduceScatterRows,
+                                  "reduce_scatter");
+      })
       .Case([&](SoftmaxCrossEntropyOp o) { return lowerLoss(o); })
       .Case([&](SoftmaxCrossEntropyGradOp o) { return lowerLossGrad(o); })
       .Case([&](OptimizerUpdateOp o) { return lowerOptimizerUpdate(o); })
@@ -398,23 +405,14 @@ LogicalResult FunctionLowering::lowerGatherGrad(GatherGradOp gg) {
   return success();
 }
 
-LogicalResult FunctionLowering::lowerAllGather(AllGatherOp ag) {
-  Tensor x = buffers.lookup(ag.getInput());
-  Tensor out = buffers.alloc(lb.sizes.numS, true, x.dims);
-  lb.call(rt::Call::gnnrtAllGatherRows,
-          {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
-  rowCollectives.push_back({"allgather", buffers.sizeKey(x.rowSize)});
-  buffers.bind(ag.getResult(), out);
-  return success();
-}
-
-LogicalResult FunctionLowering::lowerReduceScatter(ReduceScatterOp rs) {
-  Tensor x = buffers.lookup(rs.getInput());
-  Tensor out = buffers.alloc(lb.sizes.numV, true, x.dims);
-  lb.call(rt::Call::gnnrtReduceScatterRows,
-          {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
-  rowCollectives.push_back({"reduce_scatter", buffers.sizeKey(x.rowSize)});
-  buffers.bind(rs.getResult(), out);
+LogicalResult FunctionLowering::lowerRowCollective(Value input, Value result,
+                                                   Value rows, rt::Call call,
+                                                   StringRef kind) {
+  Tensor x = buffers.lookup(input);
+  Tensor out = buffers.alloc(rows, true, x.dims);
+  lb.call(call, {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
+  rowCollectives.push_back({kind.str(), buffers.sizeKey(x.rowSize)});
+  buffers.bind(result, out);
   return success();
 }
 

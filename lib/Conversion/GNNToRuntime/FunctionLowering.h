@@ -97,8 +97,10 @@ private:
   LogicalResult lowerTypedOuterSum(TypedOuterSumOp ts);
   LogicalResult lowerGatherGrad(GatherGradOp gg);
   LogicalResult lowerTensorAdd(TensorAddOp ta);
-  LogicalResult lowerAllGather(AllGatherOp ag);
-  LogicalResult lowerReduceScatter(ReduceScatterOp rs);
+  /// An all-gather or reduce-scatter: `call` from `input`'s rows to
+  /// `rows` rows of `result`, recorded with its width as `kind`.
+  LogicalResult lowerRowCollective(Value input, Value result, Value rows,
+                                   rt::Call call, StringRef kind);
   LogicalResult lowerLoss(SoftmaxCrossEntropyOp ce);
   LogicalResult lowerLossGrad(SoftmaxCrossEntropyGradOp ceg);
   LogicalResult lowerOptimizerUpdate(OptimizerUpdateOp up);

@@ -50,7 +50,7 @@ func.func @readout(%w: tensor<4xf32> {gnn.param = "w", gnn.init = #gnn.init<zero
 
 // -----
 
-// expected-error @+1 {{the module already has '@gnn_eval': run --gnn-partition-rows before --gnn-autodiff}}
+// expected-error @+1 {{the module already has a function '@gnn_eval' (run --gnn-partition-rows before --gnn-autodiff)}}
 module {
   func.func @m() -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
     %g = gnn.graph : !gnn.graph
