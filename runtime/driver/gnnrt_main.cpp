@@ -1090,7 +1090,8 @@ int main(int argc, char **argv) {
     // A row-partitioned program: what its collectives move by the formula
     // (docs/Distributed.md), from its collective records: an all-gather
     // sends the own rows, a staged SpMM broadcasts every part's rows, a
-    // reduce-scatter sends partials of every vertex.
+    // reduce-scatter (staged: one reduce per part) sends partials of every
+    // vertex.
     if (rows && worldSize > 1) {
       const char *kinds[] = {"allgather", "broadcast", "reduce_scatter"};
       int64_t calls[3] = {}, bytes[3] = {};
@@ -1103,7 +1104,8 @@ int main(int argc, char **argv) {
         const int k = c.kind == "allgather" ? 0 : c.kind == "broadcast" ? 1 : 2;
         const int64_t rowsSent =
             k == 0 ? ctx->ds.numVertices : full.numVertices;
-        calls[k] += times * (k == 1 ? worldSize : 1);
+        const bool staged = c.kind == "broadcast" || c.kind == "reduce";
+        calls[k] += times * (staged ? worldSize : 1);
         bytes[k] += times * 4 * rowsSent * width;
       }
       appendf(",\n                    \"formula\": {");

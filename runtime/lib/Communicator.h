@@ -134,6 +134,15 @@ public:
     Timed timed(record(Collective::AllGather, count, sizeof(float)));
     return doIAllGather(send, recv, count);
   }
+  /// recv[i] = op over the ranks of their send[i] on rank `root` only,
+  /// without waiting (MPI_Ireduce; in place at the root when send == recv;
+  /// recv is not read elsewhere). Counted with the reduce-scatters: a
+  /// staged reduce-scatter is one per part.
+  Request iReduce(const float *send, float *recv, int64_t count, int root,
+                  ReduceOp op) {
+    Timed timed(record(Collective::ReduceScatter, count, sizeof(float)));
+    return doIReduce(send, recv, count, root, op);
+  }
   /// broadcast without waiting (MPI_Ibcast): `data` is not to be touched
   /// until wait().
   Request iBroadcast(float *data, int64_t count, int root) {
@@ -173,6 +182,8 @@ protected:
   virtual Request doIAllGather(const float *send, float *recv,
                                int64_t count) = 0;
   virtual Request doIBroadcast(float *data, int64_t count, int root) = 0;
+  virtual Request doIReduce(const float *send, float *recv, int64_t count,
+                            int root, ReduceOp op) = 0;
 
 private:
   CollectiveCount &record(Collective c, int64_t elements, size_t elementBytes) {

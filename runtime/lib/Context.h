@@ -80,8 +80,10 @@ struct ModelInfo {
   /// program; each process holds its own vertices' rows and in-edges).
   std::string partition = "none";
   /// A row-partitioned program's collectives per call of each function, in
-  /// order: the function (train or eval), the kind (allgather, broadcast,
-  /// reduce_scatter) and the rows' width (a factor times F and C terms).
+  /// order: the function (train or eval), the kind (allgather, broadcast:
+  /// a staged SpMM's N broadcasts, reduce_scatter, reduce: a staged
+  /// reduce-scatter's N reduces) and the rows' width (a factor times F and
+  /// C terms).
   struct RowCollective {
     std::string function, kind;
     int64_t factor = 1;
@@ -104,7 +106,8 @@ struct ModelInfo {
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
 ///   partition rows        (row-partitioned: --gnn-partition-rows)
-///   collective train|eval allgather|broadcast|reduce_scatter <factor> <terms>
+///   collective train|eval allgather|broadcast|reduce_scatter|reduce <factor>
+///   <terms>
 ///                         (a row collective per call of the function; the
 ///                          rows' width: terms 1 or F, C joined by '*')
 bool parseModelInfo(const std::string &text, ModelInfo &info,

@@ -105,6 +105,12 @@ void Device::spmmStage(gnnrtContext *, int64_t, gnnrtMemRefF32 *, const float *,
         " device (row partitioning trains on the CPU for now)");
 }
 
+void Device::spmmSourceStage(gnnrtContext *, gnnrtMemRefF32 *, gnnrtMemRefF32 *,
+                             int64_t, int64_t, float *, int64_t) {
+  fatal(std::string("gnnrtSpmmReduce: not implemented on the ") + name() +
+        " device (row partitioning trains on the CPU for now)");
+}
+
 void Device::checkGraph(const GraphArrays &graph) {
   const size_t V = graph.dstOffsets.empty() ? 0 : graph.dstOffsets.size() - 1;
   const size_t E = graph.src.size();

@@ -232,6 +232,13 @@ public:
   virtual void spmmStage(gnnrtContext *ctx, int64_t mean,
                          gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
                          int64_t hi, gnnrtMemRefF32 *out, int64_t width);
+  /// One stage of gnnrtSpmmReduce (row partitioning): the sources
+  /// [lo, hi)'s weighted sums over their out-edges (this process's edges)
+  /// of the own rows `in`, into `rows` (device memory, row u at
+  /// rows + (u - lo) * width).
+  virtual void spmmSourceStage(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
+                               gnnrtMemRefF32 *in, int64_t lo, int64_t hi,
+                               float *rows, int64_t width);
   virtual void gemm(gnnrtContext *ctx, int64_t transA, int64_t transB,
                     int64_t m, int64_t n, int64_t k, float alpha,
                     gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,

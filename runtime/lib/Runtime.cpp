@@ -167,7 +167,7 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> c.function >> c.kind >> c.factor >> terms) ||
           (c.function != "train" && c.function != "eval") ||
           (c.kind != "allgather" && c.kind != "broadcast" &&
-           c.kind != "reduce_scatter") ||
+           c.kind != "reduce_scatter" && c.kind != "reduce") ||
           c.factor < 0)
         return bad("malformed collective record");
       if (terms != "1") {
@@ -982,6 +982,46 @@ void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
     ctx->device->spmmStage(ctx, mean, weights, rowsOf(j), p[j], p[j + 1], out,
                            width);
   }
+}
+
+void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
+                                  gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                                  int64_t width) {
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  if (size == 1) {
+    ctx->device->spmm(ctx, 0, 0, 1, weights, in, out, width);
+    return;
+  }
+  const Dataset &ds = ctx->ds;
+  if (width < 0)
+    fatal("gnnrtSpmmReduce: negative width");
+  needElements(out->sizes[0], ds.numVertices * width,
+               "gnnrtSpmmReduce own rows");
+  if (static_cast<int>(ctx->rowStarts.size()) != size + 1)
+    fatal("gnnrtSpmmReduce: the program is row-partitioned but the driver "
+          "did not split the graph's rows over the processes");
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  int64_t most = 0;
+  for (int r = 0; r < size; ++r)
+    most = std::max(most, p[r + 1] - p[r]);
+  for (auto &b : ctx->stageBuffers)
+    if (!b || b->size < most * width)
+      b = std::make_unique<Buffer>(*ctx->device, most * width);
+  float *own = out->aligned + out->offset;
+  // Stage j: this rank's partial sums of the part j's sources, into the
+  // owner's rows (in place) or a send buffer by parity, then reduced to
+  // the owner while stage j + 1 computes.
+  Request pending[2];
+  for (int j = 0; j < size; ++j) {
+    ctx->comm->wait(pending[j % 2]); // stage j - 2's buffer is free again
+    float *rows = j == rank ? own : ctx->stageBuffers[j % 2]->data;
+    ctx->device->spmmSourceStage(ctx, weights, in, p[j], p[j + 1], rows, width);
+    pending[j % 2] =
+        ctx->comm->iReduce(rows, j == rank ? own : rows,
+                           (p[j + 1] - p[j]) * width, j, ReduceOp::Sum);
+  }
+  ctx->comm->wait(pending[0]);
+  ctx->comm->wait(pending[1]);
 }
 
 void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,

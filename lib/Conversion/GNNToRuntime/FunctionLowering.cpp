@@ -58,7 +58,7 @@ LogicalResult FunctionLowering::run(bool training) {
   Block &body = source.getBody().front();
   planAggregations(body);
   planStagedGathers(body);
-  fusedGathers.setStagedGathers(&stagedGathers, &rowCollectives);
+  fusedGathers.setStages(&stagedGathers, &stagedReduces, &rowCollectives);
   buffers.computeLastUses(body);
   // A gather folded into an SpMM reads the scatter's input and the edge
   // weights itself (the scatter and the edge stage are not lowered).
@@ -212,7 +212,8 @@ void FunctionLowering::planStagedGathers(Block &body) {
     Operation *user = *rows.getUsers().begin();
     bool staged = false;
     if (auto fg = dyn_cast<FusedGatherOp>(user)) {
-      staged = FusedGatherLowering::stageableSpmmInput(fg) == rows &&
+      staged = fg.getSide() == Side::Dst &&
+               FusedGatherLowering::stageableSpmmInput(fg) == rows &&
                !llvm::is_contained(fg.getDstInputs(), rows) &&
                !llvm::is_contained(fg.getEdgeInputs(), rows);
     } else if (auto sc = dyn_cast<ScatterOp>(user)) {
@@ -228,6 +229,15 @@ void FunctionLowering::planStagedGathers(Block &body) {
       continue;
     stagedGathers[rows] = ag.getInput();
     skipped.insert(ag);
+  }
+  for (auto rs : body.getOps<ReduceScatterOp>()) {
+    auto fg = rs.getInput().getDefiningOp<FusedGatherOp>();
+    if (!fg || fg.getSide() != Side::Src || fg.getAcc() != Accumulator::Sum ||
+        !rs.getInput().hasOneUse() ||
+        !FusedGatherLowering::stageableSpmmInput(fg))
+      continue;
+    stagedReduces[rs.getInput()] = rs.getResult();
+    skipped.insert(rs);
   }
 }
 

@@ -135,6 +135,10 @@ private:
   /// to the destinations as an SpMM, which gets the own rows (the value)
   /// and runs over broadcast stages (gnnrtSpmmBroadcast) instead.
   DenseMap<Value, Value> stagedGathers;
+  /// And aggregations to the source (a sum SpMM) whose one reader is a
+  /// reduce-scatter, which they run with in reduce stages
+  /// (gnnrtSpmmReduce): aggregation result -> reduce-scatter result.
+  DenseMap<Value, Value> stagedReduces;
   SmallVector<std::pair<std::string, SizeKey>> rowCollectives;
   void planStagedGathers(Block &body);
   llvm::DenseSet<Operation *> skipped;

@@ -114,7 +114,7 @@ static std::optional<SpmmMatch> matchSpmm(FusedGatherOp fg) {
 }
 
 Value FusedGatherLowering::stageableSpmmInput(FusedGatherOp fg) {
-  if (fg.getSide() != Side::Dst || getChunks(fg) > 1)
+  if (getChunks(fg) > 1)
     return Value();
   std::optional<SpmmMatch> match = matchSpmm(fg);
   return match && !match->computedScale ? match->x : Value();
@@ -150,6 +150,18 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
     if (failed(computeEdgeScalars(fg, match->computedScale, wt.buf)))
       return failure();
     weights = wt.buf;
+  }
+  if (Value reduced =
+          stagedReduces ? stagedReduces->lookup(fg.getOuts()[0]) : Value()) {
+    // Row partitioning: the partials of every vertex never exist at once;
+    // the result is the reduce-scatter's (the own rows).
+    Tensor out = buffers.alloc(lb.sizes.numV, true, xt.dims);
+    lb.spmmReduce(weights, xt, out.buf);
+    rowCollectives->push_back({"reduce", buffers.sizeKey(xt.rowSize)});
+    buffers.bind(reduced, out);
+    if (wt.buf)
+      buffers.release(wt.buf);
+    return success();
   }
   Tensor out = buffers.alloc(lb.sizes.gatheredRows(fg.getSide() == Side::Dst),
                              true, xt.dims);

@@ -60,16 +60,20 @@ public:
   /// tiles; CPU kernels in row chunks).
   void setTiles(bool enable) { tiles = enable; }
   LogicalResult lower(FusedGatherOp fg);
-  /// The rows `fg` aggregates when it is an SpMM to the destinations with
-  /// no per-edge scale computed from its inputs (what gnnrtSpmmBroadcast
-  /// runs in stages); null otherwise.
+  /// The rows `fg` aggregates when it is an untiled sum or mean of the
+  /// neighbours' rows with no per-edge scale computed from its inputs (what
+  /// gnnrtSpmmBroadcast and gnnrtSpmmReduce run in stages); null otherwise.
   static Value stageableSpmmInput(FusedGatherOp fg);
-  /// All-gathers whose one reader runs as gnnrtSpmmBroadcast, with the
-  /// tensor of own rows each gathers (FunctionLowering's).
-  void
-  setStagedGathers(const DenseMap<Value, Value> *staged,
-                   SmallVector<std::pair<std::string, SizeKey>> *collectives) {
-    stagedGathers = staged;
+  /// Row partitioning's stages (FunctionLowering's plans): the all-gathers
+  /// whose one reader runs as gnnrtSpmmBroadcast, with the tensor of own
+  /// rows each gathers; the aggregations to the source whose one reader, a
+  /// reduce-scatter, runs with them as gnnrtSpmmReduce, with its result;
+  /// and where the lowered collectives are recorded.
+  void setStages(const DenseMap<Value, Value> *gathers,
+                 const DenseMap<Value, Value> *reduces,
+                 SmallVector<std::pair<std::string, SizeKey>> *collectives) {
+    stagedGathers = gathers;
+    stagedReduces = reduces;
     rowCollectives = collectives;
   }
 
@@ -97,6 +101,7 @@ private:
   int64_t edgeCacheFloatsUsed = 0;
   bool tiles = false;
   const DenseMap<Value, Value> *stagedGathers = nullptr;
+  const DenseMap<Value, Value> *stagedReduces = nullptr;
   SmallVector<std::pair<std::string, SizeKey>> *rowCollectives = nullptr;
 };
 

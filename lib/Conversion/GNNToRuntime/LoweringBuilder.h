@@ -125,6 +125,13 @@ public:
     call(rt::Call::gnnrtSpmmBroadcast,
          {ctx, cI64(mean), weights, x.buf, out, toI64(x.rowSize)});
   }
+  /// out = the own rows of the sum over the processes of the weighted
+  /// aggregation to the sources of x's rows, in reduce stages (row
+  /// partitioning). One gnnrtSpmmReduce.
+  void spmmReduce(Value weights, const Tensor &x, Value out) {
+    call(rt::Call::gnnrtSpmmReduce,
+         {ctx, weights, x.buf, out, toI64(x.rowSize)});
+  }
   /// For o < outer: store(o, sum over i < inner of term(o, i)).
   void sumLoop(Value outer, Value inner,
                function_ref<Value(OpBuilder &, Value, Value)> term,

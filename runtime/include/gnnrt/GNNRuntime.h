@@ -46,7 +46,8 @@
 ///  10: row partitioning: gnnrtDim(4) is the graph's sources (every vertex;
 ///      |V| is the process's own), gnnrtAllGatherRows and
 ///      gnnrtReduceScatterRows move rows between the two,
-///      gnnrtSpmmBroadcast aggregates over broadcast stages.
+///      gnnrtSpmmBroadcast aggregates over broadcast stages and
+///      gnnrtSpmmReduce to the sources over reduce stages.
 #define GNNRT_API_VERSION 10
 
 #ifdef __cplusplus
@@ -448,6 +449,18 @@ GNNRT_EXPORT void
 _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
                                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                 gnnrtMemRefF32 *out, int64_t width);
+/// Its adjoint in stages: out[v] for the own vertices v = the sum over the
+/// processes of their weighted sums over v's out-edges of their own rows
+/// `in` (what an aggregation to the source and gnnrtReduceScatterRows
+/// compute). At stage j each process sums the sources [p(j), p(j+1)) into
+/// one of two alternating buffers (the owner into `out`) and reduces them
+/// to the owner (MPI_Ireduce) while stage j + 1 computes. In one process
+/// gnnrtSpmm to the sources.
+GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx,
+                                               gnnrtMemRefF32 *weights,
+                                               gnnrtMemRefF32 *in,
+                                               gnnrtMemRefF32 *out,
+                                               int64_t width);
 GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
                                                       gnnrtMemRefF32 *in,
                                                       gnnrtMemRefF32 *out,

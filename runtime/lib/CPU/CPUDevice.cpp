@@ -226,6 +226,11 @@ public:
                  int64_t w) override {
     cpuSpmmStage(graph(), mean, wts, rows, lo, hi, out, w);
   }
+  void spmmSourceStage(gnnrtContext *, gnnrtMemRefF32 *wts, gnnrtMemRefF32 *in,
+                       int64_t lo, int64_t hi, float *rows,
+                       int64_t w) override {
+    cpuSpmmSourceStage(graph(), wts, in, lo, hi, rows, w);
+  }
   void gemm(gnnrtContext *, int64_t ta, int64_t tb, int64_t m, int64_t n,
             int64_t k, float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b,
             float beta, gnnrtMemRefF32 *c) override {

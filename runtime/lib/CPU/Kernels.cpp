@@ -181,6 +181,9 @@ struct SpmmOperands {
   /// The input row `x` holds first: row u is at x + (u - base) * width (a
   /// stage of a row-partitioned SpMM holds only the rows it received).
   int64_t base = 0;
+  /// The output row `y` holds first (a stage of the sums to the sources
+  /// writes only its range).
+  int64_t outBase = 0;
 };
 
 // The rows an edge reads are scattered over the whole input: prefetching the
@@ -288,7 +291,8 @@ inline void spmmRowRange(const SpmmOperands &op, int64_t mean, int64_t v,
   const float scale = hi == V && mean && rowEnd > rowBegin
                           ? 1.0f / static_cast<float>(rowEnd - rowBegin)
                           : 1.0f;
-  spmmRow<Indirect>(op, begin, end, scale, y + v * op.width, lo > 0);
+  spmmRow<Indirect>(op, begin, end, scale, y + (v - op.outBase) * op.width,
+                    lo > 0);
 }
 
 /// Output rows [begin, end) from the input rows [lo, hi) (gnnrtSpmmRows).
@@ -402,6 +406,22 @@ void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
   op.base = lo;
   spmmTile<false>(op, mean, 0, V, static_cast<int32_t>(lo),
                   static_cast<int32_t>(hi), S, ptr(out));
+}
+
+void cpuSpmmSourceStage(const DeviceGraph &graph, gnnrtMemRefF32 *weights,
+                        gnnrtMemRefF32 *in, int64_t lo, int64_t hi, float *rows,
+                        int64_t width) {
+  const int64_t V = graph.numVertices, S = graph.numSources;
+  needRange(lo, hi, S, "gnnrtSpmmReduce: stage rows");
+  need(in->sizes[0], V * width, "gnnrtSpmmReduce input");
+  const bool weighted = weights->sizes[0] > 0;
+  if (weighted)
+    need(weights->sizes[0], graph.numEdges, "gnnrtSpmmReduce weights");
+  const Segments seg = segmentsOf(graph, 0);
+  SpmmOperands op{seg,     graph.index[3], weighted ? ptr(weights) : nullptr,
+                  ptr(in), width,          seg.offsets[S]};
+  op.outBase = lo;
+  spmmTile<true>(op, /*mean=*/0, lo, hi, 0, static_cast<int32_t>(V), V, rows);
 }
 
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,

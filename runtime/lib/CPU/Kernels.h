@@ -28,6 +28,12 @@ void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
 void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
                   gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
                   int64_t hi, gnnrtMemRefF32 *out, int64_t width);
+/// One stage of gnnrtSpmmReduce: the sources [lo, hi)'s sums over their
+/// out-edges of the own rows `in` (this process's partials), into `rows`
+/// (row u at rows + (u - lo) * width).
+void cpuSpmmSourceStage(const DeviceGraph &graph, gnnrtMemRefF32 *weights,
+                        gnnrtMemRefF32 *in, int64_t lo, int64_t hi, float *rows,
+                        int64_t width);
 void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                  gnnrtMemRefF32 *out, int64_t width, int64_t begin, int64_t end,

@@ -176,6 +176,18 @@ public:
                                    MPI_COMM_WORLD, &request));
     return issue(request);
   }
+  Request doIReduce(const float *send, float *recv, int64_t count, int root,
+                    ReduceOp op) override {
+    const int n = blockCount("iReduce", count);
+    if (root < 0 || root >= worldSize)
+      fatal("iReduce: root " + std::to_string(root) + " outside the world of " +
+            std::to_string(worldSize) + " processes");
+    MPI_Request request;
+    GNNRT_MPI_CHECK(
+        MPI_Ireduce(send == recv && myRank == root ? MPI_IN_PLACE : send, recv,
+                    n, MPI_FLOAT, opOf(op), root, MPI_COMM_WORLD, &request));
+    return issue(request);
+  }
   Request doIBroadcast(float *data, int64_t count, int root) override {
     const int n = blockCount("iBroadcast", count);
     if (root < 0 || root >= worldSize)

@@ -67,6 +67,12 @@ public:
     doAllGather(send, recv, count);
     return issue();
   }
+  Request doIReduce(const float *send, float *recv, int64_t count, int root,
+                    ReduceOp) override {
+    checkBroadcast(count, root); // the same checks: count and root 0
+    copy("iReduce", send, recv, count);
+    return issue();
+  }
   Request doIBroadcast(float *, int64_t count, int root) override {
     checkBroadcast(count, root);
     return issue();

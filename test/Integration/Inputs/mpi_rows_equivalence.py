@@ -13,7 +13,7 @@ SCATTERS), F and C taken from the dataset's meta.json:
     broadcast bytes      = 4 n (epochs + evals) x sum STAGED
     all-gather calls     = (epochs + evals) x |GATHERS|
     all-gather bytes     = 4 n0 (epochs + evals) x sum GATHERS
-    reduce-scatter calls = epochs x |SCATTERS|
+    reduce-scatter calls = epochs x (N |staged SCATTERS| + |other SCATTERS|)
     reduce-scatter bytes = 4 n epochs x sum SCATTERS
 
 (a broadcast counts its rows on every rank, a rank sends its own rows to
@@ -26,7 +26,8 @@ counts).
     mpi_rows_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET STAGED GATHERS SCATTERS
 
 STAGED, GATHERS and SCATTERS: comma-separated widths (integers, F, C), or
-"-" for none.
+"-" for none; a scatter width after "~" is staged (gnnrtSpmmReduce: one
+reduce to each owner, N per reduce-scatter).
 """
 
 import json
@@ -40,12 +41,23 @@ one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
 meta = json.load(open(os.path.join(dataset, "meta.json")))
 
 
-def widths(text):
+def widths(text, marked=False):
     names = {"F": meta["num_features"], "C": meta["num_classes"]}
-    return [names[w] if w in names else int(w) for w in text.split(",") if w not in ("", "-")]
+    out = []
+    for w in text.split(","):
+        if w in ("", "-"):
+            continue
+        tilde = w.startswith("~")
+        w = w.lstrip("~")
+        value = names[w] if w in names else int(w)
+        out.append((value, tilde) if marked else value)
+    return out
 
 
-staged, gathers, scatters = widths(staged), widths(gathers), widths(scatters)
+staged, gathers = widths(staged), widths(gathers)
+marked = widths(scatters, marked=True)
+scatters = [w for w, _ in marked]
+staged_scatters = sum(1 for _, tilde in marked if tilde)
 comm, part = many["communication"], many["partition"]
 N = comm["world_size"]
 if part["mode"] != "rows":
@@ -65,7 +77,8 @@ epochs = len(history)
 evals = sum(1 for h in history if "train_acc" in h)
 expect = {
     "allgather": ((epochs + evals) * len(gathers), 4 * n0 * (epochs + evals) * sum(gathers)),
-    "reduce_scatter": (epochs * len(scatters), 4 * n * epochs * sum(scatters)),
+    "reduce_scatter": (epochs * (N * staged_scatters + len(scatters) - staged_scatters),
+                       4 * n * epochs * sum(scatters)),
     "allreduce": all_reduce_formula(history, floats),
     "broadcast": ((epochs + evals) * N * len(staged), 4 * n * (epochs + evals) * sum(staged)),
 }
