@@ -8,6 +8,7 @@
     python -m gnnc.data convert gt FILE.gt.gz -o DIR [--label PROP] [--features PROP]
     python -m gnnc.data generate rmat --vertices N --draws M -o DIR
     python -m gnnc.data generate sbm --vertices N --blocks K --p-in P --p-out Q -o DIR
+    python -m gnnc.data permute DIR -o OUT [--seed S] [--parts P]
 
 Common options: --symmetrize, --self-loops, --split TRAIN,VAL,TEST, --seed S,
 --name NAME, --standardize (z-score the features).
@@ -127,6 +128,14 @@ def main(argv=None) -> int:
                    help="add edge_type.npy: 0 original edge, 1 reverse, 2 self-loop")
     _common(p)
 
+    p = sub.add_parser("permute", help="renumber the vertices by a seeded random permutation "
+                       "(MG-GCN's balance for row partitioning)")
+    p.add_argument("directory")
+    p.add_argument("-o", "--output", required=True, help="dataset directory to write")
+    p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=1,
+                   help="seed of the permutation, in [0, 2^63-1] (default 1, MG-GCN's)")
+    p.add_argument("--parts", type=int_in(1, 4096), default=8,
+                   help="the row parts whose tile balance is reported, in [1, 4096] (default 8)")
     gen = sub.add_parser("generate", help="generate a synthetic dataset")
     gsub = gen.add_subparsers(dest="kind", required=True)
     p = gsub.add_parser("rmat", help="RMAT graph (Graph500 a=.57 b=c=.19)")
@@ -168,6 +177,16 @@ def main(argv=None) -> int:
             print(f"in-degree: mean {deg.mean():.2f}, max {deg.max() if deg.size else 0}")
             for s in ("train", "val", "test"):
                 print(f"{s}: {int(ds.masks[s].sum())} vertices")
+            return 0
+        if args.command == "permute":
+            ds = load(args.directory)
+            before = convert.tile_balance(ds, args.parts)
+            out, _ = convert.permute(ds, args.seed)
+            save(out, args.output)
+            load(args.output)  # what was written validates
+            print(f"{args.output}: {out.num_vertices} vertices, {out.num_edges} edges permuted "
+                  f"(seed {args.seed}); largest over mean edges of the {args.parts} x "
+                  f"{args.parts} tiles: {before:.2f} -> {convert.tile_balance(out, args.parts):.2f}")
             return 0
         if args.command == "convert":
             kw = _kwargs(args)

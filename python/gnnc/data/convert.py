@@ -226,3 +226,46 @@ def from_dgl(graph, **kwargs) -> Dataset:
     if len(masks) == 3:
         kwargs.setdefault("masks", masks)
     return from_edges(s.cpu().numpy(), d.cpu().numpy(), graph.num_nodes(), **kwargs)
+
+
+def permute(ds: Dataset, seed: int = 1) -> Tuple[Dataset, np.ndarray]:
+    """MG-GCN's random symmetric permutation (§5.2): vertex v becomes
+    perm[v] for a seeded uniform permutation, the same on both ends of every
+    edge; features, labels, masks and edge data follow their vertex and
+    edge. The model computes the same function of the permuted graph, so
+    its loss is the same (up to summation order), while row partitioning's
+    tiles A^{ij} get balanced edge counts. Returns the permuted dataset and
+    perm."""
+    V = ds.num_vertices
+    perm = np.random.default_rng(seed).permutation(V).astype(np.int64)
+    src = perm[ds.src()]
+    dst = perm[ds.dst()]
+    order = np.lexsort((src, dst))  # by new destination, then new source
+    indptr = np.zeros(V + 1, dtype=np.int64)
+    np.cumsum(np.bincount(dst, minlength=V), out=indptr[1:])
+
+    def rows(a: np.ndarray) -> np.ndarray:
+        out = np.empty_like(a)
+        out[perm] = a
+        return out
+
+    out = Dataset(
+        name=ds.name, indptr=indptr, indices=src[order].astype(np.int32),
+        features=rows(ds.features), labels=rows(ds.labels),
+        masks={k: rows(m) for k, m in ds.masks.items()}, num_classes=ds.num_classes,
+        edge_data={k: v[order] for k, v in ds.edge_data.items()},
+        directed=ds.directed, self_loops=ds.self_loops,
+        source=f"{ds.source}; vertices permuted (seed {seed})")
+    return out, perm
+
+
+def tile_balance(ds: Dataset, parts: int) -> float:
+    """The largest edge count of the parts x parts tiles A^{ij} (row part i
+    of the destinations, column part j of the sources, equal vertex ranges)
+    over their mean: 1 is perfect balance (MG-8)."""
+    V = ds.num_vertices
+    if V == 0 or ds.num_edges == 0:
+        return 1.0
+    part = lambda v: (v * parts) // V  # noqa: E731  the part of vertex v
+    counts = np.bincount(part(ds.dst()) * parts + part(ds.src()), minlength=parts * parts)
+    return float(counts.max() / counts.mean())
