@@ -61,6 +61,7 @@ struct Options {
   /// Row partitioning's split of the vertices: vertices, edges or roc.
   std::string rowSplit = "vertices";
   double repartitionGain = 0.1;
+  bool rowSplitGiven = false; // --row-split or --repartition-gain
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
@@ -266,12 +267,14 @@ Options parseArgs(int argc, char **argv) {
       o.preloadFanout = integer(0, INT32_MAX);
     } else if (a == "--row-split") {
       o.rowSplit = next();
+      o.rowSplitGiven = true;
       if (o.rowSplit != "vertices" && o.rowSplit != "edges" &&
           o.rowSplit != "roc")
         usageError("--row-split must be vertices, edges or roc, not '" +
                    o.rowSplit + "'");
     } else if (a == "--repartition-gain") {
       o.repartitionGain = real(0.0, 1.0, false);
+      o.rowSplitGiven = true;
     } else if (a == "--json") {
       o.json = next();
     } else if (a == "--save-params") {
@@ -718,6 +721,10 @@ int main(int argc, char **argv) {
                            "bound what each of several processes holds "
                            "(under mpirun); one process holds the whole "
                            "graph\n");
+    if (o.rowSplitGiven)
+      std::fprintf(stderr, "warning: --row-split and --repartition-gain split "
+                           "the vertices over several processes (under "
+                           "mpirun); one process holds them all\n");
     if (!loadDataset(o.data, ctx->ds, error))
       fatal(o.data + "/" + error);
     full.numVertices = ctx->ds.numVertices;
@@ -748,6 +755,10 @@ int main(int argc, char **argv) {
                        ctx->ds, part, full, error))
         fatal(o.data + "/" + error);
     } else {
+      if (o.rowSplitGiven)
+        fatal("--row-split and --repartition-gain split the rows of a model "
+              "compiled for row partitioning (gnn-compile --partition rows); "
+              "this one preloads");
       PreloadSampling sampling;
       sampling.maxHop = o.preloadHops;
       sampling.fanout = o.preloadFanout;
