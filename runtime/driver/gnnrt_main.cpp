@@ -62,6 +62,9 @@ struct Options {
   std::string rowSplit = "vertices";
   double repartitionGain = 0.1;
   bool rowSplitGiven = false; // --row-split or --repartition-gain
+  /// How a model compiled with --partition rows trains on several
+  /// processes: rows (the default), preload or auto.
+  std::string partition;
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
@@ -103,6 +106,12 @@ const char *kUsage =
     "  --preload-fanout K   under mpirun: each vertex the closure expands\n"
     "                       takes at most K neighbours of other processes,\n"
     "                       drawn once from --seed (default: all)\n"
+    "  --partition MODE     under mpirun, a model compiled with gnn-compile\n"
+    "                       --partition rows trains split by 'rows' (the\n"
+    "                       default), by shared 'preload'ing (its collectives\n"
+    "                       then stay local), or 'auto': preload when no\n"
+    "                       process's closure holds more than 5/4 of its\n"
+    "                       share of the edges, else rows\n"
     "  --row-split HOW      under mpirun, a model compiled with gnn-compile\n"
     "                       --partition rows: each process's contiguous\n"
     "                       range of vertices has equal 'vertices' (the\n"
@@ -265,6 +274,12 @@ Options parseArgs(int argc, char **argv) {
       o.preloadHops = integer(0, kMaxCount);
     } else if (a == "--preload-fanout") {
       o.preloadFanout = integer(0, INT32_MAX);
+    } else if (a == "--partition") {
+      o.partition = next();
+      if (o.partition != "rows" && o.partition != "preload" &&
+          o.partition != "auto")
+        usageError("--partition must be rows, preload or auto, not '" +
+                   o.partition + "'");
     } else if (a == "--row-split") {
       o.rowSplit = next();
       o.rowSplitGiven = true;
@@ -504,7 +519,7 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o,
   char numbers[512];
   std::snprintf(numbers, sizeof numbers,
                 "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
-                "%.17g %.17g %.17g %.17g %lld %lld",
+                "%.17g %.17g %.17g %.17g %lld %lld %s %s %.17g",
                 static_cast<long long>(full.numVertices),
                 static_cast<long long>(full.numEdges),
                 static_cast<long long>(ds.numFeatures),
@@ -515,7 +530,8 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o,
                 static_cast<int>(o.opt.kind), o.opt.lr, o.opt.weightDecay,
                 o.opt.momentum, o.opt.beta1, o.opt.beta2, o.opt.eps,
                 static_cast<long long>(o.preloadHops),
-                static_cast<long long>(o.preloadFanout));
+                static_cast<long long>(o.preloadFanout), o.partition.c_str(),
+                o.rowSplit.c_str(), o.repartitionGain);
   const uint64_t h = hashText(std::string(gnnrt_model_info) + numbers);
   const auto mine = static_cast<int64_t>(h >> 1);
   int64_t seen[2] = {mine, -mine};
@@ -712,10 +728,22 @@ int main(int argc, char **argv) {
   int64_t selected = 0, labelled = 0;
   PreloadPart part;
   RowParts rowParts;
-  // Compiled for row partitioning (gnn-compile --partition rows): each
-  // process holds its own vertices' rows and in-edges.
-  const bool rows = ctx->model.partition == "rows";
+  // Split by rows (a model compiled with gnn-compile --partition rows, under
+  // mpirun, unless --partition says otherwise): each process holds its own
+  // vertices' rows and in-edges.
+  bool rows = false;
+  // --partition auto's choice, for the start-up line.
+  std::string autoChoice;
+  if (ctx->model.partition != "rows" && !o.partition.empty() &&
+      o.partition != "preload")
+    fatal("--partition " + o.partition +
+          " needs a model compiled with gnn-compile --partition rows; this "
+          "one preloads");
   if (worldSize == 1) {
+    if (!o.partition.empty())
+      std::fprintf(stderr, "warning: --partition chooses how several "
+                           "processes (under mpirun) split the graph; one "
+                           "process holds it all\n");
     if (o.preloadHops >= 0 || o.preloadFanout >= 0)
       std::fprintf(stderr, "warning: --preload-hops and --preload-fanout "
                            "bound what each of several processes holds "
@@ -732,11 +760,11 @@ int main(int argc, char **argv) {
     labelled = labelledTrainVertices(ctx->ds, selected);
   } else {
     checkDistributable(ctx->model);
-    if (rows) {
-      if (o.preloadHops >= 0 || o.preloadFanout >= 0)
-        fatal("--preload-hops and --preload-fanout bound shared preloading; "
-              "the model was compiled for row partitioning "
-              "(gnn-compile --partition rows)");
+    const std::string mode = ctx->model.partition != "rows" ? "preload"
+                             : o.partition.empty()          ? "rows"
+                                                            : o.partition;
+    // The rank's rows and all their in-edges (split as --row-split says).
+    auto loadRows = [&]() {
       std::vector<int64_t> indptr;
       if (!readGraphOffsets(o.data, indptr, error))
         fatal(o.data + "/" + error);
@@ -754,8 +782,16 @@ int main(int argc, char **argv) {
                        {rowParts.starts[rank], rowParts.starts[rank + 1]},
                        ctx->ds, part, full, error))
         fatal(o.data + "/" + error);
+      rows = true;
+    };
+    if (mode == "rows") {
+      if (o.preloadHops >= 0 || o.preloadFanout >= 0)
+        fatal("--preload-hops and --preload-fanout bound shared preloading; "
+              "the model was compiled for row partitioning "
+              "(gnn-compile --partition rows)");
+      loadRows();
     } else {
-      if (o.rowSplitGiven)
+      if (o.rowSplitGiven && mode == "preload")
         fatal("--row-split and --repartition-gain split the rows of a model "
               "compiled for row partitioning (gnn-compile --partition rows); "
               "this one preloads");
@@ -768,6 +804,24 @@ int main(int argc, char **argv) {
         fatal(o.data + "/" + error);
     }
     checkSameTraining(ctx, o, full);
+    if (mode == "auto") {
+      // Preloading recomputes a rank's closure and moves no activations;
+      // rows compute a rank's share of the edges and move rows. Preload
+      // while no closure holds more than 5/4 of a share: measured here
+      // (docs/benchmarks/distributed.md), preloading wins on the grid
+      // (closure 1.01 shares) and loses on the arxiv-shaped graph (1.64).
+      int64_t most = ctx->ds.numEdges;
+      ctx->comm->allReduce(&most, &most, 1, ReduceOp::Max);
+      const int64_t share = (full.numEdges + worldSize - 1) / worldSize;
+      const bool preload = 4 * most <= 5 * share;
+      autoChoice = std::string(preload ? "preload" : "rows") +
+                   " (the largest closure holds " + std::to_string(most) +
+                   " edges, a share is " + std::to_string(share) + ")";
+      if (!preload) {
+        part = PreloadPart();
+        loadRows();
+      }
+    }
     const int64_t V = full.numVertices;
     if (worldSize > V)
       fatal(o.data + ": " + std::to_string(worldSize) + " processes but only " +
@@ -817,6 +871,8 @@ int main(int argc, char **argv) {
         static_cast<long long>(ctx->ds.numFeatures),
         static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
+    if (!autoChoice.empty())
+      std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
     if (worldSize > 1 && rows) {
       std::printf("gnnc: %d processes (%s), row partitioning (MG-GCN): rank "
                   "0 owns vertices [%lld, %lld) and their %lld in-edges\n",

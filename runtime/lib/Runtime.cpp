@@ -917,11 +917,18 @@ static void checkRowCollective(const gnnrtContext *ctx, const char *entry,
   needElements(all->sizes[0], sourcesOf(ds) * width,
                std::string(entry) + " rows of every vertex");
   const int size = ctx->comm->size();
-  if (size > 1 && (static_cast<int>(ctx->rowStarts.size()) != size + 1 ||
-                   ctx->rowStarts[size] != sourcesOf(ds)))
-    fatal(std::string(entry) +
-          ": the program is row-partitioned but the driver did not split "
-          "the graph's rows over the processes");
+  if (!ctx->rowStarts.empty() &&
+      (static_cast<int>(ctx->rowStarts.size()) != size + 1 ||
+       ctx->rowStarts[size] != sourcesOf(ds)))
+    fatal(std::string(entry) + ": the processes' rows do not cover the " +
+          std::to_string(sourcesOf(ds)) + " vertices");
+}
+
+/// Whether the row collectives move rows between processes: the driver
+/// split the rows (ctx->rowStarts); else every process holds the whole
+/// graph or its closure (one process, shared preloading), and they copy.
+static bool rowsAreSplit(const gnnrtContext *ctx) {
+  return ctx->comm->size() > 1 && !ctx->rowStarts.empty();
 }
 
 void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
@@ -930,7 +937,7 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   const float *x = in->aligned + in->offset;
   float *y = out->aligned + out->offset;
   const int64_t count = ctx->ds.numVertices * width;
-  if (ctx->comm->size() == 1) {
+  if (!rowsAreSplit(ctx)) {
     std::copy(x, x + count, y);
     return;
   }
@@ -944,7 +951,7 @@ void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
                                      gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                      int64_t width) {
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  if (size == 1) {
+  if (!rowsAreSplit(ctx)) {
     ctx->device->spmm(ctx, 1, mean, 1, weights, in, out, width);
     return;
   }
@@ -954,8 +961,8 @@ void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
   needElements(in->sizes[0], ds.numVertices * width,
                "gnnrtSpmmBroadcast own rows");
   if (static_cast<int>(ctx->rowStarts.size()) != size + 1)
-    fatal("gnnrtSpmmBroadcast: the program is row-partitioned but the driver "
-          "did not split the graph's rows over the processes");
+    fatal("gnnrtSpmmBroadcast: the processes' rows are not one range per "
+          "process");
   const std::vector<int64_t> &p = ctx->rowStarts;
   int64_t most = 0;
   for (int r = 0; r < size; ++r)
@@ -988,7 +995,7 @@ void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
                                   gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                   int64_t width) {
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  if (size == 1) {
+  if (!rowsAreSplit(ctx)) {
     ctx->device->spmm(ctx, 0, 0, 1, weights, in, out, width);
     return;
   }
@@ -998,8 +1005,8 @@ void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
   needElements(out->sizes[0], ds.numVertices * width,
                "gnnrtSpmmReduce own rows");
   if (static_cast<int>(ctx->rowStarts.size()) != size + 1)
-    fatal("gnnrtSpmmReduce: the program is row-partitioned but the driver "
-          "did not split the graph's rows over the processes");
+    fatal("gnnrtSpmmReduce: the processes' rows are not one range per "
+          "process");
   const std::vector<int64_t> &p = ctx->rowStarts;
   int64_t most = 0;
   for (int r = 0; r < size; ++r)
@@ -1029,7 +1036,7 @@ void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   checkRowCollective(ctx, "gnnrtReduceScatterRows", out, in, width);
   const float *x = in->aligned + in->offset;
   float *y = out->aligned + out->offset;
-  if (ctx->comm->size() == 1) {
+  if (!rowsAreSplit(ctx)) {
     std::copy(x, x + ctx->ds.numVertices * width, y);
     return;
   }
