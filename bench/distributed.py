@@ -102,7 +102,7 @@ def run(exe, data, ranks, epochs, workdir):
                  for f in os.listdir(params) if f.endswith(".npy"))
     comm = summary["communication"]
     kinds = ("allreduce", "broadcast", "reduce_scatter", "allgather")
-    seconds = sum(comm[k]["seconds"] for k in kinds)
+    seconds = sum(comm[k]["seconds"] for k in kinds) + comm.get("wait_seconds", 0)
     moved = sum(comm[k]["bytes"] for k in kinds)
     evals = sum(1 for h in summary["history"] if "train_acc" in h)
     fixed = 16 + 48 * evals if ranks > 1 else 0  # fingerprint, accuracy counts

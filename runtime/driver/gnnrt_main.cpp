@@ -567,30 +567,38 @@ void checkDistributable(const ModelInfo &m) {
           "processes need a model compiled without it for now");
 }
 
-/// Every rank's rows of its own vertices ([begin, end) of the full graph,
-/// `width` values each; `local` holds the rank's part) in global order, on
-/// every rank: one all-gather of blocks padded to the largest range.
+/// Every rank's rows of its own vertices (rank r's are [p(r), p(r+1)) of
+/// the full graph, `width` values each, p the ranges of the split: equal
+/// ones when preloading, the row split's otherwise; `local` holds the
+/// rank's part) in global order, on every rank: one all-gather of blocks
+/// padded to the largest range.
 template <typename T>
 std::vector<T> gatherOwnRows(gnnrtContext *ctx, const PreloadPart &part,
                              int64_t V, const T *local, int64_t width) {
   const int size = ctx->comm->size();
-  const int64_t most = (V + size - 1) / size, block = most * width;
+  const std::vector<int64_t> p =
+      ctx->rowStarts.empty() ? equalVertexSplit(V, size) : ctx->rowStarts;
+  int64_t most = 0;
+  for (int r = 0; r < size; ++r)
+    most = std::max(most, p[r + 1] - p[r]);
+  const int64_t block = most * width;
   const int64_t first =
       std::lower_bound(part.globalIds.begin(), part.globalIds.end(),
                        part.inner.begin) -
       part.globalIds.begin();
+  const int64_t own = part.inner.end - part.inner.begin;
+  if (own != p[ctx->comm->rank() + 1] - p[ctx->comm->rank()])
+    fatal("gathering the rows: this rank holds " + std::to_string(own) +
+          " of its own vertices but its range has " +
+          std::to_string(p[ctx->comm->rank() + 1] - p[ctx->comm->rank()]));
   std::vector<T> send(block), all(block * size);
-  std::copy(local + first * width,
-            local + (first + part.inner.end - part.inner.begin) * width,
-            send.begin());
+  std::copy(local + first * width, local + (first + own) * width, send.begin());
   ctx->comm->allGather(send.data(), all.data(), block);
   std::vector<T> rows(V * width);
-  for (int r = 0; r < size; ++r) {
-    const VertexRange range = equalVertexRange(V, r, size);
+  for (int r = 0; r < size; ++r)
     std::copy(all.begin() + r * block,
-              all.begin() + r * block + (range.end - range.begin) * width,
-              rows.begin() + range.begin * width);
-  }
+              all.begin() + r * block + (p[r + 1] - p[r]) * width,
+              rows.begin() + p[r] * width);
   return rows;
 }
 
@@ -640,9 +648,10 @@ std::unique_ptr<RocPartitioner> buildRoc(gnnrtContext *ctx,
   return std::make_unique<RocPartitioner>(perVertex);
 }
 
-/// The seconds this rank spent in collectives so far.
+/// The seconds this rank spent in collectives so far, waits for
+/// non-blocking ones included.
 double collectiveSeconds(const gnnrtContext *ctx) {
-  double s = 0;
+  double s = ctx->comm->waitSeconds();
   for (int c = 0; c < kNumCollectives; ++c)
     s += ctx->comm->counted(static_cast<Collective>(c)).seconds;
   return s;
@@ -1182,7 +1191,8 @@ int main(int argc, char **argv) {
                 static_cast<long long>(bytes[k]));
       appendf("}");
     }
-    appendf("},\n");
+    appendf(",\n                    \"wait_seconds\": %.6g},\n",
+            ctx->comm->waitSeconds());
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1 && rows) {
       std::string starts;

@@ -151,8 +151,17 @@ public:
   }
   /// Returns when `request` is complete and makes it null; a null request
   /// returns at once. Stops the run on a request this communicator did not
-  /// issue or already completed.
-  virtual void wait(Request &request) = 0;
+  /// issue or already completed. The time spent waiting adds to
+  /// waitSeconds() (a non-blocking collective's counter has its issue).
+  void wait(Request &request) {
+    const auto start = std::chrono::steady_clock::now();
+    doWait(request);
+    waited +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  }
+  /// The seconds spent in wait() so far.
+  double waitSeconds() const { return waited; }
 
   /// What this rank's collectives moved so far (the --json summary's
   /// "communication").
@@ -182,6 +191,7 @@ protected:
   virtual Request doIAllGather(const float *send, float *recv,
                                int64_t count) = 0;
   virtual Request doIBroadcast(float *data, int64_t count, int root) = 0;
+  virtual void doWait(Request &request) = 0;
   virtual Request doIReduce(const float *send, float *recv, int64_t count,
                             int root, ReduceOp op) = 0;
 
@@ -209,6 +219,7 @@ private:
     std::chrono::steady_clock::time_point start;
   };
   CollectiveCount counts[kNumCollectives];
+  double waited = 0.0;
 };
 
 /// A world of one process (rank 0): reductions are the identity, gathers

@@ -118,8 +118,9 @@ void Device::checkGraph(const GraphArrays &graph) {
   // program reads them (empty otherwise).
   auto perEdge = [E](size_t n) { return n == E || n == 0; };
   const bool ok = graph.dstOffsets.size() == V + 1 &&
-                  graph.srcOffsets.size() >= 1 && perEdge(graph.dst.size()) &&
-                  perEdge(graph.csrEdge.size()) &&
+                  graph.srcOffsets.size() >= 1 &&
+                  graph.srcOffsets.back() == static_cast<int64_t>(E) &&
+                  perEdge(graph.dst.size()) && perEdge(graph.csrEdge.size()) &&
                   perEdge(graph.csrDst.size()) && graph.inDegree.size() == V &&
                   graph.outDegree.size() == V;
   if (!ok)

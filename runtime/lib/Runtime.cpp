@@ -904,6 +904,20 @@ static void rowBlocks(const gnnrtContext *ctx, int64_t width,
   }
 }
 
+/// Stops the run unless the row split has a range per process, covers the
+/// graph's sources and gives this process its own vertices' count.
+static void checkRowStarts(const gnnrtContext *ctx, const char *entry) {
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  if (static_cast<int>(p.size()) != size + 1 || p[size] != sourcesOf(ctx->ds) ||
+      p[rank + 1] - p[rank] != ctx->ds.numVertices)
+    fatal(std::string(entry) +
+          ": the processes' row ranges do not match "
+          "this process's " +
+          std::to_string(ctx->ds.numVertices) + " vertices of " +
+          std::to_string(sourcesOf(ctx->ds)));
+}
+
 /// Checks the operands of the two collectives: `own` rows of the process's
 /// vertices, `all` rows of every vertex.
 static void checkRowCollective(const gnnrtContext *ctx, const char *entry,
@@ -916,12 +930,8 @@ static void checkRowCollective(const gnnrtContext *ctx, const char *entry,
                std::string(entry) + " own rows");
   needElements(all->sizes[0], sourcesOf(ds) * width,
                std::string(entry) + " rows of every vertex");
-  const int size = ctx->comm->size();
-  if (!ctx->rowStarts.empty() &&
-      (static_cast<int>(ctx->rowStarts.size()) != size + 1 ||
-       ctx->rowStarts[size] != sourcesOf(ds)))
-    fatal(std::string(entry) + ": the processes' rows do not cover the " +
-          std::to_string(sourcesOf(ds)) + " vertices");
+  if (!ctx->rowStarts.empty())
+    checkRowStarts(ctx, entry);
 }
 
 /// Whether the row collectives move rows between processes: the driver
@@ -960,9 +970,7 @@ void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
     fatal("gnnrtSpmmBroadcast: negative width");
   needElements(in->sizes[0], ds.numVertices * width,
                "gnnrtSpmmBroadcast own rows");
-  if (static_cast<int>(ctx->rowStarts.size()) != size + 1)
-    fatal("gnnrtSpmmBroadcast: the processes' rows are not one range per "
-          "process");
+  checkRowStarts(ctx, "gnnrtSpmmBroadcast");
   const std::vector<int64_t> &p = ctx->rowStarts;
   int64_t most = 0;
   for (int r = 0; r < size; ++r)
@@ -1004,9 +1012,7 @@ void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
     fatal("gnnrtSpmmReduce: negative width");
   needElements(out->sizes[0], ds.numVertices * width,
                "gnnrtSpmmReduce own rows");
-  if (static_cast<int>(ctx->rowStarts.size()) != size + 1)
-    fatal("gnnrtSpmmReduce: the processes' rows are not one range per "
-          "process");
+  checkRowStarts(ctx, "gnnrtSpmmReduce");
   const std::vector<int64_t> &p = ctx->rowStarts;
   int64_t most = 0;
   for (int r = 0; r < size; ++r)

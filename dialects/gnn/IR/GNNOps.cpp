@@ -792,24 +792,32 @@ VertexSpace mlir::gnn::getVertexSpace(Value v) {
   if (!def || !isa<VertexTensorType>(v.getType()))
     return VertexSpace::Own;
   if (isa<AllGatherOp>(def))
-    return VertexSpace::All;
+    return VertexSpace::Gathered;
   if (auto g = dyn_cast<GatherOp>(def))
-    return g.getSide() == Side::Src ? VertexSpace::All : VertexSpace::Own;
+    return g.getSide() == Side::Src ? VertexSpace::Partial : VertexSpace::Own;
   if (auto fg = dyn_cast<FusedGatherOp>(def))
-    return fg.getSide() == Side::Src ? VertexSpace::All : VertexSpace::Own;
+    return fg.getSide() == Side::Src ? VertexSpace::Partial : VertexSpace::Own;
   if (auto av = dyn_cast<ApplyVertexOp>(def))
     return av.getInputs().empty() ? VertexSpace::Own
                                   : getVertexSpace(av.getInputs().front());
   return VertexSpace::Own;
 }
 
-/// "own" or "all", as the diagnostics name a vertex space.
+/// A vertex space as the diagnostics name it.
 static StringRef spaceName(VertexSpace s) {
-  return s == VertexSpace::All ? "every vertex" : "the process's own vertices";
+  switch (s) {
+  case VertexSpace::Own:
+    return "the process's own vertices";
+  case VertexSpace::Gathered:
+    return "every vertex, gathered";
+  case VertexSpace::Partial:
+    return "every vertex, partial sums";
+  }
+  llvm_unreachable("a vertex space");
 }
 
 /// Whether `av` only adds its inputs (no parameters, every body op a
-/// gnn.add): the one stage that may run on `All` rows.
+/// gnn.add): the one stage that may run on `Partial` rows.
 static bool onlyAdds(ApplyVertexOp av) {
   if (!av.getParams().empty())
     return false;
@@ -846,32 +854,54 @@ LogicalResult mlir::gnn::verifyRowPartition(Operation *fn) {
           return failure();
       return success();
     };
+    // Partial means and maxima over a process's edges do not add up.
+    auto needSum = [&](Accumulator acc, Side side) -> LogicalResult {
+      if (side != Side::Src || acc == Accumulator::Sum)
+        return success();
+      return op->emitOpError()
+             << "aggregates with '" << stringifyAccumulator(acc)
+             << "' to the source, which a row-partitioned function cannot: "
+                "only partial sums add up over the processes";
+    };
     if (auto s = dyn_cast<ScatterOp>(op)) {
       if (failed(need(s.getInput(),
-                      s.getSide() == Side::Src ? VertexSpace::All
+                      s.getSide() == Side::Src ? VertexSpace::Gathered
                                                : VertexSpace::Own,
                       "its input")))
         return failure();
+    } else if (auto g = dyn_cast<GatherOp>(op)) {
+      if (failed(needSum(g.getAcc(), g.getSide())))
+        return failure();
     } else if (auto fg = dyn_cast<FusedGatherOp>(op)) {
-      if (failed(needAll(fg.getSrcInputs(), VertexSpace::All, "a src input")) ||
+      if (failed(needSum(fg.getAcc(), fg.getSide())) ||
+          failed(needAll(fg.getSrcInputs(), VertexSpace::Gathered,
+                         "a src input")) ||
           failed(needAll(fg.getDstInputs(), VertexSpace::Own, "a dst input")))
         return failure();
     } else if (auto gg = dyn_cast<GatherGradOp>(op)) {
-      if (failed(need(gg.getGrad(),
-                      gg.getSide() == Side::Src ? VertexSpace::All
+      if (failed(needSum(gg.getAcc(), gg.getSide())) ||
+          failed(need(gg.getGrad(),
+                      gg.getSide() == Side::Src ? VertexSpace::Gathered
                                                 : VertexSpace::Own,
                       "its gradient")))
         return failure();
     } else if (auto av = dyn_cast<ApplyVertexOp>(op)) {
       VertexSpace space = av.getNumResults() ? getVertexSpace(av.getResult(0))
                                              : VertexSpace::Own;
-      if (space == VertexSpace::All && !onlyAdds(av))
+      if (space == VertexSpace::Gathered ||
+          (space == VertexSpace::Partial && !onlyAdds(av)))
         return op->emitOpError()
-               << "runs on the rows of every vertex, which in a "
-                  "row-partitioned function only a stage that adds gradient "
-                  "sums may do";
+               << "runs on the rows of " << spaceName(space)
+               << ", which in a row-partitioned function only a stage that "
+                  "adds partial sums may do";
       if (failed(needAll(av.getInputs(), space, "an input")))
         return failure();
+    } else if (isa<SumRowsOp, OuterSumOp, TypedOuterSumOp>(op) &&
+               fn->hasAttr(GNNDialect::kModelAttrName)) {
+      return op->emitOpError()
+             << "reduces over all vertices in the forward, which row "
+                "partitioning does not split yet (each process would reduce "
+                "only its own rows)";
     } else if (!isa<AllGatherOp, ReduceScatterOp>(op)) {
       // The two collectives' operands are checked by their verifiers.
       if (failed(needAll(op->getOperands(), VertexSpace::Own, "an operand")))
@@ -902,7 +932,7 @@ LogicalResult AllGatherOp::verify() {
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  return verifyRowCollective(*this, getInput(), VertexSpace::All,
-                             "every vertex (an aggregation to the source, or "
-                             "gradient sums of an all-gather)");
+  return verifyRowCollective(*this, getInput(), VertexSpace::Partial,
+                             "every vertex, partial sums (an aggregation to "
+                             "the source, or gradient sums of an all-gather)");
 }

@@ -85,22 +85,25 @@ StageOp dropStageResults(StageOp stage, ArrayRef<unsigned> drop);
 RankedTensorType rowTypeOf(Type type);
 
 /// Which vertices a vertex tensor has rows for in a row-partitioned function
-/// (`gnn.partition = "rows"`, docs/Distributed.md): the process's own
-/// vertices (`Own`), or every vertex (`All`: the rows a `gnn.all_gather`
-/// gathered, the partial sums of an aggregation to the source, and the
-/// sums of those). Every vertex tensor of a function that is not
-/// partitioned is `Own` (one process owns every vertex).
-enum class VertexSpace { Own, All };
+/// (`gnn.partition = "rows"`, docs/Distributed.md), and what they hold: the
+/// process's own vertices (`Own`), or every vertex, either gathered (the
+/// same rows on every process: a `gnn.all_gather`'s) or partial (this
+/// process's sums over its edges: an aggregation to the source, and sums of
+/// those). Every vertex tensor of a function that is not partitioned is
+/// `Own` (one process owns every vertex).
+enum class VertexSpace { Own, Gathered, Partial };
 VertexSpace getVertexSpace(Value v);
 
 /// Whether `op` is, or is in, a function --gnn-partition-rows partitioned.
 bool isRowPartitioned(Operation *op);
 
 /// Checks that the vertex tensors of a row-partitioned function `fn` are
-/// read where their rows are: a scatter from the source and a fused
-/// gather's `src` inputs read `All` rows, every other reader `Own` rows,
-/// except the `gnn.apply_vertex` stages that only add `All` rows (the
-/// gradient sums of an all-gathered tensor) and `gnn.reduce_scatter`.
+/// read where their rows are: a scatter from the source, a fused gather's
+/// `src` inputs and a max/min gather's gradient at the source read
+/// `Gathered` rows, `gnn.reduce_scatter` and the `gnn.apply_vertex` stages
+/// that only add (gradient sums) `Partial` rows, every other reader `Own`
+/// rows; aggregations to the source sum (partial means and maxima do not
+/// add up), and the model's forward has no reduction over all vertices.
 LogicalResult verifyRowPartition(Operation *fn);
 } // namespace mlir::gnn
 

@@ -27,37 +27,7 @@ struct GNNPartitionRows
   using GNNPartitionRowsBase::GNNPartitionRowsBase;
 
   void runOnOperation() final;
-
-private:
-  /// Refuses what the partition cannot split; emits the error.
-  LogicalResult check(func::FuncOp model);
 };
-
-LogicalResult GNNPartitionRows::check(func::FuncOp model) {
-  for (Operation &op : model.getBody().front()) {
-    if (isa<SumRowsOp, OuterSumOp, TypedOuterSumOp>(op))
-      return op.emitOpError()
-             << "reduces over all vertices in the forward, which row "
-                "partitioning does not split yet (each process would reduce "
-                "only its own rows)";
-    Accumulator acc = Accumulator::Sum;
-    bool toSrc = false;
-    if (auto g = dyn_cast<GatherOp>(op)) {
-      acc = g.getAcc();
-      toSrc = g.getSide() == Side::Src;
-    } else if (auto fg = dyn_cast<FusedGatherOp>(op)) {
-      acc = fg.getAcc();
-      toSrc = fg.getSide() == Side::Src;
-    }
-    if (toSrc && acc != Accumulator::Sum)
-      return op.emitOpError()
-             << "aggregates with '" << stringifyAccumulator(acc)
-             << "' to the source, which row partitioning does not split: "
-                "each process holds only its own vertices' in-edges, and "
-                "only partial sums add up";
-  }
-  return success();
-}
 
 void GNNPartitionRows::runOnOperation() {
   func::FuncOp model = getUndifferentiatedModel(
@@ -68,8 +38,6 @@ void GNNPartitionRows::runOnOperation() {
     model.emitError() << "is partitioned already";
     return signalPassFailure();
   }
-  if (failed(check(model)))
-    return signalPassFailure();
 
   // One all-gather per tensor read at sources, right after its definition
   // (vertex tensors are never function arguments: those are parameters).
@@ -122,6 +90,10 @@ void GNNPartitionRows::runOnOperation() {
         << (widths.empty() ? "" : ", ") << rowTypeOf(v.getType());
   model->setAttr(GNNDialect::kPartitionAttrName,
                  StringAttr::get(&getContext(), "rows"));
+  // What the partition cannot split (aggregations to the source other than
+  // sums, readouts in the forward) is refused here, naming the op.
+  if (failed(verifyRowPartition(model)))
+    return signalPassFailure();
   InFlightDiagnostic remark = model.emitRemark();
   remark << "row partitioning: " << gathered.size()
          << " all-gather(s) in the forward";
@@ -130,8 +102,6 @@ void GNNPartitionRows::runOnOperation() {
   remark << ", " << reduceScatters << " reduce-scatter(s)";
   if (!sums.empty())
     remark << " (rows of " << sums << ")";
-  if (failed(verifyRowPartition(model)))
-    return signalPassFailure();
 }
 
 } // namespace

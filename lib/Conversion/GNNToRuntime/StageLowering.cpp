@@ -375,7 +375,7 @@ LogicalResult StageLowering::lowerStage(Operation *op, Region &body,
   if (!edges)
     for (Value in : inputs)
       if (isa<VertexTensorType>(in.getType()) &&
-          getVertexSpace(in) == VertexSpace::All)
+          getVertexSpace(in) != VertexSpace::Own)
         rows = lb.sizes.numS;
   Block &block = body.front();
   llvm::SaveAndRestore<Operation *> inStage(stage, op);

@@ -199,7 +199,7 @@ public:
         MPI_Ibcast(data, n, MPI_FLOAT, root, MPI_COMM_WORLD, &request));
     return issue(request);
   }
-  void wait(Request &request) override {
+  void doWait(Request &request) override {
     if (request.isNull())
       return;
     auto it = pending.find(request.id);

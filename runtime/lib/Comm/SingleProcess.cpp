@@ -77,7 +77,7 @@ public:
     checkBroadcast(count, root);
     return issue();
   }
-  void wait(Request &request) override {
+  void doWait(Request &request) override {
     if (request.isNull())
       return;
     if (!pending.erase(request.id))

@@ -6,7 +6,7 @@ func.func @mean_to_src() -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
   %d = gnn.scatter %g, %x from dst : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
-  // expected-error @+1 {{'gnn.gather' op aggregates with 'mean' to the source, which row partitioning does not split}}
+  // expected-error @+1 {{'gnn.gather' op aggregates with 'mean' to the source, which a row-partitioned function cannot: only partial sums add up over the processes}}
   %a = gnn.gather mean %g, %d to src : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
   %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
   %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>

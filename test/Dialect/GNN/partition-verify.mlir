@@ -38,7 +38,7 @@ func.func @gather_twice() attributes {gnn.partition = "rows"} {
 func.func @scatter_own_rows() attributes {gnn.partition = "rows"} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.scatter' op reads its input with the rows of the process's own vertices but needs the rows of every vertex}}
+  // expected-error @+1 {{'gnn.scatter' op reads its input with the rows of the process's own vertices but needs the rows of every vertex, gathered}}
   %s = gnn.scatter %g, %x from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
   return
 }
@@ -49,7 +49,7 @@ func.func @scatter_all_rows_to_dst() attributes {gnn.partition = "rows"} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
   %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.scatter' op reads its input with the rows of every vertex but needs the rows of the process's own vertices}}
+  // expected-error @+1 {{'gnn.scatter' op reads its input with the rows of every vertex, gathered but needs the rows of the process's own vertices}}
   %s = gnn.scatter %g, %a from dst : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
   return
 }
@@ -59,7 +59,7 @@ func.func @scatter_all_rows_to_dst() attributes {gnn.partition = "rows"} {
 func.func @reduce_own_rows() attributes {gnn.partition = "rows"} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.reduce_scatter' op needs the rows of every vertex}}
+  // expected-error @+1 {{'gnn.reduce_scatter' op needs the rows of every vertex, partial sums}}
   %r = gnn.reduce_scatter %g, %x : !gnn.vtensor<4xf32>
   return
 }
@@ -70,7 +70,7 @@ func.func @partial_read_at_destination() attributes {gnn.partition = "rows"} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
   %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.fused_gather' op reads a dst input with the rows of every vertex}}
+  // expected-error @+1 {{'gnn.fused_gather' op reads a dst input with the rows of every vertex, gathered}}
   %f = gnn.fused_gather sum %g src(%a : !gnn.vtensor<4xf32>) dst(%a : !gnn.vtensor<4xf32>) to dst : !gnn.vtensor<4xf32> {
   ^bb0(%s: tensor<4xf32>, %d: tensor<4xf32>):
     %t = gnn.mul %s, %d : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -85,7 +85,7 @@ func.func @stage_on_all_rows() attributes {gnn.partition = "rows"} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
   %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.apply_vertex' op runs on the rows of every vertex, which in a row-partitioned function only a stage that adds gradient sums may do}}
+  // expected-error @+1 {{'gnn.apply_vertex' op runs on the rows of every vertex, gathered, which in a row-partitioned function only a stage that adds partial sums may do}}
   %r = gnn.apply_vertex %g (%a) : (!gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
   ^bb0(%v: tensor<4xf32>):
     %t = gnn.relu %v : tensor<4xf32>
@@ -100,7 +100,7 @@ func.func @mixed_stage() attributes {gnn.partition = "rows"} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
   %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.apply_vertex' op reads an input with the rows of the process's own vertices but needs the rows of every vertex}}
+  // expected-error @+1 {{'gnn.apply_vertex' op runs on the rows of every vertex, gathered, which in a row-partitioned function only a stage that adds partial sums may do}}
   %r = gnn.apply_vertex %g (%a, %x) : (!gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
   ^bb0(%v: tensor<4xf32>, %w: tensor<4xf32>):
     %t = gnn.add %v, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -117,7 +117,7 @@ func.func @loss_of_all_rows() attributes {gnn.partition = "rows"} {
   %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
   %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
   %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
-  // expected-error @+1 {{'gnn.softmax_cross_entropy' op reads an operand with the rows of every vertex}}
+  // expected-error @+1 {{'gnn.softmax_cross_entropy' op reads an operand with the rows of every vertex, gathered}}
   %loss = gnn.softmax_cross_entropy %a, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return
 }
@@ -146,4 +146,73 @@ func.func @ints() attributes {gnn.partition = "rows"} {
   // expected-error @+1 {{'gnn.all_gather' op moves f32 rows only}}
   %a = gnn.all_gather %g, %l : !gnn.vtensor<i64>
   return
+}
+
+// -----
+
+// Gathered rows are the same on every process: reducing them would sum N
+// copies.
+func.func @reduce_gathered() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.reduce_scatter' op needs the rows of every vertex, partial sums}}
+  %r = gnn.reduce_scatter %g, %a : !gnn.vtensor<4xf32>
+  return
+}
+
+// -----
+
+// Partial sums are not the rows: a source reads the reduced, gathered ones.
+func.func @scatter_partial() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %d = gnn.scatter %g, %x from dst : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %p = gnn.gather sum %g, %d to src : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.scatter' op reads its input with the rows of every vertex, partial sums but needs the rows of every vertex, gathered}}
+  %s = gnn.scatter %g, %p from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  return
+}
+
+// -----
+
+// An adds-only stage of partial sums is what autodiff builds; one mixing
+// gathered and partial rows is not.
+func.func @mixed_partial() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
+  %d = gnn.scatter %g, %x from dst : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %p = gnn.gather sum %g, %d to src : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.apply_vertex' op reads an input with the rows of every vertex, gathered but needs the rows of every vertex, partial sums}}
+  %r = gnn.apply_vertex %g (%p, %a) : (!gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%v: tensor<4xf32>, %w: tensor<4xf32>):
+    %t = gnn.add %v, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @max_to_src() attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %d = gnn.scatter %g, %x from dst : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  // expected-error @+1 {{'gnn.gather' op aggregates with 'max' to the source, which a row-partitioned function cannot}}
+  %p = gnn.gather max %g, %d to src : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @readout(%w: tensor<4xf32> {gnn.param = "w", gnn.init = #gnn.init<zeros>}) -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model, gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  // expected-error @+1 {{'gnn.sum_rows' op reduces over all vertices in the forward}}
+  %s = gnn.sum_rows %x : !gnn.vtensor<4xf32> -> tensor<4xf32>
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %x, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %x : f32, !gnn.vtensor<4xf32>
 }
