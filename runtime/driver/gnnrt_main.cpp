@@ -634,13 +634,13 @@ std::unique_ptr<RocPartitioner> buildRoc(gnnrtContext *ctx,
   }
   std::vector<int64_t> counts(size), displs(size);
   for (int r = 0; r < size; ++r) {
-    displs[r] = kRocFeatures * starts[r];
-    counts[r] = kRocFeatures * (starts[r + 1] - starts[r]);
+    displs[r] = starts[r];
+    counts[r] = starts[r + 1] - starts[r];
   }
   const int64_t V = starts[size];
   std::vector<float> all(kRocFeatures * V);
-  ctx->comm->allGatherV(own.data(), static_cast<int64_t>(own.size()),
-                        all.data(), counts.data(), displs.data());
+  ctx->comm->allGatherV(own.data(), ds.numVertices, all.data(), counts.data(),
+                        displs.data(), kRocFeatures);
   std::vector<RocFeatures> perVertex(V);
   for (int64_t v = 0; v < V; ++v)
     for (int i = 0; i < kRocFeatures; ++i)

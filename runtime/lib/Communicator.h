@@ -103,13 +103,15 @@ public:
     Timed timed(record(Collective::AllGather, count, sizeof(int64_t)));
     doAllGather(send, recv, count);
   }
-  /// Blocks of different sizes (MPI_Allgatherv): rank r's `count`
-  /// elements (counts[r] on every rank) land at recv + displs[r], on every
-  /// rank; counts and displs have size() entries.
+  /// Blocks of different sizes (MPI_Allgatherv): rank r's `count` rows of
+  /// `rowWidth` floats (counts[r] rows on every rank) land at
+  /// recv + displs[r] * rowWidth, on every rank; counts and displs (in rows)
+  /// have size() entries. Counted in floats.
   void allGatherV(const float *send, int64_t count, float *recv,
-                  const int64_t *counts, const int64_t *displs) {
-    Timed timed(record(Collective::AllGather, count, sizeof(float)));
-    doAllGatherV(send, count, recv, counts, displs);
+                  const int64_t *counts, const int64_t *displs,
+                  int64_t rowWidth = 1) {
+    Timed timed(record(Collective::AllGather, count * rowWidth, sizeof(float)));
+    doAllGatherV(send, count, recv, counts, displs, rowWidth);
   }
   /// Blocks of different sizes (MPI_Reduce_scatter): send has the sum of
   /// counts (size() entries) elements, in rank order; rank r receives
@@ -183,7 +185,8 @@ protected:
   virtual void doAllGather(const int64_t *send, int64_t *recv,
                            int64_t count) = 0;
   virtual void doAllGatherV(const float *send, int64_t count, float *recv,
-                            const int64_t *counts, const int64_t *displs) = 0;
+                            const int64_t *counts, const int64_t *displs,
+                            int64_t rowWidth) = 0;
   virtual void doReduceScatterV(const float *send, float *recv,
                                 const int64_t *counts, ReduceOp op) = 0;
   virtual Request doIAllReduce(const float *send, float *recv, int64_t count,

@@ -951,9 +951,13 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
     std::copy(x, x + count, y);
     return;
   }
+  if (width == 0)
+    return;
+  // In rows: a graph's floats overflow MPI's int counts before its rows do.
   std::vector<int64_t> counts, displs;
-  rowBlocks(ctx, width, counts, displs);
-  ctx->comm->allGatherV(x, count, y, counts.data(), displs.data());
+  rowBlocks(ctx, 1, counts, displs);
+  ctx->comm->allGatherV(x, ctx->ds.numVertices, y, counts.data(), displs.data(),
+                        width);
 }
 
 void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,

@@ -139,17 +139,28 @@ public:
     gatherAll(send, recv, count);
   }
   void doAllGatherV(const float *send, int64_t count, float *recv,
-                    const int64_t *counts, const int64_t *displs) override {
+                    const int64_t *counts, const int64_t *displs,
+                    int64_t rowWidth) override {
+    // Counts and displacements in rows (a contiguous type of the row's
+    // floats): a graph's rows overflow MPI's int counts of floats long
+    // before its row count does.
     std::vector<int> n(worldSize), at(worldSize);
     for (int r = 0; r < worldSize; ++r) {
       n[r] = blockCount("allGatherV", counts[r]);
       at[r] = blockCount("allGatherV", displs[r]);
     }
     if (counts[myRank] != count)
-      fatal("allGatherV: " + std::to_string(count) + " elements but counts[" +
+      fatal("allGatherV: " + std::to_string(count) + " rows but counts[" +
             std::to_string(myRank) + "] is " + std::to_string(counts[myRank]));
-    GNNRT_MPI_CHECK(MPI_Allgatherv(send, n[myRank], MPI_FLOAT, recv, n.data(),
-                                   at.data(), MPI_FLOAT, MPI_COMM_WORLD));
+    const int width = blockCount("allGatherV", rowWidth);
+    if (width < 1)
+      fatal("allGatherV: rows of " + std::to_string(rowWidth) + " floats");
+    MPI_Datatype row;
+    GNNRT_MPI_CHECK(MPI_Type_contiguous(width, MPI_FLOAT, &row));
+    GNNRT_MPI_CHECK(MPI_Type_commit(&row));
+    GNNRT_MPI_CHECK(MPI_Allgatherv(send, n[myRank], row, recv, n.data(),
+                                   at.data(), row, MPI_COMM_WORLD));
+    GNNRT_MPI_CHECK(MPI_Type_free(&row));
   }
   void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
                         ReduceOp op) override {

@@ -49,10 +49,11 @@ public:
     copy("allGather", send, recv, count);
   }
   void doAllGatherV(const float *send, int64_t count, float *recv,
-                    const int64_t *counts, const int64_t *displs) override {
-    if (counts[0] != count || displs[0] < 0)
-      fatal("allGatherV: counts and displacements disagree");
-    copy("allGatherV", send, recv + displs[0], count);
+                    const int64_t *counts, const int64_t *displs,
+                    int64_t rowWidth) override {
+    if (counts[0] != count || displs[0] < 0 || rowWidth < 1)
+      fatal("allGatherV: counts, displacements and width disagree");
+    copy("allGatherV", send, recv + displs[0] * rowWidth, count * rowWidth);
   }
   void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
                         ReduceOp) override {

@@ -203,6 +203,16 @@ TEST(RuntimeMPICommunicator, VariableBlocksAndNonBlockingBroadcast) {
   comm.allGatherV(own.data(), counts[me], all.data(), counts.data(),
                   displs.data());
   ASSERT_EQ(all, want);
+  // The same in rows of 3 floats (counts and displacements in rows).
+  std::vector<int64_t> rowCounts(n), rowDispls(n);
+  for (int q = 0; q < n; ++q) {
+    rowCounts[q] = counts[q] / 3;
+    rowDispls[q] = displs[q] / 3;
+  }
+  std::vector<float> byRows(total, -1.0f);
+  comm.allGatherV(own.data(), rowCounts[me], byRows.data(), rowCounts.data(),
+                  rowDispls.data(), 3);
+  ASSERT_EQ(byRows, want);
   // Every rank's partials of all rows: rank r receives the sums of its own.
   std::vector<float> partial(total), sum(counts[me], -1.0f);
   for (int64_t i = 0; i < total; ++i)
