@@ -154,8 +154,9 @@ static llvm::cl::opt<std::string> partitionMode(
                    "mpirun: preload (each process holds its vertices' "
                    "closure and only sums gradients; the default) or rows "
                    "(MG-GCN: each holds its vertices' rows and in-edges, "
-                   "--gnn-partition-rows; trains in one process too). "
-                   "docs/Distributed.md"),
+                   "--gnn-partition-rows; trains in one process too, and "
+                   "the executable's --partition preload|auto can still "
+                   "preload). docs/Distributed.md"),
     llvm::cl::value_desc("mode"), llvm::cl::init("preload"),
     llvm::cl::cat(gnnCompileCategory));
 
