@@ -13,6 +13,7 @@
 
 #include "Context.h"
 #include "Device.h"
+#include "Distributed.h"
 #include "File.h"
 #include "Memory.h"
 #include "Npy.h"
@@ -508,13 +509,10 @@ void joinWorld(gnnrtContext *ctx) {
   ctx->comm.reset(gnnrtCreateMPICommunicator());
 }
 
-/// Stops every rank when they do not run the same training: another model,
-/// a dataset of other sizes or other options would make their collectives
-/// disagree (wrong sums, or a rank waiting for ever). One all-reduce of a
-/// fingerprint and its negation (the largest of both: equal when every rank
-/// has the same).
-void checkSameTraining(gnnrtContext *ctx, const Options &o,
-                       const FullGraph &full) {
+/// The training options every rank must share, as text for
+/// checkSameTraining's fingerprint (with the dataset's sizes).
+std::string trainingText(const gnnrtContext *ctx, const Options &o,
+                         const FullGraph &full) {
   const Dataset &ds = ctx->ds;
   char numbers[512];
   std::snprintf(numbers, sizeof numbers,
@@ -532,150 +530,7 @@ void checkSameTraining(gnnrtContext *ctx, const Options &o,
                 static_cast<long long>(o.preloadHops),
                 static_cast<long long>(o.preloadFanout), o.partition.c_str(),
                 o.rowSplit.c_str(), o.repartitionGain);
-  const uint64_t h = hashText(std::string(gnnrt_model_info) + numbers);
-  const auto mine = static_cast<int64_t>(h >> 1);
-  int64_t seen[2] = {mine, -mine};
-  ctx->comm->allReduce(seen, seen, 2, ReduceOp::Max);
-  if (seen[0] != -seen[1])
-    fatal("the processes do not all run the same training: the model, the "
-          "dataset's sizes or the training options differ between ranks "
-          "(this one: model " +
-          ctx->model.name + ", " + std::to_string(full.numVertices) +
-          " vertices, " + std::to_string(full.numEdges) + " edges)");
-}
-
-/// Stops the run unless the model can train on several processes: by shared
-/// preloading (GraNNDis), or split by rows (MG-GCN) when compiled so
-/// (docs/Distributed.md).
-void checkDistributable(const ModelInfo &m) {
-  if (m.target == "cuda")
-    fatal("the model was compiled for CUDA, which trains in one process for "
-          "now (NCCL: docs/CUDA.md)");
-  if (m.partition == "rows")
-    return; // the compiler refused what rows cannot split, budgets included
-  if (m.hops == -2)
-    fatal("the model description has no hops record (compiled by an older "
-          "gnnc): compile it again to train on several processes");
-  if (m.hops == -1)
-    fatal("the model cannot be trained on several processes by shared "
-          "preloading: its forward has '" +
-          m.globalOp + "', which reduces over all vertices");
-  if (std::any_of(m.placements.begin(), m.placements.end(),
-                  [](const PlacementInfo &p) { return p.planned; }))
-    fatal("the model was compiled under a memory budget (gnn-compile "
-          "--mem-budget), which plans one process's buffers; several "
-          "processes need a model compiled without it for now");
-}
-
-/// Every rank's rows of its own vertices (rank r's are [p(r), p(r+1)) of
-/// the full graph, `width` values each, p the ranges of the split: equal
-/// ones when preloading, the row split's otherwise; `local` holds the
-/// rank's part) in global order, on every rank: one all-gather of blocks
-/// padded to the largest range.
-template <typename T>
-std::vector<T> gatherOwnRows(gnnrtContext *ctx, const PreloadPart &part,
-                             int64_t V, const T *local, int64_t width) {
-  const int size = ctx->comm->size();
-  const std::vector<int64_t> p =
-      ctx->rowStarts.empty() ? equalVertexSplit(V, size) : ctx->rowStarts;
-  int64_t most = 0;
-  for (int r = 0; r < size; ++r)
-    most = std::max(most, p[r + 1] - p[r]);
-  const int64_t block = most * width;
-  const int64_t first =
-      std::lower_bound(part.globalIds.begin(), part.globalIds.end(),
-                       part.inner.begin) -
-      part.globalIds.begin();
-  const int64_t own = part.inner.end - part.inner.begin;
-  if (own != p[ctx->comm->rank() + 1] - p[ctx->comm->rank()])
-    fatal("gathering the rows: this rank holds " + std::to_string(own) +
-          " of its own vertices but its range has " +
-          std::to_string(p[ctx->comm->rank() + 1] - p[ctx->comm->rank()]));
-  std::vector<T> send(block), all(block * size);
-  std::copy(local + first * width, local + (first + own) * width, send.begin());
-  ctx->comm->allGather(send.data(), all.data(), block);
-  std::vector<T> rows(V * width);
-  for (int r = 0; r < size; ++r)
-    std::copy(all.begin() + r * block,
-              all.begin() + r * block + (p[r + 1] - p[r]) * width,
-              rows.begin() + p[r] * width);
-  return rows;
-}
-
-/// Row partitioning's split of the vertices over the processes and, with
-/// --row-split roc, ROC's online cost model (RowSplit.h).
-struct RowParts {
-  std::vector<int64_t> starts;
-  std::unique_ptr<RocPartitioner> roc;
-  int64_t repartitions = 0;
-};
-
-/// ROC's per-vertex features over the whole graph: each process computes
-/// its own vertices' from their in-edges (before bindDataset takes them),
-/// then one all-gather. d_in is the widest rows the program moves.
-std::unique_ptr<RocPartitioner> buildRoc(gnnrtContext *ctx,
-                                         const std::vector<int64_t> &starts) {
-  const Dataset &ds = ctx->ds;
-  int64_t width = 1;
-  for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives) {
-    int64_t w = c.factor;
-    for (BufferInfo::Term t : c.terms)
-      w *= t == BufferInfo::F ? ds.numFeatures : ds.numClasses;
-    width = std::max(width, w);
-  }
-  const int size = ctx->comm->size();
-  std::vector<float> own(kRocFeatures * ds.numVertices);
-  for (int64_t v = 0; v < ds.numVertices; ++v) {
-    const RocFeatures x =
-        rocFeatures(ds.indices.data() + ds.indptr[v],
-                    ds.indptr[v + 1] - ds.indptr[v], width, /*lineFloats=*/16);
-    for (int i = 0; i < kRocFeatures; ++i)
-      own[kRocFeatures * v + i] = static_cast<float>(x[i]);
-  }
-  std::vector<int64_t> counts(size), displs(size);
-  for (int r = 0; r < size; ++r) {
-    displs[r] = starts[r];
-    counts[r] = starts[r + 1] - starts[r];
-  }
-  const int64_t V = starts[size];
-  std::vector<float> all(kRocFeatures * V);
-  ctx->comm->allGatherV(own.data(), ds.numVertices, all.data(), counts.data(),
-                        displs.data(), kRocFeatures);
-  std::vector<RocFeatures> perVertex(V);
-  for (int64_t v = 0; v < V; ++v)
-    for (int i = 0; i < kRocFeatures; ++i)
-      perVertex[v][i] = all[kRocFeatures * v + i];
-  return std::make_unique<RocPartitioner>(perVertex);
-}
-
-/// The seconds this rank spent in collectives so far, waits for
-/// non-blocking ones included.
-double collectiveSeconds(const gnnrtContext *ctx) {
-  double s = ctx->comm->waitSeconds();
-  for (int c = 0; c < kNumCollectives; ++c)
-    s += ctx->comm->counted(static_cast<Collective>(c)).seconds;
-  return s;
-}
-
-/// The accuracy of each split over all ranks (one all-reduce of the counts
-/// when there are several).
-void splitAccuracies(gnnrtContext *ctx, double acc[3]) {
-  int64_t counts[6];
-  for (int s = 0; s < 3; ++s)
-    accuracyCounts(ctx, s, counts[2 * s], counts[2 * s + 1]);
-  if (ctx->comm->size() > 1)
-    ctx->comm->allReduce(counts, counts, 6, ReduceOp::Sum);
-  for (int s = 0; s < 3; ++s)
-    acc[s] = counts[2 * s + 1] ? static_cast<double>(counts[2 * s]) /
-                                     static_cast<double>(counts[2 * s + 1])
-                               : 0.0;
-}
-
-/// The loss over all ranks: each returns its vertices' share of the mean.
-float worldLoss(gnnrtContext *ctx, float loss) {
-  if (ctx->comm->size() > 1)
-    ctx->comm->allReduce(&loss, &loss, 1, ReduceOp::Sum);
-  return loss;
+  return numbers;
 }
 
 } // namespace
@@ -774,23 +629,7 @@ int main(int argc, char **argv) {
                                                             : o.partition;
     // The rank's rows and all their in-edges (split as --row-split says).
     auto loadRows = [&]() {
-      std::vector<int64_t> indptr;
-      if (!readGraphOffsets(o.data, indptr, error))
-        fatal(o.data + "/" + error);
-      const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
-      if (worldSize > V)
-        fatal(o.data + ": " + std::to_string(worldSize) +
-              " processes but only " + std::to_string(V) +
-              (V == 1 ? " vertex" : " vertices") +
-              ": each process needs at least one");
-      rowParts.starts = o.rowSplit == "vertices"
-                            ? equalVertexSplit(V, worldSize)
-                            : equalEdgeSplit(indptr, worldSize);
-      std::vector<int64_t>().swap(indptr);
-      if (!loadRowPart(o.data,
-                       {rowParts.starts[rank], rowParts.starts[rank + 1]},
-                       ctx->ds, part, full, error))
-        fatal(o.data + "/" + error);
+      loadRowParts(ctx, o.data, o.rowSplit, rowParts, part, full);
       rows = true;
     };
     if (mode == "rows") {
@@ -812,30 +651,14 @@ int main(int argc, char **argv) {
                            ctx->ds, part, full, error))
         fatal(o.data + "/" + error);
     }
-    checkSameTraining(ctx, o, full);
+    checkSameTraining(ctx, trainingText(ctx, o, full), full);
     if (mode == "auto") {
-      // Preloading recomputes a rank's closure and moves no activations;
-      // rows compute a rank's share of the edges and move rows. Preload
-      // while no closure holds more than 5/4 of a share: measured here
-      // (docs/benchmarks/distributed.md), preloading wins on the grid
-      // (closure 1.01 shares) and loses on the arxiv-shaped graph (1.64).
-      int64_t most = ctx->ds.numEdges;
-      ctx->comm->allReduce(&most, &most, 1, ReduceOp::Max);
-      const int64_t share = (full.numEdges + worldSize - 1) / worldSize;
-      const bool preload = 4 * most <= 5 * share;
-      autoChoice = std::string(preload ? "preload" : "rows") +
-                   " (the largest closure holds " + std::to_string(most) +
-                   " edges, a share is " + std::to_string(share) + ")";
-      if (!preload) {
+      if (!closuresAreSmall(ctx, full, autoChoice)) {
         part = PreloadPart();
         loadRows();
       }
     }
-    const int64_t V = full.numVertices;
-    if (worldSize > V)
-      fatal(o.data + ": " + std::to_string(worldSize) + " processes but only " +
-            std::to_string(V) + (V == 1 ? " vertex" : " vertices") +
-            ": each process needs at least one");
+    checkEnoughVertices(o.data, worldSize, full.numVertices);
     if (rows) {
       ctx->rowStarts = rowParts.starts;
       if (o.rowSplit == "roc")
@@ -1004,45 +827,9 @@ int main(int argc, char **argv) {
     // ROC (--row-split roc): the parts' measured times refit the cost
     // model; a split it predicts enough faster is loaded before the next
     // epoch (every rank decides alike from the same numbers).
-    if (rowParts.roc && epoch < o.epochs) {
-      int64_t ns = static_cast<int64_t>(std::max(compute, 0.0) * 1e9);
-      std::vector<int64_t> times(worldSize);
-      ctx->comm->allGather(&ns, times.data(), 1);
-      RocPartitioner &roc = *rowParts.roc;
-      const std::vector<int64_t> &starts = rowParts.starts;
-      for (int q = 0; q < worldSize; ++q)
-        roc.observe(starts[q], starts[q + 1],
-                    static_cast<double>(times[q]) * 1e-9);
-      if (roc.fit()) {
-        std::vector<int64_t> next = roc.split(worldSize);
-        const double now = roc.predictedMax(starts),
-                     then = roc.predictedMax(next);
-        if (next != starts && now > 0 &&
-            (now - then) / now > o.repartitionGain) {
-          Dataset fresh;
-          PreloadPart freshPart;
-          FullGraph same;
-          if (!loadRowPart(o.data, {next[rank], next[rank + 1]}, fresh,
-                           freshPart, same, error))
-            fatal(o.data + "/" + error);
-          ctx->ds = std::move(fresh);
-          part = std::move(freshPart);
-          ctx->fullDegree[0] = std::move(part.inDegree);
-          ctx->fullDegree[1] = std::move(part.outDegree);
-          if (!bindDataset(ctx, error))
-            fatal(o.data + ": " + error);
-          ctx->rowStarts = next;
-          rowParts.starts = std::move(next);
-          ++rowParts.repartitions;
-          if (!o.quiet)
-            std::printf("gnnc: epoch %lld: repartitioned by ROC's cost model "
-                        "(slowest part predicted %.2f -> %.2f ms): rank 0 "
-                        "owns [0, %lld)\n",
-                        static_cast<long long>(epoch), 1e3 * now, 1e3 * then,
-                        static_cast<long long>(rowParts.starts[1]));
-        }
-      }
-    }
+    if (rowParts.roc && epoch < o.epochs)
+      rocStep(ctx, rowParts, part, o.data, o.repartitionGain, compute,
+              o.quiet ? -1 : epoch);
     auto now = std::chrono::steady_clock::now();
     if (o.quiet && lead &&
         std::chrono::duration<double>(now - lastProgress).count() > 10.0) {
@@ -1163,51 +950,14 @@ int main(int argc, char **argv) {
               static_cast<long long>(n.calls), static_cast<long long>(n.bytes),
               n.seconds);
     }
-    // A row-partitioned program: what its collectives move by the formula
-    // (docs/Distributed.md), from its collective records: an all-gather
-    // sends the own rows, a staged SpMM broadcasts every part's rows, a
-    // reduce-scatter (staged: one reduce per part) sends partials of every
-    // vertex.
-    if (rows && worldSize > 1) {
-      const char *kinds[] = {"allgather", "broadcast", "reduce_scatter"};
-      int64_t calls[3] = {}, bytes[3] = {};
-      for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives) {
-        int64_t width = c.factor;
-        for (BufferInfo::Term t : c.terms)
-          width *=
-              t == BufferInfo::F ? ctx->ds.numFeatures : ctx->ds.numClasses;
-        const int64_t times = c.function == "train" ? trainCalls : evalCalls;
-        const int k = c.kind == "allgather" ? 0 : c.kind == "broadcast" ? 1 : 2;
-        const int64_t rowsSent =
-            k == 0 ? ctx->ds.numVertices : full.numVertices;
-        const bool staged = c.kind == "broadcast" || c.kind == "reduce";
-        calls[k] += times * (staged ? worldSize : 1);
-        bytes[k] += times * 4 * rowsSent * width;
-      }
-      appendf(",\n                    \"formula\": {");
-      for (int k = 0; k < 3; ++k)
-        appendf("%s\"%s\": {\"calls\": %lld, \"bytes\": %lld}", k ? ", " : "",
-                kinds[k], static_cast<long long>(calls[k]),
-                static_cast<long long>(bytes[k]));
-      appendf("}");
-    }
+    // A row-partitioned program: its collectives by the formula.
+    if (rows && worldSize > 1)
+      text += rowFormulaJson(ctx, trainCalls, evalCalls, full.numVertices);
     appendf(",\n                    \"wait_seconds\": %.6g},\n",
             ctx->comm->waitSeconds());
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1 && rows) {
-      std::string starts;
-      for (int64_t p : rowParts.starts)
-        starts += (starts.empty() ? "" : ", ") + std::to_string(p);
-      appendf("  \"partition\": {\"mode\": \"rows\", \"inner_begin\": "
-              "%lld, \"inner_end\": %lld, \"held_vertices\": %lld, "
-              "\"held_edges\": %lld, \"sources\": %lld, \"split\": \"%s\", "
-              "\"starts\": [%s], \"repartitions\": %lld},\n",
-              static_cast<long long>(part.inner.begin),
-              static_cast<long long>(part.inner.end),
-              static_cast<long long>(ctx->ds.numVertices),
-              static_cast<long long>(ctx->ds.numEdges),
-              static_cast<long long>(full.numVertices), o.rowSplit.c_str(),
-              starts.c_str(), static_cast<long long>(rowParts.repartitions));
+      text += rowPartitionJson(ctx, rowParts, part, full, o.rowSplit);
     } else if (worldSize > 1)
       appendf("  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
               "\"max_hop\": %lld, \"fanout\": %lld, "

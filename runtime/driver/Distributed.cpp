@@ -1,0 +1,236 @@
+//===- Distributed.cpp - the driver's part for several processes ----------===//
+
+#include "Distributed.h"
+
+#include <cstdio>
+
+using namespace gnnrt;
+
+extern "C" const char gnnrt_model_info[];
+
+void gnnrt::checkSameTraining(gnnrtContext *ctx, const std::string &options,
+                              const FullGraph &full) {
+  const uint64_t h = hashText(std::string(gnnrt_model_info) + options);
+  const auto mine = static_cast<int64_t>(h >> 1);
+  int64_t seen[2] = {mine, -mine};
+  ctx->comm->allReduce(seen, seen, 2, ReduceOp::Max);
+  if (seen[0] != -seen[1])
+    fatal("the processes do not all run the same training: the model, the "
+          "dataset's sizes or the training options differ between ranks "
+          "(this one: model " +
+          ctx->model.name + ", " + std::to_string(full.numVertices) +
+          " vertices, " + std::to_string(full.numEdges) + " edges)");
+}
+
+void gnnrt::checkDistributable(const ModelInfo &m) {
+  if (m.target == "cuda")
+    fatal("the model was compiled for CUDA, which trains in one process for "
+          "now (NCCL: docs/CUDA.md)");
+  if (m.partition == "rows")
+    return; // the compiler refused what rows cannot split, budgets included
+  if (m.hops == -2)
+    fatal("the model description has no hops record (compiled by an older "
+          "gnnc): compile it again to train on several processes");
+  if (m.hops == -1)
+    fatal("the model cannot be trained on several processes by shared "
+          "preloading: its forward has '" +
+          m.globalOp + "', which reduces over all vertices");
+  if (std::any_of(m.placements.begin(), m.placements.end(),
+                  [](const PlacementInfo &p) { return p.planned; }))
+    fatal("the model was compiled under a memory budget (gnn-compile "
+          "--mem-budget), which plans one process's buffers; several "
+          "processes need a model compiled without it for now");
+}
+
+std::unique_ptr<RocPartitioner>
+gnnrt::buildRoc(gnnrtContext *ctx, const std::vector<int64_t> &starts) {
+  const Dataset &ds = ctx->ds;
+  int64_t width = 1;
+  for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives)
+    width = std::max(width, collectiveWidth(c, ds));
+  const int size = ctx->comm->size();
+  std::vector<float> own(kRocFeatures * ds.numVertices);
+  for (int64_t v = 0; v < ds.numVertices; ++v) {
+    const RocFeatures x =
+        rocFeatures(ds.indices.data() + ds.indptr[v],
+                    ds.indptr[v + 1] - ds.indptr[v], width, /*lineFloats=*/16);
+    for (int i = 0; i < kRocFeatures; ++i)
+      own[kRocFeatures * v + i] = static_cast<float>(x[i]);
+  }
+  std::vector<int64_t> counts(size), displs(size);
+  for (int r = 0; r < size; ++r) {
+    displs[r] = starts[r];
+    counts[r] = starts[r + 1] - starts[r];
+  }
+  const int64_t V = starts[size];
+  std::vector<float> all(kRocFeatures * V);
+  ctx->comm->allGatherV(own.data(), ds.numVertices, all.data(), counts.data(),
+                        displs.data(), kRocFeatures);
+  std::vector<RocFeatures> perVertex(V);
+  for (int64_t v = 0; v < V; ++v)
+    for (int i = 0; i < kRocFeatures; ++i)
+      perVertex[v][i] = all[kRocFeatures * v + i];
+  return std::make_unique<RocPartitioner>(perVertex);
+}
+
+double gnnrt::collectiveSeconds(const gnnrtContext *ctx) {
+  double s = ctx->comm->waitSeconds();
+  for (int c = 0; c < kNumCollectives; ++c)
+    s += ctx->comm->counted(static_cast<Collective>(c)).seconds;
+  return s;
+}
+
+void gnnrt::splitAccuracies(gnnrtContext *ctx, double acc[3]) {
+  int64_t counts[6];
+  for (int s = 0; s < 3; ++s)
+    accuracyCounts(ctx, s, counts[2 * s], counts[2 * s + 1]);
+  if (ctx->comm->size() > 1)
+    ctx->comm->allReduce(counts, counts, 6, ReduceOp::Sum);
+  for (int s = 0; s < 3; ++s)
+    acc[s] = counts[2 * s + 1] ? static_cast<double>(counts[2 * s]) /
+                                     static_cast<double>(counts[2 * s + 1])
+                               : 0.0;
+}
+
+float gnnrt::worldLoss(gnnrtContext *ctx, float loss) {
+  if (ctx->comm->size() > 1)
+    ctx->comm->allReduce(&loss, &loss, 1, ReduceOp::Sum);
+  return loss;
+}
+
+bool gnnrt::rocStep(gnnrtContext *ctx, RowParts &rowParts, PreloadPart &part,
+                    const std::string &data, double gain, double compute,
+                    int64_t epoch) {
+  const int worldSize = ctx->comm->size(), rank = ctx->comm->rank();
+  int64_t ns = static_cast<int64_t>(std::max(compute, 0.0) * 1e9);
+  std::vector<int64_t> times(worldSize);
+  ctx->comm->allGather(&ns, times.data(), 1);
+  RocPartitioner &roc = *rowParts.roc;
+  const std::vector<int64_t> &starts = rowParts.starts;
+  for (int q = 0; q < worldSize; ++q)
+    roc.observe(starts[q], starts[q + 1], static_cast<double>(times[q]) * 1e-9);
+  if (!roc.fit())
+    return false;
+  std::vector<int64_t> next = roc.split(worldSize);
+  const double now = roc.predictedMax(starts), then = roc.predictedMax(next);
+  if (next == starts || now <= 0 || (now - then) / now <= gain)
+    return false;
+  Dataset fresh;
+  PreloadPart freshPart;
+  FullGraph same;
+  std::string error;
+  if (!loadRowPart(data, {next[rank], next[rank + 1]}, fresh, freshPart, same,
+                   error))
+    fatal(data + "/" + error);
+  ctx->ds = std::move(fresh);
+  part = std::move(freshPart);
+  ctx->fullDegree[0] = std::move(part.inDegree);
+  ctx->fullDegree[1] = std::move(part.outDegree);
+  if (!bindDataset(ctx, error))
+    fatal(data + ": " + error);
+  ctx->rowStarts = next;
+  rowParts.starts = std::move(next);
+  ++rowParts.repartitions;
+  if (epoch >= 0 && rank == 0)
+    std::printf("gnnc: epoch %lld: repartitioned by ROC's cost model "
+                "(slowest part predicted %.2f -> %.2f ms): rank 0 owns "
+                "[0, %lld)\n",
+                static_cast<long long>(epoch), 1e3 * now, 1e3 * then,
+                static_cast<long long>(rowParts.starts[1]));
+  return true;
+}
+
+void gnnrt::loadRowParts(gnnrtContext *ctx, const std::string &data,
+                         const std::string &rowSplit, RowParts &rowParts,
+                         PreloadPart &part, FullGraph &full) {
+  const int worldSize = ctx->comm->size(), rank = ctx->comm->rank();
+  std::string error;
+  std::vector<int64_t> indptr;
+  if (!readGraphOffsets(data, indptr, error))
+    fatal(data + "/" + error);
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
+  checkEnoughVertices(data, worldSize, V);
+  rowParts.starts = rowSplit == "vertices" ? equalVertexSplit(V, worldSize)
+                                           : equalEdgeSplit(indptr, worldSize);
+  std::vector<int64_t>().swap(indptr);
+  if (!loadRowPart(data, {rowParts.starts[rank], rowParts.starts[rank + 1]},
+                   ctx->ds, part, full, error))
+    fatal(data + "/" + error);
+}
+
+int64_t gnnrt::collectiveWidth(const ModelInfo::RowCollective &c,
+                               const Dataset &ds) {
+  int64_t width = c.factor;
+  for (BufferInfo::Term t : c.terms)
+    width *= t == BufferInfo::F ? ds.numFeatures : ds.numClasses;
+  return width;
+}
+
+void gnnrt::rowCollectiveFormula(const gnnrtContext *ctx, int64_t trainCalls,
+                                 int64_t evalCalls, int64_t numVertices,
+                                 int64_t calls[3], int64_t bytes[3]) {
+  std::fill(calls, calls + 3, 0);
+  std::fill(bytes, bytes + 3, 0);
+  for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives) {
+    const int64_t times = c.function == "train" ? trainCalls : evalCalls;
+    const int k = c.kind == "allgather" ? 0 : c.kind == "broadcast" ? 1 : 2;
+    const int64_t rowsSent = k == 0 ? ctx->ds.numVertices : numVertices;
+    const bool staged = c.kind == "broadcast" || c.kind == "reduce";
+    calls[k] += times * (staged ? ctx->comm->size() : 1);
+    bytes[k] += times * 4 * rowsSent * collectiveWidth(c, ctx->ds);
+  }
+}
+
+std::string gnnrt::rowFormulaJson(const gnnrtContext *ctx, int64_t trainCalls,
+                                  int64_t evalCalls, int64_t numVertices) {
+  const char *kinds[] = {"allgather", "broadcast", "reduce_scatter"};
+  int64_t calls[3], bytes[3];
+  rowCollectiveFormula(ctx, trainCalls, evalCalls, numVertices, calls, bytes);
+  std::string text = ",\n                    \"formula\": {";
+  for (int k = 0; k < 3; ++k)
+    text += std::string(k ? ", " : "") + "\"" + kinds[k] +
+            "\": {\"calls\": " + std::to_string(calls[k]) +
+            ", \"bytes\": " + std::to_string(bytes[k]) + "}";
+  return text + "}";
+}
+
+std::string gnnrt::rowPartitionJson(const gnnrtContext *ctx,
+                                    const RowParts &rowParts,
+                                    const PreloadPart &part,
+                                    const FullGraph &full,
+                                    const std::string &rowSplit) {
+  std::string starts;
+  for (int64_t p : rowParts.starts)
+    starts += (starts.empty() ? "" : ", ") + std::to_string(p);
+  return "  \"partition\": {\"mode\": \"rows\", \"inner_begin\": " +
+         std::to_string(part.inner.begin) +
+         ", \"inner_end\": " + std::to_string(part.inner.end) +
+         ", \"held_vertices\": " + std::to_string(ctx->ds.numVertices) +
+         ", \"held_edges\": " + std::to_string(ctx->ds.numEdges) +
+         ", \"sources\": " + std::to_string(full.numVertices) +
+         ", \"split\": \"" + rowSplit + "\", \"starts\": [" + starts +
+         "], \"repartitions\": " + std::to_string(rowParts.repartitions) +
+         "},\n";
+}
+
+void gnnrt::checkEnoughVertices(const std::string &data, int processes,
+                                int64_t numVertices) {
+  if (processes > numVertices)
+    fatal(data + ": " + std::to_string(processes) + " processes but only " +
+          std::to_string(numVertices) +
+          (numVertices == 1 ? " vertex" : " vertices") +
+          ": each process needs at least one");
+}
+
+bool gnnrt::closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
+                             std::string &report) {
+  int64_t most = ctx->ds.numEdges;
+  ctx->comm->allReduce(&most, &most, 1, ReduceOp::Max);
+  const int size = ctx->comm->size();
+  const int64_t share = (full.numEdges + size - 1) / size;
+  const bool preload = 4 * most <= 5 * share;
+  report = std::string(preload ? "preload" : "rows") +
+           " (the largest closure holds " + std::to_string(most) +
+           " edges, a share is " + std::to_string(share) + ")";
+  return preload;
+}

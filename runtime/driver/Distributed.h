@@ -1,0 +1,151 @@
+//===- Distributed.h - the driver's part for several processes -*- C++ -*-===//
+//
+// What the driver (gnnrt_main.cpp) does when a model trains on several
+// processes (docs/Distributed.md): the checks that they train the same
+// model, the row split and ROC's online repartitioning, and gathering the
+// ranks' rows, loss and accuracies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_DRIVER_DISTRIBUTED_H
+#define GNNRT_DRIVER_DISTRIBUTED_H
+
+#include "Context.h"
+#include "Preload.h"
+#include "RowSplit.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// Stops every rank when they do not run the same training: another model,
+/// a dataset of other sizes or other options (`options`, their text) would
+/// make their collectives disagree (wrong sums, or a rank waiting for ever).
+/// One all-reduce of a fingerprint and its negation (the largest of both:
+/// equal when every rank has the same).
+void checkSameTraining(gnnrtContext *ctx, const std::string &options,
+                       const FullGraph &full);
+
+/// Stops the run unless the model can train on several processes: by shared
+/// preloading (GraNNDis), or split by rows (MG-GCN) when compiled so.
+void checkDistributable(const ModelInfo &m);
+
+/// Row partitioning's split of the vertices over the processes and, with
+/// --row-split roc, ROC's online cost model (RowSplit.h).
+struct RowParts {
+  std::vector<int64_t> starts;
+  std::unique_ptr<RocPartitioner> roc;
+  int64_t repartitions = 0;
+};
+
+/// Stops the run when there are more processes than the `numVertices`
+/// vertices of the dataset `data`: each needs one.
+void checkEnoughVertices(const std::string &data, int processes,
+                         int64_t numVertices);
+
+/// --partition auto, with every rank's closure loaded (ctx->ds): whether
+/// to preload. Preloading recomputes a rank's closure and moves no
+/// activations; rows compute a rank's share of the edges and move rows.
+/// Preload while no closure holds more than 5/4 of a share (one
+/// all-reduce): measured here (docs/benchmarks/distributed.md),
+/// preloading wins on the grid (closures of 1.01 shares) and loses on the
+/// arxiv-shaped graph (1.64). `report` says which and why.
+bool closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
+                      std::string &report);
+
+/// The rank's rows and all their in-edges of the dataset `data`, split as
+/// `rowSplit` says (vertices, else edges: ROC starts from them), into
+/// ctx->ds, `part` and `full`; rowParts.starts is the split.
+void loadRowParts(gnnrtContext *ctx, const std::string &data,
+                  const std::string &rowSplit, RowParts &rowParts,
+                  PreloadPart &part, FullGraph &full);
+
+/// The width of a row collective's rows, for the dataset `ds`.
+int64_t collectiveWidth(const ModelInfo::RowCollective &c, const Dataset &ds);
+
+/// What a row-partitioned program's collectives move by the formula
+/// (docs/Distributed.md) after `trainCalls` training steps and `evalCalls`
+/// evaluations, from its collective records: calls and bytes of the
+/// all-gathers, broadcasts and reduce-scatters (in that order). An
+/// all-gather sends the own rows, a staged SpMM broadcasts every part's
+/// rows, a reduce-scatter (staged: one reduce per part) sends partials of
+/// every one of the `numVertices` vertices.
+void rowCollectiveFormula(const gnnrtContext *ctx, int64_t trainCalls,
+                          int64_t evalCalls, int64_t numVertices,
+                          int64_t calls[3], int64_t bytes[3]);
+/// The --json summary's text of rowCollectiveFormula (the "formula" member
+/// of "communication", after a comma) and of rank 0's part ("partition").
+std::string rowFormulaJson(const gnnrtContext *ctx, int64_t trainCalls,
+                           int64_t evalCalls, int64_t numVertices);
+std::string rowPartitionJson(const gnnrtContext *ctx, const RowParts &rowParts,
+                             const PreloadPart &part, const FullGraph &full,
+                             const std::string &rowSplit);
+
+/// ROC's per-vertex features over the whole graph: each process computes
+/// its own vertices' from their in-edges (before bindDataset takes them),
+/// then one all-gather. d_in is the widest rows the program moves.
+std::unique_ptr<RocPartitioner> buildRoc(gnnrtContext *ctx,
+                                         const std::vector<int64_t> &starts);
+
+/// ROC after an epoch (--row-split roc): the parts' measured times (the
+/// step's own work, `compute` seconds here) refit the cost model, and a
+/// split it predicts faster by more than `gain` is loaded from `data` and
+/// bound before the next epoch (every rank decides alike from the same
+/// numbers). Rank 0 prints the repartition unless `epoch` < 0. True when
+/// it repartitioned.
+bool rocStep(gnnrtContext *ctx, RowParts &rowParts, PreloadPart &part,
+             const std::string &data, double gain, double compute,
+             int64_t epoch);
+
+/// The seconds this rank spent in collectives so far, waits for
+/// non-blocking ones included.
+double collectiveSeconds(const gnnrtContext *ctx);
+
+/// The accuracy of each split over all ranks (one all-reduce of the counts
+/// when there are several).
+void splitAccuracies(gnnrtContext *ctx, double acc[3]);
+
+/// The loss over all ranks: each returns its vertices' share of the mean.
+float worldLoss(gnnrtContext *ctx, float loss);
+
+/// Every rank's rows of its own vertices (rank r's are [p(r), p(r+1)) of
+/// the full graph, `width` values each, p the ranges of the split: equal
+/// ones when preloading, the row split's otherwise; `local` holds the
+/// rank's part) in global order, on every rank: one all-gather of blocks
+/// padded to the largest range.
+template <typename T>
+std::vector<T> gatherOwnRows(gnnrtContext *ctx, const PreloadPart &part,
+                             int64_t V, const T *local, int64_t width) {
+  const int size = ctx->comm->size();
+  const std::vector<int64_t> p =
+      ctx->rowStarts.empty() ? equalVertexSplit(V, size) : ctx->rowStarts;
+  int64_t most = 0;
+  for (int r = 0; r < size; ++r)
+    most = std::max(most, p[r + 1] - p[r]);
+  const int64_t block = most * width;
+  const int64_t first =
+      std::lower_bound(part.globalIds.begin(), part.globalIds.end(),
+                       part.inner.begin) -
+      part.globalIds.begin();
+  const int64_t own = part.inner.end - part.inner.begin;
+  if (own != p[ctx->comm->rank() + 1] - p[ctx->comm->rank()])
+    fatal("gathering the rows: this rank holds " + std::to_string(own) +
+          " of its own vertices but its range has " +
+          std::to_string(p[ctx->comm->rank() + 1] - p[ctx->comm->rank()]));
+  std::vector<T> send(block), all(block * size);
+  std::copy(local + first * width, local + (first + own) * width, send.begin());
+  ctx->comm->allGather(send.data(), all.data(), block);
+  std::vector<T> rows(V * width);
+  for (int r = 0; r < size; ++r)
+    std::copy(all.begin() + r * block,
+              all.begin() + r * block + (p[r + 1] - p[r]) * width,
+              rows.begin() + p[r] * width);
+  return rows;
+}
+
+} // namespace gnnrt
+
+#endif // GNNRT_DRIVER_DISTRIBUTED_H
