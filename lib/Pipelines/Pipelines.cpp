@@ -51,6 +51,8 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
     buildGNNOptimizePipeline(pm, options);
   if (options.partition == "rows")
     pm.addPass(createGNNPartitionRows());
+  else if (options.partition == "features")
+    pm.addPass(createGNNPartitionFeatures());
   pm.addPass(createGNNAutodiff());
   if (options.fuse)
     pm.addPass(createGNNFuseSAG());

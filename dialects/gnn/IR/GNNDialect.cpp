@@ -298,11 +298,10 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
     if (!isa<FunctionOpInterface>(op))
       return op->emitError()
              << "'" << kPartitionAttrName << "' is only valid on a function";
-    if (!mode || mode.getValue() != "rows")
+    if (!mode || (mode.getValue() != "rows" && mode.getValue() != "features"))
       return op->emitError() << "'" << kPartitionAttrName
-                             << "' must be \"rows\" (the only partitioning "
-                                "in the IR so far)";
-    return verifyRowPartition(op);
+                             << "' must be \"rows\" or \"features\"";
+    return verifyPartition(op);
   }
   if (attr.getName().getValue() != kModelAttrName)
     return op->emitError() << "unknown gnn attribute '"
@@ -354,13 +353,14 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
                              << kDimsAttrName << "' to bind them";
   }
 
-  // Data: one graph.
-  unsigned numGraphs = 0;
-  fn->walk([&](GraphOp) { ++numGraphs; });
-  if (numGraphs != 1)
+  // Data: one graph (and, feature-partitioned, one view of it whole).
+  unsigned numGraphs = 0, numWhole = 0;
+  fn->walk([&](GraphOp g) { ++(g.getWhole() ? numWhole : numGraphs); });
+  if (numGraphs != 1 || numWhole > 1)
     return op->emitError() << "model function must read the graph exactly "
-                              "once with 'gnn.graph' but reads it "
-                           << numGraphs << " times";
+                              "once with 'gnn.graph' (and at most once with "
+                              "'gnn.graph whole') but reads it "
+                           << numGraphs + numWhole << " times";
   // The `?` dimensions bound to F and C meet consistently.
   return BindingChecker().check(fn);
 }

@@ -15,6 +15,8 @@
 
 #include "gnn/IR/GNNDialect.h"
 #include "gnn/IR/GNNTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::gnn {
 class YieldOp;
@@ -84,18 +86,55 @@ StageOp dropStageResults(StageOp stage, ArrayRef<unsigned> drop);
 /// The row type of a vertex or edge tensor type; null for other types.
 RankedTensorType rowTypeOf(Type type);
 
-/// Which vertices a vertex tensor has rows for in a row-partitioned function
-/// (`gnn.partition = "rows"`, docs/Distributed.md), and what they hold: the
+/// Which vertices a vertex tensor has rows for in a partitioned function
+/// (`gnn.partition`, docs/Distributed.md), and what they hold: the
 /// process's own vertices (`Own`), or every vertex, either gathered (the
-/// same rows on every process: a `gnn.all_gather`'s) or partial (this
-/// process's sums over its edges: an aggregation to the source, and sums of
-/// those). Every vertex tensor of a function that is not partitioned is
-/// `Own` (one process owns every vertex).
-enum class VertexSpace { Own, Gathered, Partial };
+/// same rows on every process: a `gnn.all_gather`'s, or what an op of the
+/// whole graph computes from such rows), partial (this process's sums over
+/// its edges or its feature columns: an aggregation to the source, a
+/// contraction of a feature shard, and sums of those) or a feature shard
+/// (this process's columns of the features and of what is computed from
+/// them column by column, `--gnn-partition-features`). Edge tensors of the
+/// whole graph have the spaces `Gathered` and `Shard` too. Every tensor of a
+/// function that is not partitioned is `Own` (one process owns every
+/// vertex).
+enum class VertexSpace { Own, Gathered, Partial, Shard };
 VertexSpace getVertexSpace(Value v);
+
+/// The partitioning of the function that is or holds `op`: "rows",
+/// "features" or empty.
+StringRef getPartition(Operation *op);
 
 /// Whether `op` is, or is in, a function --gnn-partition-rows partitioned.
 bool isRowPartitioned(Operation *op);
+
+/// Whether `op` is, or is in, a function --gnn-partition-features
+/// partitioned.
+bool isFeaturePartitioned(Operation *op);
+
+/// Whether `graph` is a `gnn.graph whole` (every vertex and every edge).
+bool isWholeGraph(Value graph);
+
+/// How the values of a stage body on the whole graph of a feature-partitioned
+/// function relate to the unpartitioned ones (P³'s column separability,
+/// DIGEST-mggcn-granndis-p3.md §3.6): the same on every process
+/// (`Replicated`), this process's feature columns (`Shard`), its partial
+/// sum over them (`Partial`), a weight's rows of this process's feature
+/// columns (`ShardedWeight`), or a value that needs the sum of the partials
+/// first (`Summed`: the part of a stage that runs on the own rows after the
+/// sync).
+enum class ColumnKind { Replicated, Shard, Partial, ShardedWeight, Summed };
+
+/// The column kinds of a stage body's values (block arguments first: the
+/// inputs' from `inputKinds`, the parameters' from their `gnn.dims`).
+/// Where `allowSums` is set, a partial that an op cannot take (a bias, a
+/// non-linearity, a second contraction) is recorded in `sums` and the op
+/// becomes `Summed`; otherwise that is an error. Fails with an error on the
+/// op that is not column-separable.
+LogicalResult classifyColumns(Operation *stage, ArrayRef<ColumnKind> inputKinds,
+                              bool allowSums,
+                              llvm::DenseMap<Value, ColumnKind> &kinds,
+                              llvm::SetVector<Value> *sums = nullptr);
 
 /// Checks that the vertex tensors of a row-partitioned function `fn` are
 /// read where their rows are: a scatter from the source, a fused gather's
@@ -104,7 +143,10 @@ bool isRowPartitioned(Operation *op);
 /// that only add (gradient sums) `Partial` rows, every other reader `Own`
 /// rows; aggregations to the source sum (partial means and maxima do not
 /// add up), and the model's forward has no reduction over all vertices.
-LogicalResult verifyRowPartition(Operation *fn);
+/// In a feature-partitioned function, the ops of the whole graph read
+/// `Shard`, `Gathered` or `Partial` rows and their bodies are column-
+/// separable (`classifyColumns`); the rest is checked as above.
+LogicalResult verifyPartition(Operation *fn);
 } // namespace mlir::gnn
 
 #endif // GNN_IR_GNNOPS_H

@@ -27,13 +27,22 @@ def GNN_GraphOp : GNN_Op<"graph", [Pure]> {
     Produces the program's graph, bound at run time from the dataset
     (`--data DIR`). A model reads it once.
 
+    In a partitioned function (`gnn.partition`, docs/Distributed.md) the
+    graph is the process's part: its own vertices as destinations and their
+    in-edges. `whole` is the graph of every vertex and every edge, which
+    feature partitioning (`--gnn-partition-features`) runs its first layer
+    on; only a feature-partitioned function may read it.
+
     Example:
     ```mlir
     %g = gnn.graph : !gnn.graph
+    %gw = gnn.graph whole : !gnn.graph
     ```
   }];
+  let arguments = (ins UnitAttr:$whole);
   let results = (outs GNN_GraphType:$result);
-  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let assemblyFormat = "(`whole` $whole^)? attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
 }
 
 def GNN_InputOp : GNN_Op<"input", [Pure]> {

@@ -67,7 +67,8 @@ Op buildStage(
 
 class Differentiator {
 public:
-  Differentiator(func::FuncOp fn, Value graph) : fn(fn), graph(graph) {}
+  Differentiator(func::FuncOp fn, Value graph)
+      : fn(fn), ownGraph(graph), graph(graph) {}
 
   LogicalResult run(Operation *lossOp, Value logits);
 
@@ -82,8 +83,13 @@ private:
   template <typename Op>
   LogicalResult diffStage(OpBuilder &b, Op op);
 
+  /// The graph `v` is a tensor of: its op's (a feature-partitioned
+  /// function's first layer runs on `gnn.graph whole`).
+  Value graphOf(Value v) const;
+
   func::FuncOp fn;
-  Value graph;
+  Value ownGraph;
+  Value graph; // the graph of the op being differentiated
   llvm::DenseSet<Value> requiresGrad;
   llvm::DenseMap<Value, Value> grads;
 };
@@ -98,6 +104,14 @@ void Differentiator::markRequiresGrad() {
       for (Value r : op.getResults())
         requiresGrad.insert(r);
   }
+}
+
+Value Differentiator::graphOf(Value v) const {
+  Operation *def = v.getDefiningOp();
+  if (def && def->getNumOperands() &&
+      isa<GraphType>(def->getOperand(0).getType()))
+    return def->getOperand(0);
+  return ownGraph;
 }
 
 void Differentiator::accumulate(OpBuilder &b, Location loc, Value target,
@@ -118,11 +132,13 @@ void Differentiator::accumulate(OpBuilder &b, Location loc, Value target,
     return SmallVector<Value>{addRows(bb, loc, rows[0], rows[1])};
   };
   if (isa<VertexTensorType>(target.getType()))
-    slot = buildStage<ApplyVertexOp>(b, loc, graph, {prev, grad}, {}, body)
+    slot = buildStage<ApplyVertexOp>(b, loc, graphOf(target), {prev, grad}, {},
+                                     body)
                .getResult(0);
   else
-    slot = buildStage<ApplyEdgeOp>(b, loc, graph, {prev, grad}, {}, body)
-               .getResult(0);
+    slot =
+        buildStage<ApplyEdgeOp>(b, loc, graphOf(target), {prev, grad}, {}, body)
+            .getResult(0);
 }
 
 LogicalResult Differentiator::diffGather(OpBuilder &b, GatherOp op, Value g) {
@@ -387,6 +403,9 @@ LogicalResult Differentiator::diffStage(OpBuilder &b, Op op) {
 }
 
 LogicalResult Differentiator::diffOp(OpBuilder &b, Operation *op) {
+  graph = op->getNumOperands() && isa<GraphType>(op->getOperand(0).getType())
+              ? op->getOperand(0)
+              : ownGraph;
   if (auto gather = dyn_cast<GatherOp>(op)) {
     if (Value g = grads.lookup(gather.getResult()))
       return diffGather(b, gather, g);
@@ -496,7 +515,10 @@ struct GNNAutodiff : public mlir::gnn::impl::GNNAutodiffBase<GNNAutodiff> {
     // loss, an f32, cannot be a parameter argument.
     Operation *lossOp = lossValue.getDefiningOp();
     GraphOp graphOp;
-    train.walk([&](GraphOp g) { graphOp = g; });
+    train.walk([&](GraphOp g) {
+      if (!g.getWhole())
+        graphOp = g;
+    });
     Differentiator diff(train, graphOp.getResult());
     if (failed(diff.run(lossOp, logits)))
       return signalPassFailure();

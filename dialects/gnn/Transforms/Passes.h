@@ -4,10 +4,12 @@
 #define GNN_TRANSFORMS_PASSES_H
 
 #include "gnn/IR/GNNDialect.h"
+#include "gnn/IR/GNNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::gnn {
 
@@ -22,6 +24,27 @@ namespace mlir::gnn {
 /// several, or @gnn_train_step / @gnn_eval there already (`why` ends that
 /// message: what the user ran out of order).
 func::FuncOp getUndifferentiatedModel(ModuleOp module, StringRef why);
+
+/// The collectives of row partitioning (--gnn-partition-rows; the layers
+/// after the first of --gnn-partition-features): one `gnn.all_gather` per
+/// vertex tensor read at the sources, one `gnn.reduce_scatter` after each
+/// aggregation to the source; what was inserted, for the passes' remarks.
+struct RowCollectives {
+  /// Inserts them in `model`, skipping the ops of the whole graph.
+  void insert(func::FuncOp model);
+  /// The rows of every vertex of `v` (own rows), gathered once.
+  Value allRows(Value graph, Value v);
+  /// The owners' sums of the partials `partial`, which every reader of it
+  /// reads instead; inserted after `after` (by default, `partial`'s op).
+  ReduceScatterOp ownSums(Value graph, OpResult partial,
+                          Operation *after = nullptr);
+  /// The row types of the gathered tensors, ", "-separated.
+  std::string gatheredWidths() const;
+
+  llvm::MapVector<Value, AllGatherOp> gathered;
+  int64_t reduceScatters = 0;
+  std::string sums; // the reduce-scattered row types, ", "-separated
+};
 
 } // namespace mlir::gnn
 

@@ -60,7 +60,7 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
       partial sum over its edges for every vertex, is followed by one
       `gnn.reduce_scatter` (the owners' rows of the sum);
     - the function gets `gnn.partition = "rows"`, whose verifier checks
-      every op's vertex spaces (GNNOps.h, `verifyRowPartition`).
+      every op's vertex spaces (GNNOps.h, `verifyPartition`).
 
     `--gnn-autodiff` then derives the backward with the adjoints
     (`all_gather` ↔ `reduce_scatter`), so the training step's
@@ -75,6 +75,54 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
     forward that reduces over all vertices (`gnn.sum_rows`,
     `gnn.outer_sum`, `gnn.typed_outer_sum`: a readout needs an all-reduce
     that is not built yet); a module already differentiated or partitioned.
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
+}
+
+def GNNPartitionFeatures : Pass<"gnn-partition-features", "::mlir::ModuleOp"> {
+  let summary = "Split layer 1 along the feature columns over processes, the rest by rows (P³, full-graph)";
+  let description = [{
+    P³'s push-pull parallelism in its full-graph form
+    (DIGEST-mggcn-granndis-p3.md §3.3, §3.6, P3-1…5): each process holds
+    the whole graph, this process's columns of every vertex's features, and
+    the rows of the first contraction's weights for those columns; layer 1
+    runs up to its first contraction on the feature shard and produces a
+    partial sum for every vertex, which one `gnn.reduce_scatter` sums into
+    the owners' rows; from there on the model is row-partitioned as
+    `--gnn-partition-rows` makes it. On the module's `gnn.model` function,
+    before `--gnn-autodiff`:
+
+    - a `gnn.graph whole` (every vertex, every edge) is added; the
+      `features` input and every op that reads what is computed from it
+      column by column (scatters, element-wise edge stages, aggregations of
+      any accumulator, element-wise vertex stages) move onto it; what else
+      they read is every vertex's rows: degrees and edge data are read
+      again on the whole graph, other vertex tensors go through a
+      `gnn.all_gather`;
+    - a vertex stage whose body contracts the shard (`gnn.linear` with a
+      weight whose rows are the features, `gnn.dims = ["features", ...]`)
+      is split where the first op needs the sum (a bias, a non-linearity,
+      a second contraction): the ops before it run on the whole graph and
+      yield the partial, a `gnn.reduce_scatter` sums it into the own rows
+      (P³'s sync, which is also the switch to row partitioning), and the
+      ops after it run on the own rows, so that a bias is added once;
+    - the layers after that get `--gnn-partition-rows`'s collectives;
+    - the function gets `gnn.partition = "features"`: every parameter whose
+      first dimension is bound to `features` then has only this process's
+      feature columns' rows (W₁'s shard), and its gradient needs no sum
+      over the processes.
+
+    `--gnn-autodiff` derives the backward: the adjoint of the sync is a
+    `gnn.all_gather` (P³'s push of the error gradient to every process), and
+    W₁'s gradient is the outer sum of the process's feature shard with it.
+    A remark names the syncs and the collectives with their row widths.
+
+    Refused, with an error naming the op: an op on the feature shard that
+    is not column-separable (GAT's attention score `row_dot` of the
+    features, a reduction across a row, a contraction whose weight is not
+    split along the features: P3-2), a read of the shard after the sync, a
+    model without a `features` input or whose features no contraction
+    reads, and what `--gnn-partition-rows` refuses in the later layers.
   }];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

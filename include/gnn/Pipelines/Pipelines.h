@@ -38,8 +38,9 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
       *this, "partition",
       llvm::cl::desc("how the training program is split over processes: "
                      "'none' (whole rows on every process; shared "
-                     "preloading needs no IR change) or 'rows' "
-                     "(--gnn-partition-rows before --gnn-autodiff)"),
+                     "preloading needs no IR change), 'rows' "
+                     "(--gnn-partition-rows before --gnn-autodiff) or "
+                     "'features' (--gnn-partition-features there)"),
       llvm::cl::init("none")};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "

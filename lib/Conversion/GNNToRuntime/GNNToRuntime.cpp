@@ -388,6 +388,15 @@ struct ConvertGNNToRuntime
                                : "a memory budget or row chunks yet");
       return signalPassFailure();
     }
+    if (isFeaturePartitioned(train)) {
+      // The runtime has no whole-graph copy next to the own rows, no
+      // column-range loading and no per-process weight shards yet.
+      train.emitError()
+          << "the program is feature-partitioned (--gnn-partition-features), "
+             "which the lowering to the runtime does not support yet; "
+             "compile with --partition rows or preload";
+      return signalPassFailure();
+    }
     // Before the lowering rewrites the functions.
     const std::string hops = hopsRecord(eval);
     SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;

@@ -132,7 +132,7 @@ func.func @unbound(%a: tensor<?x4xf32> {gnn.param = "w", gnn.init = #gnn.init<ze
 
 // -----
 
-// expected-error @+1 {{model function must read the graph exactly once with 'gnn.graph' but reads it 0 times}}
+// expected-error @+1 {{model function must read the graph exactly once with 'gnn.graph' (and at most once with 'gnn.graph whole') but reads it 0 times}}
 func.func @no_graph() -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
   %l = "test.loss"() : () -> f32
   %x = "test.logits"() : () -> !gnn.vtensor<?xf32>

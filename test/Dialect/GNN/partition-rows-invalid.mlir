@@ -35,7 +35,7 @@ func.func @max_to_src() -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
 func.func @readout(%w: tensor<4xf32> {gnn.param = "w", gnn.init = #gnn.init<zeros>}) -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.sum_rows' op reduces over all vertices in the forward, which row partitioning does not split yet}}
+  // expected-error @+1 {{'gnn.sum_rows' op reduces over all vertices in the forward, which a partitioned function does not split yet}}
   %s = gnn.sum_rows %x : !gnn.vtensor<4xf32> -> tensor<4xf32>
   %o = gnn.apply_vertex %g (%x) params(%s) : (!gnn.vtensor<4xf32>) params(tensor<4xf32>) -> !gnn.vtensor<4xf32> {
   ^bb0(%v: tensor<4xf32>, %t: tensor<4xf32>):

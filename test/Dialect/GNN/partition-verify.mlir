@@ -7,7 +7,7 @@
 func.func @outside() {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.all_gather' op is only valid in a row-partitioned function ('gnn.partition = "rows"')}}
+  // expected-error @+1 {{'gnn.all_gather' op is only valid in a partitioned function ('gnn.partition = "rows"' or "features")}}
   %a = gnn.all_gather %g, %x : !gnn.vtensor<4xf32>
   return
 }
@@ -17,7 +17,7 @@ func.func @outside() {
 func.func @reduce_outside() {
   %g = gnn.graph : !gnn.graph
   %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
-  // expected-error @+1 {{'gnn.reduce_scatter' op is only valid in a row-partitioned function}}
+  // expected-error @+1 {{'gnn.reduce_scatter' op is only valid in a partitioned function}}
   %a = gnn.reduce_scatter %g, %x : !gnn.vtensor<4xf32>
   return
 }
@@ -124,7 +124,7 @@ func.func @loss_of_all_rows() attributes {gnn.partition = "rows"} {
 
 // -----
 
-// expected-error @+1 {{'gnn.partition' must be "rows" (the only partitioning in the IR so far)}}
+// expected-error @+1 {{'gnn.partition' must be "rows" or "features"}}
 func.func @columns() attributes {gnn.partition = "columns"} {
   return
 }
@@ -215,4 +215,59 @@ func.func @readout(%w: tensor<4xf32> {gnn.param = "w", gnn.init = #gnn.init<zero
   %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
   %loss = gnn.softmax_cross_entropy %x, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %x : f32, !gnn.vtensor<4xf32>
+}
+
+// -----
+
+// The whole graph belongs to feature partitioning.
+func.func @whole_in_rows() attributes {gnn.partition = "rows"} {
+  // expected-error @+1 {{'gnn.graph' op 'whole' is only valid in a feature-partitioned function ('gnn.partition = "features"')}}
+  %w = gnn.graph whole : !gnn.graph
+  return
+}
+
+// -----
+
+// A bias on a partial of the feature columns before the sync.
+func.func @bias_before_sync(%w1: tensor<?x4xf32> {gnn.dims = ["features", ""]}, %b: tensor<4xf32>) -> !gnn.vtensor<4xf32> attributes {gnn.partition = "features"} {
+  %g = gnn.graph : !gnn.graph
+  %w = gnn.graph whole : !gnn.graph
+  %x = gnn.input %w "features" : !gnn.vtensor<?xf32>
+  %p = gnn.apply_vertex %w (%x) params(%w1, %b) : (!gnn.vtensor<?xf32>) params(tensor<?x4xf32>, tensor<4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%a: tensor<?xf32>, %wr: tensor<?x4xf32>, %br: tensor<4xf32>):
+    %t0 = gnn.linear %a, %wr : (tensor<?xf32>, tensor<?x4xf32>) -> tensor<4xf32>
+    // expected-error @+1 {{'gnn.add' op needs the sum of the processes' partials of a contraction over the feature columns first}}
+    %t1 = gnn.add %t0, %br : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    gnn.yield %t1 : tensor<4xf32>
+  }
+  %h = gnn.reduce_scatter %g, %p : !gnn.vtensor<4xf32>
+  return %h : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+// The own rows never read a feature shard.
+func.func @shard_on_own_rows() -> !gnn.vtensor<?xf32> attributes {gnn.partition = "features"} {
+  %g = gnn.graph : !gnn.graph
+  %w = gnn.graph whole : !gnn.graph
+  %x = gnn.input %w "features" : !gnn.vtensor<?xf32>
+  // expected-error @+1 {{'gnn.apply_vertex' op reads a tensor of the whole graph (every vertex, this process's feature columns) outside it}}
+  %h = gnn.apply_vertex %g (%x) : (!gnn.vtensor<?xf32>) -> !gnn.vtensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    %t0 = gnn.relu %a : tensor<?xf32>
+    gnn.yield %t0 : tensor<?xf32>
+  }
+  return %h : !gnn.vtensor<?xf32>
+}
+
+// -----
+
+// Ops of the whole graph read every vertex's rows, not the own ones.
+func.func @own_rows_on_whole() -> !gnn.etensor<1xf32> attributes {gnn.partition = "features"} {
+  %g = gnn.graph : !gnn.graph
+  %w = gnn.graph whole : !gnn.graph
+  %d = gnn.degree %g in : !gnn.vtensor<1xf32>
+  // expected-error @+1 {{'gnn.scatter' op runs on the whole graph but reads its input with the rows of the process's own vertices}}
+  %s = gnn.scatter %w, %d from src : !gnn.vtensor<1xf32> -> !gnn.etensor<1xf32>
+  return %s : !gnn.etensor<1xf32>
 }
