@@ -26,8 +26,8 @@ void gnnrt::checkDistributable(const ModelInfo &m) {
   if (m.target == "cuda")
     fatal("the model was compiled for CUDA, which trains in one process for "
           "now (NCCL: docs/CUDA.md)");
-  if (m.partition == "rows")
-    return; // the compiler refused what rows cannot split, budgets included
+  if (m.partition == "rows" || m.partition == "features")
+    return; // the compiler refused what they cannot split, budgets included
   if (m.hops == -2)
     fatal("the model description has no hops record (compiled by an older "
           "gnnc): compile it again to train on several processes");
@@ -202,15 +202,23 @@ std::string gnnrt::rowPartitionJson(const gnnrtContext *ctx,
   std::string starts;
   for (int64_t p : rowParts.starts)
     starts += (starts.empty() ? "" : ", ") + std::to_string(p);
-  return "  \"partition\": {\"mode\": \"rows\", \"inner_begin\": " +
-         std::to_string(part.inner.begin) +
+  std::string features;
+  if (ctx->featureTotal >= 0)
+    features = ", \"feature_begin\": " + std::to_string(ctx->featureBegin) +
+               ", \"feature_end\": " +
+               std::to_string(ctx->featureBegin + ctx->ds.numFeatures) +
+               ", \"features\": " + std::to_string(ctx->featureTotal) +
+               ", \"whole_edges\": " + std::to_string(ctx->wholeEdges);
+  return "  \"partition\": {\"mode\": \"" +
+         std::string(ctx->featureTotal >= 0 ? "features" : "rows") +
+         "\", \"inner_begin\": " + std::to_string(part.inner.begin) +
          ", \"inner_end\": " + std::to_string(part.inner.end) +
          ", \"held_vertices\": " + std::to_string(ctx->ds.numVertices) +
          ", \"held_edges\": " + std::to_string(ctx->ds.numEdges) +
          ", \"sources\": " + std::to_string(full.numVertices) +
          ", \"split\": \"" + rowSplit + "\", \"starts\": [" + starts +
          "], \"repartitions\": " + std::to_string(rowParts.repartitions) +
-         "},\n";
+         features + "},\n";
 }
 
 void gnnrt::checkEnoughVertices(const std::string &data, int processes,
@@ -233,4 +241,64 @@ bool gnnrt::closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
            " (the largest closure holds " + std::to_string(most) +
            " edges, a share is " + std::to_string(share) + ")";
   return preload;
+}
+
+std::vector<int64_t> gnnrt::featureColumnStarts(int64_t total, int size) {
+  std::vector<int64_t> starts(size + 1);
+  for (int r = 0; r <= size; ++r)
+    starts[r] = total * r / size;
+  return starts;
+}
+
+void gnnrt::loadFeatureParts(gnnrtContext *ctx, const std::string &data,
+                             const std::string &rowSplit, RowParts &rowParts,
+                             PreloadPart &part, FullGraph &full,
+                             Dataset &whole) {
+  const int worldSize = ctx->comm->size(), rank = ctx->comm->rank();
+  loadRowParts(ctx, data, rowSplit, rowParts, part, full);
+  std::string error;
+  if (!loadGraph(data, whole, error))
+    fatal(data + "/" + error);
+  const int64_t total = ctx->ds.numFeatures;
+  if (total < worldSize)
+    fatal(data + "/features.npy: " + std::to_string(total) +
+          " feature columns for " + std::to_string(worldSize) +
+          " processes: feature partitioning needs one column each at least");
+  const std::vector<int64_t> starts = featureColumnStarts(total, worldSize);
+  std::vector<float> columns;
+  int64_t read = 0;
+  if (!loadFeatureColumns(data, whole.numVertices, starts[rank],
+                          starts[rank + 1], columns, read, error))
+    fatal(data + "/" + error);
+  ctx->ds.features = std::move(columns);
+  ctx->ds.numFeatures = starts[rank + 1] - starts[rank];
+  ctx->featureBegin = starts[rank];
+  ctx->featureTotal = total;
+  ctx->wholeEdges = whole.numEdges;
+}
+
+std::vector<float> gnnrt::wholeParam(gnnrtContext *ctx, size_t i, bool grads,
+                                     std::vector<int64_t> &shape) {
+  const ParamInfo &p = ctx->model.params[i];
+  const Buffer &b = grads ? *ctx->grads[i] : *ctx->params[i];
+  std::vector<char> staging;
+  const auto *data = static_cast<const float *>(ctx->device->hostView(
+      b.data, b.size * static_cast<int64_t>(sizeof(float)), staging));
+  shape = p.shape;
+  if (!isFeatureShard(ctx, p))
+    return std::vector<float>(data, data + b.size);
+  const int size = ctx->comm->size();
+  const int64_t rowSize = b.size / std::max<int64_t>(p.shape[0], 1);
+  const std::vector<int64_t> starts =
+      featureColumnStarts(ctx->featureTotal, size);
+  std::vector<int64_t> counts(size), displs(size);
+  for (int r = 0; r < size; ++r) {
+    counts[r] = starts[r + 1] - starts[r];
+    displs[r] = starts[r];
+  }
+  shape[0] = ctx->featureTotal;
+  std::vector<float> all(ctx->featureTotal * rowSize);
+  ctx->comm->allGatherVUncounted(data, p.shape[0], all.data(), counts.data(),
+                                 displs.data(), rowSize);
+  return all;
 }

@@ -63,6 +63,21 @@ void loadRowParts(gnnrtContext *ctx, const std::string &data,
                   const std::string &rowSplit, RowParts &rowParts,
                   PreloadPart &part, FullGraph &full);
 
+/// Feature partitioning (P³): each of `size` processes' first feature
+/// column of `total`, and `total` last (floor(r total / size)).
+std::vector<int64_t> featureColumnStarts(int64_t total, int size);
+/// The rank's rows and in-edges as loadRowParts loads them, and for feature
+/// partitioning the whole graph (`whole`: every vertex, every edge) and the
+/// rank's columns of every vertex's features (ctx->ds's features then; the
+/// own rows' are dropped), ctx->featureBegin, featureTotal, wholeEdges set.
+void loadFeatureParts(gnnrtContext *ctx, const std::string &data,
+                      const std::string &rowSplit, RowParts &rowParts,
+                      PreloadPart &part, FullGraph &full, Dataset &whole);
+/// Parameter `i` of `ctx` (its gradient with `grads`) in its whole shape
+/// (`shape`), on the host: a feature shard's rows gathered from every
+/// process (every rank calls it), any other parameter as it is.
+std::vector<float> wholeParam(gnnrtContext *ctx, size_t i, bool grads,
+                              std::vector<int64_t> &shape);
 /// The width of a row collective's rows, for the dataset `ds`.
 int64_t collectiveWidth(const ModelInfo::RowCollective &c, const Dataset &ds);
 

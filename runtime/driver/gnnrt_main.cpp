@@ -112,7 +112,10 @@ const char *kUsage =
     "                       default), by shared 'preload'ing (its collectives\n"
     "                       then stay local), or 'auto': preload when no\n"
     "                       process's closure holds more than 5/4 of its\n"
-    "                       share of the edges, else rows\n"
+    "                       share of the edges, else rows; a model compiled\n"
+    "                       with --partition features trains by 'features'\n"
+    "                       only (P3: layer 1 on each process's feature\n"
+    "                       columns, the rest by rows)\n"
     "  --row-split HOW      under mpirun, a model compiled with gnn-compile\n"
     "                       --partition rows: each process's contiguous\n"
     "                       range of vertices has equal 'vertices' (the\n"
@@ -278,8 +281,9 @@ Options parseArgs(int argc, char **argv) {
     } else if (a == "--partition") {
       o.partition = next();
       if (o.partition != "rows" && o.partition != "preload" &&
-          o.partition != "auto")
-        usageError("--partition must be rows, preload or auto, not '" +
+          o.partition != "auto" && o.partition != "features")
+        usageError("--partition must be rows, preload, auto or features, "
+                   "not '" +
                    o.partition + "'");
     } else if (a == "--row-split") {
       o.rowSplit = next();
@@ -358,18 +362,17 @@ int64_t floatBytes(int64_t n) {
   return n * static_cast<int64_t>(sizeof(float));
 }
 
+/// Writes every parameter (gradient with `grads`) as <name>.npy in `dir`
+/// when `write`; every rank calls it (a feature shard is gathered).
 bool saveParams(gnnrtContext *ctx, const std::string &dir, bool grads,
-                std::string &error) {
-  if (!makeDir(dir, error))
+                bool write, std::string &error) {
+  if (write && !makeDir(dir, error))
     return false;
-  std::vector<char> staging;
   for (size_t i = 0; i < ctx->model.params.size(); ++i) {
-    const ParamInfo &p = ctx->model.params[i];
-    const Buffer &b = grads ? *ctx->grads[i] : *ctx->params[i];
-    const void *data =
-        ctx->device->hostView(b.data, floatBytes(b.size), staging);
-    if (!writeNpy(dir + "/" + p.name + ".npy", DType::F32, p.shape, data,
-                  error))
+    std::vector<int64_t> shape;
+    std::vector<float> values = wholeParam(ctx, i, grads, shape);
+    if (write && !writeNpy(dir + "/" + ctx->model.params[i].name + ".npy",
+                           DType::F32, shape, values.data(), error))
       return false;
   }
   return true;
@@ -383,11 +386,14 @@ bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error) {
     std::vector<char> raw;
     if (!readNpy(dir + "/" + file, file, DType::F32, -1, h, raw, error))
       return false;
-    if (h.shape != p.shape) {
+    std::vector<int64_t> wholeShape = p.shape;
+    if (isFeatureShard(ctx, p))
+      wholeShape[0] = ctx->featureTotal;
+    if (h.shape != wholeShape) {
       std::string got, want;
       for (int64_t d : h.shape)
         got += (got.empty() ? "" : ", ") + std::to_string(d);
-      for (int64_t d : p.shape)
+      for (int64_t d : wholeShape)
         want += (want.empty() ? "" : ", ") + std::to_string(d);
       error = file + ": shape (" + got + ") but the model needs (" + want + ")";
       return false;
@@ -402,8 +408,14 @@ bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error) {
         return false;
       }
     }
-    ctx->device->copy(ctx->params[i]->data, MemoryTier::Device, raw.data(),
-                      MemoryTier::Host, static_cast<int64_t>(raw.size()));
+    // A feature shard takes the rows of this process's feature columns.
+    const int64_t offset =
+        isFeatureShard(ctx, p)
+            ? ctx->featureBegin * (ctx->params[i]->size / p.shape[0])
+            : 0;
+    ctx->device->copy(ctx->params[i]->data, MemoryTier::Device,
+                      raw.data() + offset * static_cast<int64_t>(sizeof(float)),
+                      MemoryTier::Host, floatBytes(ctx->params[i]->size));
   }
   return true;
 }
@@ -598,11 +610,21 @@ int main(int argc, char **argv) {
   bool rows = false;
   // --partition auto's choice, for the start-up line.
   std::string autoChoice;
-  if (ctx->model.partition != "rows" && !o.partition.empty() &&
-      o.partition != "preload")
+  const std::string &compiled = ctx->model.partition;
+  if (compiled == "features" && !o.partition.empty() &&
+      o.partition != "features")
+    fatal("--partition " + o.partition +
+          ": the model was compiled with gnn-compile --partition features, "
+          "which trains split by feature columns only");
+  if (compiled != "features" && o.partition == "features")
+    fatal("--partition features needs a model compiled with gnn-compile "
+          "--partition features");
+  if (compiled == "none" && !o.partition.empty() && o.partition != "preload")
     fatal("--partition " + o.partition +
           " needs a model compiled with gnn-compile --partition rows; this "
           "one preloads");
+  // Feature partitioning: the whole graph, bound next to the own rows'.
+  Dataset whole;
   if (worldSize == 1) {
     if (!o.partition.empty())
       std::fprintf(stderr, "warning: --partition chooses how several "
@@ -624,20 +646,29 @@ int main(int argc, char **argv) {
     labelled = labelledTrainVertices(ctx->ds, selected);
   } else {
     checkDistributable(ctx->model);
-    const std::string mode = ctx->model.partition != "rows" ? "preload"
-                             : o.partition.empty()          ? "rows"
-                                                            : o.partition;
+    const std::string mode = compiled == "features" ? "features"
+                             : compiled != "rows"   ? "preload"
+                             : o.partition.empty()  ? "rows"
+                                                    : o.partition;
     // The rank's rows and all their in-edges (split as --row-split says).
     auto loadRows = [&]() {
       loadRowParts(ctx, o.data, o.rowSplit, rowParts, part, full);
       rows = true;
     };
-    if (mode == "rows") {
+    if (mode == "rows" || mode == "features") {
       if (o.preloadHops >= 0 || o.preloadFanout >= 0)
         fatal("--preload-hops and --preload-fanout bound shared preloading; "
-              "the model was compiled for row partitioning "
-              "(gnn-compile --partition rows)");
-      loadRows();
+              "the model was compiled for " +
+              mode + " partitioning (gnn-compile --partition " + mode + ")");
+      if (mode == "features" && o.rowSplit == "roc")
+        fatal("--row-split roc repartitions the rows between epochs, which "
+              "feature partitioning does not do yet: use vertices or edges");
+      if (mode == "rows") {
+        loadRows();
+      } else {
+        loadFeatureParts(ctx, o.data, o.rowSplit, rowParts, part, full, whole);
+        rows = true;
+      }
     } else {
       if (o.rowSplitGiven && mode == "preload")
         fatal("--row-split and --repartition-gain split the rows of a model "
@@ -676,6 +707,8 @@ int main(int argc, char **argv) {
     fatal(error);
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
+  if (whole.numVertices && !bindWholeGraph(ctx, whole, error))
+    fatal(o.data + ": " + error);
   // Training on no labelled vertex would report a loss of 0 and learn
   // nothing; predicting from loaded parameters needs no labels.
   if (o.epochs > 0 || !o.dump.empty()) {
@@ -705,7 +738,18 @@ int main(int argc, char **argv) {
         threads);
     if (!autoChoice.empty())
       std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
-    if (worldSize > 1 && rows) {
+    if (worldSize > 1 && ctx->featureTotal >= 0) {
+      std::printf("gnnc: %d processes (%s), feature partitioning (P3): rank "
+                  "0 holds feature columns [0, %lld) of %lld for every "
+                  "vertex and the whole graph in layer 1, then owns vertices "
+                  "[%lld, %lld) and their %lld in-edges\n",
+                  worldSize, ctx->comm->name(),
+                  static_cast<long long>(ctx->ds.numFeatures),
+                  static_cast<long long>(ctx->featureTotal),
+                  static_cast<long long>(part.inner.begin),
+                  static_cast<long long>(part.inner.end),
+                  static_cast<long long>(ctx->ds.numEdges));
+    } else if (worldSize > 1 && rows) {
       std::printf("gnnc: %d processes (%s), row partitioning (MG-GCN): rank "
                   "0 owns vertices [%lld, %lld) and their %lld in-edges\n",
                   worldSize, ctx->comm->name(),
@@ -735,7 +779,7 @@ int main(int argc, char **argv) {
   }
 
   if (!o.dump.empty()) {
-    if (lead && !saveParams(ctx, o.dump + "/params", false, error))
+    if (!saveParams(ctx, o.dump + "/params", false, lead, error))
       fatal("--dump: " + error);
     // One step with dropout off, without the update: the optimizer runs on
     // the parameters, which are then restored from a copy on the device.
@@ -766,10 +810,11 @@ int main(int argc, char **argv) {
                                static_cast<const float *>(logits), C);
       logits = gathered.data();
     }
+    if (!saveParams(ctx, o.dump + "/grads", true, lead, error))
+      fatal("--dump: " + error);
     if (!lead)
       return 0;
-    if (!saveParams(ctx, o.dump + "/grads", true, error) ||
-        !writeNpy(o.dump + "/loss.npy", DType::F32, {}, &loss, error) ||
+    if (!writeNpy(o.dump + "/loss.npy", DType::F32, {}, &loss, error) ||
         !writeNpy(o.dump + "/logits.npy", DType::F32, {full.numVertices, C},
                   logits, error))
       fatal("--dump: " + error);
@@ -868,14 +913,15 @@ int main(int argc, char **argv) {
     if (worldSize > 1)
       pred = gatherOwnRows(ctx, part, full.numVertices, pred.data(), 1);
   }
+  if (!o.saveParams.empty() &&
+      !saveParams(ctx, o.saveParams, false, lead, error))
+    fatal("--save-params: " + error);
   if (!lead)
     return 0;
   std::printf("final: loss %.4f  train %.4f  val %.4f  test %.4f  median epoch "
               "%.2f ms\n",
               last.loss, last.train, last.val, last.test, median);
 
-  if (!o.saveParams.empty() && !saveParams(ctx, o.saveParams, false, error))
-    fatal("--save-params: " + error);
   if (!o.predict.empty() &&
       !writeNpy(o.predict, DType::I64, {full.numVertices}, pred.data(), error))
     fatal("--predict: " + error);

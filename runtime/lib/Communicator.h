@@ -113,6 +113,14 @@ public:
     Timed timed(record(Collective::AllGather, count * rowWidth, sizeof(float)));
     doAllGatherV(send, count, recv, counts, displs, rowWidth);
   }
+  /// allGatherV, not counted: the driver's reassembly of what it writes
+  /// (feature shards of the parameters for --save-params), no part of
+  /// training's communication.
+  void allGatherVUncounted(const float *send, int64_t count, float *recv,
+                           const int64_t *counts, const int64_t *displs,
+                           int64_t rowWidth = 1) {
+    doAllGatherV(send, count, recv, counts, displs, rowWidth);
+  }
   /// Blocks of different sizes (MPI_Reduce_scatter): send has the sum of
   /// counts (size() entries) elements, in rank order; rank r receives
   /// recv[i] = op over the ranks of their send[counts[0] + ... +

@@ -37,10 +37,11 @@ struct EdgeInputInfo {
 
 /// A buffer a compiled function takes from a slot (gnnrtBuffer): `factor`
 /// floats times the product of `terms`, each |V|, |E|, F, C, ceil(|V|/k) or
-/// S (the graph's sources: every vertex of a row-partitioned program).
+/// S (the graph's sources: every vertex of a row-partitioned program) or W
+/// (the whole graph's edges: feature partitioning's first layer).
 /// Unknown: a size of other run-time values.
 struct BufferInfo {
-  enum Term { V, E, F, C, VChunks, S };
+  enum Term { V, E, F, C, VChunks, S, W };
   int64_t slot = 0, factor = 1;
   std::vector<std::pair<Term, int64_t>> terms; // (term, k for VChunks)
   bool unknown = false;
@@ -75,9 +76,11 @@ struct ModelInfo {
   /// program predates the record.
   int64_t hops = -2;
   std::string globalOp;
-  /// How the program splits its vertex rows over processes: "none", or
+  /// How the program splits its vertex rows over processes: "none",
   /// "rows" (--gnn-partition-rows: all-gathers and reduce-scatters in the
-  /// program; each process holds its own vertices' rows and in-edges).
+  /// program; each process holds its own vertices' rows and in-edges) or
+  /// "features" (--gnn-partition-features: the first layer on the whole
+  /// graph and this process's feature columns, the rest as "rows").
   std::string partition = "none";
   /// A row-partitioned program's collectives per call of each function, in
   /// order: the function (train or eval), the kind (allgather, broadcast:
@@ -98,14 +101,15 @@ struct ModelInfo {
 ///   edge <name> f32|i32 <width>
 ///   features <width|-1>
 ///   classes <width|-1>
-///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, S, V/k joined
+///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, S, W, V/k
+///   joined
 ///                                     by '*', or ? when unknown)
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
 ///   target cuda           (compiled with --target=cuda; cpu without it)
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
-///   partition rows        (row-partitioned: --gnn-partition-rows)
+///   partition rows|features (--gnn-partition-rows or -features)
 ///   collective train|eval allgather|broadcast|reduce_scatter|reduce <factor>
 ///   <terms>
 ///                         (a row collective per call of the function; the
@@ -161,6 +165,11 @@ struct gnnrtContext {
   /// Row partitioning: p(r), the first vertex of each process's rows
   /// (size() + 1 entries, docs/Distributed.md); empty in one process.
   std::vector<int64_t> rowStarts;
+  /// Feature partitioning (P³): this process's feature columns are
+  /// [featureBegin, featureBegin + ds.numFeatures) of featureTotal (-1:
+  /// all of them), and the whole graph bound next to the own rows' has
+  /// wholeEdges edges (-1: none is).
+  int64_t featureBegin = 0, featureTotal = -1, wholeEdges = -1;
   /// gnnrtSpmmBroadcast's two receive buffers (the largest part's rows),
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
@@ -186,6 +195,15 @@ bool resolveParamShapes(ModelInfo &m, const Dataset &ds, std::string &error);
 /// Builds the CSR, degrees and edge inputs for `ctx->ds` and checks the
 /// dataset against the model (widths, edge data). False with a message.
 bool bindDataset(gnnrtContext *ctx, std::string &error);
+
+/// Feature partitioning: binds `whole` (every vertex, every edge; its CSC
+/// moved out) as the device's whole graph next to the own rows' graph
+/// bindDataset binds, with its degrees. False with a message.
+bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error);
+
+/// Whether parameter `p` holds only this process's feature columns' rows
+/// (feature partitioning: its first dimension is bound to F).
+bool isFeatureShard(const gnnrtContext *ctx, const ParamInfo &p);
 
 /// Allocates the parameters (initialised from `seed`) and gradients.
 void initParams(gnnrtContext *ctx, uint64_t seed);

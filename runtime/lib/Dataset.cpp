@@ -204,14 +204,8 @@ bool readDatasetMeta(const std::string &dir, Dataset &ds, int64_t metaCounts[4],
   return true;
 }
 
-bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
-  int64_t metaCounts[4];
-  std::vector<std::string> edgeNames;
-  if (!readDatasetMeta(dir, ds, metaCounts, edgeNames, error))
-    return false;
-  struct stat st;
+bool loadGraph(const std::string &dir, Dataset &ds, std::string &error) {
   NpyHeader h;
-  // Graph.
   if (!readNpy(datasetFile(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
                ds.indptr, error))
     return false;
@@ -242,6 +236,21 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
             std::to_string(e) + ")";
         return false;
       }
+  return true;
+}
+
+bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
+  int64_t metaCounts[4];
+  std::vector<std::string> edgeNames;
+  if (!readDatasetMeta(dir, ds, metaCounts, edgeNames, error))
+    return false;
+  struct stat st;
+  NpyHeader h;
+  // Graph.
+  if (!loadGraph(dir, ds, error))
+    return false;
+  const int64_t V = ds.numVertices;
+  const int64_t E = ds.numEdges;
 
   // Vertex data.
   if (!readNpy(datasetFile(dir, "features.npy"), "features.npy", DType::F32, 2,

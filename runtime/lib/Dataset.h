@@ -43,6 +43,10 @@ inline int64_t sourcesOf(const Dataset &ds) {
 /// with a one-line "<file>: <problem>" in `error`.
 bool loadDataset(const std::string &dir, Dataset &ds, std::string &error);
 
+/// The graph of `dir` alone (indptr.npy, indices.npy: ds.indptr,
+/// ds.indices, the counts), checked as loadDataset checks it.
+bool loadGraph(const std::string &dir, Dataset &ds, std::string &error);
+
 /// meta.json of `dir`, checked as loadDataset checks it: sets the name,
 /// source, flags and numClasses of `ds`, `counts` (num_vertices, num_edges,
 /// num_features, num_classes as meta.json gives them) and `edgeNames` (its

@@ -155,3 +155,13 @@ Buffer::~Buffer() {
     std::fill(data, data + size, std::numeric_limits<float>::quiet_NaN());
   device->free(data);
 }
+
+void Device::selectGraph(int which) {
+  if (which != 0 && which != 1)
+    fatal("gnnrtUseGraph: no graph #" + std::to_string(which));
+  if (which == 1 && !hasWholeGraph())
+    fatal("gnnrtUseGraph: the program reads the whole graph (feature "
+          "partitioning) but none is bound");
+  selected = which;
+  boundGraph = graphs[which];
+}

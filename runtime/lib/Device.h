@@ -179,10 +179,18 @@ public:
 
   /// Takes over the graph's arrays (copies them to device memory, or keeps
   /// them where host memory is device memory). Replaces a graph bound
-  /// before.
-  virtual void bindGraph(GraphArrays graph) = 0;
-  /// The bound graph (all null before bindGraph).
+  /// before. `which` 0 is the graph the program runs on (a partitioned
+  /// program's own rows); 1 is feature partitioning's whole graph
+  /// (`gnn.graph whole`, docs/Distributed.md), which graph() returns after
+  /// selectGraph(1).
+  virtual void bindGraph(GraphArrays graph, int which = 0) = 0;
+  /// The selected graph (all null before bindGraph).
   const DeviceGraph &graph() const { return boundGraph; }
+  /// Selects the graph graph() returns: 0, or the whole graph bound as 1
+  /// (gnnrtUseGraph). Stops the run when none is bound as 1.
+  void selectGraph(int which);
+  /// Whether a whole graph is bound (bindGraph(..., 1)).
+  bool hasWholeGraph() const { return graphs[1].offsets[1] != nullptr; }
   /// Takes over the model's edge inputs, numbered as the model info lists
   /// them (copies them to device memory, or keeps them where host memory is
   /// device memory). Replaces edge data bound before.
@@ -301,8 +309,11 @@ protected:
   /// Checks that `graph`'s arrays agree in size; stops the run otherwise.
   static void checkGraph(const GraphArrays &graph);
 
-  /// Set by bindGraph and bindEdgeData.
+  /// Set by bindGraph and bindEdgeData: each graph bound, and the selected
+  /// one (a copy of graphs[selected]).
   DeviceGraph boundGraph;
+  DeviceGraph graphs[2];
+  int selected = 0;
   std::vector<DeviceEdgeInput> boundEdgeData;
 
 private:

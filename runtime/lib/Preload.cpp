@@ -541,3 +541,29 @@ bool gnnrt::readGraphOffsets(const std::string &dir,
     return false;
   return checkIndptr(indptr, h.shape[0], error);
 }
+
+bool gnnrt::loadFeatureColumns(const std::string &dir, int64_t numVertices,
+                               int64_t begin, int64_t end,
+                               std::vector<float> &columns, int64_t &total,
+                               std::string &error) {
+  const std::string path = datasetFile(dir, "features.npy");
+  NpyHeader h;
+  if (!readNpyRows(path, "features.npy", DType::F32, 2, NpyRange{0, 0}, h,
+                   columns, error))
+    return false;
+  if (!checkLength("features.npy", h.shape[0], numVertices,
+                   "the number of vertices (indptr.npy)", error))
+    return false;
+  total = h.shape[1];
+  if (!readNpyRows(path, "features.npy", DType::F32, 2,
+                   NpyRange{0, numVertices, begin, end}, h, columns, error))
+    return false;
+  const int64_t width = std::max<int64_t>(end - begin, 1);
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (!std::isfinite(columns[i])) {
+      error = "features.npy: NaN or Inf (row " +
+              std::to_string(static_cast<int64_t>(i) / width) + ")";
+      return false;
+    }
+  return true;
+}

@@ -92,6 +92,15 @@ bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
 bool loadRowPart(const std::string &dir, VertexRange inner, Dataset &local,
                  PreloadPart &part, FullGraph &full, std::string &error);
 
+/// Feature partitioning (P³, docs/Distributed.md): the columns
+/// [begin, end) of every one of the `numVertices` vertices' features, by
+/// ranged reads of features.npy (a read per row), checked as loadDataset
+/// checks the features; `total` is its column count. False with
+/// "<file>: <problem>".
+bool loadFeatureColumns(const std::string &dir, int64_t numVertices,
+                        int64_t begin, int64_t end, std::vector<float> &columns,
+                        int64_t &total, std::string &error);
+
 /// indptr.npy of `dir`, checked against indices.npy's length as
 /// loadDataset checks it (what a split by in-edges needs).
 bool readGraphOffsets(const std::string &dir, std::vector<int64_t> &indptr,

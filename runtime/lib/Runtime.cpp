@@ -132,8 +132,8 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
         std::string t;
         while (std::getline(ts, t, '*')) {
           static const char *names = "VEFC";
-          if (t == "S") {
-            b.terms.push_back({BufferInfo::S, 1});
+          if (t == "S" || t == "W") {
+            b.terms.push_back({t == "S" ? BufferInfo::S : BufferInfo::W, 1});
             continue;
           }
           if (t.size() == 1 && std::strchr(names, t[0])) {
@@ -181,7 +181,8 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       }
       info.rowCollectives.push_back(std::move(c));
     } else if (kind == "partition") {
-      if (!(ls >> info.partition) || info.partition != "rows")
+      if (!(ls >> info.partition) ||
+          (info.partition != "rows" && info.partition != "features"))
         return bad("malformed partition record");
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
@@ -230,50 +231,15 @@ bool resolveParamShapes(ModelInfo &m, const Dataset &ds, std::string &error) {
   return true;
 }
 
-bool bindDataset(gnnrtContext *ctx, std::string &error) {
-  Dataset &ds = ctx->ds;
-  ModelInfo &m = ctx->model;
-  if (m.featureWidth >= 0 && m.featureWidth != ds.numFeatures) {
-    error = "the model reads " + std::to_string(m.featureWidth) +
-            " features per vertex but features.npy has " +
-            std::to_string(ds.numFeatures);
-    return false;
-  }
-  if (m.classWidth >= 0 && m.classWidth != ds.numClasses) {
-    error = "the model has " + std::to_string(m.classWidth) +
-            " logits but the dataset has " + std::to_string(ds.numClasses) +
-            " classes (meta.json num_classes)";
-    return false;
-  }
-  if (!resolveParamShapes(m, ds, error))
-    return false;
+/// The graph's arrays of `ds` (its CSC, moved out) that a program reading
+/// the arrays `need` (the graph-arrays record) runs on, but the degrees.
+static GraphArrays buildGraphArrays(Dataset &ds, unsigned need) {
   const int64_t V = ds.numVertices, E = ds.numEdges;
-  // The kernels rely on the format's order (chunk tiling finds a chunk's
-  // edges by binary search); the loader checks it, datasets built in memory
-  // must keep it too.
-  for (int64_t v = 0; v < V; ++v)
-    for (int64_t e = ds.indptr[v] + 1; e < ds.indptr[v + 1]; ++e)
-      if (ds.indices[e] < ds.indices[e - 1]) {
-        error = "sources not ascending within destination " +
-                std::to_string(v) + " (edge " + std::to_string(e) + ")";
-        return false;
-      }
-  // The features move to a buffer of the device (on the CPU, huge pages: the
-  // first layer's aggregation gathers their rows).
-  const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
-  ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
-  ctx->device->copy(ctx->features->data, MemoryTier::Device, ds.features.data(),
-                    MemoryTier::Host,
-                    numFeatureValues * static_cast<int64_t>(sizeof(float)));
-  std::vector<float>().swap(ds.features);
-  // The CSC comes from the dataset; the CSR, the destinations and the
-  // degrees are built here. The device takes all of them over.
   GraphArrays g;
   g.dstOffsets = std::move(ds.indptr);
   g.src = std::move(ds.indices);
   // Only the per-edge arrays the program reads (the model description's
   // graph-arrays record): on Reddit each is 0.46 GB.
-  const unsigned need = m.graphArrays;
   if (need & 2) {
     g.dst.resize(E);
     for (int64_t v = 0; v < V; ++v)
@@ -305,6 +271,82 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
           g.csrDst[p] = static_cast<int32_t>(v);
       }
   }
+  return g;
+}
+
+/// The in- and out-degrees of a graph whose sources are its destinations.
+static void countDegrees(GraphArrays &g) {
+  const int64_t V = static_cast<int64_t>(g.dstOffsets.size()) - 1;
+  g.inDegree.resize(V);
+  g.outDegree.resize(V);
+  for (int64_t v = 0; v < V; ++v) {
+    g.inDegree[v] = static_cast<float>(g.dstOffsets[v + 1] - g.dstOffsets[v]);
+    g.outDegree[v] = static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
+  }
+}
+
+bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error) {
+  if (sourcesOf(whole) != whole.numVertices) {
+    error = "the whole graph must have every vertex as a destination";
+    return false;
+  }
+  ctx->wholeEdges = whole.numEdges;
+  GraphArrays g = buildGraphArrays(whole, ctx->model.graphArrays);
+  countDegrees(g);
+  ctx->device->bindGraph(std::move(g), 1);
+  return true;
+}
+
+bool bindDataset(gnnrtContext *ctx, std::string &error) {
+  Dataset &ds = ctx->ds;
+  ModelInfo &m = ctx->model;
+  const int64_t allFeatures =
+      ctx->featureTotal >= 0 ? ctx->featureTotal : ds.numFeatures;
+  if (m.featureWidth >= 0 && m.featureWidth != allFeatures) {
+    error = "the model reads " + std::to_string(m.featureWidth) +
+            " features per vertex but features.npy has " +
+            std::to_string(allFeatures);
+    return false;
+  }
+  if (ctx->featureTotal >= 0 && m.featureWidth >= 0 &&
+      ds.numFeatures != m.featureWidth) {
+    error = "feature partitioning splits the features' columns, but the "
+            "model reads a fixed " +
+            std::to_string(m.featureWidth) +
+            " per vertex (compile it with a '?' feature width)";
+    return false;
+  }
+  if (m.classWidth >= 0 && m.classWidth != ds.numClasses) {
+    error = "the model has " + std::to_string(m.classWidth) +
+            " logits but the dataset has " + std::to_string(ds.numClasses) +
+            " classes (meta.json num_classes)";
+    return false;
+  }
+  if (!resolveParamShapes(m, ds, error))
+    return false;
+  const int64_t V = ds.numVertices;
+  // The kernels rely on the format's order (chunk tiling finds a chunk's
+  // edges by binary search); the loader checks it, datasets built in memory
+  // must keep it too.
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t e = ds.indptr[v] + 1; e < ds.indptr[v + 1]; ++e)
+      if (ds.indices[e] < ds.indices[e - 1]) {
+        error = "sources not ascending within destination " +
+                std::to_string(v) + " (edge " + std::to_string(e) + ")";
+        return false;
+      }
+  // The features move to a buffer of the device (on the CPU, huge pages: the
+  // first layer's aggregation gathers their rows).
+  const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
+  ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
+  ctx->device->copy(ctx->features->data, MemoryTier::Device, ds.features.data(),
+                    MemoryTier::Host,
+                    numFeatureValues * static_cast<int64_t>(sizeof(float)));
+  std::vector<float>().swap(ds.features);
+  // The CSC comes from the dataset; the CSR, the destinations and the
+  // degrees are built here. The device takes all of them over.
+  const int64_t S = sourcesOf(ds);
+  GraphArrays g = buildGraphArrays(ds, m.graphArrays);
   if (static_cast<int64_t>(ctx->fullDegree[0].size()) == V &&
       static_cast<int64_t>(ctx->fullDegree[1].size()) == V) {
     // A rank's closure of a larger graph (Preload.h).
@@ -315,13 +357,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
       error = "a row-partitioned graph needs the full graph's degrees";
       return false;
     }
-    g.inDegree.resize(V);
-    g.outDegree.resize(V);
-    for (int64_t v = 0; v < V; ++v) {
-      g.inDegree[v] = static_cast<float>(g.dstOffsets[v + 1] - g.dstOffsets[v]);
-      g.outDegree[v] =
-          static_cast<float>(g.srcOffsets[v + 1] - g.srcOffsets[v]);
-    }
+    countDegrees(g);
   }
   ctx->device->bindGraph(std::move(g));
   std::vector<EdgeInputArrays> edgeInputs;
@@ -350,25 +386,38 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
   return true;
 }
 
+bool isFeatureShard(const gnnrtContext *ctx, const ParamInfo &p) {
+  return ctx->featureTotal >= 0 && !p.dims.empty() && p.dims[0] == -1;
+}
+
 void initParams(gnnrtContext *ctx, uint64_t seed) {
   ctx->params.clear();
   ctx->grads.clear();
   ctx->opt.clear();
   for (const ParamInfo &p : ctx->model.params) {
     int64_t n = p.size();
+    // A feature shard (feature partitioning) holds the rows of this
+    // process's feature columns: the values those rows have in one process,
+    // drawn by their index in the whole parameter.
+    int64_t first = 0, whole = n;
+    if (isFeatureShard(ctx, p)) {
+      const int64_t rowSize = n / std::max<int64_t>(p.shape[0], 1);
+      first = ctx->featureBegin * rowSize;
+      whole = ctx->featureTotal * rowSize;
+    }
     std::vector<float> init(n);
     uint64_t key = hashText(p.name);
     double limit = 0.0;
     if (p.init == "glorot") {
       int64_t fanOut = p.shape.empty() ? 1 : p.shape.back();
       int64_t fanIn =
-          p.shape.size() >= 2 ? n / std::max<int64_t>(fanOut, 1) : n;
+          p.shape.size() >= 2 ? whole / std::max<int64_t>(fanOut, 1) : whole;
       if (p.shape.size() < 2)
-        fanOut = n;
+        fanOut = whole;
       limit = std::sqrt(6.0 / static_cast<double>(fanIn + fanOut));
     }
     for (int64_t i = 0; i < n; ++i) {
-      double u = uniform01(seed, key, 0x1417, static_cast<uint64_t>(i));
+      double u = uniform01(seed, key, 0x1417, static_cast<uint64_t>(first + i));
       double x = 0.0;
       if (p.init == "glorot")
         x = (2.0 * u - 1.0) * limit;
@@ -379,7 +428,8 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
       else if (p.init == "uniform")
         x = (2.0 * u - 1.0) * p.value;
       else if (p.init == "normal") {
-        double u2 = uniform01(seed, key, 0x2417, static_cast<uint64_t>(i));
+        double u2 =
+            uniform01(seed, key, 0x2417, static_cast<uint64_t>(first + i));
         x = p.value * std::sqrt(-2.0 * std::log(1.0 - u)) *
             std::cos(6.283185307179586 * u2);
       }
@@ -456,9 +506,19 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
     return ctx->ds.numClasses;
   case 4:
     return sourcesOf(ctx->ds);
+  case 5:
+    return ctx->wholeEdges >= 0 ? ctx->wholeEdges : ctx->ds.numEdges;
   default:
     fatal("gnnrtDim: unknown dimension " + std::to_string(which));
   }
+}
+
+void gnnrtUseGraph(gnnrtContext *ctx, int64_t which) {
+  // One process holds the whole graph as its own rows' (S = V).
+  if (which == 1 && !ctx->device->hasWholeGraph() &&
+      sourcesOf(ctx->ds) == ctx->ds.numVertices)
+    return;
+  ctx->device->selectGraph(static_cast<int>(which));
 }
 
 // The graph's arrays are the device's copies. Compiled code only reads them
@@ -897,18 +957,24 @@ void gnnrtSumGradients(gnnrtContext *ctx) {
   // One bucket: the gradients packed, summed and unpacked (device memory
   // is host memory on the CPU, the only device that trains on several
   // processes yet).
+  // A feature shard's gradient is exact on its process already (P³: no sum
+  // of W1's gradient).
+  std::vector<Buffer *> summed;
+  for (size_t i = 0; i < ctx->grads.size(); ++i)
+    if (!isFeatureShard(ctx, ctx->model.params[i]))
+      summed.push_back(ctx->grads[i].get());
   int64_t total = 0;
-  for (const auto &g : ctx->grads)
+  for (const Buffer *g : summed)
     total += g->size;
   std::vector<float> bucket(total);
   int64_t at = 0;
-  for (const auto &g : ctx->grads) {
+  for (const Buffer *g : summed) {
     std::copy(g->data, g->data + g->size, bucket.begin() + at);
     at += g->size;
   }
   ctx->comm->allReduce(bucket.data(), bucket.data(), total, ReduceOp::Sum);
   at = 0;
-  for (const auto &g : ctx->grads) {
+  for (Buffer *g : summed) {
     std::copy(bucket.begin() + at, bucket.begin() + at + g->size, g->data);
     at += g->size;
   }

@@ -90,7 +90,9 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
                            : term == BufferInfo::F ? ds.numFeatures
                            : term == BufferInfo::C ? ds.numClasses
                            : term == BufferInfo::S ? sourcesOf(ds)
-                                                   : (V + k - 1) / k);
+                           : term == BufferInfo::W
+                               ? (ctx->wholeEdges >= 0 ? ctx->wholeEdges : E)
+                               : (V + k - 1) / k);
     int64_t &slot = slots[b.slot];
     slot = std::max(slot, mul(floats, 4));
   }

@@ -156,7 +156,9 @@ static llvm::cl::opt<std::string> partitionMode(
                    "(MG-GCN: each holds its vertices' rows and in-edges, "
                    "--gnn-partition-rows; trains in one process too, and "
                    "the executable's --partition preload|auto can still "
-                   "preload). docs/Distributed.md"),
+                   "preload) or features (P³: layer 1 on each process's "
+                   "feature columns of the whole graph, the rest by rows, "
+                   "--gnn-partition-features). docs/Distributed.md"),
     llvm::cl::value_desc("mode"), llvm::cl::init("preload"),
     llvm::cl::cat(gnnCompileCategory));
 
@@ -444,10 +446,12 @@ int main(int argc, char **argv) {
   }
   options.fuse = !noFuse;
   options.share = !noShare;
-  if (partitionMode != "preload" && partitionMode != "rows")
-    return fail("--partition must be preload or rows, not '" + partitionMode +
-                "'");
-  options.partition = partitionMode == "rows" ? "rows" : "none";
+  if (partitionMode != "preload" && partitionMode != "rows" &&
+      partitionMode != "features")
+    return fail("--partition must be preload, rows or features, not '" +
+                partitionMode + "'");
+  options.partition =
+      partitionMode == "preload" ? std::string("none") : partitionMode;
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
   // Byte-count flags: digits, optionally followed by K, M, G or T.
   auto byteFlag = [&](const llvm::cl::opt<std::string> &flag,

@@ -44,7 +44,7 @@ public:
   /// Whether `buf` came from buffer() or bufferI32().
   bool isSlotBuffer(Value buf) const { return slotOf.count(buf); }
   SizeKey sizeKey(Value numElements) const {
-    return getSizeKey(numElements, lb.sizes);
+    return getSizeKey(numElements, lb.ownSizes);
   }
 
   Tensor make(Value buf, Value rows, bool batched, SmallVector<Value> dims) {

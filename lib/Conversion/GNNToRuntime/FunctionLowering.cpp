@@ -48,10 +48,17 @@ LogicalResult FunctionLowering::run(bool training) {
                       lb.call(rt::Call::gnnrtDim, {lb.ctx, lb.cI64(which)}));
   };
   lb.sizes.numV = dim(0);
-  lb.sizes.numS = isRowPartitioned(source) ? dim(4) : lb.sizes.numV;
+  lb.sizes.numS = getPartition(source).empty() ? lb.sizes.numV : dim(4);
   lb.sizes.numE = dim(1);
   lb.sizes.numF = dim(2);
   lb.sizes.numC = dim(3);
+  if (isFeaturePartitioned(source)) {
+    lb.sizes.numEW = dim(5);
+    wholeSizes = lb.sizes;
+    wholeSizes.numV = lb.sizes.numS;
+    wholeSizes.numE = lb.sizes.numEW;
+  }
+  lb.ownSizes = lb.sizes;
   if (failed(bindParameters()))
     return failure();
 
@@ -96,6 +103,7 @@ LogicalResult FunctionLowering::run(bool training) {
     placement.endStep(lastOp());
     buffers.expireStep(buffers.indexOfOp(&op));
   }
+  useGraph(false);
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   // The loss is the first result, an f32: only a loss op lowers to one.
   assert(loss && "an f32 result without a loss op was not lowered");
@@ -210,6 +218,9 @@ void FunctionLowering::planStagedGathers(Block &body) {
     if (!rows.hasOneUse())
       continue;
     Operation *user = *rows.getUsers().begin();
+    // The stages run over the own rows' graph.
+    if (user->getNumOperands() && isWholeGraph(user->getOperand(0)))
+      continue;
     bool staged = false;
     if (auto fg = dyn_cast<FusedGatherOp>(user)) {
       staged = fg.getSide() == Side::Dst &&
@@ -232,8 +243,8 @@ void FunctionLowering::planStagedGathers(Block &body) {
   }
   for (auto rs : body.getOps<ReduceScatterOp>()) {
     auto fg = rs.getInput().getDefiningOp<FusedGatherOp>();
-    if (!fg || fg.getSide() != Side::Src || fg.getAcc() != Accumulator::Sum ||
-        !rs.getInput().hasOneUse() ||
+    if (!fg || isWholeGraph(fg.getGraph()) || fg.getSide() != Side::Src ||
+        fg.getAcc() != Accumulator::Sum || !rs.getInput().hasOneUse() ||
         !FusedGatherLowering::stageableSpmmInput(fg))
       continue;
     stagedReduces[rs.getInput()] = rs.getResult();
@@ -241,9 +252,29 @@ void FunctionLowering::planStagedGathers(Block &body) {
   }
 }
 
+void FunctionLowering::useGraph(bool whole) {
+  if (whole != onWholeGraph)
+    lb.call(rt::Call::gnnrtUseGraph, {lb.ctx, lb.cI64(whole ? 1 : 0)});
+  onWholeGraph = whole;
+  lb.sizes = whole ? wholeSizes : lb.ownSizes;
+}
+
 LogicalResult FunctionLowering::lowerTop(Operation *op) {
   if (isa<GraphOp>(op) || skipped.contains(op))
     return success();
+  // Feature partitioning: the op's graph, selected in the runtime when it
+  // changes; an op without one (the loss, the parameters' reductions) sizes
+  // its results by the own rows or by its operands.
+  if (lb.sizes.numEW) {
+    Value graph =
+        op->getNumOperands() && isa<GraphType>(op->getOperand(0).getType())
+            ? op->getOperand(0)
+            : Value();
+    if (graph)
+      useGraph(isWholeGraph(graph));
+    else
+      lb.sizes = lb.ownSizes;
+  }
   if (aggregations.count(op))
     return lowerAggregation(cast<GatherOp>(op));
   return TypeSwitch<Operation *, LogicalResult>(op)
@@ -309,6 +340,11 @@ LogicalResult FunctionLowering::lowerInput(InputOp in) {
   }
   if (InputOp::isVertexInputName(name))
     return success(); // labels and masks are read by the runtime's loss
+  if (isWholeGraph(in.getGraph()))
+    return in.emitOpError()
+           << "reads edge data on the whole graph, which the runtime binds "
+              "for the own rows' edges only (feature partitioning of a model "
+              "with edge inputs is not supported yet)";
   auto type = cast<EdgeTensorType>(in.getType());
   auto it = llvm::find(edgeInputs, name.str());
   int64_t index = it - edgeInputs.begin();

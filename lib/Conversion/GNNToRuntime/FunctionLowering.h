@@ -139,6 +139,11 @@ private:
   /// reduce-scatter, which they run with in reduce stages
   /// (gnnrtSpmmReduce): aggregation result -> reduce-scatter result.
   DenseMap<Value, Value> stagedReduces;
+  /// Feature partitioning: selects the whole graph or the own rows' for
+  /// the ops lowered next (gnnrtUseGraph when it changes) and their sizes.
+  void useGraph(bool whole);
+  GraphSizes wholeSizes;
+  bool onWholeGraph = false;
   SmallVector<std::pair<std::string, SizeKey>> rowCollectives;
   void planStagedGathers(Block &body);
   llvm::DenseSet<Operation *> skipped;

@@ -388,13 +388,13 @@ struct ConvertGNNToRuntime
                                : "a memory budget or row chunks yet");
       return signalPassFailure();
     }
-    if (isFeaturePartitioned(train)) {
-      // The runtime has no whole-graph copy next to the own rows, no
-      // column-range loading and no per-process weight shards yet.
+    if (isFeaturePartitioned(train) && (target == "cuda" || memBudget > 0 ||
+                                        bufferBudget > 0 || rowChunks > 1)) {
       train.emitError()
           << "the program is feature-partitioned (--gnn-partition-features), "
-             "which the lowering to the runtime does not support yet; "
-             "compile with --partition rows or preload";
+             "which the lowering does not combine with "
+          << (target == "cuda" ? "the CUDA target yet"
+                               : "a memory budget or row chunks yet");
       return signalPassFailure();
     }
     // Before the lowering rewrites the functions.
@@ -472,8 +472,8 @@ struct ConvertGNNToRuntime
                        hops;
     if (target == "cuda")
       info += "target cuda\n";
-    if (isRowPartitioned(train)) {
-      info += "partition rows\n";
+    if (!getPartition(train).empty()) {
+      info += "partition " + getPartition(train).str() + "\n";
       // Each function's row collectives and their row widths, for the
       // driver's volume formula (docs/Distributed.md).
       for (auto [lowering, name] :

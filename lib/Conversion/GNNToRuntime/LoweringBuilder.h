@@ -44,6 +44,9 @@ struct GraphSizes {
   /// sources), which only a row-partitioned function's all-gathers and
   /// aggregations to the source have (gnnrtDim 4; numV elsewhere).
   Value numV, numS, numE, numF, numC;
+  /// The whole graph's edges (feature partitioning's first layer, gnnrtDim
+  /// 5); null elsewhere.
+  Value numEW;
   /// The rows of an aggregation's result to the destination (`toDst`) or
   /// to the source.
   Value gatheredRows(bool toDst) const { return toDst ? numV : numS; }
@@ -58,7 +61,11 @@ public:
   Location loc;
   /// The function's `gnnrtContext *` argument.
   Value ctx;
-  GraphSizes sizes;
+  /// The sizes of the graph the op being lowered runs on (a feature-
+  /// partitioned function's first layer runs on the whole graph: its rows
+  /// are every vertex, its edges every edge), and the function's own ones,
+  /// which buffer sizes are keyed by (SlotPlanner.h).
+  GraphSizes sizes, ownSizes;
 
   /// A call of a runtime entry point (RuntimeCalls.def).
   Value call(rt::Call callee, ValueRange args) {

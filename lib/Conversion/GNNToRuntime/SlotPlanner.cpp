@@ -43,7 +43,9 @@ SizeKey gnn::getSizeKey(Value numElements, const GraphSizes &sizes) {
       // Chunks of a parallel loop over the vertices (onlySummed's partials).
       dynamic.push_back("V/" + std::to_string(*k));
     } else if (v == sizes.numS && v != numV) {
-      dynamic.push_back("S"); // every vertex, in a row-partitioned function
+      dynamic.push_back("S"); // every vertex, in a partitioned function
+    } else if (sizes.numEW && v == sizes.numEW && v != numE) {
+      dynamic.push_back("W"); // every edge, in a feature-partitioned one
     } else if (v == numV || v == numE || v == numF || v == numC) {
       dynamic.push_back(v == numV   ? "V"
                         : v == numE ? "E"

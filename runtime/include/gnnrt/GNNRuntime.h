@@ -48,7 +48,10 @@
 ///      gnnrtReduceScatterRows move rows between the two,
 ///      gnnrtSpmmBroadcast aggregates over broadcast stages and
 ///      gnnrtSpmmReduce to the sources over reduce stages.
-#define GNNRT_API_VERSION 10
+///  11: feature partitioning: gnnrtUseGraph selects the whole graph (every
+///      vertex, every edge) or the own rows' for the calls that follow;
+///      gnnrtDim(5) is the whole graph's edges.
+#define GNNRT_API_VERSION 11
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,11 +89,19 @@ typedef struct gnnrtContext gnnrtContext;
 GNNRT_EXPORT uint64_t gnnrtGetAPIVersion(void);
 
 /// Sizes the program is bound to: 0 = |V|, 1 = |E|, 2 = features F,
-/// 3 = classes C, 4 = the graph's sources S. In a row-partitioned program
+/// 3 = classes C, 4 = the graph's sources S, 5 = the whole graph's edges
+/// (feature partitioning; |E| elsewhere). With feature partitioning F is
+/// the process's feature columns. In a row-partitioned program
 /// (docs/Distributed.md) |V| counts the process's own vertices (the
 /// destinations of its edges, the rows of its vertex tensors) and S every
 /// vertex (the sources); elsewhere S = |V|.
 GNNRT_EXPORT int64_t gnnrtDim(gnnrtContext *ctx, int64_t which);
+
+/// Feature partitioning (docs/Distributed.md): the graph the calls that
+/// follow run on, 0 the own rows' (the default), 1 the whole graph (every
+/// vertex a destination, every edge; gnnrtDim(4) vertices, gnnrtDim(5)
+/// edges). In one process the two are the same.
+GNNRT_EXPORT void gnnrtUseGraph(gnnrtContext *ctx, int64_t which);
 
 /// The graph's segment offsets (|V| + 1 entries): side 1 = in-edges by
 /// destination (CSC; the edges of v are the edge ids offsets[v] ..

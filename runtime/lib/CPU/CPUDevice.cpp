@@ -155,25 +155,28 @@ public:
   }
   bool deviceMemoryIsHostMemory() const override { return true; }
 
-  void bindGraph(GraphArrays graph) override {
+  void bindGraph(GraphArrays graph, int which) override {
     // Host memory is device memory: the arrays are kept as they are.
     checkGraph(graph);
-    arrays = std::move(graph);
-    boundGraph.numVertices = static_cast<int64_t>(arrays.inDegree.size());
-    boundGraph.numSources = static_cast<int64_t>(arrays.srcOffsets.size()) - 1;
-    boundGraph.numEdges = static_cast<int64_t>(arrays.src.size());
-    boundGraph.offsets[0] = arrays.srcOffsets.data();
-    boundGraph.offsets[1] = arrays.dstOffsets.data();
-    boundGraph.index[0] = arrays.src.data();
+    GraphArrays &a = arrays[which != 0];
+    a = std::move(graph);
+    DeviceGraph &d = graphs[which != 0];
+    d.numVertices = static_cast<int64_t>(a.inDegree.size());
+    d.numSources = static_cast<int64_t>(a.srcOffsets.size()) - 1;
+    d.numEdges = static_cast<int64_t>(a.src.size());
+    d.offsets[0] = a.srcOffsets.data();
+    d.offsets[1] = a.dstOffsets.data();
+    d.index[0] = a.src.data();
     // Arrays the program does not read are empty: null.
-    auto data = [](const std::vector<int32_t> &a) {
-      return a.empty() ? nullptr : a.data();
+    auto data = [](const std::vector<int32_t> &v) {
+      return v.empty() ? nullptr : v.data();
     };
-    boundGraph.index[1] = data(arrays.dst);
-    boundGraph.index[2] = data(arrays.csrEdge);
-    boundGraph.index[3] = data(arrays.csrDst);
-    boundGraph.degree[0] = arrays.inDegree.data();
-    boundGraph.degree[1] = arrays.outDegree.data();
+    d.index[1] = data(a.dst);
+    d.index[2] = data(a.csrEdge);
+    d.index[3] = data(a.csrDst);
+    d.degree[0] = a.inDegree.data();
+    d.degree[1] = a.outDegree.data();
+    boundGraph = graphs[selected];
   }
   void bindEdgeData(std::vector<EdgeInputArrays> inputs) override {
     // Kept as they are, like the graph.
@@ -299,7 +302,7 @@ public:
   }
 
 private:
-  GraphArrays arrays;
+  GraphArrays arrays[2]; // the own rows' graph, the whole graph
   std::vector<EdgeInputArrays> edgeInputs;
 };
 

@@ -133,7 +133,10 @@ public:
 
   bool deviceMemoryIsHostMemory() const override { return false; }
 
-  void bindGraph(GraphArrays graph) override {
+  void bindGraph(GraphArrays graph, int which) override {
+    if (which != 0)
+      fatal("the CUDA device holds one graph: feature partitioning's whole "
+            "graph is not supported on it yet");
     checkGraph(graph);
     releaseGraph();
     boundGraph.numVertices = static_cast<int64_t>(graph.inDegree.size());
@@ -151,6 +154,7 @@ public:
     boundGraph.index[3] = uploadIndex(graph.csrDst);
     boundGraph.degree[0] = upload(graph.inDegree, graphMemory);
     boundGraph.degree[1] = upload(graph.outDegree, graphMemory);
+    graphs[0] = boundGraph;
     // The SpMMs' long rows, by side (0: the CSR's, 1: the CSC's).
     for (int side : {0, 1}) {
       const cuda::RowSplit split =
@@ -557,7 +561,7 @@ private:
     for (void *p : graphMemory)
       free(p);
     graphMemory.clear();
-    boundGraph = DeviceGraph();
+    boundGraph = graphs[0] = DeviceGraph();
     longRows[0] = longRows[1] = cuda::LongRows();
   }
 
