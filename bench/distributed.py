@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Multi-process training (issue 19): shared preloading and row partitioning
-on 1, 2 and 4 ranks.
+"""Multi-process training (issue 19): shared preloading, row and feature
+partitioning on 1, 2 and 4 ranks.
 
 For each graph, model and mode (`preload`: GraNNDis' shared preloading,
-`rows`: MG-GCN's row partitioning, gnn-compile --partition rows), one
+`rows`: MG-GCN's row partitioning, gnn-compile --partition rows,
+`features`: P³'s feature partitioning of layer 1, --partition features), one
 executable run alone (2 threads) and under mpirun on 2 ranks (1 thread each)
 and 4 ranks (1 thread each, oversubscribed on this 2-core machine): the
 median epoch, rank 0's time inside collectives (the communication share),
 the bytes its collectives moved per epoch against the mode's formula
 (preload: 4 P + 4 bytes, the gradients and the loss; rows: that plus the
-row collectives, from the program's collective records;
+row collectives, from the program's collective records; features: the same
+without the weight shards' gradients;
 docs/Distributed.md), every rank's peak RSS, and how many vertices rank 0
 holds. The models are compiled with --dataset (so GCN aggregates XW: MG-GCN's
 order rule). Graphs:
@@ -24,11 +26,13 @@ order rule). Graphs:
 - reddit (with --reddit): the Reddit-shaped RMAT graph (232,965 vertices,
   114 M edges, F = 602, 41 classes; bench/passes.py's), GCN only, 3 epochs.
 
-Writes docs/benchmarks/distributed.{json,md}. Not a test: the machine is
-shared and has 2 cores, so the figures to read are the byte counts, the
-communication share and the memory, not speed-ups.
+Writes docs/benchmarks/<out>.{json,md} (default distributed). Not a test:
+the machine is shared and has 2 cores, so the figures to read are the byte
+counts, the communication share and the memory, not speed-ups.
 
 Usage: bench/distributed.py [--epochs N] [--quick] [--reddit]
+           [--models gcn,gat,gin] [--modes preload,rows,features]
+           [--graphs grid,arxiv] [--out NAME]
 """
 
 import argparse
@@ -109,6 +113,11 @@ def run(exe, data, ranks, epochs, workdir):
     # The row collectives by the driver's formula (over the run: epochs and
     # evaluations), and the all-reduces (gradients and loss per epoch).
     rows_formula = sum(v["bytes"] for v in comm.get("formula", {}).values())
+    # Feature partitioning's weight shards are not summed.
+    part = summary.get("partition", {})
+    if part.get("shard_floats"):
+        floats -= part["shard_floats"] * part["features"] // (
+            part["feature_end"] - part["feature_begin"])
     formula = (epochs * (4 * floats + 4) + rows_formula) if ranks > 1 else 0
     times = [h["ms"] for h in summary["history"]]
     return {
@@ -131,17 +140,24 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller graphs")
     parser.add_argument("--reddit", action="store_true",
                         help="also GCN on the Reddit-shaped graph (3 epochs)")
+    parser.add_argument("--models", default="gcn,gat")
+    parser.add_argument("--modes", default="preload,rows")
+    parser.add_argument("--graphs", default="grid,arxiv")
+    parser.add_argument("--out", default="distributed",
+                        help="docs/benchmarks/OUT.{json,md}")
     args = parser.parse_args()
     os.makedirs(CACHE, exist_ok=True)
-    graphs = {"grid": grid_dataset(120 if args.quick else 400),
-              "arxiv": arxiv_dataset(args.quick)}
-    cases = [(m, g, mode) for m in ("gcn", "gat") for g in graphs for mode in ("preload", "rows")]
+    makers = {"grid": lambda: grid_dataset(120 if args.quick else 400),
+              "arxiv": lambda: arxiv_dataset(args.quick)}
+    graphs = {g: makers[g]() for g in args.graphs.split(",")}
+    cases = [(m, g, mode) for m in args.models.split(",") for g in graphs
+             for mode in args.modes.split(",")]
     if args.reddit:
         reddit = os.path.join(CACHE, "rmat-reddit-232965-119000000")
         if not os.path.exists(os.path.join(reddit, "meta.json")):
             raise SystemExit(f"{reddit}: not generated (run bench/passes.py first)")
         graphs["reddit"] = reddit
-        cases += [("gcn", "reddit", mode) for mode in ("preload", "rows")]
+        cases += [("gcn", "reddit", mode) for mode in args.modes.split(",")]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for model, gname, mode in cases:
@@ -166,18 +182,19 @@ def main() -> int:
                         f"{[round(b / 2**20) for b in r['peak_rss_bytes']]} MiB, "
                         f"held {r['held_vertices']} ({time.time() - t0:.0f} s)")
     out_dir = os.path.join(ROOT, "docs", "benchmarks")
-    with open(os.path.join(out_dir, "distributed.json"), "w") as f:
+    with open(os.path.join(out_dir, f"{args.out}.json"), "w") as f:
         json.dump({"date": time.strftime("%Y-%m-%d"), "epochs": args.epochs,
                    "results": results}, f, indent=1)
     lines = [
-        "# Shared preloading and row partitioning on 1, 2 and 4 ranks",
+        f"# {', '.join(args.modes.split(','))} on 1, 2 and 4 ranks",
         "",
         f"`bench/distributed.py` ({time.strftime('%Y-%m-%d')}), {args.epochs} epochs (Reddit: 3), "
         "dropout off, threads x ranks = 2 (4 ranks: 1 thread each, oversubscribed on 2 cores). "
         "Bytes: what rank 0's collectives counted per epoch (the start-up fingerprint and the "
         "evaluations' accuracy counts taken out; row collectives of the evaluations included) "
         "against the mode's formula (docs/Distributed.md). Rank 0 holds: its vertices and "
-        "edges (preload: its closure; rows: its own vertices and their in-edges).",
+        "edges (preload: its closure; rows and features: its own vertices and their in-edges; "
+        "features also holds the whole graph and its columns of every vertex's features).",
         "",
         "| model | graph | mode | ranks | epoch ms | in collectives ms (share) | bytes/epoch | formula "
         "| peak RSS per rank (MiB) | rank 0 holds | final loss |",
@@ -193,9 +210,9 @@ def main() -> int:
             f"{r['formula_bytes_per_epoch']:.0f} | "
             f"{', '.join(str(round(b / 2**20)) for b in r['peak_rss_bytes'])} | {held} | "
             f"{r['final_loss']:.4f} |")
-    with open(os.path.join(out_dir, "distributed.md"), "w") as f:
+    with open(os.path.join(out_dir, f"{args.out}.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    log("wrote docs/benchmarks/distributed.{json,md}")
+    log(f"wrote docs/benchmarks/{args.out}.{{json,md}}")
     return 0
 
 

@@ -142,7 +142,7 @@ bool gnnrt::rocStep(gnnrtContext *ctx, RowParts &rowParts, PreloadPart &part,
 
 void gnnrt::loadRowParts(gnnrtContext *ctx, const std::string &data,
                          const std::string &rowSplit, RowParts &rowParts,
-                         PreloadPart &part, FullGraph &full) {
+                         PreloadPart &part, FullGraph &full, bool features) {
   const int worldSize = ctx->comm->size(), rank = ctx->comm->rank();
   std::string error;
   std::vector<int64_t> indptr;
@@ -154,7 +154,7 @@ void gnnrt::loadRowParts(gnnrtContext *ctx, const std::string &data,
                                            : equalEdgeSplit(indptr, worldSize);
   std::vector<int64_t>().swap(indptr);
   if (!loadRowPart(data, {rowParts.starts[rank], rowParts.starts[rank + 1]},
-                   ctx->ds, part, full, error))
+                   ctx->ds, part, full, error, features))
     fatal(data + "/" + error);
 }
 
@@ -203,8 +203,13 @@ std::string gnnrt::rowPartitionJson(const gnnrtContext *ctx,
   for (int64_t p : rowParts.starts)
     starts += (starts.empty() ? "" : ", ") + std::to_string(p);
   std::string features;
+  int64_t shardFloats = 0; // this rank's, which the gradient sum leaves out
+  for (size_t i = 0; i < ctx->params.size(); ++i)
+    if (isFeatureShard(ctx, ctx->model.params[i]))
+      shardFloats += ctx->params[i]->size;
   if (ctx->featureTotal >= 0)
-    features = ", \"feature_begin\": " + std::to_string(ctx->featureBegin) +
+    features = ", \"shard_floats\": " + std::to_string(shardFloats) +
+               ", \"feature_begin\": " + std::to_string(ctx->featureBegin) +
                ", \"feature_end\": " +
                std::to_string(ctx->featureBegin + ctx->ds.numFeatures) +
                ", \"features\": " + std::to_string(ctx->featureTotal) +
@@ -255,7 +260,8 @@ void gnnrt::loadFeatureParts(gnnrtContext *ctx, const std::string &data,
                              PreloadPart &part, FullGraph &full,
                              Dataset &whole) {
   const int worldSize = ctx->comm->size(), rank = ctx->comm->rank();
-  loadRowParts(ctx, data, rowSplit, rowParts, part, full);
+  // The own rows' features: nothing reads them.
+  loadRowParts(ctx, data, rowSplit, rowParts, part, full, /*features=*/false);
   std::string error;
   if (!loadGraph(data, whole, error))
     fatal(data + "/" + error);

@@ -61,7 +61,7 @@ bool closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
 /// ctx->ds, `part` and `full`; rowParts.starts is the split.
 void loadRowParts(gnnrtContext *ctx, const std::string &data,
                   const std::string &rowSplit, RowParts &rowParts,
-                  PreloadPart &part, FullGraph &full);
+                  PreloadPart &part, FullGraph &full, bool features = true);
 
 /// Feature partitioning (P³): each of `size` processes' first feature
 /// column of `total`, and `total` last (floor(r total / size)).

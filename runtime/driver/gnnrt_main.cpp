@@ -659,7 +659,8 @@ int main(int argc, char **argv) {
       if (o.preloadHops >= 0 || o.preloadFanout >= 0)
         fatal("--preload-hops and --preload-fanout bound shared preloading; "
               "the model was compiled for " +
-              mode + " partitioning (gnn-compile --partition " + mode + ")");
+              std::string(mode == "rows" ? "row" : "feature") +
+              " partitioning (gnn-compile --partition " + mode + ")");
       if (mode == "features" && o.rowSplit == "roc")
         fatal("--row-split roc repartitions the rows between epochs, which "
               "feature partitioning does not do yet: use vertices or edges");

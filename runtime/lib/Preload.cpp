@@ -280,7 +280,8 @@ heldRuns(const std::vector<int64_t> &ids) {
 static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
                      const PreloadSampling &sampling, bool rows,
                      const VertexRange *range, Dataset &local,
-                     PreloadPart &part, FullGraph &full, std::string &error) {
+                     PreloadPart &part, FullGraph &full, std::string &error,
+                     bool readFeatures = true) {
   local = Dataset();
   int64_t counts[4];
   std::vector<std::string> edgeNames;
@@ -399,8 +400,11 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
     return false;
   const int64_t F = h.shape[1];
   local.numFeatures = F;
-  local.features.reserve(static_cast<size_t>(n * F));
+  if (readFeatures)
+    local.features.reserve(static_cast<size_t>(n * F));
   for (auto [first, last] : runs) {
+    if (!readFeatures)
+      break;
     if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2,
                      NpyRange{first, last + 1}, h, featureRows, error))
       return false;
@@ -524,9 +528,9 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
 
 bool gnnrt::loadRowPart(const std::string &dir, VertexRange inner,
                         Dataset &local, PreloadPart &part, FullGraph &full,
-                        std::string &error) {
+                        std::string &error, bool features) {
   return loadPart(dir, 0, 1, /*hops=*/0, PreloadSampling(), /*rows=*/true,
-                  &inner, local, part, full, error);
+                  &inner, local, part, full, error, features);
 }
 
 bool gnnrt::readGraphOffsets(const std::string &dir,

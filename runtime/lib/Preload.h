@@ -88,9 +88,11 @@ bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
 /// those vertices (their features, labels, masks and full-graph degrees)
 /// and *all* their in-edges with their edge data, the sources kept as
 /// global ids (`local.numSources` = the full graph's vertices).
-/// `part.globalIds` is the range.
+/// `part.globalIds` is the range. Without `features` their feature rows
+/// are not read (local.features stays empty; numFeatures is set).
 bool loadRowPart(const std::string &dir, VertexRange inner, Dataset &local,
-                 PreloadPart &part, FullGraph &full, std::string &error);
+                 PreloadPart &part, FullGraph &full, std::string &error,
+                 bool features = true);
 
 /// Feature partitioning (P³, docs/Distributed.md): the columns
 /// [begin, end) of every one of the `numVertices` vertices' features, by

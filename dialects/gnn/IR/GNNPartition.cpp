@@ -386,10 +386,53 @@ static LogicalResult verifyWholeGraphOp(Operation *op) {
             "feature-partitioned first layer do";
 }
 
+/// A feature-partitioned function's parameters bound to the features hold
+/// this process's feature columns' rows: only a first dimension may be
+/// bound so, and only the whole graph's stages read such a parameter.
+static LogicalResult verifyFeatureShards(FunctionOpInterface fn) {
+  if (fn.isExternal())
+    return success();
+  for (BlockArgument arg : fn.getArguments()) {
+    auto dims = fn.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                               GNNDialect::kDimsAttrName);
+    if (!dims)
+      continue;
+    bool shard = false;
+    for (auto [d, attr] : llvm::enumerate(dims)) {
+      auto name = dyn_cast<StringAttr>(attr);
+      if (!name || name.getValue() != kDimFeatures)
+        continue;
+      if (d != 0)
+        return fn.emitOpError()
+               << "binds parameter #" << arg.getArgNumber() << "'s dimension "
+               << d
+               << " to the features, which a feature-partitioned function "
+                  "splits: only a weight's first dimension (its rows) may be";
+      shard = true;
+    }
+    if (!shard)
+      continue;
+    for (Operation *user : arg.getUsers()) {
+      Value graph = graphOf(user);
+      if (isa<OptimizerUpdateOp>(user) || (graph && isWholeGraph(graph)))
+        continue;
+      return user->emitOpError()
+             << "reads parameter #" << arg.getArgNumber()
+             << ", whose rows are this process's feature columns, outside the "
+                "whole graph's first layer";
+    }
+  }
+  return success();
+}
+
 LogicalResult mlir::gnn::verifyPartition(Operation *fn) {
   if (fn->getNumRegions() != 1 || fn->getRegion(0).empty())
     return success();
   const bool features = isFeaturePartitioned(fn);
+  if (features)
+    if (auto f = dyn_cast<FunctionOpInterface>(fn))
+      if (failed(verifyFeatureShards(f)))
+        return failure();
   // Stage bodies work on rows, not on vertex tensors: the top level only.
   for (Operation &top : fn->getRegion(0).front()) {
     Operation *op = &top;

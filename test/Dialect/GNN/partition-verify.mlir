@@ -271,3 +271,30 @@ func.func @own_rows_on_whole() -> !gnn.etensor<1xf32> attributes {gnn.partition 
   %s = gnn.scatter %w, %d from src : !gnn.vtensor<1xf32> -> !gnn.etensor<1xf32>
   return %s : !gnn.etensor<1xf32>
 }
+
+// -----
+
+// A weight whose rows are the feature columns is read on the whole graph.
+func.func @shard_weight_on_own_rows(%w1: tensor<?x4xf32> {gnn.dims = ["features", ""]}) -> !gnn.vtensor<4xf32> attributes {gnn.partition = "features"} {
+  %g = gnn.graph : !gnn.graph
+  %w = gnn.graph whole : !gnn.graph
+  %d = gnn.degree %g in : !gnn.vtensor<1xf32>
+  // expected-error @+1 {{'gnn.apply_vertex' op reads parameter #0, whose rows are this process's feature columns, outside the whole graph's first layer}}
+  %h = gnn.apply_vertex %g (%d) params(%w1) : (!gnn.vtensor<1xf32>) params(tensor<?x4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%a: tensor<1xf32>, %wr: tensor<?x4xf32>):
+    %t0 = gnn.reduce_sum %wr : tensor<?x4xf32> -> tensor<1xf32>
+    %t1 = gnn.mul %t0, %a : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+    %t2 = gnn.broadcast_heads %t1 : tensor<1xf32> -> tensor<1x4xf32>
+    %t3 = gnn.reduce_sum %t2 : tensor<1x4xf32> -> tensor<4xf32>
+    gnn.yield %t3 : tensor<4xf32>
+  }
+  return %h : !gnn.vtensor<4xf32>
+}
+
+// -----
+
+// Only a weight's rows are split along the features.
+// expected-error @+1 {{'func.func' op binds parameter #0's dimension 1 to the features, which a feature-partitioned function splits: only a weight's first dimension (its rows) may be}}
+func.func @features_in_columns(%w: tensor<4x?xf32> {gnn.dims = ["", "features"]}) attributes {gnn.partition = "features"} {
+  return
+}
