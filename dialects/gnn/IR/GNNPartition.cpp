@@ -412,9 +412,18 @@ static LogicalResult verifyFeatureShards(FunctionOpInterface fn) {
     }
     if (!shard)
       continue;
-    for (Operation *user : arg.getUsers()) {
+    for (OpOperand &use : arg.getUses()) {
+      Operation *user = use.getOwner();
       Value graph = graphOf(user);
       if (isa<OptimizerUpdateOp>(user) || (graph && isWholeGraph(graph)))
+        continue;
+      // A stage's operands are its graph, then one per block argument: a
+      // parameter its body does not read is no read.
+      if (isa<ApplyVertexOp, ApplyEdgeOp, FusedGatherOp>(user) &&
+          user->getRegion(0)
+              .front()
+              .getArgument(use.getOperandNumber() - 1)
+              .use_empty())
         continue;
       return user->emitOpError()
              << "reads parameter #" << arg.getArgNumber()
