@@ -9,12 +9,14 @@
 
 #include "gnn/InitAll.h"
 #include "gnn/Pipelines/Pipelines.h"
+#include "gnn/Support/DatasetMeta.h"
 #include "gnn/Support/OutOfMemory.h"
 #include "gnn/Support/OutputFile.h"
 #include "gnn/Target/Object.h"
 #include "gnn/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -25,6 +27,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -158,7 +161,10 @@ static llvm::cl::opt<std::string> partitionMode(
                    "the executable's --partition preload|auto can still "
                    "preload) or features (P³: layer 1 on each process's "
                    "feature columns of the whole graph, the rest by rows, "
-                   "--gnn-partition-features). docs/Distributed.md"),
+                   "--gnn-partition-features), or auto (with --dataset: "
+                   "rows or features, whichever moves fewer bytes per epoch "
+                   "at the dataset's sizes; --remarks prints both). "
+                   "docs/Distributed.md"),
     llvm::cl::value_desc("mode"), llvm::cl::init("preload"),
     llvm::cl::cat(gnnCompileCategory));
 
@@ -323,6 +329,120 @@ static int link(const char *argv0, ArrayRef<std::string> objects,
   return runTool(args, "linking");
 }
 
+/// The bytes a program's collectives and gradient sum move per epoch
+/// (one training step and one evaluation), per process up to the factor
+/// (N-1)/N, from its model description (`gnnrt_model_info`: the collective
+/// and param records) at the dataset's sizes: a row collective moves the
+/// rows of every vertex once, the ring all-reduce every summed gradient
+/// twice (docs/Distributed.md). Feature shards are not summed.
+static double predictedBytes(StringRef info, const gnn::DatasetMeta &meta,
+                             bool features) {
+  auto size = [&](int64_t d) {
+    return d == -1 ? meta.numFeatures : d == -2 ? meta.numClasses : d;
+  };
+  double rows = 0, floats = 0;
+  SmallVector<StringRef> lines;
+  info.split(lines, '\n');
+  for (StringRef line : lines) {
+    SmallVector<StringRef> f;
+    line.split(f, ' ');
+    if (f[0] == "collective" && f.size() == 5) {
+      int64_t factor = 1;
+      f[3].getAsInteger(10, factor);
+      double width = static_cast<double>(factor);
+      if (f[4] != "1") {
+        SmallVector<StringRef> terms;
+        f[4].split(terms, '*');
+        for (StringRef t : terms)
+          width *= t == "F" ? meta.numFeatures : meta.numClasses;
+      }
+      rows += width;
+    } else if (f[0] == "param" && f.size() >= 6) {
+      int64_t rank = 0;
+      f[5].getAsInteger(10, rank);
+      double n = 1;
+      bool shard = false;
+      for (int64_t d = 0; d < rank && 6 + d < static_cast<int64_t>(f.size());
+           ++d) {
+        int64_t dim = 0;
+        f[6 + d].getAsInteger(10, dim);
+        shard |= d == 0 && dim == -1 && features;
+        n *= static_cast<double>(size(dim));
+      }
+      if (!shard)
+        floats += n;
+    }
+  }
+  return 4.0 * (static_cast<double>(meta.numVertices) * rows + 2.0 * floats);
+}
+
+/// --partition auto: compiles the model split by rows and by feature
+/// columns (layer 1 as P³ splits it, the rest by rows) on copies and picks
+/// the one whose collectives move fewer bytes per epoch at the dataset's
+/// sizes (predictedBytes), rows on a tie or where feature partitioning
+/// refuses the model. `report` says what was chosen and why (or, when
+/// neither compiles, why not).
+static std::optional<std::string>
+choosePartition(MLIRContext &context, ModuleOp module,
+                gnn::GNNOptimizeOptions &options, bool optimize,
+                std::string &report) {
+  std::string error;
+  FailureOr<gnn::DatasetMeta> meta =
+      gnn::readDatasetMeta(options.meta.getValue(), error);
+  if (failed(meta)) {
+    report = error;
+    return std::nullopt;
+  }
+  double bytes[2] = {-1, -1};
+  std::string why[2];
+  const char *modes[2] = {"rows", "features"};
+  for (int m = 0; m < 2; ++m) {
+    options.partition = modes[m];
+    PassManager probe(&context);
+    probe.enableVerifier();
+    gnn::buildGNNTrainPipeline(probe, options, optimize);
+    gnn::GNNToLLVMOptions lowering;
+    lowering.meta = options.meta.getValue();
+    gnn::buildGNNToLLVMPipeline(probe, lowering);
+    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+    LogicalResult result = failure();
+    {
+      ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error && why[m].empty())
+          why[m] = d.str();
+        return success();
+      });
+      result = probe.run(*copy);
+    }
+    if (failed(result))
+      continue;
+    auto global = copy->lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
+    auto text = global ? dyn_cast_or_null<StringAttr>(global.getValueAttr())
+                       : StringAttr();
+    if (!text) {
+      why[m] = "no model description";
+      continue;
+    }
+    bytes[m] = predictedBytes(text.getValue(), *meta, m == 1);
+  }
+  auto mb = [](double b) { return llvm::formatv("{0:F1} MB", b / 1e6).str(); };
+  if (bytes[0] < 0 && bytes[1] < 0) {
+    report = "neither partitioning compiles: rows: " + why[0];
+    return std::nullopt;
+  }
+  const int pick = bytes[0] < 0          ? 1
+                   : bytes[1] < 0        ? 0
+                   : bytes[1] < bytes[0] ? 1
+                                         : 0;
+  report = std::string(modes[pick]) +
+           " (per epoch each of N processes moves "
+           "(N-1)/N x: rows " +
+           (bytes[0] < 0 ? "refused: " + why[0] : mb(bytes[0])) +
+           ", features " +
+           (bytes[1] < 0 ? "refused: " + why[1] : mb(bytes[1])) + ")";
+  return std::string(modes[pick]);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   gnn::installOutOfMemoryHandler("gnn-compile");
@@ -447,11 +567,25 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.share = !noShare;
   if (partitionMode != "preload" && partitionMode != "rows" &&
-      partitionMode != "features")
-    return fail("--partition must be preload, rows or features, not '" +
+      partitionMode != "features" && partitionMode != "auto")
+    return fail("--partition must be preload, rows, features or auto, not '" +
                 partitionMode + "'");
   options.partition =
       partitionMode == "preload" ? std::string("none") : partitionMode;
+  if (partitionMode == "auto") {
+    if (options.meta.empty())
+      return fail("--partition auto: the choice needs the dataset's sizes "
+                  "(--dataset)");
+    std::string report;
+    std::optional<std::string> chosen =
+        choosePartition(context, *module, options, !noOptimize, report);
+    if (!chosen)
+      return fail("--partition auto: " + report);
+    options.partition = *chosen;
+    if (showRemarks)
+      llvm::errs() << "gnn-compile: remark: --partition auto: " << report
+                   << "\n";
+  }
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
   // Byte-count flags: digits, optionally followed by K, M, G or T.
   auto byteFlag = [&](const llvm::cl::opt<std::string> &flag,
