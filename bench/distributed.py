@@ -32,7 +32,7 @@ counts, the communication share and the memory, not speed-ups.
 
 Usage: bench/distributed.py [--epochs N] [--quick] [--reddit]
            [--models gcn,gat,gin] [--modes preload,rows,features]
-           [--graphs grid,arxiv] [--out NAME]
+           [--graphs grid,arxiv,reddit] [--out NAME]
 """
 
 import argparse
@@ -147,16 +147,20 @@ def main() -> int:
                         help="docs/benchmarks/OUT.{json,md}")
     args = parser.parse_args()
     os.makedirs(CACHE, exist_ok=True)
+    def reddit_dataset():
+        path = os.path.join(CACHE, "rmat-reddit-232965-119000000")
+        if not os.path.exists(os.path.join(path, "meta.json")):
+            raise SystemExit(f"{path}: not generated (run bench/passes.py first)")
+        return path
+
     makers = {"grid": lambda: grid_dataset(120 if args.quick else 400),
-              "arxiv": lambda: arxiv_dataset(args.quick)}
+              "arxiv": lambda: arxiv_dataset(args.quick),
+              "reddit": reddit_dataset}
     graphs = {g: makers[g]() for g in args.graphs.split(",")}
     cases = [(m, g, mode) for m in args.models.split(",") for g in graphs
              for mode in args.modes.split(",")]
-    if args.reddit:
-        reddit = os.path.join(CACHE, "rmat-reddit-232965-119000000")
-        if not os.path.exists(os.path.join(reddit, "meta.json")):
-            raise SystemExit(f"{reddit}: not generated (run bench/passes.py first)")
-        graphs["reddit"] = reddit
+    if args.reddit and "reddit" not in graphs:
+        graphs["reddit"] = reddit_dataset()
         cases += [("gcn", "reddit", mode) for mode in args.modes.split(",")]
     results = []
     with tempfile.TemporaryDirectory() as tmp:

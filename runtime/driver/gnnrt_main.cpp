@@ -527,21 +527,22 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
                          const FullGraph &full) {
   const Dataset &ds = ctx->ds;
   char numbers[512];
-  std::snprintf(numbers, sizeof numbers,
-                "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
-                "%.17g %.17g %.17g %.17g %lld %lld %s %s %.17g",
-                static_cast<long long>(full.numVertices),
-                static_cast<long long>(full.numEdges),
-                static_cast<long long>(ds.numFeatures),
-                static_cast<long long>(ds.numClasses),
-                static_cast<long long>(o.epochs),
-                static_cast<long long>(o.evalEvery),
-                static_cast<unsigned long long>(o.seed), o.dropout,
-                static_cast<int>(o.opt.kind), o.opt.lr, o.opt.weightDecay,
-                o.opt.momentum, o.opt.beta1, o.opt.beta2, o.opt.eps,
-                static_cast<long long>(o.preloadHops),
-                static_cast<long long>(o.preloadFanout), o.partition.c_str(),
-                o.rowSplit.c_str(), o.repartitionGain);
+  std::snprintf(
+      numbers, sizeof numbers,
+      "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
+      "%.17g %.17g %.17g %.17g %lld %lld %s %s %.17g",
+      static_cast<long long>(full.numVertices),
+      static_cast<long long>(full.numEdges),
+      static_cast<long long>(ctx->featureTotal >= 0 ? ctx->featureTotal
+                                                    : ds.numFeatures),
+      static_cast<long long>(ds.numClasses), static_cast<long long>(o.epochs),
+      static_cast<long long>(o.evalEvery),
+      static_cast<unsigned long long>(o.seed), o.dropout,
+      static_cast<int>(o.opt.kind), o.opt.lr, o.opt.weightDecay, o.opt.momentum,
+      o.opt.beta1, o.opt.beta2, o.opt.eps,
+      static_cast<long long>(o.preloadHops),
+      static_cast<long long>(o.preloadFanout), o.partition.c_str(),
+      o.rowSplit.c_str(), o.repartitionGain);
   return numbers;
 }
 

@@ -184,6 +184,18 @@ struct gnnrtContext {
 
 namespace gnnrt {
 
+/// The seed of this process's dropout masks: the run's seed on rank 0 (and
+/// alone), another stream on each other rank, so that the ranks' masks,
+/// drawn over their local element indices, are independent (not the same
+/// mask on every rank's first rows or feature columns).
+inline uint64_t maskSeed(const gnnrtContext *ctx) {
+  const int rank = ctx->comm->rank();
+  return rank == 0
+             ? ctx->seed
+             : ctx->seed ^
+                   mix64(static_cast<uint64_t>(rank) + 0x6a09e667f3bcc908ULL);
+}
+
 /// The most elements a parameter may have (the gnn verifier's bound on
 /// static shapes, dialects/gnn/IR/GNNDialect.cpp): 2^34, 64 GiB of floats.
 constexpr int64_t kMaxParamElements = int64_t(1) << 34;

@@ -582,8 +582,9 @@ int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op, double rate,
   const bool on = ctx->training && rate > 0.0;
   switch (which) {
   case 0:
-    return static_cast<int64_t>(dropoutKey(
-        ctx->seed, static_cast<uint64_t>(ctx->step), static_cast<uint64_t>(op)));
+    return static_cast<int64_t>(dropoutKey(maskSeed(ctx),
+                                           static_cast<uint64_t>(ctx->step),
+                                           static_cast<uint64_t>(op)));
   case 1:
     return on ? static_cast<int64_t>(rate * 16777216.0) : 0;
   case 2: {

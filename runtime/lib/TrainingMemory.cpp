@@ -60,7 +60,16 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
   // Of dst, csrEdge and csrDst only those the program reads.
   const int64_t perEdge = __builtin_popcount(ctx->model.graphArrays & 0xE);
   need.graph = add(mul(E, perEdge * 4), mul(V + 1, 2 * 8 + 2 * 4));
-  need.features = mul(mul(V, ds.numFeatures), 4);
+  // Feature partitioning: the same arrays of the whole graph (every vertex,
+  // every edge), which bindWholeGraph builds.
+  if (ctx->wholeEdges >= 0)
+    need.graph = add(need.graph, add(mul(ctx->wholeEdges, perEdge * 4),
+                                     mul(sourcesOf(ds) + 1, 2 * 8 + 2 * 4)));
+  // The features as loaded (feature partitioning: every vertex's columns of
+  // this process), else the rows of the graph.
+  need.features = ds.features.empty()
+                      ? mul(mul(V, ds.numFeatures), 4)
+                      : mul(static_cast<int64_t>(ds.features.size()), 4);
   for (const EdgeInputInfo &in : ctx->model.edgeInputs)
     need.edgeInputs = add(need.edgeInputs, mul(mul(E, in.width), 4));
   ModelInfo model = ctx->model;

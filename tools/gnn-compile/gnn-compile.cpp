@@ -427,7 +427,8 @@ choosePartition(MLIRContext &context, ModuleOp module,
   }
   auto mb = [](double b) { return llvm::formatv("{0:F1} MB", b / 1e6).str(); };
   if (bytes[0] < 0 && bytes[1] < 0) {
-    report = "neither partitioning compiles: rows: " + why[0];
+    report = "neither partitioning compiles: rows: " + why[0] +
+             "; features: " + why[1];
     return std::nullopt;
   }
   const int pick = bytes[0] < 0          ? 1

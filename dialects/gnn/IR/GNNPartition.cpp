@@ -177,6 +177,15 @@ static bool classify(Operation *stage, ArrayRef<ColumnKind> inputKinds,
         return fail("reads this process's feature columns after the sum of "
                     "the partials (P³: only the layer-1 ops before the sync "
                     "see the feature shard)");
+      // A partial next to a summed value is summed too.
+      if (has(K::Partial)) {
+        if (!allowSums)
+          return fail("needs the sum of the processes' partials of a "
+                      "contraction over the feature columns first");
+        for (auto [v, k] : llvm::zip_equal(op.getOperands(), in))
+          if (k == K::Partial)
+            sums->insert(v);
+      }
       out = K::Summed;
     } else if (!llvm::all_of(in, [](K k) { return k == K::Replicated; })) {
       std::optional<K> rule = columnRule(op, in);
@@ -369,16 +378,40 @@ static LogicalResult verifyWholeGraphOp(Operation *op) {
     return success();
   if (auto s = dyn_cast<ScatterOp>(op))
     return needWhole(s.getInput(), "its input");
+  // A maximum or minimum of partial sums is not the partial of a maximum.
+  auto needSummable = [&](Accumulator acc, bool partial) -> LogicalResult {
+    if (!partial || acc == Accumulator::Sum || acc == Accumulator::Mean)
+      return success();
+    return op->emitOpError()
+           << "aggregates partial sums over the feature columns with '"
+           << stringifyAccumulator(acc)
+           << "', which does not add up over the processes: the sum of the "
+              "partials must come first";
+  };
   if (auto g = dyn_cast<GatherOp>(op))
-    return needWhole(g.getInput(), "its input");
+    return failure(
+        failed(needWhole(g.getInput(), "its input")) ||
+        failed(needSummable(g.getAcc(), getVertexSpace(g.getInput()) ==
+                                            VertexSpace::Partial)));
   if (auto gg = dyn_cast<GatherGradOp>(op))
-    return failure(failed(needWhole(gg.getGrad(), "its gradient")) ||
-                   failed(needWhole(gg.getInput(), "its input")));
+    return failure(
+        failed(needWhole(gg.getGrad(), "its gradient")) ||
+        failed(needWhole(gg.getInput(), "its input")) ||
+        failed(needSummable(gg.getAcc(), getVertexSpace(gg.getInput()) ==
+                                             VertexSpace::Partial)));
   if (isa<ApplyVertexOp, ApplyEdgeOp, FusedGatherOp>(op)) {
     if (failed(needWhole(stageInputs(op), "an input")))
       return failure();
     DenseMap<Value, ColumnKind> kinds;
-    return classifyColumns(op, inputKindsOf(op), /*allowSums=*/false, kinds);
+    if (failed(
+            classifyColumns(op, inputKindsOf(op), /*allowSums=*/false, kinds)))
+      return failure();
+    if (auto fg = dyn_cast<FusedGatherOp>(op))
+      for (Value y : fg.getBody().front().getTerminator()->getOperands())
+        if (failed(needSummable(fg.getAcc(),
+                                kinds.lookup(y) == ColumnKind::Partial)))
+          return failure();
+    return success();
   }
   return op->emitOpError()
          << "cannot run on the whole graph (gnn.graph whole): only the "

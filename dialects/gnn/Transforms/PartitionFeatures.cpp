@@ -257,6 +257,15 @@ LogicalResult FeaturePartitioner::run(InputOp features) {
     if (op == features || !llvm::any_of(op->getOperands(), onShard))
       continue;
     if (isa<ScatterOp, GatherOp>(op)) {
+      auto g = dyn_cast<GatherOp>(op);
+      if (g && kindOf.lookup(g.getInput()) == ColumnKind::Partial &&
+          g.getAcc() != Accumulator::Sum && g.getAcc() != Accumulator::Mean)
+        return op->emitOpError()
+               << "aggregates partial sums over the feature columns with '"
+               << stringifyAccumulator(g.getAcc())
+               << "', which does not add up over the processes: feature "
+                  "partitioning needs a contraction's partials summed before "
+                  "a maximum or minimum";
       op->setOperand(0, whole);
       kindOf[op->getResult(0)] = kindOf.lookup(op->getOperand(1));
       continue;

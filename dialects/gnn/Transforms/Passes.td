@@ -95,7 +95,8 @@ def GNNPartitionFeatures : Pass<"gnn-partition-features", "::mlir::ModuleOp"> {
     - a `gnn.graph whole` (every vertex, every edge) is added; the
       `features` input and every op that reads what is computed from it
       column by column (scatters, element-wise edge stages, aggregations of
-      any accumulator, element-wise vertex stages) move onto it; what else
+      any accumulator of the shard, sums and means of partials,
+      element-wise vertex stages) move onto it; what else
       they read is every vertex's rows: degrees and edge data are read
       again on the whole graph, other vertex tensors go through a
       `gnn.all_gather`;
@@ -120,7 +121,8 @@ def GNNPartitionFeatures : Pass<"gnn-partition-features", "::mlir::ModuleOp"> {
     Refused, with an error naming the op: an op on the feature shard that
     is not column-separable (GAT's attention score `row_dot` of the
     features, a reduction across a row, a contraction whose weight is not
-    split along the features: P3-2), a read of the shard after the sync, a
+    split along the features: P3-2), a maximum or minimum of partials, a
+    read of the shard after the sync, a
     model without a `features` input or whose features no contraction
     reads, and what `--gnn-partition-rows` refuses in the later layers.
   }];

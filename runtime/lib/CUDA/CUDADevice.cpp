@@ -374,7 +374,7 @@ public:
       return;
     }
     cuda::dropout(kStream, n,
-                  dropoutKey(ctx->seed, static_cast<uint64_t>(ctx->step),
+                  dropoutKey(maskSeed(ctx), static_cast<uint64_t>(ctx->step),
                              static_cast<uint64_t>(op)),
                   dropoutThreshold(rate),
                   static_cast<float>(1.0 / (1.0 - rate)), x, y);

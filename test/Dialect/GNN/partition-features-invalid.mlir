@@ -107,3 +107,24 @@ func.func @twice() -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model, gnn.part
   %loss = gnn.softmax_cross_entropy %x, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %x : f32, !gnn.vtensor<4xf32>
 }
+
+// -----
+
+// A maximum of partial sums is not the partial of a maximum.
+func.func @max_of_partials(%w1: tensor<?x4xf32> {gnn.param = "w1", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", ""]})
+    -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %xs = gnn.scatter %g, %x from src : !gnn.vtensor<?xf32> -> !gnn.etensor<?xf32>
+  %m = gnn.apply_edge %g (%xs) params(%w1) : (!gnn.etensor<?xf32>) params(tensor<?x4xf32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%a: tensor<?xf32>, %w: tensor<?x4xf32>):
+    %t0 = gnn.linear %a, %w : (tensor<?xf32>, tensor<?x4xf32>) -> tensor<4xf32>
+    gnn.yield %t0 : tensor<4xf32>
+  }
+  // expected-error @+1 {{'gnn.gather' op aggregates partial sums over the feature columns with 'max', which does not add up over the processes}}
+  %agg = gnn.gather max %g, %m to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %agg, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %agg : f32, !gnn.vtensor<4xf32>
+}

@@ -172,3 +172,36 @@ func.func @contract_first(%w1: tensor<?x4xf32> {gnn.param = "w1", gnn.init = #gn
   %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %o : f32, !gnn.vtensor<4xf32>
 }
+
+// -----
+
+// A partial next to a summed value is summed too: two syncs.
+
+// CHECK-LABEL: func.func @two_partials
+// CHECK:         %[[W:.*]] = gnn.graph whole
+// CHECK:         %[[P:.*]]:2 = gnn.apply_vertex %[[W]]
+// CHECK:         %[[R0:.*]] = gnn.reduce_scatter %{{.*}}, %[[P]]#0
+// CHECK-NEXT:    %[[R1:.*]] = gnn.reduce_scatter %{{.*}}, %[[P]]#1
+// CHECK-NEXT:    gnn.apply_vertex %{{.*}}(%[[R0]], %[[R1]])
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      gnn.relu
+// CHECK-NEXT:      gnn.add
+// expected-remark @+1 {{up to 2 sync(s)}}
+func.func @two_partials(%w1: tensor<?x4xf32> {gnn.param = "w1", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", ""]},
+                        %w2: tensor<?x4xf32> {gnn.param = "w2", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", ""]})
+    -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %o = gnn.apply_vertex %g (%x) params(%w1, %w2) : (!gnn.vtensor<?xf32>) params(tensor<?x4xf32>, tensor<?x4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%a: tensor<?xf32>, %wa: tensor<?x4xf32>, %wb: tensor<?x4xf32>):
+    %p1 = gnn.linear %a, %wa : (tensor<?xf32>, tensor<?x4xf32>) -> tensor<4xf32>
+    %p2 = gnn.linear %a, %wb : (tensor<?xf32>, tensor<?x4xf32>) -> tensor<4xf32>
+    %s = gnn.relu %p1 : tensor<4xf32>
+    %t = gnn.add %s, %p2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    gnn.yield %t : tensor<4xf32>
+  }
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %o : f32, !gnn.vtensor<4xf32>
+}
