@@ -24,6 +24,11 @@ measured single-process epoch at 2 threads):
 - epoch = compute + communication (MG-GCN's overlap would hide the smaller
   of the two per staged SpMM: the column "overlap" takes max instead).
 
+A second table projects GIN split by rows against split by feature columns
+(P³, gnn-compile --partition features) the same way, from the single-process
+GIN epochs of docs/benchmarks/features*.json and the two programs'
+collective records (the weight shards' gradients not summed).
+
 Not a measurement: one machine with 2 cores cannot show 64 ranks. The
 projection says which mode the volumes favour where, and by how much.
 
@@ -68,12 +73,14 @@ def log(msg):
     print(f"[projection] {msg}", flush=True)
 
 
-def collectives(data):
-    """The training step's row collectives of GCN compiled for `data`:
-    [(kind, width)], and the parameters' floats."""
+def collectives(data, model="gcn", mode="rows"):
+    """The training step's row collectives of `model` compiled for `data`
+    split by `mode` (rows, features): [(kind, width)], and the floats of
+    the parameters whose gradients are summed (features: not the weight
+    shards)."""
     out = subprocess.run(
-        [COMPILER, os.path.join(ROOT, "examples", "models", "gcn.mlir"), "--dataset", data,
-         "--partition", "rows", "-emit=mlir-llvm", "-o", "-"],
+        [COMPILER, os.path.join(ROOT, "examples", "models", f"{model}.mlir"), "--dataset", data,
+         "--partition", mode, "-emit=mlir-llvm", "-o", "-"],
         check=True, capture_output=True, text=True).stdout
     info = re.search(r'@gnnrt_model_info\("(.*?)\\00"', out).group(1)
     meta = json.load(open(os.path.join(data, "meta.json")))
@@ -87,6 +94,8 @@ def collectives(data):
                 width *= dims[t]
             found.append((f[2], width))
         elif f and f[0] == "param":
+            if mode == "features" and f[5:6] == ["-1"]:
+                continue  # a weight shard: its gradient is exact on each rank
             n = 1
             for d in f[5:]:
                 n *= meta["num_features"] if d == "-1" else meta["num_classes"] if d == "-2" else int(d)
@@ -109,6 +118,63 @@ def closure_share(data, N, hops=2):
         held[dst[front[np.asarray(indices)]]] = True
     edges = np.count_nonzero(held[dst] & held[np.asarray(indices)])
     return edges / len(indices), np.count_nonzero(held) / V
+
+
+def comm_seconds(colls, params, n, N, bw):
+    """A rank's communication per epoch: (N - 1)/N n s 4 bytes per row
+    collective of width s, the ring all-reduce of the summed gradients, 20
+    us per collective step."""
+    nbytes = sum((N - 1) / N * n * w * 4 for _, w in colls) + 2 * (N - 1) / N * 4 * params
+    steps = sum(N if k in ("broadcast", "reduce") else math.ceil(math.log2(N))
+                for k, _ in colls) + math.log2(N)
+    return nbytes / bw + steps * STEP_LATENCY, nbytes
+
+
+def feature_projection(shapes):
+    """GIN split by rows and by feature columns (P³): the same compute per
+    rank (1/N of the edges at full width, or every edge at 1/N of the
+    columns, and 1/N of the rows after), the two programs' collectives.
+    The single-process GIN epochs come from docs/benchmarks/features*.json
+    (bench/distributed.py --models gin --modes rows,features); the
+    papers100M-shaped one is extrapolated by t = a E + b V F."""
+    alone = {}
+    for name in ("features.json", "features-reddit.json"):
+        path = os.path.join(ROOT, "docs", "benchmarks", name)
+        if not os.path.exists(path):
+            return ["", f"(GIN rows against features: {name} missing; run bench/distributed.py "
+                        "--models gin --modes rows,features first.)"]
+        for r in json.load(open(path))["results"]:
+            if r["model"] == "gin" and r["ranks"] == 1:
+                alone[r["graph"]] = min(alone.get(r["graph"], math.inf), r["median_epoch_ms"] / 1e3)
+    if set(alone) != set(GRAPHS):
+        return ["", "(GIN rows against features: a graph's single-process epoch is missing.)"]
+    A = np.array([[shapes[g]["num_edges"], shapes[g]["num_vertices"] * shapes[g]["num_features"]]
+                  for g in GRAPHS], float)
+    a, b = np.linalg.solve(A, np.array([alone[g] for g in GRAPHS]))
+    alone["papers100M"] = a * PAPERS["num_edges"] + b * PAPERS["num_vertices"] * PAPERS["num_features"]
+    plans = {(g, m): collectives(p, "gin", m) for g, p in GRAPHS.items()
+             for m in ("rows", "features")}
+    for m in ("rows", "features"):
+        plans[("papers100M", m)] = plans[("arxiv", m)]  # F = 128, hidden 16
+    lines = ["", "## GIN: row against feature partitioning (P³)", "",
+             "GIN sums the raw features before its first contraction, so rows move F columns of "
+             "every vertex in layer 1 and feature partitioning moves 16-wide partials "
+             "(docs/Distributed.md). Same compute per rank in both; single-process GIN epochs "
+             f"measured (arxiv {alone['arxiv']:.2f} s, Reddit {alone['reddit']:.2f} s), "
+             f"papers100M's extrapolated ({alone['papers100M']:.1f} s).", "",
+             "| graph | ranks | link | rows: epoch (s) | rows: MB/rank | features: epoch (s) | "
+             "features: MB/rank |", "|---|---|---|---|---|---|---|"]
+    for g in ("arxiv", "reddit", "papers100M"):
+        n = shapes[g]["num_vertices"]
+        for N in RANKS:
+            for link, bw in LINKS.items():
+                cells = []
+                for m in ("rows", "features"):
+                    colls, params = plans[(g, m)]
+                    t, nbytes = comm_seconds(colls, params, n, N, bw)
+                    cells += [f"{alone[g] / N + t:.3f}", f"{nbytes / 1e6:.1f}"]
+                lines.append(f"| {g} | {N} | {link} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def main() -> int:
@@ -193,6 +259,7 @@ def main() -> int:
     lines += ["", "The seeds' published figures (other hardware and models; for scale):", "",
               "| source | setting | figure |", "|---|---|---|"]
     lines += [f"| {s} | {w} | {f} |" for s, w, f in SEEDS]
+    lines += feature_projection(shapes)
     with open(os.path.join(out_dir, "projection.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote docs/benchmarks/projection.{json,md}")
