@@ -379,21 +379,15 @@ struct ConvertGNNToRuntime
                             "and mem-budget exclude each other";
       return signalPassFailure();
     }
-    if (isRowPartitioned(train) && (target == "cuda" || memBudget > 0 ||
-                                    bufferBudget > 0 || rowChunks > 1)) {
+    if (StringRef mode = getPartition(train);
+        !mode.empty() && (target == "cuda" || memBudget > 0 ||
+                          bufferBudget > 0 || rowChunks > 1)) {
       train.emitError()
-          << "the program is row-partitioned (--gnn-partition-rows), which "
-             "the lowering does not combine with "
+          << "the program is "
+          << (mode == "rows" ? "row-partitioned (--gnn-partition-rows)"
+                             : "feature-partitioned (--gnn-partition-features)")
+          << ", which the lowering does not combine with "
           << (target == "cuda" ? "the CUDA target (NCCL comes with issue 20)"
-                               : "a memory budget or row chunks yet");
-      return signalPassFailure();
-    }
-    if (isFeaturePartitioned(train) && (target == "cuda" || memBudget > 0 ||
-                                        bufferBudget > 0 || rowChunks > 1)) {
-      train.emitError()
-          << "the program is feature-partitioned (--gnn-partition-features), "
-             "which the lowering does not combine with "
-          << (target == "cuda" ? "the CUDA target yet"
                                : "a memory budget or row chunks yet");
       return signalPassFailure();
     }

@@ -55,6 +55,20 @@ def all_reduce_formula(history, floats):
     return 1 + 2 * epochs + evals, 16 + epochs * (4 * floats + 4) + 48 * evals
 
 
+def check_formula(comm, expect):
+    """Exits unless rank 0's counters (`comm`, the --json summary's
+    "communication") and the driver's own formula from the program's
+    collective records equal `expect`: {collective: (calls, bytes)}."""
+    for name, (calls, nbytes) in expect.items():
+        got = comm[name]
+        if (got["calls"], got["bytes"]) != (calls, nbytes):
+            sys.exit(f"{name}: {got['calls']} calls, {got['bytes']} bytes; the "
+                     f"formula: {calls} calls, {nbytes} bytes")
+        driver = comm.get("formula", {}).get(name)
+        if driver and (driver["calls"], driver["bytes"]) != (calls, nbytes):
+            sys.exit(f"{name}: the driver's formula {driver} differs")
+
+
 def main():
     one_json, one_params, n_json, n_params = sys.argv[1:5]
     one, many, worst, floats = compare(one_json, one_params, n_json, n_params)

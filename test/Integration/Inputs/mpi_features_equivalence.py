@@ -36,7 +36,7 @@ import sys
 
 import numpy as np
 
-from mpi_equivalence import all_reduce_formula, compare
+from mpi_equivalence import all_reduce_formula, check_formula, compare
 
 (one_json, one_params, n_json, n_params, dataset, syncs, staged, gathers,
  scatters, sharded) = sys.argv[1:11]
@@ -81,14 +81,7 @@ expect = {
     "broadcast": (runs * N * len(staged), 4 * n * runs * sum(staged)),
     "allreduce": all_reduce_formula(history, floats - shard_floats),
 }
-for name, (calls, nbytes) in expect.items():
-    got = comm[name]
-    if (got["calls"], got["bytes"]) != (calls, nbytes):
-        sys.exit(f"{name}: {got['calls']} calls, {got['bytes']} bytes; the "
-                 f"formula: {calls} calls, {nbytes} bytes")
-    driver = comm["formula"].get(name)
-    if driver and (driver["calls"], driver["bytes"]) != (calls, nbytes):
-        sys.exit(f"{name}: the driver's formula {driver} differs")
+check_formula(comm, expect)
 # What rank 0 receives of layer 1: the other processes' partials of its own
 # rows (P3's pull), every other vertex's gradient rows (the push).
 pulled = runs * (N - 1) * n0 * sum(syncs) * 4

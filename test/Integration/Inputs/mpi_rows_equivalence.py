@@ -34,7 +34,7 @@ import json
 import os
 import sys
 
-from mpi_equivalence import all_reduce_formula, compare
+from mpi_equivalence import all_reduce_formula, check_formula, compare
 
 one_json, one_params, n_json, n_params, dataset, staged, gathers, scatters = sys.argv[1:9]
 one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
@@ -82,15 +82,7 @@ expect = {
     "allreduce": all_reduce_formula(history, floats),
     "broadcast": ((epochs + evals) * N * len(staged), 4 * n * (epochs + evals) * sum(staged)),
 }
-for name, (calls, nbytes) in expect.items():
-    got = comm[name]
-    if (got["calls"], got["bytes"]) != (calls, nbytes):
-        sys.exit(f"{name}: {got['calls']} calls, {got['bytes']} bytes; the "
-                 f"formula: {calls} calls, {nbytes} bytes")
-    # The driver's own formula, from the program's collective records.
-    driver = comm["formula"].get(name)
-    if driver and (driver["calls"], driver["bytes"]) != (calls, nbytes):
-        sys.exit(f"{name}: the driver's formula {driver} differs")
+check_formula(comm, expect)
 received = ((epochs + evals) * (n - n0) * (sum(staged) + sum(gathers)) * 4
             + epochs * (N - 1) * n0 * sum(scatters) * 4)
 print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
