@@ -9,6 +9,7 @@
     python -m gnnc.data generate rmat --vertices N --draws M -o DIR
     python -m gnnc.data generate sbm --vertices N --blocks K --p-in P --p-out Q -o DIR
     python -m gnnc.data permute DIR -o OUT [--seed S] [--parts P]
+                                [--order random|degree|rcm] [--save-permutation FILE]
 
 Common options: --symmetrize, --self-loops, --split TRAIN,VAL,TEST, --seed S,
 --name NAME, --standardize (z-score the features).
@@ -129,13 +130,20 @@ def main(argv=None) -> int:
     _common(p)
 
     p = sub.add_parser("permute", help="renumber the vertices by a seeded random permutation "
-                       "(MG-GCN's balance for row partitioning)")
+                       "(MG-GCN's balance for row partitioning) or a locality order")
     p.add_argument("directory")
     p.add_argument("-o", "--output", required=True, help="dataset directory to write")
     p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=1,
                    help="seed of the permutation, in [0, 2^63-1] (default 1, MG-GCN's)")
     p.add_argument("--parts", type=int_in(1, 4096), default=8,
                    help="the row parts whose tile balance is reported, in [1, 4096] (default 8)")
+    p.add_argument("--order", choices=("random", "degree", "rcm"), default="random",
+                   help="random (seeded, the default), degree (descending in-degree) or rcm "
+                        "(reverse Cuthill-McKee): the last two for the aggregation's cache "
+                        "locality")
+    p.add_argument("--save-permutation", metavar="FILE",
+                   help="write perm (vertex v's new id, int64 .npy): predictions on OUT map back "
+                        "as pred_out[perm]")
     gen = sub.add_parser("generate", help="generate a synthetic dataset")
     gsub = gen.add_subparsers(dest="kind", required=True)
     p = gsub.add_parser("rmat", help="RMAT graph (Graph500 a=.57 b=c=.19)")
@@ -181,12 +189,17 @@ def main(argv=None) -> int:
         if args.command == "permute":
             ds = load(args.directory)
             before = convert.tile_balance(ds, args.parts)
-            out, _ = convert.permute(ds, args.seed)
+            out, perm = convert.permute(ds, args.seed, args.order)
             save(out, args.output)
             load(args.output)  # what was written validates
+            if args.save_permutation:
+                np.save(args.save_permutation, perm)
+            how = f"(seed {args.seed})" if args.order == "random" else f"({args.order} order)"
+            mean_gap = lambda d: float(np.abs(d.src() - d.dst()).mean()) if d.num_edges else 0.0  # noqa: E731
             print(f"{args.output}: {out.num_vertices} vertices, {out.num_edges} edges permuted "
-                  f"(seed {args.seed}); largest over mean edges of the {args.parts} x "
-                  f"{args.parts} tiles: {before:.2f} -> {convert.tile_balance(out, args.parts):.2f}")
+                  f"{how}; largest over mean edges of the {args.parts} x "
+                  f"{args.parts} tiles: {before:.2f} -> {convert.tile_balance(out, args.parts):.2f}; "
+                  f"mean |source - destination|: {mean_gap(ds):.0f} -> {mean_gap(out):.0f}")
             return 0
         if args.command == "convert":
             kw = _kwargs(args)

@@ -228,19 +228,63 @@ def from_dgl(graph, **kwargs) -> Dataset:
     return from_edges(s.cpu().numpy(), d.cpu().numpy(), graph.num_nodes(), **kwargs)
 
 
-def permute(ds: Dataset, seed: int = 1) -> Tuple[Dataset, np.ndarray]:
-    """MG-GCN's random symmetric permutation (§5.2): vertex v becomes
-    perm[v] for a seeded uniform permutation, the same on both ends of every
-    edge; features, labels, masks and edge data follow their vertex and
-    edge. The model computes the same function of the permuted graph, so
-    its loss is the same (up to summation order), while row partitioning's
-    tiles A^{ij} get balanced edge counts. Returns the permuted dataset and
+def locality_order(ds: Dataset, how: str) -> np.ndarray:
+    """A renumbering of the vertices for locality (perm[v]: v's new id):
+    `degree` puts the vertices in descending in-degree order (the rows an
+    aggregation reads most often packed together at the front); `rcm` is
+    reverse Cuthill-McKee over the in-edges (breadth-first from a vertex of
+    least degree in each component, neighbours by ascending degree,
+    reversed), which keeps the two ends of an edge close."""
+    V = ds.num_vertices
+    deg = np.diff(ds.indptr)
+    if how == "degree":
+        order = np.argsort(-deg, kind="stable")
+    elif how == "rcm":
+        visited = np.zeros(V, bool)
+        by_degree = np.argsort(deg, kind="stable")
+        order, start = [], 0
+        while len(order) < V:
+            while visited[by_degree[start]]:
+                start += 1
+            queue, head = [int(by_degree[start])], 0
+            visited[queue[0]] = True
+            while head < len(queue):
+                v = queue[head]
+                head += 1
+                nb = ds.indices[ds.indptr[v]:ds.indptr[v + 1]]
+                nb = np.unique(nb[~visited[nb]])
+                if nb.size:
+                    nb = nb[np.argsort(deg[nb], kind="stable")]
+                    visited[nb] = True
+                    queue.extend(nb.tolist())
+            order.extend(queue)
+        order = np.asarray(order[::-1], dtype=np.int64)
+    else:
+        raise ValueError(f"unknown order '{how}' (degree or rcm)")
+    perm = np.empty(V, dtype=np.int64)
+    perm[order] = np.arange(V, dtype=np.int64)
+    return perm
+
+
+def permute(ds: Dataset, seed: int = 1, order: str = "random") -> Tuple[Dataset, np.ndarray]:
+    """Renumbers the vertices: vertex v becomes perm[v], the same on both
+    ends of every edge; features, labels, masks and edge data follow their
+    vertex and edge. The model computes the same function of the permuted
+    graph, so its loss is the same (up to summation order). `order`
+    "random" is MG-GCN's random symmetric permutation (§5.2, seeded), which
+    balances row partitioning's tiles A^{ij}; "degree" and "rcm" are
+    locality orders (locality_order). Returns the permuted dataset and
     perm."""
     V = ds.num_vertices
-    perm = np.random.default_rng(seed).permutation(V).astype(np.int64)
+    if order == "random":
+        perm = np.random.default_rng(seed).permutation(V).astype(np.int64)
+        how = f"vertices permuted (seed {seed})"
+    else:
+        perm = locality_order(ds, order)
+        how = f"vertices renumbered in {order} order"
     src = perm[ds.src()]
     dst = perm[ds.dst()]
-    order = np.lexsort((src, dst))  # by new destination, then new source
+    order_ = np.lexsort((src, dst))  # by new destination, then new source
     indptr = np.zeros(V + 1, dtype=np.int64)
     np.cumsum(np.bincount(dst, minlength=V), out=indptr[1:])
 
@@ -250,12 +294,12 @@ def permute(ds: Dataset, seed: int = 1) -> Tuple[Dataset, np.ndarray]:
         return out
 
     out = Dataset(
-        name=ds.name, indptr=indptr, indices=src[order].astype(np.int32),
+        name=ds.name, indptr=indptr, indices=src[order_].astype(np.int32),
         features=rows(ds.features), labels=rows(ds.labels),
         masks={k: rows(m) for k, m in ds.masks.items()}, num_classes=ds.num_classes,
-        edge_data={k: v[order] for k, v in ds.edge_data.items()},
+        edge_data={k: v[order_] for k, v in ds.edge_data.items()},
         directed=ds.directed, self_loops=ds.self_loops,
-        source=f"{ds.source}; vertices permuted (seed {seed})")
+        source=f"{ds.source}; {how}")
     return out, perm
 
 
