@@ -388,18 +388,25 @@ void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
     spmmTile<false>(op, mean, begin, end, lo, hi, V, ptr(out));
 }
 
+/// A staged SpMM's edge weights: null without (an empty memref), else
+/// checked to hold one per edge of `graph`.
+static const float *stageWeights(const DeviceGraph &graph,
+                                 gnnrtMemRefF32 *weights, const char *what) {
+  if (weights->sizes[0] == 0)
+    return nullptr;
+  need(weights->sizes[0], graph.numEdges, what);
+  return ptr(weights);
+}
+
 void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
                   gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
                   int64_t hi, gnnrtMemRefF32 *out, int64_t width) {
   const int64_t V = graph.numVertices, S = graph.numSources;
   needRange(lo, hi, S, "gnnrtSpmmBroadcast: stage rows");
   need(out->sizes[0], V * width, "gnnrtSpmmBroadcast output");
-  const bool weighted = weights->sizes[0] > 0;
-  if (weighted)
-    need(weights->sizes[0], graph.numEdges, "gnnrtSpmmBroadcast weights");
   SpmmOperands op{segmentsOf(graph, 1),
                   graph.index[0],
-                  weighted ? ptr(weights) : nullptr,
+                  stageWeights(graph, weights, "gnnrtSpmmBroadcast weights"),
                   rows,
                   width,
                   graph.offsets[1][V]};
@@ -414,12 +421,13 @@ void cpuSpmmSourceStage(const DeviceGraph &graph, gnnrtMemRefF32 *weights,
   const int64_t V = graph.numVertices, S = graph.numSources;
   needRange(lo, hi, S, "gnnrtSpmmReduce: stage rows");
   need(in->sizes[0], V * width, "gnnrtSpmmReduce input");
-  const bool weighted = weights->sizes[0] > 0;
-  if (weighted)
-    need(weights->sizes[0], graph.numEdges, "gnnrtSpmmReduce weights");
   const Segments seg = segmentsOf(graph, 0);
-  SpmmOperands op{seg,     graph.index[3], weighted ? ptr(weights) : nullptr,
-                  ptr(in), width,          seg.offsets[S]};
+  SpmmOperands op{seg,
+                  graph.index[3],
+                  stageWeights(graph, weights, "gnnrtSpmmReduce weights"),
+                  ptr(in),
+                  width,
+                  seg.offsets[S]};
   op.outBase = lo;
   spmmTile<true>(op, /*mean=*/0, lo, hi, 0, static_cast<int32_t>(V), V, rows);
 }
