@@ -17,6 +17,7 @@
 #include "File.h"
 #include "Memory.h"
 #include "Npy.h"
+#include "Params.h"
 #include "Preload.h"
 #include "RowSplit.h"
 #include "Threads.h"
@@ -35,7 +36,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -163,11 +163,6 @@ bool parseDouble(const char *s, double &out) {
   return true;
 }
 
-bool isDir(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /// The shipped dataset: next to the executable's install tree, or in the
 /// source tree the runtime was built from.
 std::string defaultData(const char *argv0) {
@@ -184,7 +179,7 @@ std::string defaultData(const char *argv0) {
   candidates.push_back(GNNRT_SOURCE_DATASET);
 #endif
   for (const std::string &c : candidates)
-    if (isDir(c))
+    if (isDirectory(c))
       return c;
   (void)argv0;
   return candidates.empty() ? "" : candidates.back();
@@ -336,22 +331,6 @@ std::unique_ptr<SpillStore> checkOutputs(const Options &o) {
   return spill;
 }
 
-bool makeDir(const std::string &dir, std::string &error) {
-  if (isDir(dir))
-    return true;
-  std::string path;
-  for (size_t i = 0; i <= dir.size(); ++i) {
-    if (i == dir.size() || dir[i] == '/') {
-      path = dir.substr(0, i);
-      if (!path.empty() && !isDir(path) && mkdir(path.c_str(), 0755) != 0) {
-        error = path + ": " + std::strerror(errno);
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 // The parameters, gradients and logits are device memory: the driver reads
 // them through Device::hostView, writes them with Device::copy from the host
 // and zeroes them with Device::fill (Device.h); on the CPU device that is the
@@ -360,64 +339,6 @@ bool makeDir(const std::string &dir, std::string &error) {
 /// The bytes of `n` floats.
 int64_t floatBytes(int64_t n) {
   return n * static_cast<int64_t>(sizeof(float));
-}
-
-/// Writes every parameter (gradient with `grads`) as <name>.npy in `dir`
-/// when `write`; every rank calls it (a feature shard is gathered).
-bool saveParams(gnnrtContext *ctx, const std::string &dir, bool grads,
-                bool write, std::string &error) {
-  if (write && !makeDir(dir, error))
-    return false;
-  for (size_t i = 0; i < ctx->model.params.size(); ++i) {
-    std::vector<int64_t> shape;
-    std::vector<float> values = wholeParam(ctx, i, grads, shape);
-    if (write && !writeNpy(dir + "/" + ctx->model.params[i].name + ".npy",
-                           DType::F32, shape, values.data(), error))
-      return false;
-  }
-  return true;
-}
-
-bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error) {
-  for (size_t i = 0; i < ctx->model.params.size(); ++i) {
-    const ParamInfo &p = ctx->model.params[i];
-    std::string file = p.name + ".npy";
-    NpyHeader h;
-    std::vector<char> raw;
-    if (!readNpy(dir + "/" + file, file, DType::F32, -1, h, raw, error))
-      return false;
-    std::vector<int64_t> wholeShape = p.shape;
-    if (isFeatureShard(ctx, p))
-      wholeShape[0] = ctx->featureTotal;
-    if (h.shape != wholeShape) {
-      std::string got, want;
-      for (int64_t d : h.shape)
-        got += (got.empty() ? "" : ", ") + std::to_string(d);
-      for (int64_t d : wholeShape)
-        want += (want.empty() ? "" : ", ") + std::to_string(d);
-      error = file + ": shape (" + got + ") but the model needs (" + want + ")";
-      return false;
-    }
-    // A NaN or Inf parameter would only show as NaN predictions later.
-    const auto *values = reinterpret_cast<const float *>(raw.data());
-    for (size_t j = 0, n = raw.size() / sizeof(float); j < n; ++j) {
-      float x;
-      std::memcpy(&x, values + j, sizeof x);
-      if (!std::isfinite(x)) {
-        error = file + ": NaN or Inf (element " + std::to_string(j) + ")";
-        return false;
-      }
-    }
-    // A feature shard takes the rows of this process's feature columns.
-    const int64_t offset =
-        isFeatureShard(ctx, p)
-            ? ctx->featureBegin * (ctx->params[i]->size / p.shape[0])
-            : 0;
-    ctx->device->copy(ctx->params[i]->data, MemoryTier::Device,
-                      raw.data() + offset * static_cast<int64_t>(sizeof(float)),
-                      MemoryTier::Host, floatBytes(ctx->params[i]->size));
-  }
-  return true;
 }
 
 /// The training split's vertices that have a label.
@@ -597,7 +518,7 @@ int main(int argc, char **argv) {
             "--spill-dir was given: " +
             error);
   }
-  if (o.data.empty() || !isDir(o.data))
+  if (o.data.empty() || !isDirectory(o.data))
     fatal("--data: dataset directory '" + o.data + "' not found");
   // One process loads the dataset; several read each its part (its vertex
   // range and their closure) by ranged reads.

@@ -322,3 +322,25 @@ bool checkOutputDirectory(const std::string &path, std::string &error) {
 }
 
 } // namespace gnnrt
+
+bool gnnrt::isDirectory(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool gnnrt::makeDirectories(const std::string &dir, std::string &error) {
+  if (isDirectory(dir))
+    return true;
+  std::string path;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      path = dir.substr(0, i);
+      if (!path.empty() && !isDirectory(path) &&
+          mkdir(path.c_str(), 0755) != 0) {
+        error = path + ": " + std::strerror(errno);
+        return false;
+      }
+    }
+  }
+  return true;
+}

@@ -57,6 +57,13 @@ bool checkOutputFile(const std::string &path, std::string &error);
 /// ancestor is not a writable directory.
 bool checkOutputDirectory(const std::string &path, std::string &error);
 
+/// Whether `path` is a directory.
+bool isDirectory(const std::string &path);
+
+/// Creates the directory `dir` and its missing parents (mkdir -p). False
+/// with "<path>: <reason>" in `error`.
+bool makeDirectories(const std::string &dir, std::string &error);
+
 } // namespace gnnrt
 
 #endif // GNNRT_FILE_H
