@@ -136,6 +136,11 @@ LogicalResult classifyColumns(Operation *stage, ArrayRef<ColumnKind> inputKinds,
                               llvm::DenseMap<Value, ColumnKind> &kinds,
                               llvm::SetVector<Value> *sums = nullptr);
 
+/// Fails with an error on `op` when it aggregates `partial` sums over the
+/// feature columns with a maximum or minimum (not the partial of the
+/// maximum); sums and means add up.
+LogicalResult verifySummable(Operation *op, Accumulator acc, bool partial);
+
 /// Checks that the vertex tensors of a row-partitioned function `fn` are
 /// read where their rows are: a scatter from the source, a fused gather's
 /// `src` inputs and a max/min gather's gradient at the source read

@@ -349,6 +349,17 @@ static bool onlyAdds(ApplyVertexOp av) {
                       [](Operation &op) { return isa<AddOp>(op); });
 }
 
+LogicalResult mlir::gnn::verifySummable(Operation *op, Accumulator acc,
+                                        bool partial) {
+  if (!partial || acc == Accumulator::Sum || acc == Accumulator::Mean)
+    return success();
+  return op->emitOpError()
+         << "aggregates partial sums over the feature columns with '"
+         << stringifyAccumulator(acc)
+         << "', which does not add up over the processes: the sum of the "
+            "partials must come first";
+}
+
 /// An op of the whole graph in a feature-partitioned function: it reads
 /// feature shards, gathered rows or partials of every vertex, and a stage's
 /// body works column by column.
@@ -378,15 +389,8 @@ static LogicalResult verifyWholeGraphOp(Operation *op) {
     return success();
   if (auto s = dyn_cast<ScatterOp>(op))
     return needWhole(s.getInput(), "its input");
-  // A maximum or minimum of partial sums is not the partial of a maximum.
-  auto needSummable = [&](Accumulator acc, bool partial) -> LogicalResult {
-    if (!partial || acc == Accumulator::Sum || acc == Accumulator::Mean)
-      return success();
-    return op->emitOpError()
-           << "aggregates partial sums over the feature columns with '"
-           << stringifyAccumulator(acc)
-           << "', which does not add up over the processes: the sum of the "
-              "partials must come first";
+  auto needSummable = [&](Accumulator acc, bool partial) {
+    return verifySummable(op, acc, partial);
   };
   if (auto g = dyn_cast<GatherOp>(op))
     return failure(

@@ -249,23 +249,19 @@ LogicalResult FeaturePartitioner::run(InputOp features) {
   SmallVector<Operation *> ops;
   for (Operation &op : model.getBody().front())
     ops.push_back(&op);
+  auto onShard = [&](Value v) {
+    auto it = kindOf.find(v);
+    return it != kindOf.end() && it->second != ColumnKind::Replicated;
+  };
   for (Operation *op : ops) {
-    auto onShard = [&](Value v) {
-      auto it = kindOf.find(v);
-      return it != kindOf.end() && it->second != ColumnKind::Replicated;
-    };
     if (op == features || !llvm::any_of(op->getOperands(), onShard))
       continue;
     if (isa<ScatterOp, GatherOp>(op)) {
-      auto g = dyn_cast<GatherOp>(op);
-      if (g && kindOf.lookup(g.getInput()) == ColumnKind::Partial &&
-          g.getAcc() != Accumulator::Sum && g.getAcc() != Accumulator::Mean)
-        return op->emitOpError()
-               << "aggregates partial sums over the feature columns with '"
-               << stringifyAccumulator(g.getAcc())
-               << "', which does not add up over the processes: feature "
-                  "partitioning needs a contraction's partials summed before "
-                  "a maximum or minimum";
+      if (auto g = dyn_cast<GatherOp>(op))
+        if (failed(verifySummable(g, g.getAcc(),
+                                  kindOf.lookup(g.getInput()) ==
+                                      ColumnKind::Partial)))
+          return failure();
       op->setOperand(0, whole);
       kindOf[op->getResult(0)] = kindOf.lookup(op->getOperand(1));
       continue;
