@@ -58,6 +58,16 @@ hostMachine(std::string &error,
                                   llvm::Reloc::PIC_, std::nullopt, level));
 }
 
+void mlir::gnn::suffixDefinitions(llvm::Module &module,
+                                  llvm::StringRef suffix) {
+  for (llvm::GlobalValue &gv : module.global_values()) {
+    if (gv.isDeclaration() || gv.getName().starts_with("llvm."))
+      continue;
+    std::string name = gv.hasName() ? gv.getName().str() : "__gnn_local";
+    gv.setName(name + "_" + suffix.str());
+  }
+}
+
 /// The compiled kernels (__gnn_kernel_*): the loops over rows and edges.
 static bool isKernel(const llvm::Function &f) {
   return f.getName().starts_with("__gnn_kernel_");

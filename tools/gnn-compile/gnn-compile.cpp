@@ -29,6 +29,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -153,19 +154,20 @@ static llvm::cl::opt<bool> noShare(
 
 static llvm::cl::opt<std::string> partitionMode(
     "partition",
-    llvm::cl::desc("How the executable splits the graph over processes under "
-                   "mpirun: preload (each process holds its vertices' "
-                   "closure and only sums gradients; the default) or rows "
-                   "(MG-GCN: each holds its vertices' rows and in-edges, "
-                   "--gnn-partition-rows; trains in one process too, and "
-                   "the executable's --partition preload|auto can still "
-                   "preload) or features (P³: layer 1 on each process's "
-                   "feature columns of the whole graph, the rest by rows, "
-                   "--gnn-partition-features), or auto (with --dataset: "
-                   "rows or features, whichever moves fewer bytes per epoch "
-                   "at the dataset's sizes; --remarks prints both). "
-                   "docs/Distributed.md"),
-    llvm::cl::value_desc("mode"), llvm::cl::init("preload"),
+    llvm::cl::desc(
+        "How the executable splits the graph over processes under mpirun: "
+        "auto (the default: it holds the preloading program and the row- "
+        "and feature-partitioned ones the model accepts, and picks one at "
+        "start-up, or as its --partition says; a printed program is the "
+        "preloading one, or with --partition auto given and --dataset the "
+        "partitioned one that moves fewer bytes per epoch at the dataset's "
+        "sizes; --remarks says which), preload (each process holds its "
+        "vertices' closure and "
+        "only sums gradients), rows (MG-GCN: each holds its vertices' rows "
+        "and in-edges, --gnn-partition-rows; can still preload) or features "
+        "(P³: layer 1 on each process's feature columns of the whole graph, "
+        "the rest by rows, --gnn-partition-features). docs/Distributed.md"),
+    llvm::cl::value_desc("mode"), llvm::cl::init("auto"),
     llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<int64_t> edgeCacheFloats(
@@ -376,16 +378,71 @@ static double predictedBytes(StringRef info, const gnn::DatasetMeta &meta,
   return 4.0 * (static_cast<double>(meta.numVertices) * rows + 2.0 * floats);
 }
 
-/// --partition auto: compiles the model split by rows and by feature
-/// columns (layer 1 as P³ splits it, the rest by rows) on copies and picks
-/// the one whose collectives move fewer bytes per epoch at the dataset's
-/// sizes (predictedBytes), rows on a tie or where feature partitioning
-/// refuses the model. `report` says what was chosen and why (or, when
-/// neither compiles, why not).
-static std::optional<std::string>
-choosePartition(MLIRContext &context, ModuleOp module,
-                gnn::GNNOptimizeOptions &options, bool optimize,
-                std::string &report) {
+/// Runs the training and lowering pipelines on a copy of `module` with the
+/// diagnostics kept back: the lowered copy, or null with the first error in
+/// `why`.
+static OwningOpRef<ModuleOp> lowerCopy(MLIRContext &context, ModuleOp module,
+                                       const gnn::GNNOptimizeOptions &options,
+                                       const gnn::GNNToLLVMOptions &lowering,
+                                       bool optimize, std::string &why) {
+  PassManager probe(&context);
+  probe.enableVerifier();
+  gnn::buildGNNTrainPipeline(probe, options, optimize);
+  gnn::buildGNNToLLVMPipeline(probe, lowering);
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  LogicalResult result = failure();
+  {
+    ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error && why.empty())
+        why = d.str();
+      return success();
+    });
+    result = probe.run(*copy);
+  }
+  if (failed(result))
+    return nullptr;
+  auto global = copy->lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
+  if (!global || !dyn_cast_or_null<StringAttr>(global.getValueAttr())) {
+    why = "no model description";
+    return nullptr;
+  }
+  return copy;
+}
+
+static StringRef modelInfo(ModuleOp lowered) {
+  auto global = lowered.lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
+  return cast<StringAttr>(global.getValueAttr()).getValue();
+}
+
+/// The partitioned programs of --partition auto: rows (MG-GCN) and features
+/// (P³'s layer 1, the rest by rows). Each is lowered on a copy; a mode the
+/// model is refused by is left out, with the reason in `why`. `bytes` are
+/// predictedBytes at the dataset's sizes when `meta` is given, -1 for a
+/// mode left out.
+static constexpr const char *kPartitionedModes[2] = {"rows", "features"};
+
+static void describeModes(const double bytes[2], const std::string why[2],
+                          bool sizes, std::string &text) {
+  auto mb = [](double b) { return llvm::formatv("{0:F1} MB", b / 1e6).str(); };
+  std::string said;
+  for (int m = 0; m < 2; ++m) {
+    if (bytes[m] >= 0 && !sizes)
+      continue;
+    said += std::string(said.empty() ? "" : ", ") + kPartitionedModes[m] +
+            (bytes[m] < 0 ? " refused: " + why[m] : " " + mb(bytes[m]));
+  }
+  text += said;
+}
+
+/// --partition auto with a printed program (-emit=mlir, mlir-llvm, llvm) and
+/// --dataset: the program split by rows or by feature columns, whichever
+/// moves fewer bytes per epoch at the dataset's sizes (predictedBytes; rows
+/// on a tie or where feature partitioning refuses the model), as the
+/// executable picks at start-up when the closures are large. `report` says
+/// what was chosen and why (or, when neither compiles, why not).
+static std::optional<std::string> choosePartition(
+    MLIRContext &context, ModuleOp module, gnn::GNNOptimizeOptions &options,
+    const gnn::GNNToLLVMOptions &lowering, bool optimize, std::string &report) {
   std::string error;
   FailureOr<gnn::DatasetMeta> meta =
       gnn::readDatasetMeta(options.meta.getValue(), error);
@@ -395,37 +452,12 @@ choosePartition(MLIRContext &context, ModuleOp module,
   }
   double bytes[2] = {-1, -1};
   std::string why[2];
-  const char *modes[2] = {"rows", "features"};
   for (int m = 0; m < 2; ++m) {
-    options.partition = modes[m];
-    PassManager probe(&context);
-    probe.enableVerifier();
-    gnn::buildGNNTrainPipeline(probe, options, optimize);
-    gnn::GNNToLLVMOptions lowering;
-    lowering.meta = options.meta.getValue();
-    gnn::buildGNNToLLVMPipeline(probe, lowering);
-    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
-    LogicalResult result = failure();
-    {
-      ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
-        if (d.getSeverity() == DiagnosticSeverity::Error && why[m].empty())
-          why[m] = d.str();
-        return success();
-      });
-      result = probe.run(*copy);
-    }
-    if (failed(result))
-      continue;
-    auto global = copy->lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
-    auto text = global ? dyn_cast_or_null<StringAttr>(global.getValueAttr())
-                       : StringAttr();
-    if (!text) {
-      why[m] = "no model description";
-      continue;
-    }
-    bytes[m] = predictedBytes(text.getValue(), *meta, m == 1);
+    options.partition = kPartitionedModes[m];
+    if (OwningOpRef<ModuleOp> copy =
+            lowerCopy(context, module, options, lowering, optimize, why[m]))
+      bytes[m] = predictedBytes(modelInfo(*copy), *meta, m == 1);
   }
-  auto mb = [](double b) { return llvm::formatv("{0:F1} MB", b / 1e6).str(); };
   if (bytes[0] < 0 && bytes[1] < 0) {
     report = "neither partitioning compiles: rows: " + why[0] +
              "; features: " + why[1];
@@ -435,13 +467,69 @@ choosePartition(MLIRContext &context, ModuleOp module,
                    : bytes[1] < 0        ? 0
                    : bytes[1] < bytes[0] ? 1
                                          : 0;
-  report = std::string(modes[pick]) +
-           " (per epoch each of N processes moves "
-           "(N-1)/N x: rows " +
-           (bytes[0] < 0 ? "refused: " + why[0] : mb(bytes[0])) +
-           ", features " +
-           (bytes[1] < 0 ? "refused: " + why[1] : mb(bytes[1])) + ")";
-  return std::string(modes[pick]);
+  report = std::string(kPartitionedModes[pick]) +
+           " (per epoch each of N processes moves (N-1)/N x: ";
+  describeModes(bytes, why, /*sizes=*/true, report);
+  report += ")";
+  return std::string(kPartitionedModes[pick]);
+}
+
+/// --partition auto, for an executable or object: the row- and
+/// feature-partitioned programs the model accepts, lowered on copies of
+/// `module` (the model before any pass) as the preloading program is, each
+/// emitted with its definitions suffixed by its mode (gnn_train_step_rows,
+/// gnnrt_model_info_features, ...) into `objects`, next to the preloading
+/// program's. The executable picks one of them at start-up
+/// (docs/Distributed.md). `report` lists what it holds.
+static bool
+addPartitionedPrograms(MLIRContext &context, ModuleOp module,
+                       gnn::GNNOptimizeOptions &options,
+                       const gnn::GNNToLLVMOptions &lowering, bool optimize,
+                       llvm::LLVMContext &llvmContext,
+                       SmallVectorImpl<SmallVector<char, 0>> &objects,
+                       std::string &report, std::string &error) {
+  std::optional<gnn::DatasetMeta> meta;
+  if (!options.meta.empty()) {
+    FailureOr<gnn::DatasetMeta> read =
+        gnn::readDatasetMeta(options.meta.getValue(), error);
+    if (failed(read))
+      return false;
+    meta = *read;
+  }
+  double bytes[2] = {-1, -1};
+  std::string why[2];
+  std::string held = "preload";
+  for (int m = 0; m < 2; ++m) {
+    options.partition = kPartitionedModes[m];
+    OwningOpRef<ModuleOp> copy =
+        lowerCopy(context, module, options, lowering, optimize, why[m]);
+    if (!copy)
+      continue;
+    bytes[m] = meta ? predictedBytes(modelInfo(*copy), *meta, m == 1) : 0;
+    std::unique_ptr<llvm::Module> program =
+        gnn::translateAndOptimize(*copy, llvmContext, error);
+    if (!program)
+      return false;
+    gnn::suffixDefinitions(*program, kPartitionedModes[m]);
+    SmallVector<SmallVector<char, 0>, 2> emitted;
+    if (!gnn::emitObjects(*program, emitted, error))
+      return false;
+    for (SmallVector<char, 0> &o : emitted)
+      objects.push_back(std::move(o));
+    held += std::string(", ") + kPartitionedModes[m];
+  }
+  options.partition = "none";
+  std::string modes;
+  describeModes(bytes, why, meta.has_value(), modes);
+  report = "the executable holds the " + held +
+           " programs and picks one at start-up under mpirun";
+  if (meta)
+    report += " (per epoch each of N processes moves (N-1)/N x at the "
+              "dataset's sizes: " +
+              modes + ")";
+  else if (!modes.empty())
+    report += " (" + modes + ")";
+  return true;
 }
 
 int main(int argc, char **argv) {
@@ -571,15 +659,28 @@ int main(int argc, char **argv) {
       partitionMode != "features" && partitionMode != "auto")
     return fail("--partition must be preload, rows, features or auto, not '" +
                 partitionMode + "'");
-  options.partition =
-      partitionMode == "preload" ? std::string("none") : partitionMode;
-  if (partitionMode == "auto") {
-    if (options.meta.empty())
-      return fail("--partition auto: the choice needs the dataset's sizes "
-                  "(--dataset)");
+  // --partition auto: an executable or object holds the preloading
+  // program and next to it the partitioned ones the model accepts
+  // (addPartitionedPrograms, once the preloading one is compiled); a
+  // printed program (-emit=mlir, mlir-llvm, llvm) is the preloading one,
+  // or with --partition auto given and --dataset the partitioned one the
+  // sizes favour.
+  const bool severalPrograms =
+      partitionMode == "auto" &&
+      (emitKind == EmitKind::Exe || emitKind == EmitKind::Obj);
+  options.partition = partitionMode == "preload" || partitionMode == "auto"
+                          ? std::string("none")
+                          : partitionMode.getValue();
+  OwningOpRef<ModuleOp> original;
+  if (severalPrograms)
+    original = cast<ModuleOp>((*module)->clone());
+  else if (partitionMode == "auto" && partitionMode.getNumOccurrences() &&
+           !options.meta.empty() && emitKind != EmitKind::PTX) {
+    gnn::GNNToLLVMOptions probe;
+    probe.meta = options.meta.getValue();
     std::string report;
     std::optional<std::string> chosen =
-        choosePartition(context, *module, options, !noOptimize, report);
+        choosePartition(context, *module, options, probe, !noOptimize, report);
     if (!chosen)
       return fail("--partition auto: " + report);
     options.partition = *chosen;
@@ -747,6 +848,23 @@ int main(int argc, char **argv) {
   llvm::SmallVector<llvm::SmallVector<char, 0>, 2> objectCode;
   if (!gnn::emitObjects(*llvmModule, objectCode, error))
     return fail(error);
+  if (severalPrograms) {
+    // The partitioned programs are not lowered for CUDA, under a budget or
+    // in row chunks yet: such an executable preloads under mpirun.
+    std::string report;
+    if (target == "cuda" || budget || chunkBytes || bufferBytes ||
+        lowering.rowChunks > 1)
+      report = "the executable holds the preload program only (the "
+               "partitioned ones are not compiled for CUDA, under a budget "
+               "or in row chunks yet)";
+    else if (!addPartitionedPrograms(context, *original, options, lowering,
+                                     !noOptimize, llvmContext, objectCode,
+                                     report, error))
+      return fail(error);
+    if (showRemarks)
+      llvm::errs() << "gnn-compile: remark: --partition auto: " << report
+                   << "\n";
+  }
   if (emitKind == EmitKind::Obj && objectCode.size() == 1)
     return gnn::writeOutputFile(
                out, StringRef(objectCode[0].data(), objectCode[0].size()),
@@ -780,8 +898,18 @@ int main(int argc, char **argv) {
   }
   // The linker writes a temporary next to the output, which replaces it
   // only once written: an executable, or one object of the two (ld -r).
+  // Standard output (-o -) gets the temporary's contents.
   std::string linked;
-  int rc = gnn::temporaryOutputFor(out, linked, error) ? 0 : fail(error);
+  int rc = 0;
+  if (out == "-") {
+    llvm::SmallString<128> made;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("gnnc-output", "", made))
+      rc = fail("cannot create a temporary file: " + ec.message());
+    linked = std::string(made);
+  } else if (!gnn::temporaryOutputFor(out, linked, error)) {
+    rc = fail(error);
+  }
   if (rc == 0 && emitKind == EmitKind::Obj) {
     std::optional<std::string> cxx = compilerDriver();
     if (!cxx) {
@@ -797,8 +925,17 @@ int main(int argc, char **argv) {
   } else if (rc == 0) {
     rc = link(argv[0], objects, linked, target == "cuda");
   }
-  if (rc == 0 && !gnn::installOutputFile(linked, out, error))
+  if (rc == 0 && out == "-") {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> made =
+        llvm::MemoryBuffer::getFile(linked, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!made)
+      rc = fail(linked + ": " + made.getError().message());
+    else if (!gnn::writeOutputFile(out, (*made)->getBuffer(), error))
+      rc = fail(error);
+  } else if (rc == 0 && !gnn::installOutputFile(linked, out, error)) {
     rc = fail(error);
+  }
   if (!linked.empty())
     llvm::sys::fs::remove(linked);
   removeObjects();

@@ -31,6 +31,14 @@ bool emitObject(llvm::Module &module, llvm::SmallVectorImpl<char> &object,
                 std::string &error,
                 llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Default);
 
+/// Appends `_<suffix>` to the name of everything `module` defines (its
+/// functions and globals, local or not; unnamed ones become
+/// `__gnn_local_<suffix>`), so that the objects of several programs of one
+/// model link into one executable: `gnn_train_step_rows`, `gnn_eval_rows`
+/// and `gnnrt_model_info_rows` are the row-partitioned program's entry
+/// points (gnn-compile --partition auto, docs/Distributed.md).
+void suffixDefinitions(llvm::Module &module, llvm::StringRef suffix);
+
 /// Emits `module` as one or two object files: the step functions at -O0
 /// (long sequences of runtime calls, whose register allocation at -O2 was
 /// most of a large model's compile time) and the kernels and data at -O2.
