@@ -7,10 +7,72 @@
 using namespace gnnrt;
 
 extern "C" const char gnnrt_model_info[];
+extern "C" float gnn_train_step(gnnrtContext *ctx);
+extern "C" float gnn_eval(gnnrtContext *ctx);
+// The partitioned programs of gnn-compile --partition auto, when present.
+extern "C" __attribute__((weak)) const char gnnrt_model_info_rows[];
+extern "C" __attribute__((weak)) float gnn_train_step_rows(gnnrtContext *);
+extern "C" __attribute__((weak)) float gnn_eval_rows(gnnrtContext *);
+extern "C" __attribute__((weak)) const char gnnrt_model_info_features[];
+extern "C" __attribute__((weak)) float gnn_train_step_features(gnnrtContext *);
+extern "C" __attribute__((weak)) float gnn_eval_features(gnnrtContext *);
+
+std::vector<Program> gnnrt::heldPrograms() {
+  std::vector<Program> programs(1);
+  programs[0].info = gnnrt_model_info;
+  programs[0].train = gnn_train_step;
+  programs[0].eval = gnn_eval;
+  if (gnnrt_model_info_rows && gnn_train_step_rows && gnn_eval_rows)
+    programs.push_back(
+        {gnnrt_model_info_rows, gnn_train_step_rows, gnn_eval_rows, {}});
+  if (gnnrt_model_info_features && gnn_train_step_features && gnn_eval_features)
+    programs.push_back({gnnrt_model_info_features,
+                        gnn_train_step_features,
+                        gnn_eval_features,
+                        {}});
+  std::string error;
+  for (Program &p : programs)
+    if (!parseModelInfo(p.info, p.model, error))
+      fatal("corrupt model description: " + error);
+  return programs;
+}
+
+const Program *gnnrt::findProgram(const std::vector<Program> &programs,
+                                  const std::string &partition) {
+  for (const Program &p : programs)
+    if (p.model.partition == partition)
+      return &p;
+  return nullptr;
+}
+
+double gnnrt::predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
+                                  int64_t numFeatures, int64_t numClasses) {
+  double rows = 0, floats = 0;
+  for (const ModelInfo::RowCollective &c : model.rowCollectives) {
+    double width = static_cast<double>(c.factor);
+    for (BufferInfo::Term t : c.terms)
+      width *= t == BufferInfo::F ? numFeatures : numClasses;
+    rows += width;
+  }
+  for (const ParamInfo &p : model.params) {
+    if (model.partition == "features" && !p.dims.empty() && p.dims[0] == -1)
+      continue; // a feature shard
+    double n = 1;
+    for (int64_t d : p.dims)
+      n *= d == -1 ? numFeatures : d == -2 ? numClasses : d;
+    floats += n;
+  }
+  return 4.0 * (static_cast<double>(numVertices) * rows + 2.0 * floats);
+}
 
 void gnnrt::checkSameTraining(gnnrtContext *ctx, const std::string &options,
                               const FullGraph &full) {
-  const uint64_t h = hashText(std::string(gnnrt_model_info) + options);
+  // Every program the executable holds: an executable compiled for one
+  // mode and another holding more would choose differently.
+  std::string programs;
+  for (const Program &p : heldPrograms())
+    programs += p.info;
+  const uint64_t h = hashText(programs + options);
   const auto mine = static_cast<int64_t>(h >> 1);
   int64_t seen[2] = {mine, -mine};
   ctx->comm->allReduce(seen, seen, 2, ReduceOp::Max);
@@ -242,9 +304,8 @@ bool gnnrt::closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
   const int size = ctx->comm->size();
   const int64_t share = (full.numEdges + size - 1) / size;
   const bool preload = 4 * most <= 5 * share;
-  report = std::string(preload ? "preload" : "rows") +
-           " (the largest closure holds " + std::to_string(most) +
-           " edges, a share is " + std::to_string(share) + ")";
+  report = "the largest closure holds " + std::to_string(most) +
+           " edges, a share is " + std::to_string(share);
   return preload;
 }
 

@@ -21,6 +21,35 @@
 
 namespace gnnrt {
 
+/// A program the executable holds: its model description and functions.
+struct Program {
+  const char *info = nullptr;
+  float (*train)(gnnrtContext *) = nullptr;
+  float (*eval)(gnnrtContext *) = nullptr;
+  ModelInfo model; // parsed from `info`
+};
+
+/// The programs the executable holds: the one compiled (gnnrt_model_info,
+/// gnn_train_step, gnn_eval) first, then the row- and feature-partitioned
+/// ones gnn-compile --partition auto puts next to it (their symbols
+/// suffixed _rows and _features). Stops the run on a corrupt description.
+std::vector<Program> heldPrograms();
+
+/// The program of `programs` whose partition is `partition` ("none",
+/// "rows" or "features"), or null.
+const Program *findProgram(const std::vector<Program> &programs,
+                           const std::string &partition);
+
+/// The bytes a row- or feature-partitioned program's collectives and
+/// gradient sum move per epoch (one training step and one evaluation) on a
+/// graph of `numVertices` vertices, `numFeatures` features and `numClasses`
+/// classes, per process up to the factor (N-1)/N: each row collective moves
+/// the rows of every vertex once, the ring all-reduce every summed gradient
+/// twice (feature shards are not summed). gnn-compile's --remarks print the
+/// same prediction (predictedBytes).
+double predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
+                           int64_t numFeatures, int64_t numClasses);
+
 /// Stops every rank when they do not run the same training: another model,
 /// a dataset of other sizes or other options (`options`, their text) would
 /// make their collectives disagree (wrong sums, or a rank waiting for ever).
@@ -52,7 +81,8 @@ void checkEnoughVertices(const std::string &data, int processes,
 /// Preload while no closure holds more than 5/4 of a share (one
 /// all-reduce): measured here (docs/benchmarks/distributed.md),
 /// preloading wins on the grid (closures of 1.01 shares) and loses on the
-/// arxiv-shaped graph (1.64). `report` says which and why.
+/// arxiv-shaped graph (1.64). `report` says why (the largest closure's
+/// edges and a share).
 bool closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
                       std::string &report);
 

@@ -39,9 +39,6 @@
 #include <unistd.h>
 #include <vector>
 
-extern "C" const char gnnrt_model_info[];
-extern "C" float gnn_train_step(gnnrtContext *ctx);
-extern "C" float gnn_eval(gnnrtContext *ctx);
 /// The CUDA device (runtime/lib/CUDA/GPULaunch.cpp), present in programs
 /// compiled with --target=cuda.
 extern "C" __attribute__((weak)) gnnrt::Device *gnnrtCreateCUDADevice();
@@ -107,15 +104,18 @@ const char *kUsage =
     "  --preload-fanout K   under mpirun: each vertex the closure expands\n"
     "                       takes at most K neighbours of other processes,\n"
     "                       drawn once from --seed (default: all)\n"
-    "  --partition MODE     under mpirun, a model compiled with gnn-compile\n"
-    "                       --partition rows trains split by 'rows' (the\n"
-    "                       default), by shared 'preload'ing (its collectives\n"
-    "                       then stay local), or 'auto': preload when no\n"
+    "  --partition MODE     under mpirun: 'preload' (each process holds its\n"
+    "                       vertices' closure), 'rows' (MG-GCN), 'features'\n"
+    "                       (P3: layer 1 on each process's feature columns,\n"
+    "                       the rest by rows) or 'auto': preload when no\n"
     "                       process's closure holds more than 5/4 of its\n"
-    "                       share of the edges, else rows; a model compiled\n"
-    "                       with --partition features trains by 'features'\n"
-    "                       only (P3: layer 1 on each process's feature\n"
-    "                       columns, the rest by rows)\n"
+    "                       share of the edges, else rows or features,\n"
+    "                       whichever moves fewer bytes per epoch. Default:\n"
+    "                       auto for gnn-compile's default (--partition auto:\n"
+    "                       the executable holds every program the model\n"
+    "                       accepts), else the mode compiled (a model "
+    "compiled\n"
+    "                       with --partition rows can preload too)\n"
     "  --row-split HOW      under mpirun, a model compiled with gnn-compile\n"
     "                       --partition rows: each process's contiguous\n"
     "                       range of vertices has equal 'vertices' (the\n"
@@ -467,6 +467,13 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
   return numbers;
 }
 
+/// `bytes` in megabytes, one decimal: "12.3 MB".
+std::string formatMB(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+  return text;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -493,8 +500,11 @@ int main(int argc, char **argv) {
   if (!lead)
     o.quiet = true;
   std::string error;
-  if (!parseModelInfo(gnnrt_model_info, ctx->model, error))
-    fatal("corrupt model description: " + error);
+  // The program compiled, and the partitioned ones next to it
+  // (gnn-compile --partition auto): one is chosen below.
+  const std::vector<Program> programs = heldPrograms();
+  const Program *program = &programs[0];
+  ctx->model = program->model;
   // A program compiled with --target=cuda runs on the CUDA device, which
   // gnn-compile links in (libgnnrt_cuda.a) only then.
   if (ctx->model.target == "cuda") {
@@ -530,21 +540,41 @@ int main(int argc, char **argv) {
   // mpirun, unless --partition says otherwise): each process holds its own
   // vertices' rows and in-edges.
   bool rows = false;
-  // --partition auto's choice, for the start-up line.
-  std::string autoChoice;
-  const std::string &compiled = ctx->model.partition;
-  if (compiled == "features" && !o.partition.empty() &&
-      o.partition != "features")
+  // --partition auto's choice, for the start-up line and the summary, and
+  // whether it voted on the closures' size (closuresAreSmall).
+  std::string autoChoice, autoMode;
+  bool autoVoted = false;
+  const std::string &compiled = programs[0].model.partition;
+  // A row-partitioned program preloads too (its collectives then stay
+  // local copies); a feature-partitioned one does not.
+  const Program *preloading = findProgram(programs, "none");
+  if (!preloading)
+    preloading = findProgram(programs, "rows");
+  // Held with gnn-compile --partition auto: the executable chooses.
+  const bool choosing = programs.size() > 1;
+  if (!preloading && !o.partition.empty() && o.partition != "features")
     fatal("--partition " + o.partition +
           ": the model was compiled with gnn-compile --partition features, "
           "which trains split by feature columns only");
-  if (compiled != "features" && o.partition == "features")
-    fatal("--partition features needs a model compiled with gnn-compile "
-          "--partition features");
-  if (compiled == "none" && !o.partition.empty() && o.partition != "preload")
+  if ((o.partition == "features" || o.partition == "rows") &&
+      !findProgram(programs, o.partition))
     fatal("--partition " + o.partition +
-          " needs a model compiled with gnn-compile --partition rows; this "
-          "one preloads");
+          (choosing ? std::string(": the model's ") +
+                          (o.partition == "rows" ? "row" : "feature") +
+                          " partitioning was refused when it was compiled "
+                          "(gnn-compile --partition " +
+                          o.partition + " says why)"
+                    : " needs a model compiled with gnn-compile --partition " +
+                          o.partition + " or auto; this one " +
+                          (compiled == "none" ? "preloads"
+                                              : "is split by " + compiled)));
+  if (o.partition == "auto" && !choosing && compiled == "none")
+    fatal("--partition auto needs a model compiled with gnn-compile "
+          "--partition auto or rows; this one preloads");
+  auto use = [&](const Program *p) {
+    program = p;
+    ctx->model = p->model;
+  };
   // Feature partitioning: the whole graph, bound next to the own rows'.
   Dataset whole;
   if (worldSize == 1) {
@@ -567,11 +597,47 @@ int main(int argc, char **argv) {
     full.numEdges = ctx->ds.numEdges;
     labelled = labelledTrainVertices(ctx->ds, selected);
   } else {
+    std::string mode = !o.partition.empty() ? o.partition
+                       : choosing           ? "auto"
+                       : compiled == "none" ? "preload"
+                                            : compiled;
+    // --partition auto: preload where the closures are small (decided once
+    // they are loaded: closuresAreSmall), else the partitioned program
+    // that moves fewer bytes per epoch at the dataset's sizes (rows on a
+    // tie, and with --row-split roc, which features do not do).
+    const Program *split = nullptr;
+    std::string bytes;
+    if (mode == "auto") {
+      Dataset meta;
+      int64_t counts[4];
+      std::vector<std::string> edgeNames;
+      if (!readDatasetMeta(o.data, meta, counts, edgeNames, error))
+        fatal(o.data + "/" + error);
+      double least = 0;
+      for (const char *m : {"rows", "features"}) {
+        const Program *p = findProgram(programs, m);
+        if (!p || (std::string(m) == "features" && o.rowSplit == "roc"))
+          continue;
+        const double b =
+            predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);
+        if (!split || b < least) {
+          split = p;
+          least = b;
+        }
+        if (choosing)
+          bytes += std::string(bytes.empty() ? "; per epoch each process "
+                                               "moves (N-1)/N x: "
+                                             : ", ") +
+                   m + " " + formatMB(b);
+      }
+      if (preloading->model.hops < 0 && split) {
+        mode = autoMode = split->model.partition;
+        autoChoice = mode + " (the model does not preload" + bytes + ")";
+      }
+    }
+    use(mode == "rows" || mode == "features" ? findProgram(programs, mode)
+                                             : preloading);
     checkDistributable(ctx->model);
-    const std::string mode = compiled == "features" ? "features"
-                             : compiled != "rows"   ? "preload"
-                             : o.partition.empty()  ? "rows"
-                                                    : o.partition;
     // The rank's rows and all their in-edges (split as --row-split says).
     auto loadRows = [&]() {
       loadRowParts(ctx, o.data, o.rowSplit, rowParts, part, full);
@@ -607,9 +673,23 @@ int main(int argc, char **argv) {
     }
     checkSameTraining(ctx, trainingText(ctx, o, full), full);
     if (mode == "auto") {
-      if (!closuresAreSmall(ctx, full, autoChoice)) {
+      std::string closures;
+      autoVoted = true;
+      if (closuresAreSmall(ctx, full, closures)) {
+        autoMode = "preload";
+        autoChoice = "preload (" + closures + ")";
+      } else {
         part = PreloadPart();
-        loadRows();
+        use(split);
+        autoMode = ctx->model.partition;
+        autoChoice = ctx->model.partition + " (" + closures + bytes + ")";
+        if (ctx->model.partition == "rows") {
+          loadRows();
+        } else {
+          loadFeatureParts(ctx, o.data, o.rowSplit, rowParts, part, full,
+                           whole);
+          rows = true;
+        }
       }
     }
     checkEnoughVertices(o.data, worldSize, full.numVertices);
@@ -716,7 +796,7 @@ int main(int argc, char **argv) {
     ctx->dropoutOverride = 0.0;
     ctx->step = 0;
     zeroGrads(ctx);
-    const float loss = worldLoss(ctx, gnn_train_step(ctx));
+    const float loss = worldLoss(ctx, program->train(ctx));
     for (size_t i = 0; i < saved.size(); ++i)
       ctx->device->copy(ctx->params[i]->data, MemoryTier::Device,
                         saved[i]->data, MemoryTier::Device,
@@ -757,7 +837,7 @@ int main(int argc, char **argv) {
     zeroGrads(ctx);
     auto start = std::chrono::steady_clock::now();
     const double collectivesBefore = collectiveSeconds(ctx);
-    const float ownLoss = gnn_train_step(ctx);
+    const float ownLoss = program->train(ctx);
     // The step's own work: its time less the time spent in collectives
     // (waiting for the others included), what ROC's model learns from.
     const double compute =
@@ -777,7 +857,7 @@ int main(int argc, char **argv) {
             std::to_string(epoch) + " (try a smaller --lr)");
     if (epoch % o.evalEvery == 0 || epoch == o.epochs) {
       ctx->training = false;
-      gnn_eval(ctx);
+      program->eval(ctx);
       ++evalCalls;
       double acc[3];
       splitAccuracies(ctx, acc);
@@ -810,7 +890,7 @@ int main(int argc, char **argv) {
   EpochRecord last{0, 0, 0, 0, 0, 0, true};
   if (o.epochs == 0) {
     ctx->training = false;
-    last.loss = worldLoss(ctx, gnn_eval(ctx));
+    last.loss = worldLoss(ctx, program->eval(ctx));
     ++evalCalls;
     double acc[3];
     splitAccuracies(ctx, acc);
@@ -830,7 +910,7 @@ int main(int argc, char **argv) {
   std::vector<int64_t> pred;
   if (!o.predict.empty()) {
     ctx->training = false;
-    gnn_eval(ctx);
+    program->eval(ctx);
     ++evalCalls;
     pred = predictions(ctx);
     if (worldSize > 1)
@@ -924,6 +1004,12 @@ int main(int argc, char **argv) {
       text += rowFormulaJson(ctx, trainCalls, evalCalls, full.numVertices);
     appendf(",\n                    \"wait_seconds\": %.6g},\n",
             ctx->comm->waitSeconds());
+    // --partition auto's choice, and its vote on the closures' size (one
+    // all-reduce of an int64, counted above).
+    if (!autoChoice.empty())
+      appendf("  \"auto\": {\"mode\": \"%s\", \"allreduce_calls\": %d, "
+              "\"allreduce_bytes\": %d},\n",
+              autoMode.c_str(), autoVoted ? 1 : 0, autoVoted ? 8 : 0);
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1 && rows) {
       text += rowPartitionJson(ctx, rowParts, part, full, o.rowSplit);

@@ -4,12 +4,13 @@ parameters within its rel-norm rule (1e-4 per tensor), rank 0's part a true
 part of the graph, and the bytes its collectives moved equal to shared
 preloading's formula exactly:
 
-    all-reduce calls = 1 + 2 epochs + evaluations
-    all-reduce bytes = 16 + epochs (4 P + 4) + 48 evaluations
+    all-reduce calls = 1 + a + 2 epochs + evaluations
+    all-reduce bytes = 16 + 8 a + epochs (4 P + 4) + 48 evaluations
 
-(16: the start-up fingerprint, two int64; per epoch the gradients, P floats
-in one bucket, and the loss; per evaluation the hit and total counts of the
-three splits, six int64); nothing else is moved.
+(16: the start-up fingerprint, two int64; a = 1 when --partition auto
+voted on the closures' size, one int64, else 0; per epoch the gradients, P
+floats in one bucket, and the loss; per evaluation the hit and total counts
+of the three splits, six int64); nothing else is moved.
 
     mpi_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS
 """
@@ -47,12 +48,16 @@ def compare(one_json, one_params, n_json, n_params):
     return one, many, worst, floats
 
 
-def all_reduce_formula(history, floats):
-    """Shared by both modes: the start-up fingerprint, per epoch the
+def all_reduce_formula(summary, floats):
+    """Shared by every mode: the start-up fingerprint, --partition auto's
+    vote when it made one (the summary's "auto": one int64), per epoch the
     gradients in one bucket and the loss, per evaluation six counts."""
+    history = summary["history"]
     epochs = len(history)
     evals = sum(1 for h in history if "train_acc" in h)
-    return 1 + 2 * epochs + evals, 16 + epochs * (4 * floats + 4) + 48 * evals
+    vote = summary.get("auto", {})
+    return (1 + vote.get("allreduce_calls", 0) + 2 * epochs + evals,
+            16 + vote.get("allreduce_bytes", 0) + epochs * (4 * floats + 4) + 48 * evals)
 
 
 def check_formula(comm, expect):
@@ -76,7 +81,7 @@ def main():
     comm, part = many["communication"], many["partition"]
     N = comm["world_size"]
     epochs = len(b)
-    calls, nbytes = all_reduce_formula(b, floats)
+    calls, nbytes = all_reduce_formula(many, floats)
     got = comm["allreduce"]
     if (got["calls"], got["bytes"]) != (calls, nbytes):
         sys.exit(f"all-reduce {got['calls']} calls, {got['bytes']} bytes; "

@@ -79,7 +79,7 @@ expect = {
     "allgather": (epochs * len(syncs) + runs * len(gathers),
                   4 * n0 * (epochs * sum(syncs) + runs * sum(gathers))),
     "broadcast": (runs * N * len(staged), 4 * n * runs * sum(staged)),
-    "allreduce": all_reduce_formula(history, floats - shard_floats),
+    "allreduce": all_reduce_formula(many, floats - shard_floats),
 }
 check_formula(comm, expect)
 # What rank 0 receives of layer 1: the other processes' partials of its own

@@ -79,7 +79,7 @@ expect = {
     "allgather": ((epochs + evals) * len(gathers), 4 * n0 * (epochs + evals) * sum(gathers)),
     "reduce_scatter": (epochs * (N * staged_scatters + len(scatters) - staged_scatters),
                        4 * n * epochs * sum(scatters)),
-    "allreduce": all_reduce_formula(history, floats),
+    "allreduce": all_reduce_formula(many, floats),
     "broadcast": ((epochs + evals) * N * len(staged), 4 * n * (epochs + evals) * sum(staged)),
 }
 check_formula(comm, expect)
