@@ -4,7 +4,9 @@ partitioning on 1, 2 and 4 ranks.
 
 For each graph, model and mode (`preload`: GraNNDis' shared preloading,
 `rows`: MG-GCN's row partitioning, gnn-compile --partition rows,
-`features`: P³'s feature partitioning of layer 1, --partition features), one
+`features`: P³'s feature partitioning of layer 1, --partition features,
+`auto`: gnn-compile's default, an executable holding all three programs
+that picks one at start-up, the pick reported), one
 executable run alone (2 threads) and under mpirun on 2 ranks (1 thread each)
 and 4 ranks (1 thread each, oversubscribed on this 2-core machine): the
 median epoch, rank 0's time inside collectives (the communication share),
@@ -31,7 +33,7 @@ the machine is shared and has 2 cores, so the figures to read are the byte
 counts, the communication share and the memory, not speed-ups.
 
 Usage: bench/distributed.py [--epochs N] [--quick] [--reddit]
-           [--models gcn,gat,gin] [--modes preload,rows,features]
+           [--models gcn,gat,gin] [--modes preload,rows,features,auto]
            [--graphs grid,arxiv,reddit] [--out NAME]
 """
 
@@ -109,7 +111,9 @@ def run(exe, data, ranks, epochs, workdir):
     seconds = sum(comm[k]["seconds"] for k in kinds) + comm.get("wait_seconds", 0)
     moved = sum(comm[k]["bytes"] for k in kinds)
     evals = sum(1 for h in summary["history"] if "train_acc" in h)
-    fixed = 16 + 48 * evals if ranks > 1 else 0  # fingerprint, accuracy counts
+    # The fingerprint, the accuracy counts and --partition auto's vote.
+    auto = summary.get("auto", {})
+    fixed = 16 + 48 * evals + auto.get("allreduce_bytes", 0) if ranks > 1 else 0
     # The row collectives by the driver's formula (over the run: epochs and
     # evaluations), and the all-reduces (gradients and loss per epoch).
     rows_formula = sum(v["bytes"] for v in comm.get("formula", {}).values())
@@ -131,6 +135,7 @@ def run(exe, data, ranks, epochs, workdir):
         "held_vertices": summary.get("partition", {}).get("held_vertices"),
         "held_edges": summary.get("partition", {}).get("held_edges"),
         "final_loss": summary["final"]["loss"],
+        "chosen": auto.get("mode"),
     }
 
 
@@ -208,8 +213,9 @@ def main() -> int:
         share = r["comm_ms_per_epoch"] / r["median_epoch_ms"] if r["median_epoch_ms"] else 0
         held = ("all" if r["held_vertices"] is None else
                 f"{r['held_vertices']} of {r['vertices']} v, {r['held_edges']} e")
+        mode = r["mode"] + (f" → {r['chosen']}" if r.get("chosen") else "")
         lines.append(
-            f"| {r['model']} | {r['graph']} | {r['mode']} | {r['ranks']} | {r['median_epoch_ms']:.1f} | "
+            f"| {r['model']} | {r['graph']} | {mode} | {r['ranks']} | {r['median_epoch_ms']:.1f} | "
             f"{r['comm_ms_per_epoch']:.2f} ({100 * share:.0f} %) | {r['bytes_per_epoch']:.0f} | "
             f"{r['formula_bytes_per_epoch']:.0f} | "
             f"{', '.join(str(round(b / 2**20)) for b in r['peak_rss_bytes'])} | {held} | "

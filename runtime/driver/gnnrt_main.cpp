@@ -736,7 +736,9 @@ int main(int argc, char **argv) {
         ctx->model.name.c_str(), ctx->ds.name.c_str(),
         static_cast<long long>(full.numVertices),
         static_cast<long long>(full.numEdges),
-        static_cast<long long>(ctx->ds.numFeatures),
+        // Feature partitioning: the dataset's, not the process's columns.
+        static_cast<long long>(ctx->featureTotal >= 0 ? ctx->featureTotal
+                                                      : ctx->ds.numFeatures),
         static_cast<long long>(ctx->ds.numClasses), ctx->device->name(),
         threads);
     if (!autoChoice.empty())
