@@ -54,6 +54,9 @@ namespace {
 struct Options {
   std::string data, json, saveParams, loadParams, predict, dump, spillDir;
   int64_t epochs = 200, evalEvery = 1, threads = 0, memBudget = 0;
+  /// The gradients' sum over the processes goes out in buckets of this
+  /// many bytes (PyTorch DDP's default cap, 25 MiB).
+  int64_t bucketBytes = int64_t(25) << 20;
   /// Expansion-aware sampling of a rank's external vertices (-1: exact).
   int64_t preloadHops = -1, preloadFanout = -1;
   /// Row partitioning's split of the vertices: vertices, edges or roc.
@@ -116,6 +119,10 @@ const char *kUsage =
     "                       accepts), else the mode compiled (a model "
     "compiled\n"
     "                       with --partition rows can preload too)\n"
+    "  --bucket-bytes B     under mpirun: the gradients' sum goes out in\n"
+    "                       buckets of B bytes (K, M, G suffixes), each\n"
+    "                       issued as soon as its gradients are final, while\n"
+    "                       the backward goes on (default 25M, PyTorch DDP's)\n"
     "  --row-split HOW      under mpirun, a model compiled with gnn-compile\n"
     "                       --partition rows: each process's contiguous\n"
     "                       range of vertices has equal 'vertices' (the\n"
@@ -262,6 +269,13 @@ Options parseArgs(int argc, char **argv) {
       if (!parseByteCount(s, o.memBudget))
         usageError("option --mem-budget: expected a byte count in [1, 2^62] "
                    "(digits, optionally followed by K, M, G or T) but got '" +
+                   std::string(s) + "'");
+    } else if (a == "--bucket-bytes") {
+      const char *s = next();
+      if (!parseByteCount(s, o.bucketBytes))
+        usageError("option --bucket-bytes: expected a byte count in [1, "
+                   "2^62] (digits, optionally followed by K, M, G or T) but "
+                   "got '" +
                    std::string(s) + "'");
     } else if (a == "--spill-dir") {
       o.spillDir = next();
@@ -451,7 +465,7 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
   std::snprintf(
       numbers, sizeof numbers,
       "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
-      "%.17g %.17g %.17g %.17g %lld %lld %s %s %.17g",
+      "%.17g %.17g %.17g %.17g %lld %lld %s %s %.17g %lld",
       static_cast<long long>(full.numVertices),
       static_cast<long long>(full.numEdges),
       static_cast<long long>(ctx->featureTotal >= 0 ? ctx->featureTotal
@@ -463,7 +477,8 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       o.opt.beta1, o.opt.beta2, o.opt.eps,
       static_cast<long long>(o.preloadHops),
       static_cast<long long>(o.preloadFanout), o.partition.c_str(),
-      o.rowSplit.c_str(), o.repartitionGain);
+      o.rowSplit.c_str(), o.repartitionGain,
+      static_cast<long long>(o.bucketBytes));
   return numbers;
 }
 
@@ -722,6 +737,7 @@ int main(int argc, char **argv) {
             "--epochs 0 with --load-params to only predict");
   }
   ctx->optConfig = o.opt;
+  ctx->gradientSum.bucketBytes = o.bucketBytes;
   ctx->seed = o.seed;
   ctx->dropoutOverride = o.dropout;
   initParams(ctx, o.seed);
@@ -1004,8 +1020,10 @@ int main(int argc, char **argv) {
     // A row-partitioned program: its collectives by the formula.
     if (rows && worldSize > 1)
       text += rowFormulaJson(ctx, trainCalls, evalCalls, full.numVertices);
-    appendf(",\n                    \"wait_seconds\": %.6g},\n",
-            ctx->comm->waitSeconds());
+    appendf(",\n                    \"gradient_buckets\": %lld, "
+            "\"bucket_bytes\": %lld, \"wait_seconds\": %.6g},\n",
+            static_cast<long long>(ctx->gradientSum.issued),
+            static_cast<long long>(o.bucketBytes), ctx->comm->waitSeconds());
     // --partition auto's choice, and its vote on the closures' size (one
     // all-reduce of an int64, counted above).
     if (!autoChoice.empty())

@@ -170,6 +170,21 @@ struct gnnrtContext {
   /// all of them), and the whole graph bound next to the own rows' has
   /// wholeEdges edges (-1: none is).
   int64_t featureBegin = 0, featureTotal = -1, wholeEdges = -1;
+  /// The gradients' sum over the processes (docs/Distributed.md): the
+  /// gradients gnnrtGradientReady announced since the last bucket went out
+  /// (`pending`, `pendingFloats`), and each bucket issued (its packed
+  /// gradients, its parameters, its all-reduce), which gnnrtSumGradients
+  /// waits for. A bucket goes out once it holds `bucketBytes` (--bucket-bytes).
+  struct GradientBuckets {
+    int64_t bucketBytes = int64_t(25) << 20;
+    std::vector<int64_t> pending;
+    int64_t pendingFloats = 0;
+    std::vector<std::vector<float>> packed;
+    std::vector<std::vector<int64_t>> members;
+    std::vector<gnnrt::Request> requests;
+    std::vector<char> announced; // by parameter
+    int64_t issued = 0;          // buckets over the run (--json)
+  } gradientSum;
   /// gnnrtSpmmBroadcast's two receive buffers (the largest part's rows),
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];

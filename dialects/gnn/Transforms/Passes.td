@@ -67,7 +67,8 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
     communication is the forward's all-gathers and their reduce-scatters;
     linears and element-wise stages stay communication-free, and the
     parameters' gradients are summed over the processes by the runtime in
-    one all-reduce (`gnnrtSumGradients`). A remark on the function counts
+    buckets issued as the gradients become final (`gnnrtGradientReady`,
+    `gnnrtSumGradients`). A remark on the function counts
     the collectives and their row widths.
 
     Refused, with an error naming the op: `mean`, `max` and `min`

@@ -80,6 +80,10 @@ LogicalResult FunctionLowering::run(bool training) {
       reader = *sc->getUsers().begin();
     buffers.addRead(reader, own);
   }
+  for (auto up : body.getOps<OptimizerUpdateOp>())
+    if (auto arg = dyn_cast<BlockArgument>(up.getParam()))
+      if (arg.getOwner() == &body && !isa<BlockArgument>(up.getGrad()))
+        gradientOf.try_emplace(up.getGrad(), arg.getArgNumber());
   auto lastOp = [&]() { return entry->empty() ? nullptr : &entry->back(); };
   for (Operation &op : body.without_terminator()) {
     Operation *before = lastOp();
@@ -100,6 +104,7 @@ LogicalResult FunctionLowering::run(bool training) {
         placement.recordChunks(starts);
       }
     }
+    announceGradients(&op);
     placement.endStep(lastOp());
     buffers.expireStep(buffers.indexOfOp(&op));
   }
@@ -531,17 +536,35 @@ LogicalResult FunctionLowering::lowerLossGrad(SoftmaxCrossEntropyGradOp ceg) {
   return success();
 }
 
+void FunctionLowering::writeGradient(Value grad, int64_t index) {
+  Tensor g = buffers.lookup(grad);
+  Value gradBuf = lb.call(rt::Call::gnnrtGrad, {lb.ctx, lb.cI64(index)});
+  Tensor target = buffers.make(gradBuf, lb.cIndex(1), false, g.dims);
+  lb.elementwise(target, {&g},
+                 [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+}
+
+void FunctionLowering::announceGradients(Operation *op) {
+  for (Value r : op->getResults()) {
+    auto it = gradientOf.find(r);
+    if (it == gradientOf.end() || !announced.insert(it->second).second)
+      continue;
+    writeGradient(r, it->second);
+    lb.call(rt::Call::gnnrtGradientReady, {lb.ctx, lb.cI64(it->second)});
+  }
+}
+
 LogicalResult FunctionLowering::lowerOptimizerUpdate(OptimizerUpdateOp up) {
   auto arg = dyn_cast<BlockArgument>(up.getParam());
   if (!arg || arg.getOwner() != &source.getBody().front())
     return up.emitOpError()
            << "updates a value that is not a parameter argument";
-  Tensor g = buffers.lookup(up.getGrad());
-  Value gradBuf =
-      lb.call(rt::Call::gnnrtGrad, {lb.ctx, lb.cI64(arg.getArgNumber())});
-  Tensor target = buffers.make(gradBuf, lb.cIndex(1), false, g.dims);
-  lb.elementwise(target, {&g},
-                 [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+  // Written and announced where it was computed, unless it was not (the
+  // same gradient for two parameters: the second is written here).
+  if (gradientOf.lookup(up.getGrad()) !=
+          static_cast<int64_t>(arg.getArgNumber()) ||
+      !announced.count(arg.getArgNumber()))
+    writeGradient(up.getGrad(), arg.getArgNumber());
   buffers.bind(up.getResult(), buffers.lookup(up.getParam()));
   // The updates wait for every gradient, which the processes training
   // together then sum in one all-reduce (docs/Distributed.md). Nothing but

@@ -153,6 +153,14 @@ private:
   /// The parameters whose gradients are written and whose updates wait for
   /// the last one (gnnrtSumGradients in between).
   SmallVector<int64_t> pendingUpdates;
+  /// Each parameter's final gradient (an optimizer update's operand) and the
+  /// parameter; those written to the parameter's gradient and announced
+  /// (gnnrtGradientReady) as soon as the op defining them is lowered, so
+  /// that their sum over the processes starts during the backward.
+  DenseMap<Value, int64_t> gradientOf;
+  llvm::DenseSet<int64_t> announced;
+  void writeGradient(Value grad, int64_t index);
+  void announceGradients(Operation *op);
 };
 
 } // namespace mlir::gnn

@@ -51,7 +51,10 @@
 ///  11: feature partitioning: gnnrtUseGraph selects the whole graph (every
 ///      vertex, every edge) or the own rows' for the calls that follow;
 ///      gnnrtDim(5) is the whole graph's edges.
-#define GNNRT_API_VERSION 11
+///  12: gnnrtGradientReady announces a parameter's final gradient, which
+///      goes out in a bucket of the processes' sum (gnnrtSumGradients waits
+///      for the buckets).
+#define GNNRT_API_VERSION 12
 
 #ifdef __cplusplus
 extern "C" {
@@ -477,10 +480,18 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
                                                       gnnrtMemRefF32 *out,
                                                       int64_t width);
 
+/// Parameter `index`'s gradient (gnnrtGrad) is final for this step: it joins
+/// the bucket being filled, whose all-reduce over the processes is issued
+/// (non-blocking) once the bucket holds the executable's --bucket-bytes;
+/// the backward goes on meanwhile. Nothing in a world of one, nor for a
+/// feature shard.
+GNNRT_EXPORT void gnnrtGradientReady(gnnrtContext *ctx, int64_t index);
+
 /// Sums every parameter's gradient over the processes training together
-/// (data-parallel ranks, docs/Distributed.md): one all-reduce of all of them
-/// packed in one buffer; nothing in a world of one. The training step calls
-/// it once, after the last gradient is written and before the first
+/// (data-parallel ranks, docs/Distributed.md): the gradients not announced
+/// by gnnrtGradientReady go out in a last bucket, then every bucket's
+/// all-reduce is waited for; nothing in a world of one. The training step
+/// calls it once, after the last gradient is written and before the first
 /// gnnrtOptimizerUpdate.
 GNNRT_EXPORT void gnnrtSumGradients(gnnrtContext *ctx);
 

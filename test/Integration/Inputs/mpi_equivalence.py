@@ -4,13 +4,15 @@ parameters within its rel-norm rule (1e-4 per tensor), rank 0's part a true
 part of the graph, and the bytes its collectives moved equal to shared
 preloading's formula exactly:
 
-    all-reduce calls = 1 + a + 2 epochs + evaluations
+    all-reduce calls = 1 + a + buckets + epochs + evaluations
     all-reduce bytes = 16 + 8 a + epochs (4 P + 4) + 48 evaluations
 
 (16: the start-up fingerprint, two int64; a = 1 when --partition auto
 voted on the closures' size, one int64, else 0; per epoch the gradients, P
-floats in one bucket, and the loss; per evaluation the hit and total counts
-of the three splits, six int64); nothing else is moved.
+floats in the summary's gradient_buckets (one per epoch unless
+--bucket-bytes is smaller than the gradients), and the loss; per evaluation
+the hit and total counts of the three splits, six int64); nothing else is
+moved.
 
     mpi_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS
 """
@@ -56,7 +58,9 @@ def all_reduce_formula(summary, floats):
     epochs = len(history)
     evals = sum(1 for h in history if "train_acc" in h)
     vote = summary.get("auto", {})
-    return (1 + vote.get("allreduce_calls", 0) + 2 * epochs + evals,
+    # The gradients' buckets (--bucket-bytes): one per step by default.
+    buckets = summary["communication"].get("gradient_buckets", epochs)
+    return (1 + vote.get("allreduce_calls", 0) + buckets + epochs + evals,
             16 + vote.get("allreduce_bytes", 0) + epochs * (4 * floats + 4) + 48 * evals)
 
 
