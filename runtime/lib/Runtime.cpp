@@ -326,6 +326,12 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
     return sourcesOf(ctx->ds);
   case 5:
     return ctx->wholeEdges >= 0 ? ctx->wholeEdges : ctx->ds.numEdges;
+  case 6: // the first of the own rows among every vertex's
+    return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[ctx->comm->rank()];
+  case 7: // the first of the process's feature columns
+    return ctx->featureTotal >= 0 ? ctx->featureBegin : 0;
+  case 8: // the dataset's feature columns
+    return ctx->featureTotal >= 0 ? ctx->featureTotal : ctx->ds.numFeatures;
   default:
     fatal("gnnrtDim: unknown dimension " + std::to_string(which));
   }
@@ -400,9 +406,12 @@ int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op, double rate,
   const bool on = ctx->training && rate > 0.0;
   switch (which) {
   case 0:
-    return static_cast<int64_t>(dropoutKey(maskSeed(ctx),
-                                           static_cast<uint64_t>(ctx->step),
-                                           static_cast<uint64_t>(op)));
+    // Split by rows or features, compiled code draws element i of the
+    // single-process tensor (its global row and column, gnnrtDim 6 to 8):
+    // every process the run's seed, for the single-process masks.
+    return static_cast<int64_t>(dropoutKey(
+        ctx->rowStarts.empty() ? maskSeed(ctx) : ctx->seed,
+        static_cast<uint64_t>(ctx->step), static_cast<uint64_t>(op)));
   case 1:
     return on ? static_cast<int64_t>(rate * 16777216.0) : 0;
   case 2: {

@@ -59,6 +59,7 @@ LogicalResult FunctionLowering::run(bool training) {
     wholeSizes.numE = lb.sizes.numEW;
   }
   lb.ownSizes = lb.sizes;
+  lb.partitioned = !getPartition(source).empty();
   if (failed(bindParameters()))
     return failure();
 
@@ -261,6 +262,7 @@ void FunctionLowering::useGraph(bool whole) {
   if (whole != onWholeGraph)
     lb.call(rt::Call::gnnrtUseGraph, {lb.ctx, lb.cI64(whole ? 1 : 0)});
   onWholeGraph = whole;
+  lb.onWholeGraph = whole;
   lb.sizes = whole ? wholeSizes : lb.ownSizes;
 }
 

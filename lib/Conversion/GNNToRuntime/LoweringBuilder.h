@@ -66,6 +66,12 @@ public:
   /// are every vertex, its edges every edge), and the function's own ones,
   /// which buffer sizes are keyed by (SlotPlanner.h).
   GraphSizes sizes, ownSizes;
+  /// A row- or feature-partitioned function: its dropouts draw the
+  /// single-process masks (element indices of every vertex's tensor).
+  bool partitioned = false;
+  /// The op being lowered runs on the whole graph (a feature-partitioned
+  /// function's first layer: rows of every vertex, the process's columns).
+  bool onWholeGraph = false;
 
   /// A call of a runtime entry point (RuntimeCalls.def).
   Value call(rt::Call callee, ValueRange args) {

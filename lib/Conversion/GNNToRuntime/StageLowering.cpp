@@ -44,7 +44,10 @@ struct StageLowering::Run {
   /// Each dropout's key, threshold and scale bits for this step (the same
   /// mask as the runtime's gnnrtDropout, which the backward may call).
   SmallVector<DropoutOp> dropouts;
-  SmallVector<Value> dropoutParams; // 3 per dropout, i64
+  SmallVector<Value> dropoutParams; // paramsPerDropout per dropout, i64
+  /// 5 in a partitioned function's rows: the element index's stride and
+  /// offset (the single-process tensor's numbering) after the three.
+  int64_t paramsPerDropout = 3;
   /// The head width of the run's broadcast_heads (all of its row shape).
   int64_t headWidth = 0;
 };
@@ -144,6 +147,26 @@ void StageLowering::assignRunResults(Run &run) {
         run.dropoutParams.push_back(lb.call(
             rt::Call::gnnrtDropoutParam,
             {lb.ctx, lb.cI64(rowOps.dropoutId(d)), rate, lb.cI64(which)}));
+      if (!lb.partitioned || !run.batched)
+        continue;
+      // Element (r, j) of a partitioned function's rows is element
+      // r * stride + j + offset of the single-process tensor: on the whole
+      // graph, row r of the process's feature columns; on the own rows, row
+      // p(rank) + r; on every vertex's rows, row r.
+      run.paramsPerDropout = 5;
+      auto dim = [&](int64_t which) {
+        return lb.call(rt::Call::gnnrtDim, {lb.ctx, lb.cI64(which)});
+      };
+      Value size = lb.toI64(run.rowSize);
+      Value stride = size, offset = lb.cI64(0);
+      if (lb.onWholeGraph) {
+        stride = dim(8);
+        offset = dim(7);
+      } else if (run.outRows == lb.ownSizes.numV) {
+        offset = lb.b.create<arith::MulIOp>(lb.loc, dim(6), size);
+      }
+      run.dropoutParams.push_back(stride);
+      run.dropoutParams.push_back(offset);
     }
 }
 
@@ -172,9 +195,23 @@ void StageLowering::emitRunRows(const Run &run, Value begin, Value end,
       if (isa<BroadcastHeadsOp>(op)) {
         result = args[0]; // loaded at the head
       } else if (auto d = dyn_cast<DropoutOp>(op)) {
-        unsigned k = llvm::find(run.dropouts, d) - run.dropouts.begin();
+        const int64_t n = run.paramsPerDropout;
+        const int64_t k = llvm::find(run.dropouts, d) - run.dropouts.begin();
+        Value index = out;
+        if (n == 5) {
+          auto asIndex = [&](Value v) {
+            return ib.create<arith::IndexCastOp>(il, ib.getIndexType(), v);
+          };
+          index = ib.create<arith::AddIOp>(
+              il,
+              ib.create<arith::AddIOp>(
+                  il,
+                  ib.create<arith::MulIOp>(il, r, asIndex(masks[n * k + 3])),
+                  j),
+              asIndex(masks[n * k + 4]));
+        }
         result =
-            emitDropoutElement(ib, loc, args[0], out, masks.slice(3 * k, 3));
+            emitDropoutElement(ib, loc, args[0], index, masks.slice(n * k, 3));
       } else {
         result = emitElement(ib, il, op, args);
       }

@@ -53,7 +53,10 @@
 ///      gnnrtDim(5) is the whole graph's edges.
 ///  12: gnnrtGradientReady announces a parameter's final gradient, which
 ///      goes out in a bucket of the processes' sum (gnnrtSumGradients waits
-///      for the buckets).
+///      for the buckets); gnnrtDim(6) is the first own row among every
+///      vertex's, gnnrtDim(7) and (8) the process's first feature column and
+///      the dataset's columns, by which a partitioned program's dropout
+///      draws the single-process mask.
 #define GNNRT_API_VERSION 12
 
 #ifdef __cplusplus
@@ -97,7 +100,10 @@ GNNRT_EXPORT uint64_t gnnrtGetAPIVersion(void);
 /// the process's feature columns. In a row-partitioned program
 /// (docs/Distributed.md) |V| counts the process's own vertices (the
 /// destinations of its edges, the rows of its vertex tensors) and S every
-/// vertex (the sources); elsewhere S = |V|.
+/// vertex (the sources); elsewhere S = |V|. 6 = the first of the
+/// process's own vertices among every vertex (0 unless split by rows or
+/// features), 7 = its first feature column (0 unless split by features),
+/// 8 = the dataset's feature columns.
 GNNRT_EXPORT int64_t gnnrtDim(gnnrtContext *ctx, int64_t which);
 
 /// Feature partitioning (docs/Distributed.md): the graph the calls that
@@ -425,6 +431,10 @@ GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropyRows(
 /// threshold, 2 the scale's f32 bits. Element i is kept when
 /// (mix64(key ^ (i * 0xd1b54a32d192ed03)) >> 40) >= threshold, and is then
 /// multiplied by the scale; not training (or rate 0): threshold 0, scale 1.
+/// A row- or feature-partitioned program numbers the elements as the
+/// single-process tensor does (global row times the global width plus the
+/// global column, gnnrtDim 6 to 8), and its key is then the same on every
+/// process: the masks are the single-process ones.
 GNNRT_EXPORT int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op,
                                        double rate, int64_t which);
 
