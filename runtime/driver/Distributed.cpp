@@ -1,8 +1,11 @@
 //===- Distributed.cpp - the driver's part for several processes ----------===//
 
 #include "Distributed.h"
+#include "Memory.h"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 using namespace gnnrt;
 
@@ -297,16 +300,36 @@ void gnnrt::checkEnoughVertices(const std::string &data, int processes,
           ": each process needs at least one");
 }
 
-bool gnnrt::closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
+AutoVote gnnrt::autoVote(gnnrtContext *ctx, int64_t edges) {
+  const AvailableMemory available = availableMemory();
+  int64_t vote[2] = {edges, available.known()
+                                ? -available.bytes
+                                : -std::numeric_limits<int64_t>::max()};
+  ctx->comm->allReduce(vote, vote, 2, ReduceOp::Max);
+  return {vote[0], -vote[1]};
+}
+
+bool gnnrt::closuresAreSmall(int64_t mostEdges, int size, const FullGraph &full,
                              std::string &report) {
-  int64_t most = ctx->ds.numEdges;
-  ctx->comm->allReduce(&most, &most, 1, ReduceOp::Max);
-  const int size = ctx->comm->size();
   const int64_t share = (full.numEdges + size - 1) / size;
-  const bool preload = 4 * most <= 5 * share;
-  report = "the largest closure holds " + std::to_string(most) +
+  report = "the largest closure holds " + std::to_string(mostEdges) +
            " edges, a share is " + std::to_string(share);
-  return preload;
+  return 4 * mostEdges <= 5 * share;
+}
+
+int64_t gnnrt::featurePartitionExtraBytes(const ModelInfo &model,
+                                          const int64_t counts[3], int size) {
+  const double V = static_cast<double>(counts[0]);
+  const double E = static_cast<double>(counts[1]);
+  const double F = static_cast<double>(counts[2]);
+  // The CSC (int64 offsets, int32 sources), the per-edge arrays the program
+  // reads (int32 each), CSR offsets and a cursor, two degrees per vertex.
+  const int perEdge = __builtin_popcount(model.graphArrays & 0xE);
+  const double graph = E * (4 + 4 * perEdge) + (V + 1) * (8 + 2 * 8 + 2 * 4);
+  const double columns = V * std::ceil(F / size) * 4 - (V / size) * F * 4;
+  const double extra = graph + std::max(columns, 0.0);
+  return extra >= 9e18 ? std::numeric_limits<int64_t>::max()
+                       : static_cast<int64_t>(extra);
 }
 
 std::vector<int64_t> gnnrt::featureColumnStarts(int64_t total, int size) {

@@ -75,16 +75,33 @@ struct RowParts {
 void checkEnoughVertices(const std::string &data, int processes,
                          int64_t numVertices);
 
-/// --partition auto, with every rank's closure loaded (ctx->ds): whether
-/// to preload. Preloading recomputes a rank's closure and moves no
-/// activations; rows compute a rank's share of the edges and move rows.
-/// Preload while no closure holds more than 5/4 of a share (one
-/// all-reduce): measured here (docs/benchmarks/distributed.md),
-/// preloading wins on the grid (closures of 1.01 shares) and loses on the
-/// arxiv-shaped graph (1.64). `report` says why (the largest closure's
-/// edges and a share).
-bool closuresAreSmall(gnnrtContext *ctx, const FullGraph &full,
+/// --partition auto's vote: one all-reduce of two int64 over the
+/// processes, the most edges any holds (its closure's, when loaded) and the
+/// least memory any may still allocate (availableMemory; unknown counts as
+/// no limit), so that every process decides alike.
+struct AutoVote {
+  int64_t mostEdges = 0;
+  int64_t leastAvailable = 0; // bytes; INT64_MAX when no process knows
+};
+AutoVote autoVote(gnnrtContext *ctx, int64_t edges);
+
+/// --partition auto, with every rank's closure loaded: whether to preload.
+/// Preloading recomputes a rank's closure and moves no activations; rows
+/// compute a rank's share of the edges and move rows. Preload while no
+/// closure holds more than 5/4 of a share (`mostEdges`, the vote's):
+/// measured here (docs/benchmarks/distributed.md), preloading wins on the
+/// grid (closures of 1.01 shares) and loses on the arxiv-shaped graph
+/// (1.64). `report` says why (the largest closure's edges and a share).
+bool closuresAreSmall(int64_t mostEdges, int size, const FullGraph &full,
                       std::string &report);
+
+/// The memory feature partitioning holds beyond row partitioning on each of
+/// `size` processes, from the dataset's sizes (`counts`: V, E, F) and the
+/// graph arrays `model` reads: the whole graph's CSC and the arrays
+/// bindWholeGraph builds, and every vertex's row of the process's feature
+/// columns (less its own rows' features, which it does not load).
+int64_t featurePartitionExtraBytes(const ModelInfo &model,
+                                   const int64_t counts[3], int size);
 
 /// The rank's rows and all their in-edges of the dataset `data`, split as
 /// `rowSplit` says (vertices, else edges: ROC starts from them), into

@@ -619,35 +619,63 @@ int main(int argc, char **argv) {
     // --partition auto: preload where the closures are small (decided once
     // they are loaded: closuresAreSmall), else the partitioned program
     // that moves fewer bytes per epoch at the dataset's sizes (rows on a
-    // tie, and with --row-split roc, which features do not do).
-    const Program *split = nullptr;
+    // tie, and with --row-split roc, which features do not do), among those
+    // that fit: feature partitioning holds the whole graph on every
+    // process, which must fit the memory the tightest one has left (the
+    // vote's).
+    struct Candidate {
+      const Program *program;
+      double bytes;
+    };
+    std::vector<Candidate> candidates;
+    int64_t featuresExtra = 0;
     std::string bytes;
+    auto chooseSplit = [&](const AutoVote &vote, std::string &why) {
+      const Program *best = nullptr;
+      double least = 0;
+      for (const Candidate &c : candidates) {
+        if (c.program->model.partition == "features" &&
+            featuresExtra > vote.leastAvailable && candidates.size() > 1) {
+          why = "; features would hold " + formatBytes(featuresExtra) +
+                " more per process, the tightest has " +
+                formatBytes(vote.leastAvailable) + " left";
+          continue;
+        }
+        if (!best || c.bytes < least) {
+          best = c.program;
+          least = c.bytes;
+        }
+      }
+      return best;
+    };
     if (mode == "auto") {
       Dataset meta;
       int64_t counts[4];
       std::vector<std::string> edgeNames;
       if (!readDatasetMeta(o.data, meta, counts, edgeNames, error))
         fatal(o.data + "/" + error);
-      double least = 0;
       for (const char *m : {"rows", "features"}) {
         const Program *p = findProgram(programs, m);
         if (!p || (std::string(m) == "features" && o.rowSplit == "roc"))
           continue;
         const double b =
             predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);
-        if (!split || b < least) {
-          split = p;
-          least = b;
-        }
+        candidates.push_back({p, b});
+        if (std::string(m) == "features")
+          featuresExtra =
+              featurePartitionExtraBytes(p->model, counts, worldSize);
         if (choosing)
           bytes += std::string(bytes.empty() ? "; per epoch each process "
                                                "moves (N-1)/N x: "
                                              : ", ") +
                    m + " " + formatMB(b);
       }
-      if (preloading->model.hops < 0 && split) {
-        mode = autoMode = split->model.partition;
-        autoChoice = mode + " (the model does not preload" + bytes + ")";
+      if (preloading->model.hops < 0 && !candidates.empty()) {
+        const AutoVote vote = autoVote(ctx, 0);
+        autoVoted = true;
+        std::string why;
+        mode = autoMode = chooseSplit(vote, why)->model.partition;
+        autoChoice = mode + " (the model does not preload" + bytes + why + ")";
       }
     }
     use(mode == "rows" || mode == "features" ? findProgram(programs, mode)
@@ -688,16 +716,19 @@ int main(int argc, char **argv) {
     }
     checkSameTraining(ctx, trainingText(ctx, o, full), full);
     if (mode == "auto") {
-      std::string closures;
+      const AutoVote vote = autoVote(ctx, ctx->ds.numEdges);
       autoVoted = true;
-      if (closuresAreSmall(ctx, full, closures)) {
+      std::string closures, why;
+      const Program *split = nullptr;
+      if (closuresAreSmall(vote.mostEdges, worldSize, full, closures) ||
+          !(split = chooseSplit(vote, why))) {
         autoMode = "preload";
         autoChoice = "preload (" + closures + ")";
       } else {
         part = PreloadPart();
         use(split);
         autoMode = ctx->model.partition;
-        autoChoice = ctx->model.partition + " (" + closures + bytes + ")";
+        autoChoice = ctx->model.partition + " (" + closures + bytes + why + ")";
         if (ctx->model.partition == "rows") {
           loadRows();
         } else {
@@ -1024,12 +1055,12 @@ int main(int argc, char **argv) {
             "\"bucket_bytes\": %lld, \"wait_seconds\": %.6g},\n",
             static_cast<long long>(ctx->gradientSum.issued),
             static_cast<long long>(o.bucketBytes), ctx->comm->waitSeconds());
-    // --partition auto's choice, and its vote on the closures' size (one
-    // all-reduce of an int64, counted above).
+    // --partition auto's choice, and its vote (AutoVote: one all-reduce
+    // of two int64, counted above).
     if (!autoChoice.empty())
       appendf("  \"auto\": {\"mode\": \"%s\", \"allreduce_calls\": %d, "
               "\"allreduce_bytes\": %d},\n",
-              autoMode.c_str(), autoVoted ? 1 : 0, autoVoted ? 8 : 0);
+              autoMode.c_str(), autoVoted ? 1 : 0, autoVoted ? 16 : 0);
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1 && rows) {
       text += rowPartitionJson(ctx, rowParts, part, full, o.rowSplit);

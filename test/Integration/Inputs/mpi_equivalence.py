@@ -5,14 +5,14 @@ part of the graph, and the bytes its collectives moved equal to shared
 preloading's formula exactly:
 
     all-reduce calls = 1 + a + buckets + epochs + evaluations
-    all-reduce bytes = 16 + 8 a + epochs (4 P + 4) + 48 evaluations
+    all-reduce bytes = 16 + 16 a + epochs (4 P + 4) + 48 evaluations
 
 (16: the start-up fingerprint, two int64; a = 1 when --partition auto
-voted on the closures' size, one int64, else 0; per epoch the gradients, P
-floats in the summary's gradient_buckets (one per epoch unless
---bucket-bytes is smaller than the gradients), and the loss; per evaluation
-the hit and total counts of the three splits, six int64); nothing else is
-moved.
+voted on the closures' size and the memory left, two int64, else 0; per
+epoch the gradients, P floats in the summary's gradient_buckets (one per
+epoch unless --bucket-bytes is smaller than the gradients), and the loss;
+per evaluation the hit and total counts of the three splits, six int64);
+nothing else is moved.
 
     mpi_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS
 """
@@ -52,7 +52,7 @@ def compare(one_json, one_params, n_json, n_params):
 
 def all_reduce_formula(summary, floats):
     """Shared by every mode: the start-up fingerprint, --partition auto's
-    vote when it made one (the summary's "auto": one int64), per epoch the
+    vote when it made one (the summary's "auto": two int64), per epoch the
     gradients in one bucket and the loss, per evaluation six counts."""
     history = summary["history"]
     epochs = len(history)
