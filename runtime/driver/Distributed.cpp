@@ -2,70 +2,50 @@
 
 #include "Distributed.h"
 #include "Memory.h"
+#include "Programs.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 using namespace gnnrt;
 
-extern "C" const char gnnrt_model_info[];
-extern "C" float gnn_train_step(gnnrtContext *ctx);
-extern "C" float gnn_eval(gnnrtContext *ctx);
-// The partitioned programs of gnn-compile --partition auto, when present.
-extern "C" __attribute__((weak)) const char gnnrt_model_info_rows[];
-extern "C" __attribute__((weak)) float gnn_train_step_rows(gnnrtContext *);
-extern "C" __attribute__((weak)) float gnn_eval_rows(gnnrtContext *);
-extern "C" __attribute__((weak)) const char gnnrt_model_info_features[];
-extern "C" __attribute__((weak)) float gnn_train_step_features(gnnrtContext *);
-extern "C" __attribute__((weak)) float gnn_eval_features(gnnrtContext *);
+/// The MPI communicator (runtime/lib/Comm/MPI.cpp), linked in where gnnc was
+/// built with MPI.
+extern "C" __attribute__((weak)) gnnrt::Communicator *
+gnnrtCreateMPICommunicator();
 
-std::vector<Program> gnnrt::heldPrograms() {
-  std::vector<Program> programs(1);
-  programs[0].info = gnnrt_model_info;
-  programs[0].train = gnn_train_step;
-  programs[0].eval = gnn_eval;
-  if (gnnrt_model_info_rows && gnn_train_step_rows && gnn_eval_rows)
-    programs.push_back(
-        {gnnrt_model_info_rows, gnn_train_step_rows, gnn_eval_rows, {}});
-  if (gnnrt_model_info_features && gnn_train_step_features && gnn_eval_features)
-    programs.push_back({gnnrt_model_info_features,
-                        gnn_train_step_features,
-                        gnn_eval_features,
-                        {}});
-  std::string error;
-  for (Program &p : programs)
-    if (!parseModelInfo(p.info, p.model, error))
-      fatal("corrupt model description: " + error);
-  return programs;
+/// The number of processes an MPI launcher started (mpirun, mpiexec: their
+/// environment), 0 when the program was started alone.
+static int64_t launcherWorldSize() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char *value = std::getenv(name);
+    if (!value || !*value)
+      continue;
+    char *end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(value, &end, 10);
+    if (!errno && !*end && n > 0)
+      return n;
+  }
+  return 0;
 }
 
-const Program *gnnrt::findProgram(const std::vector<Program> &programs,
-                                  const std::string &partition) {
-  for (const Program &p : programs)
-    if (p.model.partition == partition)
-      return &p;
-  return nullptr;
-}
-
-double gnnrt::predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
-                                  int64_t numFeatures, int64_t numClasses) {
-  double rows = 0, floats = 0;
-  for (const ModelInfo::RowCollective &c : model.rowCollectives) {
-    double width = static_cast<double>(c.factor);
-    for (BufferInfo::Term t : c.terms)
-      width *= t == BufferInfo::F ? numFeatures : numClasses;
-    rows += width;
+void gnnrt::joinWorld(gnnrtContext *ctx) {
+  const int64_t launched = launcherWorldSize();
+  if (launched == 0)
+    return;
+  if (!gnnrtCreateMPICommunicator) {
+    if (launched > 1)
+      fatal("started by an MPI launcher as one of " + std::to_string(launched) +
+            " processes, but this executable was linked without MPI (gnnc "
+            "was built where CMake found none): each process would train "
+            "alone");
+    return;
   }
-  for (const ParamInfo &p : model.params) {
-    if (model.partition == "features" && !p.dims.empty() && p.dims[0] == -1)
-      continue; // a feature shard
-    double n = 1;
-    for (int64_t d : p.dims)
-      n *= d == -1 ? numFeatures : d == -2 ? numClasses : d;
-    floats += n;
-  }
-  return 4.0 * (static_cast<double>(numVertices) * rows + 2.0 * floats);
+  ctx->comm.reset(gnnrtCreateMPICommunicator());
 }
 
 void gnnrt::checkSameTraining(gnnrtContext *ctx, const std::string &options,
@@ -315,21 +295,6 @@ bool gnnrt::closuresAreSmall(int64_t mostEdges, int size, const FullGraph &full,
   report = "the largest closure holds " + std::to_string(mostEdges) +
            " edges, a share is " + std::to_string(share);
   return 4 * mostEdges <= 5 * share;
-}
-
-int64_t gnnrt::featurePartitionExtraBytes(const ModelInfo &model,
-                                          const int64_t counts[3], int size) {
-  const double V = static_cast<double>(counts[0]);
-  const double E = static_cast<double>(counts[1]);
-  const double F = static_cast<double>(counts[2]);
-  // The CSC (int64 offsets, int32 sources), the per-edge arrays the program
-  // reads (int32 each), CSR offsets and a cursor, two degrees per vertex.
-  const int perEdge = __builtin_popcount(model.graphArrays & 0xE);
-  const double graph = E * (4 + 4 * perEdge) + (V + 1) * (8 + 2 * 8 + 2 * 4);
-  const double columns = V * std::ceil(F / size) * 4 - (V / size) * F * 4;
-  const double extra = graph + std::max(columns, 0.0);
-  return extra >= 9e18 ? std::numeric_limits<int64_t>::max()
-                       : static_cast<int64_t>(extra);
 }
 
 std::vector<int64_t> gnnrt::featureColumnStarts(int64_t total, int size) {

@@ -21,34 +21,12 @@
 
 namespace gnnrt {
 
-/// A program the executable holds: its model description and functions.
-struct Program {
-  const char *info = nullptr;
-  float (*train)(gnnrtContext *) = nullptr;
-  float (*eval)(gnnrtContext *) = nullptr;
-  ModelInfo model; // parsed from `info`
-};
-
-/// The programs the executable holds: the one compiled (gnnrt_model_info,
-/// gnn_train_step, gnn_eval) first, then the row- and feature-partitioned
-/// ones gnn-compile --partition auto puts next to it (their symbols
-/// suffixed _rows and _features). Stops the run on a corrupt description.
-std::vector<Program> heldPrograms();
-
-/// The program of `programs` whose partition is `partition` ("none",
-/// "rows" or "features"), or null.
-const Program *findProgram(const std::vector<Program> &programs,
-                           const std::string &partition);
-
-/// The bytes a row- or feature-partitioned program's collectives and
-/// gradient sum move per epoch (one training step and one evaluation) on a
-/// graph of `numVertices` vertices, `numFeatures` features and `numClasses`
-/// classes, per process up to the factor (N-1)/N: each row collective moves
-/// the rows of every vertex once, the ring all-reduce every summed gradient
-/// twice (feature shards are not summed). gnn-compile's --remarks print the
-/// same prediction (predictedBytes).
-double predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
-                           int64_t numFeatures, int64_t numClasses);
+/// Under an MPI launcher (mpirun, mpiexec: OMPI_COMM_WORLD_SIZE or PMI_SIZE
+/// in the environment), this process's place in the world (the MPI
+/// communicator); alone, the single-process one, and MPI is never touched.
+/// Stops the run when launched as one of several processes without MPI
+/// linked in.
+void joinWorld(gnnrtContext *ctx);
 
 /// Stops every rank when they do not run the same training: another model,
 /// a dataset of other sizes or other options (`options`, their text) would
@@ -94,14 +72,6 @@ AutoVote autoVote(gnnrtContext *ctx, int64_t edges);
 /// (1.64). `report` says why (the largest closure's edges and a share).
 bool closuresAreSmall(int64_t mostEdges, int size, const FullGraph &full,
                       std::string &report);
-
-/// The memory feature partitioning holds beyond row partitioning on each of
-/// `size` processes, from the dataset's sizes (`counts`: V, E, F) and the
-/// graph arrays `model` reads: the whole graph's CSC and the arrays
-/// bindWholeGraph builds, and every vertex's row of the process's feature
-/// columns (less its own rows' features, which it does not load).
-int64_t featurePartitionExtraBytes(const ModelInfo &model,
-                                   const int64_t counts[3], int size);
 
 /// The rank's rows and all their in-edges of the dataset `data`, split as
 /// `rowSplit` says (vertices, else edges: ROC starts from them), into

@@ -19,6 +19,7 @@
 #include "Npy.h"
 #include "Params.h"
 #include "Preload.h"
+#include "Programs.h"
 #include "RowSplit.h"
 #include "Threads.h"
 #include "gnnrt/GNNRuntime.h"
@@ -42,10 +43,6 @@
 /// The CUDA device (runtime/lib/CUDA/GPULaunch.cpp), present in programs
 /// compiled with --target=cuda.
 extern "C" __attribute__((weak)) gnnrt::Device *gnnrtCreateCUDADevice();
-/// The MPI communicator (runtime/lib/Comm/MPI.cpp), linked in where gnnc was
-/// built with MPI.
-extern "C" __attribute__((weak)) gnnrt::Communicator *
-gnnrtCreateMPICommunicator();
 
 using namespace gnnrt;
 
@@ -116,9 +113,8 @@ const char *kUsage =
     "                       whichever moves fewer bytes per epoch. Default:\n"
     "                       auto for gnn-compile's default (--partition auto:\n"
     "                       the executable holds every program the model\n"
-    "                       accepts), else the mode compiled (a model "
-    "compiled\n"
-    "                       with --partition rows can preload too)\n"
+    "                       accepts), else the mode compiled (compiled\n"
+    "                       with --partition rows, it can preload too)\n"
     "  --bucket-bytes B     under mpirun: the gradients' sum goes out in\n"
     "                       buckets of B bytes (K, M, G suffixes), each\n"
     "                       issued as soon as its gradients are final, while\n"
@@ -427,35 +423,6 @@ void selectBlasKernels(char **argv) {
   execv("/proc/self/exe", argv); // returns only on failure: keep going
 }
 
-/// The number of processes an MPI launcher started (mpirun, mpiexec: their
-/// environment), 0 when the program was started alone.
-int64_t launcherWorldSize() {
-  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
-    int64_t n = 0;
-    if (const char *value = std::getenv(name))
-      if (parseInt(value, n) && n > 0)
-        return n;
-  }
-  return 0;
-}
-
-/// Under an MPI launcher, this process's place in the world (the MPI
-/// communicator); alone, the single-process one, and MPI is never touched.
-void joinWorld(gnnrtContext *ctx) {
-  const int64_t launched = launcherWorldSize();
-  if (launched == 0)
-    return;
-  if (!gnnrtCreateMPICommunicator) {
-    if (launched > 1)
-      fatal("started by an MPI launcher as one of " + std::to_string(launched) +
-            " processes, but this executable was linked without MPI (gnnc "
-            "was built where CMake found none): each process would train "
-            "alone");
-    return;
-  }
-  ctx->comm.reset(gnnrtCreateMPICommunicator());
-}
-
 /// The training options every rank must share, as text for
 /// checkSameTraining's fingerprint (with the dataset's sizes).
 std::string trainingText(const gnnrtContext *ctx, const Options &o,
@@ -480,13 +447,6 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       o.rowSplit.c_str(), o.repartitionGain,
       static_cast<long long>(o.bucketBytes));
   return numbers;
-}
-
-/// `bytes` in megabytes, one decimal: "12.3 MB".
-std::string formatMB(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
-  return text;
 }
 
 } // namespace
@@ -567,25 +527,7 @@ int main(int argc, char **argv) {
     preloading = findProgram(programs, "rows");
   // Held with gnn-compile --partition auto: the executable chooses.
   const bool choosing = programs.size() > 1;
-  if (!preloading && !o.partition.empty() && o.partition != "features")
-    fatal("--partition " + o.partition +
-          ": the model was compiled with gnn-compile --partition features, "
-          "which trains split by feature columns only");
-  if ((o.partition == "features" || o.partition == "rows") &&
-      !findProgram(programs, o.partition))
-    fatal("--partition " + o.partition +
-          (choosing ? std::string(": the model's ") +
-                          (o.partition == "rows" ? "row" : "feature") +
-                          " partitioning was refused when it was compiled "
-                          "(gnn-compile --partition " +
-                          o.partition + " says why)"
-                    : " needs a model compiled with gnn-compile --partition " +
-                          o.partition + " or auto; this one " +
-                          (compiled == "none" ? "preloads"
-                                              : "is split by " + compiled)));
-  if (o.partition == "auto" && !choosing && compiled == "none")
-    fatal("--partition auto needs a model compiled with gnn-compile "
-          "--partition auto or rows; this one preloads");
+  checkRequestedPartition(programs, o.partition);
   auto use = [&](const Program *p) {
     program = p;
     ctx->model = p->model;
@@ -617,65 +559,19 @@ int main(int argc, char **argv) {
                        : compiled == "none" ? "preload"
                                             : compiled;
     // --partition auto: preload where the closures are small (decided once
-    // they are loaded: closuresAreSmall), else the partitioned program
-    // that moves fewer bytes per epoch at the dataset's sizes (rows on a
-    // tie, and with --row-split roc, which features do not do), among those
-    // that fit: feature partitioning holds the whole graph on every
-    // process, which must fit the memory the tightest one has left (the
-    // vote's).
-    struct Candidate {
-      const Program *program;
-      double bytes;
-    };
-    std::vector<Candidate> candidates;
-    int64_t featuresExtra = 0;
-    std::string bytes;
-    auto chooseSplit = [&](const AutoVote &vote, std::string &why) {
-      const Program *best = nullptr;
-      double least = 0;
-      for (const Candidate &c : candidates) {
-        if (c.program->model.partition == "features" &&
-            featuresExtra > vote.leastAvailable && candidates.size() > 1) {
-          why = "; features would hold " + formatBytes(featuresExtra) +
-                " more per process, the tightest has " +
-                formatBytes(vote.leastAvailable) + " left";
-          continue;
-        }
-        if (!best || c.bytes < least) {
-          best = c.program;
-          least = c.bytes;
-        }
-      }
-      return best;
-    };
+    // they are loaded: closuresAreSmall), else the partitioned program that
+    // moves fewer bytes per epoch among those that fit (SplitCandidates).
+    SplitCandidates split;
     if (mode == "auto") {
-      Dataset meta;
-      int64_t counts[4];
-      std::vector<std::string> edgeNames;
-      if (!readDatasetMeta(o.data, meta, counts, edgeNames, error))
-        fatal(o.data + "/" + error);
-      for (const char *m : {"rows", "features"}) {
-        const Program *p = findProgram(programs, m);
-        if (!p || (std::string(m) == "features" && o.rowSplit == "roc"))
-          continue;
-        const double b =
-            predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);
-        candidates.push_back({p, b});
-        if (std::string(m) == "features")
-          featuresExtra =
-              featurePartitionExtraBytes(p->model, counts, worldSize);
-        if (choosing)
-          bytes += std::string(bytes.empty() ? "; per epoch each process "
-                                               "moves (N-1)/N x: "
-                                             : ", ") +
-                   m + " " + formatMB(b);
-      }
-      if (preloading->model.hops < 0 && !candidates.empty()) {
+      split =
+          splitCandidates(programs, o.data, o.rowSplit, worldSize, choosing);
+      if (preloading->model.hops < 0 && !split.candidates.empty()) {
         const AutoVote vote = autoVote(ctx, 0);
         autoVoted = true;
         std::string why;
-        mode = autoMode = chooseSplit(vote, why)->model.partition;
-        autoChoice = mode + " (the model does not preload" + bytes + why + ")";
+        mode = autoMode = split.choose(vote, why)->model.partition;
+        autoChoice =
+            mode + " (the model does not preload" + split.bytes + why + ")";
       }
     }
     use(mode == "rows" || mode == "features" ? findProgram(programs, mode)
@@ -719,16 +615,17 @@ int main(int argc, char **argv) {
       const AutoVote vote = autoVote(ctx, ctx->ds.numEdges);
       autoVoted = true;
       std::string closures, why;
-      const Program *split = nullptr;
+      const Program *chosen = nullptr;
       if (closuresAreSmall(vote.mostEdges, worldSize, full, closures) ||
-          !(split = chooseSplit(vote, why))) {
+          !(chosen = split.choose(vote, why))) {
         autoMode = "preload";
         autoChoice = "preload (" + closures + ")";
       } else {
         part = PreloadPart();
-        use(split);
+        use(chosen);
         autoMode = ctx->model.partition;
-        autoChoice = ctx->model.partition + " (" + closures + bytes + why + ")";
+        autoChoice =
+            ctx->model.partition + " (" + closures + split.bytes + why + ")";
         if (ctx->model.partition == "rows") {
           loadRows();
         } else {

@@ -1,0 +1,167 @@
+//===- Programs.cpp - the programs an executable holds, and the choice ----===//
+
+#include "Programs.h"
+#include "Memory.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+using namespace gnnrt;
+
+extern "C" const char gnnrt_model_info[];
+extern "C" float gnn_train_step(gnnrtContext *ctx);
+extern "C" float gnn_eval(gnnrtContext *ctx);
+// The partitioned programs of gnn-compile --partition auto, when present.
+extern "C" __attribute__((weak)) const char gnnrt_model_info_rows[];
+extern "C" __attribute__((weak)) float gnn_train_step_rows(gnnrtContext *);
+extern "C" __attribute__((weak)) float gnn_eval_rows(gnnrtContext *);
+extern "C" __attribute__((weak)) const char gnnrt_model_info_features[];
+extern "C" __attribute__((weak)) float gnn_train_step_features(gnnrtContext *);
+extern "C" __attribute__((weak)) float gnn_eval_features(gnnrtContext *);
+
+std::vector<Program> gnnrt::heldPrograms() {
+  std::vector<Program> programs(1);
+  programs[0].info = gnnrt_model_info;
+  programs[0].train = gnn_train_step;
+  programs[0].eval = gnn_eval;
+  if (gnnrt_model_info_rows && gnn_train_step_rows && gnn_eval_rows)
+    programs.push_back(
+        {gnnrt_model_info_rows, gnn_train_step_rows, gnn_eval_rows, {}});
+  if (gnnrt_model_info_features && gnn_train_step_features && gnn_eval_features)
+    programs.push_back({gnnrt_model_info_features,
+                        gnn_train_step_features,
+                        gnn_eval_features,
+                        {}});
+  std::string error;
+  for (Program &p : programs)
+    if (!parseModelInfo(p.info, p.model, error))
+      fatal("corrupt model description: " + error);
+  return programs;
+}
+
+const Program *gnnrt::findProgram(const std::vector<Program> &programs,
+                                  const std::string &partition) {
+  for (const Program &p : programs)
+    if (p.model.partition == partition)
+      return &p;
+  return nullptr;
+}
+
+double gnnrt::predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
+                                  int64_t numFeatures, int64_t numClasses) {
+  double rows = 0, floats = 0;
+  for (const ModelInfo::RowCollective &c : model.rowCollectives) {
+    double width = static_cast<double>(c.factor);
+    for (BufferInfo::Term t : c.terms)
+      width *= t == BufferInfo::F ? numFeatures : numClasses;
+    rows += width;
+  }
+  for (const ParamInfo &p : model.params) {
+    if (model.partition == "features" && !p.dims.empty() && p.dims[0] == -1)
+      continue; // a feature shard
+    double n = 1;
+    for (int64_t d : p.dims)
+      n *= d == -1 ? numFeatures : d == -2 ? numClasses : d;
+    floats += n;
+  }
+  return 4.0 * (static_cast<double>(numVertices) * rows + 2.0 * floats);
+}
+
+int64_t gnnrt::featurePartitionExtraBytes(const ModelInfo &model,
+                                          const int64_t counts[3], int size) {
+  const double V = static_cast<double>(counts[0]);
+  const double E = static_cast<double>(counts[1]);
+  const double F = static_cast<double>(counts[2]);
+  // The CSC (int64 offsets, int32 sources), the per-edge arrays the program
+  // reads (int32 each), CSR offsets and a cursor, two degrees per vertex.
+  const int perEdge = __builtin_popcount(model.graphArrays & 0xE);
+  const double graph = E * (4 + 4 * perEdge) + (V + 1) * (8 + 2 * 8 + 2 * 4);
+  const double columns = V * std::ceil(F / size) * 4 - (V / size) * F * 4;
+  const double extra = graph + std::max(columns, 0.0);
+  return extra >= 9e18 ? std::numeric_limits<int64_t>::max()
+                       : static_cast<int64_t>(extra);
+}
+
+void gnnrt::checkRequestedPartition(const std::vector<Program> &programs,
+                                    const std::string &partition) {
+  if (partition.empty())
+    return;
+  const std::string &compiled = programs[0].model.partition;
+  const bool choosing = programs.size() > 1;
+  if (!findProgram(programs, "none") && !findProgram(programs, "rows") &&
+      partition != "features")
+    fatal("--partition " + partition +
+          ": the model was compiled with gnn-compile --partition features, "
+          "which trains split by feature columns only");
+  if ((partition == "features" || partition == "rows") &&
+      !findProgram(programs, partition))
+    fatal("--partition " + partition +
+          (choosing ? std::string(": the model's ") +
+                          (partition == "rows" ? "row" : "feature") +
+                          " partitioning was refused when it was compiled "
+                          "(gnn-compile --partition " +
+                          partition + " says why)"
+                    : " needs a model compiled with gnn-compile --partition " +
+                          partition + " or auto; this one " +
+                          (compiled == "none" ? "preloads"
+                                              : "is split by " + compiled)));
+  if (partition == "auto" && !choosing && compiled == "none")
+    fatal("--partition auto needs a model compiled with gnn-compile "
+          "--partition auto or rows; this one preloads");
+}
+
+std::string gnnrt::formatMB(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+  return text;
+}
+
+SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
+                                       const std::string &data,
+                                       const std::string &rowSplit, int size,
+                                       bool describe) {
+  Dataset meta;
+  int64_t counts[4];
+  std::vector<std::string> edgeNames;
+  std::string error;
+  if (!readDatasetMeta(data, meta, counts, edgeNames, error))
+    fatal(data + "/" + error);
+  SplitCandidates split;
+  for (const std::string m : {"rows", "features"}) {
+    const Program *p = findProgram(programs, m);
+    if (!p || (m == "features" && rowSplit == "roc"))
+      continue;
+    const double b =
+        predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);
+    split.candidates.push_back({p, b});
+    if (m == "features")
+      split.featuresExtra = featurePartitionExtraBytes(p->model, counts, size);
+    if (describe)
+      split.bytes += (split.bytes.empty() ? "; per epoch each process moves "
+                                            "(N-1)/N x: "
+                                          : ", ") +
+                     m + " " + formatMB(b);
+  }
+  return split;
+}
+
+const Program *SplitCandidates::choose(const AutoVote &vote,
+                                       std::string &why) const {
+  const Program *best = nullptr;
+  double least = 0;
+  for (const Candidate &c : candidates) {
+    if (c.program->model.partition == "features" &&
+        featuresExtra > vote.leastAvailable && candidates.size() > 1) {
+      why = "; features would hold " + formatBytes(featuresExtra) +
+            " more per process, the tightest has " +
+            formatBytes(vote.leastAvailable) + " left";
+      continue;
+    }
+    if (!best || c.bytes < least) {
+      best = c.program;
+      least = c.bytes;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,98 @@
+//===- Programs.h - the programs an executable holds, and the choice -*- C++
+//-*-===//
+//
+// An executable of gnn-compile --partition auto holds up to three programs
+// of one model (preloading, split by rows, split by features); under mpirun
+// the driver (gnnrt_main.cpp) trains with one of them: the one --partition
+// names, or --partition auto's choice by the bytes each moves and the
+// memory each needs (docs/Distributed.md, "One executable for any number
+// of processes").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_DRIVER_PROGRAMS_H
+#define GNNRT_DRIVER_PROGRAMS_H
+
+#include "Distributed.h"
+
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// A program the executable holds: its model description and functions.
+struct Program {
+  const char *info = nullptr;
+  float (*train)(gnnrtContext *) = nullptr;
+  float (*eval)(gnnrtContext *) = nullptr;
+  ModelInfo model; // parsed from `info`
+};
+
+/// The programs the executable holds: the one compiled (gnnrt_model_info,
+/// gnn_train_step, gnn_eval) first, then the row- and feature-partitioned
+/// ones gnn-compile --partition auto puts next to it (their symbols
+/// suffixed _rows and _features). Stops the run on a corrupt description.
+std::vector<Program> heldPrograms();
+
+/// The program of `programs` whose partition is `partition` ("none",
+/// "rows" or "features"), or null.
+const Program *findProgram(const std::vector<Program> &programs,
+                           const std::string &partition);
+
+/// The bytes a row- or feature-partitioned program's collectives and
+/// gradient sum move per epoch (one training step and one evaluation) on a
+/// graph of `numVertices` vertices, `numFeatures` features and `numClasses`
+/// classes, per process up to the factor (N-1)/N: each row collective moves
+/// the rows of every vertex once, the ring all-reduce every summed gradient
+/// twice (feature shards are not summed). gnn-compile's --remarks print the
+/// same prediction (predictedBytes).
+double predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
+                           int64_t numFeatures, int64_t numClasses);
+
+/// The memory feature partitioning holds beyond row partitioning on each of
+/// `size` processes, from the dataset's sizes (`counts`: V, E, F) and the
+/// graph arrays `model` reads: the whole graph's CSC and the arrays
+/// bindWholeGraph builds, and every vertex's row of the process's feature
+/// columns (less its own rows' features, which it does not load).
+int64_t featurePartitionExtraBytes(const ModelInfo &model,
+                                   const int64_t counts[3], int size);
+
+/// Stops the run unless the executable holds a program for the mode
+/// `partition` asks (the executable's --partition; empty: none asked).
+void checkRequestedPartition(const std::vector<Program> &programs,
+                             const std::string &partition);
+
+/// `bytes` in megabytes, one decimal: "12.3 MB" (gnn-compile's --remarks
+/// print the same unit).
+std::string formatMB(double bytes);
+
+/// --partition auto's partitioned programs for the dataset `data` on `size`
+/// processes: each with the bytes it moves per epoch (predictedEpochBytes at
+/// meta.json's sizes), rows first; features left out with --row-split roc
+/// (`rowSplit`), which feature partitioning does not do.
+struct SplitCandidates {
+  struct Candidate {
+    const Program *program;
+    double bytes;
+  };
+  std::vector<Candidate> candidates;
+  /// featurePartitionExtraBytes of the feature-partitioned program.
+  int64_t featuresExtra = 0;
+  /// "; per epoch each process moves (N-1)/N x: rows 1.2 MB, features ..."
+  /// (empty unless asked for).
+  std::string bytes;
+
+  /// The program that moves the fewest bytes (rows on a tie) among those
+  /// that fit: feature partitioning only where featuresExtra fits what the
+  /// tightest process has left (`vote`), else `why` says so. Null without
+  /// a candidate.
+  const Program *choose(const AutoVote &vote, std::string &why) const;
+};
+SplitCandidates splitCandidates(const std::vector<Program> &programs,
+                                const std::string &data,
+                                const std::string &rowSplit, int size,
+                                bool describe);
+
+} // namespace gnnrt
+
+#endif // GNNRT_DRIVER_PROGRAMS_H
