@@ -2,7 +2,6 @@
 
 #include "Distributed.h"
 #include "Memory.h"
-#include "Programs.h"
 
 #include <cerrno>
 #include <cmath>
@@ -48,14 +47,9 @@ void gnnrt::joinWorld(gnnrtContext *ctx) {
   ctx->comm.reset(gnnrtCreateMPICommunicator());
 }
 
-void gnnrt::checkSameTraining(gnnrtContext *ctx, const std::string &options,
+void gnnrt::checkSameTraining(gnnrtContext *ctx, const std::string &training,
                               const FullGraph &full) {
-  // Every program the executable holds: an executable compiled for one
-  // mode and another holding more would choose differently.
-  std::string programs;
-  for (const Program &p : heldPrograms())
-    programs += p.info;
-  const uint64_t h = hashText(programs + options);
+  const uint64_t h = hashText(training);
   const auto mine = static_cast<int64_t>(h >> 1);
   int64_t seen[2] = {mine, -mine};
   ctx->comm->allReduce(seen, seen, 2, ReduceOp::Max);

@@ -28,12 +28,14 @@ namespace gnnrt {
 /// linked in.
 void joinWorld(gnnrtContext *ctx);
 
-/// Stops every rank when they do not run the same training: another model,
-/// a dataset of other sizes or other options (`options`, their text) would
-/// make their collectives disagree (wrong sums, or a rank waiting for ever).
+/// Stops every rank when they do not run the same training: other programs,
+/// a dataset of other sizes or other options (`training`: the model
+/// descriptions of every program the executable holds, then the options
+/// and sizes, as text) would make their collectives disagree (wrong sums,
+/// or a rank waiting for ever).
 /// One all-reduce of a fingerprint and its negation (the largest of both:
 /// equal when every rank has the same).
-void checkSameTraining(gnnrtContext *ctx, const std::string &options,
+void checkSameTraining(gnnrtContext *ctx, const std::string &training,
                        const FullGraph &full);
 
 /// Stops the run unless the model can train on several processes: by shared

@@ -610,7 +610,12 @@ int main(int argc, char **argv) {
                            ctx->ds, part, full, error))
         fatal(o.data + "/" + error);
     }
-    checkSameTraining(ctx, trainingText(ctx, o, full), full);
+    // Every program the executable holds: an executable compiled for one
+    // mode and another holding more would choose differently.
+    std::string training;
+    for (const Program &p : programs)
+      training += p.info;
+    checkSameTraining(ctx, training + trainingText(ctx, o, full), full);
     if (mode == "auto") {
       const AutoVote vote = autoVote(ctx, ctx->ds.numEdges);
       autoVoted = true;
