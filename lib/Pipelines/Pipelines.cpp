@@ -49,9 +49,11 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
                                       bool optimize) {
   if (optimize)
     buildGNNOptimizePipeline(pm, options);
-  if (options.partition == "rows")
-    pm.addPass(createGNNPartitionRows());
-  else if (options.partition == "features")
+  if (options.partition == "rows") {
+    GNNPartitionRowsOptions rows;
+    rows.replicate = options.replicate;
+    pm.addPass(createGNNPartitionRows(rows));
+  } else if (options.partition == "features")
     pm.addPass(createGNNPartitionFeatures());
   pm.addPass(createGNNAutodiff());
   if (options.fuse)

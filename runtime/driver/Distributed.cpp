@@ -253,6 +253,9 @@ std::string gnnrt::rowPartitionJson(const gnnrtContext *ctx,
                std::to_string(ctx->featureBegin + ctx->ds.numFeatures) +
                ", \"features\": " + std::to_string(ctx->featureTotal) +
                ", \"whole_edges\": " + std::to_string(ctx->wholeEdges);
+  else if (ctx->model.replicated)
+    features = ", \"replicated\": true, \"whole_edges\": " +
+               std::to_string(ctx->wholeEdges);
   return "  \"partition\": {\"mode\": \"" +
          std::string(ctx->featureTotal >= 0 ? "features" : "rows") +
          "\", \"inner_begin\": " + std::to_string(part.inner.begin) +
@@ -300,8 +303,8 @@ std::vector<int64_t> gnnrt::featureColumnStarts(int64_t total, int size) {
 
 void gnnrt::loadFeatureParts(gnnrtContext *ctx, const std::string &data,
                              const std::string &rowSplit, RowParts &rowParts,
-                             PreloadPart &part, FullGraph &full,
-                             Dataset &whole) {
+                             PreloadPart &part, FullGraph &full, Dataset &whole,
+                             bool allColumns) {
   const int worldSize = ctx->comm->size(), rank = ctx->comm->rank();
   // The own rows' features: nothing reads them.
   loadRowParts(ctx, data, rowSplit, rowParts, part, full, /*features=*/false);
@@ -309,6 +312,16 @@ void gnnrt::loadFeatureParts(gnnrtContext *ctx, const std::string &data,
   if (!loadGraph(data, whole, error))
     fatal(data + "/" + error);
   const int64_t total = ctx->ds.numFeatures;
+  if (allColumns) {
+    std::vector<float> all;
+    int64_t read = 0;
+    if (!loadFeatureColumns(data, whole.numVertices, 0, total, all, read,
+                            error))
+      fatal(data + "/" + error);
+    ctx->ds.features = std::move(all);
+    ctx->wholeEdges = whole.numEdges;
+    return;
+  }
   if (total < worldSize)
     fatal(data + "/features.npy: " + std::to_string(total) +
           " feature columns for " + std::to_string(worldSize) +
@@ -350,4 +363,50 @@ std::vector<float> gnnrt::wholeParam(gnnrtContext *ctx, size_t i, bool grads,
   ctx->comm->allGatherVUncounted(data, p.shape[0], all.data(), counts.data(),
                                  displs.data(), rowSize);
   return all;
+}
+
+void gnnrt::printPartitionLine(const gnnrtContext *ctx, const PreloadPart &part,
+                               bool rows, int64_t preloadHops,
+                               int64_t preloadFanout) {
+  if (ctx->featureTotal >= 0) {
+    std::printf("gnnc: %d processes (%s), feature partitioning (P3): rank "
+                "0 holds feature columns [0, %lld) of %lld for every "
+                "vertex and the whole graph in layer 1, then owns vertices "
+                "[%lld, %lld) and their %lld in-edges\n",
+                ctx->comm->size(), ctx->comm->name(),
+                static_cast<long long>(ctx->ds.numFeatures),
+                static_cast<long long>(ctx->featureTotal),
+                static_cast<long long>(part.inner.begin),
+                static_cast<long long>(part.inner.end),
+                static_cast<long long>(ctx->ds.numEdges));
+  } else if (rows) {
+    std::printf("gnnc: %d processes (%s), row partitioning (MG-GCN): rank "
+                "0 owns vertices [%lld, %lld) and their %lld in-edges%s\n",
+                ctx->comm->size(), ctx->comm->name(),
+                static_cast<long long>(part.inner.begin),
+                static_cast<long long>(part.inner.end),
+                static_cast<long long>(ctx->ds.numEdges),
+                ctx->model.replicated ? "; every vertex's features and the "
+                                        "whole graph for the layers "
+                                        "replicated"
+                                      : "");
+  } else {
+    std::string how =
+        "exact closure of the model's " + std::to_string(part.hops) + " hops";
+    if (preloadHops >= 0 || preloadFanout >= 0)
+      how = "sampled: " +
+            std::to_string(preloadHops >= 0 ? std::min(preloadHops, part.hops)
+                                            : part.hops) +
+            " hops, fanout " +
+            (preloadFanout >= 0 ? std::to_string(preloadFanout)
+                                : std::string("all"));
+    std::printf("gnnc: %d processes (%s), shared preloading (%s): rank 0 "
+                "owns vertices [%lld, %lld) and holds %lld vertices, %lld "
+                "edges\n",
+                ctx->comm->size(), ctx->comm->name(), how.c_str(),
+                static_cast<long long>(part.inner.begin),
+                static_cast<long long>(part.inner.end),
+                static_cast<long long>(ctx->ds.numVertices),
+                static_cast<long long>(ctx->ds.numEdges));
+  }
 }

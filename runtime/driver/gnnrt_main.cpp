@@ -591,10 +591,11 @@ int main(int argc, char **argv) {
       if (mode == "features" && o.rowSplit == "roc")
         fatal("--row-split roc repartitions the rows between epochs, which "
               "feature partitioning does not do yet: use vertices or edges");
-      if (mode == "rows") {
+      if (mode == "rows" && !ctx->model.replicated) {
         loadRows();
       } else {
-        loadFeatureParts(ctx, o.data, o.rowSplit, rowParts, part, full, whole);
+        loadFeatureParts(ctx, o.data, o.rowSplit, rowParts, part, full, whole,
+                         ctx->model.replicated);
         rows = true;
       }
     } else {
@@ -631,11 +632,11 @@ int main(int argc, char **argv) {
         autoMode = ctx->model.partition;
         autoChoice =
             ctx->model.partition + " (" + closures + split.bytes + why + ")";
-        if (ctx->model.partition == "rows") {
+        if (ctx->model.partition == "rows" && !ctx->model.replicated) {
           loadRows();
         } else {
-          loadFeatureParts(ctx, o.data, o.rowSplit, rowParts, part, full,
-                           whole);
+          loadFeatureParts(ctx, o.data, o.rowSplit, rowParts, part, full, whole,
+                           ctx->model.replicated);
           rows = true;
         }
       }
@@ -692,44 +693,8 @@ int main(int argc, char **argv) {
         threads);
     if (!autoChoice.empty())
       std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
-    if (worldSize > 1 && ctx->featureTotal >= 0) {
-      std::printf("gnnc: %d processes (%s), feature partitioning (P3): rank "
-                  "0 holds feature columns [0, %lld) of %lld for every "
-                  "vertex and the whole graph in layer 1, then owns vertices "
-                  "[%lld, %lld) and their %lld in-edges\n",
-                  worldSize, ctx->comm->name(),
-                  static_cast<long long>(ctx->ds.numFeatures),
-                  static_cast<long long>(ctx->featureTotal),
-                  static_cast<long long>(part.inner.begin),
-                  static_cast<long long>(part.inner.end),
-                  static_cast<long long>(ctx->ds.numEdges));
-    } else if (worldSize > 1 && rows) {
-      std::printf("gnnc: %d processes (%s), row partitioning (MG-GCN): rank "
-                  "0 owns vertices [%lld, %lld) and their %lld in-edges\n",
-                  worldSize, ctx->comm->name(),
-                  static_cast<long long>(part.inner.begin),
-                  static_cast<long long>(part.inner.end),
-                  static_cast<long long>(ctx->ds.numEdges));
-    } else if (worldSize > 1) {
-      std::string how =
-          "exact closure of the model's " + std::to_string(part.hops) + " hops";
-      if (o.preloadHops >= 0 || o.preloadFanout >= 0)
-        how = "sampled: " +
-              std::to_string(o.preloadHops >= 0
-                                 ? std::min(o.preloadHops, part.hops)
-                                 : part.hops) +
-              " hops, fanout " +
-              (o.preloadFanout >= 0 ? std::to_string(o.preloadFanout)
-                                    : std::string("all"));
-      std::printf("gnnc: %d processes (%s), shared preloading (%s): rank 0 "
-                  "owns vertices [%lld, %lld) and holds %lld vertices, %lld "
-                  "edges\n",
-                  worldSize, ctx->comm->name(), how.c_str(),
-                  static_cast<long long>(part.inner.begin),
-                  static_cast<long long>(part.inner.end),
-                  static_cast<long long>(ctx->ds.numVertices),
-                  static_cast<long long>(ctx->ds.numEdges));
-    }
+    if (worldSize > 1)
+      printPartitionLine(ctx, part, rows, o.preloadHops, o.preloadFanout);
   }
 
   if (!o.dump.empty()) {

@@ -82,6 +82,10 @@ struct ModelInfo {
   /// "features" (--gnn-partition-features: the first layer on the whole
   /// graph and this process's feature columns, the rest as "rows").
   std::string partition = "none";
+  /// A row-partitioned program whose first layers run replicated on the
+  /// whole graph (--gnn-partition-rows replicate=k): every process reads
+  /// every vertex's features and the whole graph besides its own rows.
+  bool replicated = false;
   /// A row-partitioned program's collectives per call of each function, in
   /// order: the function (train or eval), the kind (allgather, broadcast:
   /// a staged SpMM's N broadcasts, reduce_scatter, reduce: a staged
@@ -110,6 +114,7 @@ struct ModelInfo {
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
 ///   partition rows|features (--gnn-partition-rows or -features)
+///   replicated               (rows with replicated layers: replicate=k)
 ///   collective train|eval allgather|broadcast|reduce_scatter|reduce <factor>
 ///   <terms>
 ///                         (a row collective per call of the function; the

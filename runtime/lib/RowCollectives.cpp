@@ -4,7 +4,8 @@
 // the all-gather and reduce-scatter of vertex rows over the processes' row
 // ranges (ctx->rowStarts), and MG-GCN's staged SpMMs, whose broadcasts and
 // reduces overlap the next stage's sums. Without a split (one process,
-// shared preloading) they copy, or aggregate locally.
+// shared preloading) they copy, or aggregate locally. The own rows of a
+// replicated layer's every-vertex rows, and back, need no communication.
 //
 //===----------------------------------------------------------------------===//
 
@@ -183,6 +184,27 @@ void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   std::vector<int64_t> counts, displs;
   rowBlocks(ctx, width, counts, displs);
   ctx->comm->reduceScatterV(x, y, counts.data(), ReduceOp::Sum);
+}
+
+/// The first of this process's rows among every vertex's.
+static int64_t firstOwnRow(const gnnrtContext *ctx) {
+  return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[ctx->comm->rank()];
+}
+
+void _mlir_ciface_gnnrtOwnRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
+                               gnnrtMemRefF32 *out, int64_t width) {
+  checkRowCollective(ctx, "gnnrtOwnRows", out, in, width);
+  const float *x = in->aligned + in->offset + firstOwnRow(ctx) * width;
+  std::copy(x, x + ctx->ds.numVertices * width, out->aligned + out->offset);
+}
+
+void _mlir_ciface_gnnrtPadRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
+                               gnnrtMemRefF32 *out, int64_t width) {
+  checkRowCollective(ctx, "gnnrtPadRows", in, out, width);
+  float *y = out->aligned + out->offset;
+  std::fill(y, y + sourcesOf(ctx->ds) * width, 0.0f);
+  const float *x = in->aligned + in->offset;
+  std::copy(x, x + ctx->ds.numVertices * width, y + firstOwnRow(ctx) * width);
 }
 
 } // extern "C"

@@ -184,6 +184,8 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> info.partition) ||
           (info.partition != "rows" && info.partition != "features"))
         return bad("malformed partition record");
+    } else if (kind == "replicated") {
+      info.replicated = true;
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");

@@ -170,6 +170,17 @@ static llvm::cl::opt<std::string> partitionMode(
     llvm::cl::value_desc("mode"), llvm::cl::init("auto"),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<int64_t> replicateLevels(
+    "replicate",
+    llvm::cl::desc(
+        "The row-partitioned program's first K levels of aggregations run "
+        "replicated: every process computes their ops for every vertex from "
+        "every vertex's features, with no collective (--gnn-partition-rows "
+        "replicate=K; default 0: none). --partition auto with --dataset "
+        "chooses K per layer when it is not given"),
+    llvm::cl::value_desc("K"), llvm::cl::init(0),
+    llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<int64_t> edgeCacheFloats(
     "edge-cache-floats",
     llvm::cl::desc("Floats per edge that a fused kernel may keep for later "
@@ -659,6 +670,15 @@ int main(int argc, char **argv) {
       partitionMode != "features" && partitionMode != "auto")
     return fail("--partition must be preload, rows, features or auto, not '" +
                 partitionMode + "'");
+  if (replicateLevels < 0)
+    return fail("--replicate must be 0 or more, not " +
+                std::to_string(replicateLevels.getValue()));
+  if (replicateLevels > 0 &&
+      (partitionMode == "preload" || partitionMode == "features"))
+    return fail("--replicate replicates the first layers of the "
+                "row-partitioned program; --partition " +
+                partitionMode + " has none");
+  options.replicate = replicateLevels.getValue();
   // --partition auto: an executable or object holds the preloading
   // program and next to it the partitioned ones the model accepts
   // (addPartitionedPrograms, once the preloading one is compiled); a

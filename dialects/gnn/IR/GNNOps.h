@@ -112,6 +112,10 @@ bool isRowPartitioned(Operation *op);
 /// partitioned.
 bool isFeaturePartitioned(Operation *op);
 
+/// Whether the function `fn` has ops on the whole graph (`gnn.graph
+/// whole`): feature partitioning's first layer or replicated layers.
+bool usesWholeGraph(Operation *fn);
+
 /// Whether `graph` is a `gnn.graph whole` (every vertex and every edge).
 bool isWholeGraph(Value graph);
 

@@ -814,6 +814,60 @@ def GNN_ReduceScatterOp : GNN_Op<"reduce_scatter", [Pure,
   let hasVerifier = 1;
 }
 
+def GNN_OwnRowsOp : GNN_Op<"own_rows", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "this process's own vertices' rows of every vertex's rows (all -> rows, no communication)";
+  let description = [{
+    In a row-partitioned function whose first layers run replicated on the
+    whole graph (`--gnn-partition-rows{replicate=k}`): the input holds the
+    rows of every vertex, the same on every process (computed on the whole
+    graph from every vertex's features); the result holds the rows of the
+    process's own vertices, taken from it without any communication. The
+    own rows' ops that read a replicated tensor at their own vertices
+    (a stage, a scatter from the destination) read it through this op; a
+    scatter from the source reads every vertex's rows directly.
+
+    Its adjoint is `gnn.pad_rows`: the gradient of every vertex's rows is
+    the own rows' gradient, zero elsewhere, a partial sum that the
+    processes' partials add up to.
+
+    Example:
+    ```mlir
+    %own = gnn.own_rows %g, %hall : !gnn.vtensor<16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input);
+  let results = (outs GNN_VertexTensorType:$result);
+  let assemblyFormat = [{
+    $graph `,` $input attr-dict `:` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_PadRowsOp : GNN_Op<"pad_rows", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "the own rows as every vertex's partial rows, zero elsewhere (rows -> partial sums)";
+  let description = [{
+    The adjoint of `gnn.own_rows`, which `--gnn-autodiff` inserts: the
+    input has the rows of the process's own vertices, the result a row for
+    every vertex, the input's at the own vertices and zero at the others.
+    Summed over the processes these partials are every vertex's rows, so
+    the result may flow into gradients of the whole graph's replicated ops
+    (whose parameters' gradients the runtime sums over the processes).
+
+    Example:
+    ```mlir
+    %dall = gnn.pad_rows %g, %down : !gnn.vtensor<16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input);
+  let results = (outs GNN_VertexTensorType:$result);
+  let assemblyFormat = [{
+    $graph `,` $input attr-dict `:` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Training ops (whole-graph)
 //===----------------------------------------------------------------------===//

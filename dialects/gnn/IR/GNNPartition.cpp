@@ -37,6 +37,12 @@ bool mlir::gnn::isFeaturePartitioned(Operation *op) {
   return getPartition(op) == "features";
 }
 
+bool mlir::gnn::usesWholeGraph(Operation *fn) {
+  bool whole = false;
+  fn->walk([&](GraphOp g) { whole |= g.getWhole(); });
+  return whole;
+}
+
 bool mlir::gnn::isWholeGraph(Value graph) {
   auto def = graph.getDefiningOp<GraphOp>();
   return def && def.getWhole();
@@ -51,11 +57,11 @@ static Value graphOf(Operation *op) {
 }
 
 LogicalResult GraphOp::verify() {
-  if (getWhole() && !isFeaturePartitioned(*this))
-    return emitOpError() << "'whole' is only valid in a feature-partitioned "
-                            "function ('"
+  if (getWhole() && getPartition(*this).empty())
+    return emitOpError() << "'whole' is only valid in a partitioned function "
+                            "('"
                          << GNNDialect::kPartitionAttrName
-                         << " = \"features\"')";
+                         << " = \"rows\"' or \"features\")";
   return success();
 }
 
@@ -78,7 +84,7 @@ static ColumnKind paramKind(Value param) {
   if (!arg)
     return ColumnKind::Replicated;
   auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  if (!fn)
+  if (!fn || !isFeaturePartitioned(fn))
     return ColumnKind::Replicated;
   auto dims = fn.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
                                              GNNDialect::kDimsAttrName);
@@ -100,6 +106,26 @@ static std::optional<ColumnKind> columnRule(Operation &op,
   auto scalar = [&](unsigned i) {
     return isScalarRow(op.getOperand(i).getType());
   };
+  // The backward of a row-partitioned function's replicated layers: an op
+  // linear in a partial gradient, whose other operands every process has
+  // (a dropout's mask is the same on every process), keeps it partial.
+  if (!isFeaturePartitioned(&op)) {
+    const unsigned partials = llvm::count(in, K::Partial);
+    const bool othersReplicated =
+        partials + llvm::count(in, K::Replicated) == in.size();
+    if (isa<DropoutOp, BroadcastHeadsOp, SliceOp, ConcatOp>(op) &&
+        partials == in.size())
+      return K::Partial;
+    if (isa<LinearOp, TypedLinearOp, LinearTransposeOp, TypedLinearTransposeOp>(
+            op) &&
+        is(0, K::Partial) && partials == 1 && othersReplicated)
+      return K::Partial;
+    if (isa<RowDotOp>(op) && partials == 1 && othersReplicated)
+      return K::Partial;
+    if (isa<EdgeSelectOp>(op) && is(1, K::Partial) && partials == 1 &&
+        othersReplicated)
+      return K::Partial;
+  }
   if (isa<ReluOp, SigmoidOp, TanhOp, ExpOp, LogOp, SqrtOp, RsqrtOp, StepOp,
           EluOp, LeakyReluOp, DropoutOp>(op))
     return is(0, K::Shard) ? std::optional(K::Shard) : std::nullopt;
@@ -127,10 +153,14 @@ static std::optional<ColumnKind> columnRule(Operation &op,
     return is(0, K::Shard) && is(1, K::ShardedWeight)
                ? std::optional(K::Partial)
                : std::nullopt;
-  if (isa<LinearTransposeOp>(op))
-    return is(0, K::Replicated) && is(1, K::ShardedWeight)
-               ? std::optional(K::Shard)
-               : std::nullopt;
+  if (isa<LinearTransposeOp>(op)) {
+    if (is(0, K::Replicated) && is(1, K::ShardedWeight))
+      return K::Shard;
+    // The backward of a replicated layer: a partial gradient through a
+    // weight every process has stays partial.
+    return is(0, K::Partial) && is(1, K::Replicated) ? std::optional(K::Partial)
+                                                     : std::nullopt;
+  }
   if (isa<ReduceSumOp>(op))
     return is(0, K::Shard) || is(0, K::Partial) ? std::optional(K::Partial)
                                                 : std::nullopt;
@@ -273,9 +303,12 @@ static SmallVector<ColumnKind> inputKindsOf(Operation *stage) {
 
 /// The space of result `v` of an op of the whole graph.
 static VertexSpace wholeGraphSpace(Operation *def, Value v) {
+  // Feature partitioning reads the process's feature columns there; a
+  // row-partitioned function's replicated layers read every column.
   if (auto in = dyn_cast<InputOp>(def))
-    return in.getName() == "features" ? VertexSpace::Shard
-                                      : VertexSpace::Gathered;
+    return in.getName() == "features" && isFeaturePartitioned(def)
+               ? VertexSpace::Shard
+               : VertexSpace::Gathered;
   if (auto s = dyn_cast<ScatterOp>(def))
     return getVertexSpace(s.getInput());
   if (auto g = dyn_cast<GatherOp>(def))
@@ -315,6 +348,8 @@ VertexSpace mlir::gnn::getVertexSpace(Value v) {
     return VertexSpace::Own;
   if (isa<AllGatherOp>(def))
     return VertexSpace::Gathered;
+  if (isa<PadRowsOp>(def))
+    return VertexSpace::Partial;
   if (auto g = dyn_cast<GatherOp>(def))
     return g.getSide() == Side::Src ? VertexSpace::Partial : VertexSpace::Own;
   if (auto fg = dyn_cast<FusedGatherOp>(def))
@@ -372,8 +407,8 @@ static LogicalResult verifyWholeGraphOp(Operation *op) {
       return op->emitOpError()
              << "runs on the whole graph but reads " << what
              << " with the rows of " << spaceName(s)
-             << " (feature partitioning: every vertex's rows come from "
-                "gnn.all_gather or from ops of the whole graph)";
+             << " (every vertex's rows come from gnn.all_gather or from ops "
+                "of the whole graph)";
     }
     return success();
   };
@@ -381,7 +416,7 @@ static LogicalResult verifyWholeGraphOp(Operation *op) {
     if (InputOp::isVertexInputName(in.getName()) && in.getName() != "features")
       return op->emitOpError()
              << "reads '" << in.getName()
-             << "' of every vertex, which feature partitioning keeps with "
+             << "' of every vertex, which a partitioned function keeps with "
                 "the own rows (the loss runs there)";
     return success();
   }
@@ -420,7 +455,7 @@ static LogicalResult verifyWholeGraphOp(Operation *op) {
   return op->emitOpError()
          << "cannot run on the whole graph (gnn.graph whole): only the "
             "inputs, degrees, scatters, stages and aggregations of a "
-            "feature-partitioned first layer do";
+            "feature-partitioned first layer or of replicated layers do";
 }
 
 /// A feature-partitioned function's parameters bound to the features hold
@@ -534,15 +569,20 @@ LogicalResult mlir::gnn::verifyPartition(Operation *fn) {
       auto all = [&](VertexSpace s) {
         return llvm::all_of(spaces, [&](VertexSpace t) { return t == s; });
       };
-      bool shardGradient = isa<OuterSumOp>(op) && spaces.size() == 2 &&
-                           ((spaces[0] == VertexSpace::Shard &&
-                             spaces[1] == VertexSpace::Gathered) ||
-                            (spaces[0] == VertexSpace::Gathered &&
-                             spaces[1] == VertexSpace::Shard));
-      if (all(VertexSpace::Own) ||
+      auto pair = [&](VertexSpace a, VertexSpace b) {
+        return isa<OuterSumOp>(op) && spaces.size() == 2 &&
+               ((spaces[0] == a && spaces[1] == b) ||
+                (spaces[0] == b && spaces[1] == a));
+      };
+      bool shardGradient = pair(VertexSpace::Shard, VertexSpace::Gathered);
+      // A replicated layer's weight gradient: every vertex's rows against
+      // the process's partial gradients, which add up over the processes.
+      bool replicatedGradient =
+          pair(VertexSpace::Gathered, VertexSpace::Partial);
+      if (all(VertexSpace::Own) || all(VertexSpace::Partial) ||
+          replicatedGradient ||
           (features &&
-           (all(VertexSpace::Partial) ||
-            (isa<SumRowsOp>(op) && all(VertexSpace::Shard)) || shardGradient)))
+           ((isa<SumRowsOp>(op) && all(VertexSpace::Shard)) || shardGradient)))
         continue;
       VertexSpace shown = VertexSpace::Own;
       for (VertexSpace s : spaces)
@@ -600,8 +640,8 @@ LogicalResult mlir::gnn::verifyPartition(Operation *fn) {
                   "adds partial sums may do";
       if (failed(needAll(av.getInputs(), space, "an input")))
         return failure();
-    } else if (!isa<AllGatherOp, ReduceScatterOp>(op)) {
-      // The two collectives' operands are checked by their verifiers.
+    } else if (!isa<AllGatherOp, ReduceScatterOp, OwnRowsOp, PadRowsOp>(op)) {
+      // The row ops' operands are checked by their verifiers.
       if (failed(needAll(op->getOperands(), VertexSpace::Own, "an operand")))
         return failure();
     }
@@ -628,6 +668,17 @@ static LogicalResult verifyRowCollective(Operation *op, Value graph,
 }
 
 LogicalResult AllGatherOp::verify() {
+  return verifyRowCollective(*this, getGraph(), getInput(), VertexSpace::Own,
+                             "the process's own vertices");
+}
+
+LogicalResult OwnRowsOp::verify() {
+  return verifyRowCollective(
+      *this, getGraph(), getInput(), VertexSpace::Gathered,
+      "every vertex, gathered (an op of the whole graph's replicated layers)");
+}
+
+LogicalResult PadRowsOp::verify() {
   return verifyRowCollective(*this, getGraph(), getInput(), VertexSpace::Own,
                              "the process's own vertices");
 }

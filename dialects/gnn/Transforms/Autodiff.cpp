@@ -430,6 +430,15 @@ LogicalResult Differentiator::diffOp(OpBuilder &b, Operation *op) {
           b.create<ReduceScatterOp>(op->getLoc(), g.getType(), graph, g));
     return success();
   }
+  // A replicated layer's rows read at the own vertices: the own rows'
+  // gradient, zero elsewhere, is this process's partial.
+  if (auto own = dyn_cast<OwnRowsOp>(op)) {
+    Value g = grads.lookup(own.getResult());
+    if (g && requiresGrad.contains(own.getInput()))
+      accumulate(b, op->getLoc(), own.getInput(),
+                 b.create<PadRowsOp>(op->getLoc(), g.getType(), graph, g));
+    return success();
+  }
   if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
     Value g = grads.lookup(rs.getResult());
     if (g && requiresGrad.contains(rs.getInput()))

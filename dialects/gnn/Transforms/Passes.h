@@ -46,6 +46,22 @@ struct RowCollectives {
   std::string sums; // the reduce-scattered row types, ", "-separated
 };
 
+/// What one level (hop) of a model's forward computes: floating-point
+/// operations per vertex and per edge (linears 2 x in x out per row,
+/// other ops an operation per element), for --partition auto's per-layer
+/// DP (gnn/Analysis/LayerPlan.h).
+struct LevelWork {
+  double perVertex = 0, perEdge = 0;
+};
+
+/// The forward's work by level, as `--gnn-partition-rows replicate=k`
+/// counts levels (the ops of the levels below k are what it replicates),
+/// of the ops that depend on the features. A '?' width is `features` where
+/// the value has the features' width (it comes from them through no
+/// linear), `classes` elsewhere.
+SmallVector<LevelWork> levelWork(func::FuncOp model, int64_t features,
+                                 int64_t classes);
+
 } // namespace mlir::gnn
 
 #endif // GNN_TRANSFORMS_PASSES_H

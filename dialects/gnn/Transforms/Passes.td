@@ -71,12 +71,36 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
     `gnnrtSumGradients`). A remark on the function counts
     the collectives and their row widths.
 
+    **Replicated layers** (`replicate=k`, k > 0; the per-layer choice of
+    `gnn-compile --partition auto`, docs/Distributed.md): the forward ops
+    that depend on the features and lie before the k-th level of
+    aggregations (fewer than k aggregations to the destination on every path
+    from the features, counting the op itself) run on the whole graph
+    (`gnn.graph whole`) on every process, from every vertex's features, and
+    compute every vertex's rows, the same on every process. The degrees and
+    degree-only stages they read are recomputed there. What reads their
+    results on the own rows' graph reads every vertex's rows at an edge's
+    source with no all-gather, and the own rows elsewhere through
+    `gnn.own_rows` (no communication; its adjoint `gnn.pad_rows` makes the
+    gradient a partial sum, which the whole graph's backward carries to the
+    parameters' gradients, summed by the runtime). So the collectives of the
+    first k levels go: `replicate=1` drops layer 1's all-gather (and the
+    reduce-scatter of its gradient) at the cost of the layer's first
+    linear on every vertex; `replicate=2` runs layer 1 whole. Edge data
+    cannot be read on the whole graph (an error naming the op); k beyond
+    the model's levels + 1 is an error.
+
     Refused, with an error naming the op: `mean`, `max` and `min`
     aggregations to the source (their partials do not add up), and a
     forward that reduces over all vertices (`gnn.sum_rows`,
     `gnn.outer_sum`, `gnn.typed_outer_sum`: a readout needs an all-reduce
     that is not built yet); a module already differentiated or partitioned.
   }];
+  let options = [
+    Option<"replicate", "replicate", "int64_t", /*default=*/"0",
+           "Run the ops before the k-th level of aggregations replicated on "
+           "the whole graph (0: none)">
+  ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 

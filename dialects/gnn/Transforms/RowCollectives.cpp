@@ -12,6 +12,9 @@ using namespace mlir;
 using namespace mlir::gnn;
 
 Value RowCollectives::allRows(Value graph, Value v) {
+  // A replicated layer's rows are every vertex's already.
+  if (getVertexSpace(v) == VertexSpace::Gathered)
+    return v;
   AllGatherOp &ag = gathered[v];
   if (!ag) {
     OpBuilder b(v.getContext());

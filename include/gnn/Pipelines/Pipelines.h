@@ -42,6 +42,12 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
                      "(--gnn-partition-rows before --gnn-autodiff) or "
                      "'features' (--gnn-partition-features there)"),
       llvm::cl::init("none")};
+  Option<int64_t> replicate{
+      *this, "replicate",
+      llvm::cl::desc("With partition=rows: the levels of aggregations whose "
+                     "ops run replicated on the whole graph "
+                     "(--gnn-partition-rows replicate=k)"),
+      llvm::cl::init(0)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "
                                    "(gnn-train-pipeline only)"),

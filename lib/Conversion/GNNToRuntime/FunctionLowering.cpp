@@ -52,7 +52,8 @@ LogicalResult FunctionLowering::run(bool training) {
   lb.sizes.numE = dim(1);
   lb.sizes.numF = dim(2);
   lb.sizes.numC = dim(3);
-  if (isFeaturePartitioned(source)) {
+  lb.featureShards = isFeaturePartitioned(source);
+  if (!getPartition(source).empty() && usesWholeGraph(source)) {
     lb.sizes.numEW = dim(5);
     wholeSizes = lb.sizes;
     wholeSizes.numV = lb.sizes.numS;
@@ -312,6 +313,14 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
                                   rt::Call::gnnrtReduceScatterRows,
                                   "reduce_scatter");
       })
+      .Case([&](OwnRowsOp o) {
+        return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numV,
+                                  rt::Call::gnnrtOwnRows, "");
+      })
+      .Case([&](PadRowsOp o) {
+        return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numS,
+                                  rt::Call::gnnrtPadRows, "");
+      })
       .Case([&](SoftmaxCrossEntropyOp o) { return lowerLoss(o); })
       .Case([&](SoftmaxCrossEntropyGradOp o) { return lowerLossGrad(o); })
       .Case([&](OptimizerUpdateOp o) { return lowerOptimizerUpdate(o); })
@@ -464,7 +473,8 @@ LogicalResult FunctionLowering::lowerRowCollective(Value input, Value result,
   Tensor x = buffers.lookup(input);
   Tensor out = buffers.alloc(rows, true, x.dims);
   lb.call(call, {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
-  rowCollectives.push_back({kind.str(), buffers.sizeKey(x.rowSize)});
+  if (!kind.empty()) // gnnrtOwnRows and gnnrtPadRows move nothing
+    rowCollectives.push_back({kind.str(), buffers.sizeKey(x.rowSize)});
   buffers.bind(result, out);
   return success();
 }

@@ -98,7 +98,8 @@ private:
   LogicalResult lowerGatherGrad(GatherGradOp gg);
   LogicalResult lowerTensorAdd(TensorAddOp ta);
   /// An all-gather or reduce-scatter: `call` from `input`'s rows to
-  /// `rows` rows of `result`, recorded with its width as `kind`.
+  /// `rows` rows of `result`, recorded with its width as `kind`; a row copy
+  /// (gnn.own_rows, gnn.pad_rows) with `kind` empty, not recorded.
   LogicalResult lowerRowCollective(Value input, Value result, Value rows,
                                    rt::Call call, StringRef kind);
   LogicalResult lowerLoss(SoftmaxCrossEntropyOp ce);

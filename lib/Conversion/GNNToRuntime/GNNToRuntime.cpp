@@ -468,6 +468,10 @@ struct ConvertGNNToRuntime
       info += "target cuda\n";
     if (!getPartition(train).empty()) {
       info += "partition " + getPartition(train).str() + "\n";
+      // Row partitioning with replicated layers reads every vertex's
+      // features and the whole graph (--gnn-partition-rows replicate=k).
+      if (isRowPartitioned(train) && usesWholeGraph(train))
+        info += "replicated\n";
       // Each function's row collectives and their row widths, for the
       // driver's volume formula (docs/Distributed.md).
       for (auto [lowering, name] :

@@ -70,8 +70,12 @@ public:
   /// single-process masks (element indices of every vertex's tensor).
   bool partitioned = false;
   /// The op being lowered runs on the whole graph (a feature-partitioned
-  /// function's first layer: rows of every vertex, the process's columns).
+  /// function's first layer: rows of every vertex, the process's columns;
+  /// a row-partitioned function's replicated layers: every vertex's rows).
   bool onWholeGraph = false;
+  /// A feature-partitioned function: the whole graph's rows have the
+  /// process's feature columns.
+  bool featureShards = false;
 
   /// A call of a runtime entry point (RuntimeCalls.def).
   Value call(rt::Call callee, ValueRange args) {

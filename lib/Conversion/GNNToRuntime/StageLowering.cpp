@@ -151,17 +151,20 @@ void StageLowering::assignRunResults(Run &run) {
         continue;
       // Element (r, j) of a partitioned function's rows is element
       // r * stride + j + offset of the single-process tensor: on the whole
-      // graph, row r of the process's feature columns; on the own rows, row
-      // p(rank) + r; on every vertex's rows, row r.
+      // graph of feature partitioning, row r of the process's feature
+      // columns; on the own rows, row p(rank) + r; on every vertex's rows
+      // (gathered, or a replicated layer's), row r.
       run.paramsPerDropout = 5;
       auto dim = [&](int64_t which) {
         return lb.call(rt::Call::gnnrtDim, {lb.ctx, lb.cI64(which)});
       };
       Value size = lb.toI64(run.rowSize);
       Value stride = size, offset = lb.cI64(0);
-      if (lb.onWholeGraph) {
+      if (lb.onWholeGraph && lb.featureShards) {
         stride = dim(8);
         offset = dim(7);
+      } else if (lb.onWholeGraph) {
+        // A replicated layer's rows are every vertex's, all columns.
       } else if (run.outRows == lb.ownSizes.numV) {
         offset = lb.b.create<arith::MulIOp>(lb.loc, dim(6), size);
       }

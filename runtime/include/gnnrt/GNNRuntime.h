@@ -57,7 +57,10 @@
 ///      vertex's, gnnrtDim(7) and (8) the process's first feature column and
 ///      the dataset's columns, by which a partitioned program's dropout
 ///      draws the single-process mask.
-#define GNNRT_API_VERSION 12
+///  13: gnnrtOwnRows takes the own rows of every vertex's rows and
+///      gnnrtPadRows puts the own rows among zeros (a row-partitioned
+///      program's replicated layers).
+#define GNNRT_API_VERSION 13
 
 #ifdef __cplusplus
 extern "C" {
@@ -489,6 +492,17 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
                                                       gnnrtMemRefF32 *in,
                                                       gnnrtMemRefF32 *out,
                                                       int64_t width);
+/// Replicated layers (--gnn-partition-rows replicate=k): gnnrtOwnRows
+/// copies the process's own rows out of every vertex's, out[v] =
+/// in[p(rank) + v] (in: S rows, out: |V|); gnnrtPadRows is its adjoint,
+/// out[p(rank) + v] = in[v] and zero at the other vertices (in: |V| rows,
+/// out: S). Neither communicates; in one process both copy.
+GNNRT_EXPORT void _mlir_ciface_gnnrtOwnRows(gnnrtContext *ctx,
+                                            gnnrtMemRefF32 *in,
+                                            gnnrtMemRefF32 *out, int64_t width);
+GNNRT_EXPORT void _mlir_ciface_gnnrtPadRows(gnnrtContext *ctx,
+                                            gnnrtMemRefF32 *in,
+                                            gnnrtMemRefF32 *out, int64_t width);
 
 /// Parameter `index`'s gradient (gnnrtGrad) is final for this step: it joins
 /// the bucket being filled, whose all-reduce over the processes is issued

@@ -219,9 +219,9 @@ func.func @readout(%w: tensor<4xf32> {gnn.param = "w", gnn.init = #gnn.init<zero
 
 // -----
 
-// The whole graph belongs to feature partitioning.
-func.func @whole_in_rows() attributes {gnn.partition = "rows"} {
-  // expected-error @+1 {{'gnn.graph' op 'whole' is only valid in a feature-partitioned function ('gnn.partition = "features"')}}
+// The whole graph belongs to partitioned functions.
+func.func @whole_unpartitioned() {
+  // expected-error @+1 {{'gnn.graph' op 'whole' is only valid in a partitioned function ('gnn.partition = "rows"' or "features")}}
   %w = gnn.graph whole : !gnn.graph
   return
 }
@@ -297,4 +297,71 @@ func.func @shard_weight_on_own_rows(%w1: tensor<?x4xf32> {gnn.dims = ["features"
 // expected-error @+1 {{'func.func' op binds parameter #0's dimension 1 to the features, which a feature-partitioned function splits: only a weight's first dimension (its rows) may be}}
 func.func @features_in_columns(%w: tensor<4x?xf32> {gnn.dims = ["", "features"]}) attributes {gnn.partition = "features"} {
   return
+}
+
+// -----
+
+// gnn.own_rows takes the own rows of a replicated layer's rows.
+func.func @own_rows_of_own() -> !gnn.vtensor<1xf32> attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %d = gnn.degree %g in : !gnn.vtensor<1xf32>
+  // expected-error @+1 {{'gnn.own_rows' op needs the rows of every vertex, gathered (an op of the whole graph's replicated layers)}}
+  %o = gnn.own_rows %g, %d : !gnn.vtensor<1xf32>
+  return %o : !gnn.vtensor<1xf32>
+}
+
+// -----
+
+func.func @own_rows_unpartitioned(%x: !gnn.vtensor<1xf32>) -> !gnn.vtensor<1xf32> {
+  %g = gnn.graph : !gnn.graph
+  // expected-error @+1 {{'gnn.own_rows' op is only valid in a partitioned function}}
+  %o = gnn.own_rows %g, %x : !gnn.vtensor<1xf32>
+  return %o : !gnn.vtensor<1xf32>
+}
+
+// -----
+
+// gnn.pad_rows pads the own rows, not every vertex's.
+func.func @pad_rows_of_gathered() -> !gnn.vtensor<1xf32> attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %d = gnn.degree %g in : !gnn.vtensor<1xf32>
+  %a = gnn.all_gather %g, %d : !gnn.vtensor<1xf32>
+  // expected-error @+1 {{'gnn.pad_rows' op needs the rows of the process's own vertices}}
+  %p = gnn.pad_rows %g, %a : !gnn.vtensor<1xf32>
+  return %p : !gnn.vtensor<1xf32>
+}
+
+// -----
+
+// A replicated layer's rows are read at the own vertices through
+// gnn.own_rows.
+func.func @replicated_on_own_rows() -> !gnn.vtensor<1xf32> attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %w = gnn.graph whole : !gnn.graph
+  %d = gnn.degree %w in : !gnn.vtensor<1xf32>
+  // expected-error @+1 {{'gnn.apply_vertex' op runs on the rows of every vertex, gathered, which in a row-partitioned function only a stage that adds partial sums may do}}
+  %h = gnn.apply_vertex %g (%d) : (!gnn.vtensor<1xf32>) -> !gnn.vtensor<1xf32> {
+  ^bb0(%a: tensor<1xf32>):
+    %t0 = gnn.relu %a : tensor<1xf32>
+    gnn.yield %t0 : tensor<1xf32>
+  }
+  return %h : !gnn.vtensor<1xf32>
+}
+
+// -----
+
+// The replicated layers' own-rows reads of a stage: fine with gnn.own_rows.
+func.func @replicated_read_own(%x: !gnn.vtensor<1xf32>) -> !gnn.vtensor<1xf32> attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %w = gnn.graph whole : !gnn.graph
+  %d = gnn.degree %w in : !gnn.vtensor<1xf32>
+  %o = gnn.own_rows %g, %d : !gnn.vtensor<1xf32>
+  %h = gnn.apply_vertex %g (%o) : (!gnn.vtensor<1xf32>) -> !gnn.vtensor<1xf32> {
+  ^bb0(%a: tensor<1xf32>):
+    %t0 = gnn.relu %a : tensor<1xf32>
+    gnn.yield %t0 : tensor<1xf32>
+  }
+  %p = gnn.pad_rows %g, %h : !gnn.vtensor<1xf32>
+  %r = gnn.reduce_scatter %g, %p : !gnn.vtensor<1xf32>
+  return %r : !gnn.vtensor<1xf32>
 }
