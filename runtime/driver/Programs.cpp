@@ -68,8 +68,11 @@ double gnnrt::predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
   return 4.0 * (static_cast<double>(numVertices) * rows + 2.0 * floats);
 }
 
-int64_t gnnrt::featurePartitionExtraBytes(const ModelInfo &model,
-                                          const int64_t counts[3], int size) {
+int64_t gnnrt::wholeGraphExtraBytes(const ModelInfo &model,
+                                    const int64_t counts[3], int size) {
+  const bool features = model.partition == "features";
+  if (!features && !model.replicated)
+    return 0;
   const double V = static_cast<double>(counts[0]);
   const double E = static_cast<double>(counts[1]);
   const double F = static_cast<double>(counts[2]);
@@ -77,7 +80,8 @@ int64_t gnnrt::featurePartitionExtraBytes(const ModelInfo &model,
   // reads (int32 each), CSR offsets and a cursor, two degrees per vertex.
   const int perEdge = __builtin_popcount(model.graphArrays & 0xE);
   const double graph = E * (4 + 4 * perEdge) + (V + 1) * (8 + 2 * 8 + 2 * 4);
-  const double columns = V * std::ceil(F / size) * 4 - (V / size) * F * 4;
+  const double columns =
+      V * (features ? std::ceil(F / size) : F) * 4 - (V / size) * F * 4;
   const double extra = graph + std::max(columns, 0.0);
   return extra >= 9e18 ? std::numeric_limits<int64_t>::max()
                        : static_cast<int64_t>(extra);
@@ -134,14 +138,14 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
       continue;
     const double b =
         predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);
-    split.candidates.push_back({p, b});
-    if (m == "features")
-      split.featuresExtra = featurePartitionExtraBytes(p->model, counts, size);
+    split.candidates.push_back(
+        {p, b, wholeGraphExtraBytes(p->model, counts, size)});
     if (describe)
       split.bytes += (split.bytes.empty() ? "; per epoch each process moves "
                                             "(N-1)/N x: "
                                           : ", ") +
-                     m + " " + formatMB(b);
+                     m + (p->model.replicated ? " (replicated layers) " : " ") +
+                     formatMB(b);
   }
   return split;
 }
@@ -151,10 +155,9 @@ const Program *SplitCandidates::choose(const AutoVote &vote,
   const Program *best = nullptr;
   double least = 0;
   for (const Candidate &c : candidates) {
-    if (c.program->model.partition == "features" &&
-        featuresExtra > vote.leastAvailable && candidates.size() > 1) {
-      why = "; features would hold " + formatBytes(featuresExtra) +
-            " more per process, the tightest has " +
+    if (c.extra > vote.leastAvailable && candidates.size() > 1) {
+      why = "; " + c.program->model.partition + " would hold " +
+            formatBytes(c.extra) + " more per process, the tightest has " +
             formatBytes(vote.leastAvailable) + " left";
       continue;
     }

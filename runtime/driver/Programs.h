@@ -49,13 +49,15 @@ const Program *findProgram(const std::vector<Program> &programs,
 double predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
                            int64_t numFeatures, int64_t numClasses);
 
-/// The memory feature partitioning holds beyond row partitioning on each of
-/// `size` processes, from the dataset's sizes (`counts`: V, E, F) and the
-/// graph arrays `model` reads: the whole graph's CSC and the arrays
-/// bindWholeGraph builds, and every vertex's row of the process's feature
-/// columns (less its own rows' features, which it does not load).
-int64_t featurePartitionExtraBytes(const ModelInfo &model,
-                                   const int64_t counts[3], int size);
+/// What a process holds beyond a row-partitioned one's when `model` reads
+/// the whole graph (feature partitioning, or row partitioning's replicated
+/// layers; 0 otherwise), at the dataset's sizes `counts` (V, E, F) over
+/// `size` processes: the whole graph with the per-edge arrays the program
+/// reads, as bindWholeGraph builds it, and every vertex's row of the
+/// process's feature columns (all of them for replicated layers), less its
+/// own rows' features, which it does not load.
+int64_t wholeGraphExtraBytes(const ModelInfo &model, const int64_t counts[3],
+                             int size);
 
 /// Stops the run unless the executable holds a program for the mode
 /// `partition` asks (the executable's --partition; empty: none asked).
@@ -74,18 +76,18 @@ struct SplitCandidates {
   struct Candidate {
     const Program *program;
     double bytes;
+    /// wholeGraphExtraBytes of the program.
+    int64_t extra = 0;
   };
   std::vector<Candidate> candidates;
-  /// featurePartitionExtraBytes of the feature-partitioned program.
-  int64_t featuresExtra = 0;
   /// "; per epoch each process moves (N-1)/N x: rows 1.2 MB, features ..."
   /// (empty unless asked for).
   std::string bytes;
 
   /// The program that moves the fewest bytes (rows on a tie) among those
-  /// that fit: feature partitioning only where featuresExtra fits what the
-  /// tightest process has left (`vote`), else `why` says so. Null without
-  /// a candidate.
+  /// that fit: one that reads the whole graph only where its extra bytes
+  /// fit what the tightest process has left (`vote`), else `why` says so.
+  /// Null without a candidate.
   const Program *choose(const AutoVote &vote, std::string &why) const;
 };
 SplitCandidates splitCandidates(const std::vector<Program> &programs,

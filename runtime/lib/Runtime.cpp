@@ -203,6 +203,10 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       return bad("unknown record");
     }
   }
+  if (info.replicated && info.partition != "rows") {
+    error = "model info: a 'replicated' record without 'partition rows'";
+    return false;
+  }
   return true;
 }
 

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Partition.h"
+
 #include "gnn/InitAll.h"
 #include "gnn/Pipelines/Pipelines.h"
 #include "gnn/Support/DatasetMeta.h"
@@ -35,6 +37,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <limits>
@@ -173,12 +176,28 @@ static llvm::cl::opt<std::string> partitionMode(
 static llvm::cl::opt<int64_t> replicateLevels(
     "replicate",
     llvm::cl::desc(
-        "The row-partitioned program's first K levels of aggregations run "
+        "The row-partitioned program's first K levels (hops) run "
         "replicated: every process computes their ops for every vertex from "
         "every vertex's features, with no collective (--gnn-partition-rows "
         "replicate=K; default 0: none). --partition auto with --dataset "
         "chooses K per layer when it is not given"),
     llvm::cl::value_desc("K"), llvm::cl::init(0),
+    llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<double> linkGbps(
+    "link-gbps",
+    llvm::cl::desc("--partition auto with --dataset: the link bandwidth "
+                   "between processes, in Gb/s, that the per-level plan "
+                   "weighs the bytes a split level moves by (default 25)"),
+    llvm::cl::value_desc("Gb/s"), llvm::cl::init(25.0),
+    llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<double> computeGflops(
+    "compute-gflops",
+    llvm::cl::desc("--partition auto with --dataset: the rate of a process, "
+                   "in GFLOP/s, that the per-level plan weighs the work a "
+                   "replicated level repeats by (default 20)"),
+    llvm::cl::value_desc("GFLOP/s"), llvm::cl::init(20.0),
     llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<int64_t> edgeCacheFloats(
@@ -342,207 +361,6 @@ static int link(const char *argv0, ArrayRef<std::string> objects,
   return runTool(args, "linking");
 }
 
-/// The bytes a program's collectives and gradient sum move per epoch
-/// (one training step and one evaluation), per process up to the factor
-/// (N-1)/N, from its model description (`gnnrt_model_info`: the collective
-/// and param records) at the dataset's sizes: a row collective moves the
-/// rows of every vertex once, the ring all-reduce every summed gradient
-/// twice (docs/Distributed.md). Feature shards are not summed.
-static double predictedBytes(StringRef info, const gnn::DatasetMeta &meta,
-                             bool features) {
-  auto size = [&](int64_t d) {
-    return d == -1 ? meta.numFeatures : d == -2 ? meta.numClasses : d;
-  };
-  double rows = 0, floats = 0;
-  SmallVector<StringRef> lines;
-  info.split(lines, '\n');
-  for (StringRef line : lines) {
-    SmallVector<StringRef> f;
-    line.split(f, ' ');
-    if (f[0] == "collective" && f.size() == 5) {
-      int64_t factor = 1;
-      f[3].getAsInteger(10, factor);
-      double width = static_cast<double>(factor);
-      if (f[4] != "1") {
-        SmallVector<StringRef> terms;
-        f[4].split(terms, '*');
-        for (StringRef t : terms)
-          width *= t == "F" ? meta.numFeatures : meta.numClasses;
-      }
-      rows += width;
-    } else if (f[0] == "param" && f.size() >= 6) {
-      int64_t rank = 0;
-      f[5].getAsInteger(10, rank);
-      double n = 1;
-      bool shard = false;
-      for (int64_t d = 0; d < rank && 6 + d < static_cast<int64_t>(f.size());
-           ++d) {
-        int64_t dim = 0;
-        f[6 + d].getAsInteger(10, dim);
-        shard |= d == 0 && dim == -1 && features;
-        n *= static_cast<double>(size(dim));
-      }
-      if (!shard)
-        floats += n;
-    }
-  }
-  return 4.0 * (static_cast<double>(meta.numVertices) * rows + 2.0 * floats);
-}
-
-/// Runs the training and lowering pipelines on a copy of `module` with the
-/// diagnostics kept back: the lowered copy, or null with the first error in
-/// `why`.
-static OwningOpRef<ModuleOp> lowerCopy(MLIRContext &context, ModuleOp module,
-                                       const gnn::GNNOptimizeOptions &options,
-                                       const gnn::GNNToLLVMOptions &lowering,
-                                       bool optimize, std::string &why) {
-  PassManager probe(&context);
-  probe.enableVerifier();
-  gnn::buildGNNTrainPipeline(probe, options, optimize);
-  gnn::buildGNNToLLVMPipeline(probe, lowering);
-  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
-  LogicalResult result = failure();
-  {
-    ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
-      if (d.getSeverity() == DiagnosticSeverity::Error && why.empty())
-        why = d.str();
-      return success();
-    });
-    result = probe.run(*copy);
-  }
-  if (failed(result))
-    return nullptr;
-  auto global = copy->lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
-  if (!global || !dyn_cast_or_null<StringAttr>(global.getValueAttr())) {
-    why = "no model description";
-    return nullptr;
-  }
-  return copy;
-}
-
-static StringRef modelInfo(ModuleOp lowered) {
-  auto global = lowered.lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
-  return cast<StringAttr>(global.getValueAttr()).getValue();
-}
-
-/// The partitioned programs of --partition auto: rows (MG-GCN) and features
-/// (P³'s layer 1, the rest by rows). Each is lowered on a copy; a mode the
-/// model is refused by is left out, with the reason in `why`. `bytes` are
-/// predictedBytes at the dataset's sizes when `meta` is given, -1 for a
-/// mode left out.
-static constexpr const char *kPartitionedModes[2] = {"rows", "features"};
-
-static void describeModes(const double bytes[2], const std::string why[2],
-                          bool sizes, std::string &text) {
-  auto mb = [](double b) { return llvm::formatv("{0:F1} MB", b / 1e6).str(); };
-  std::string said;
-  for (int m = 0; m < 2; ++m) {
-    if (bytes[m] >= 0 && !sizes)
-      continue;
-    said += std::string(said.empty() ? "" : ", ") + kPartitionedModes[m] +
-            (bytes[m] < 0 ? " refused: " + why[m] : " " + mb(bytes[m]));
-  }
-  text += said;
-}
-
-/// --partition auto with a printed program (-emit=mlir, mlir-llvm, llvm) and
-/// --dataset: the program split by rows or by feature columns, whichever
-/// moves fewer bytes per epoch at the dataset's sizes (predictedBytes; rows
-/// on a tie or where feature partitioning refuses the model), as the
-/// executable picks at start-up when the closures are large. `report` says
-/// what was chosen and why (or, when neither compiles, why not).
-static std::optional<std::string> choosePartition(
-    MLIRContext &context, ModuleOp module, gnn::GNNOptimizeOptions &options,
-    const gnn::GNNToLLVMOptions &lowering, bool optimize, std::string &report) {
-  std::string error;
-  FailureOr<gnn::DatasetMeta> meta =
-      gnn::readDatasetMeta(options.meta.getValue(), error);
-  if (failed(meta)) {
-    report = error;
-    return std::nullopt;
-  }
-  double bytes[2] = {-1, -1};
-  std::string why[2];
-  for (int m = 0; m < 2; ++m) {
-    options.partition = kPartitionedModes[m];
-    if (OwningOpRef<ModuleOp> copy =
-            lowerCopy(context, module, options, lowering, optimize, why[m]))
-      bytes[m] = predictedBytes(modelInfo(*copy), *meta, m == 1);
-  }
-  if (bytes[0] < 0 && bytes[1] < 0) {
-    report = "neither partitioning compiles: rows: " + why[0] +
-             "; features: " + why[1];
-    return std::nullopt;
-  }
-  const int pick = bytes[0] < 0          ? 1
-                   : bytes[1] < 0        ? 0
-                   : bytes[1] < bytes[0] ? 1
-                                         : 0;
-  report = std::string(kPartitionedModes[pick]) +
-           " (per epoch each of N processes moves (N-1)/N x: ";
-  describeModes(bytes, why, /*sizes=*/true, report);
-  report += ")";
-  return std::string(kPartitionedModes[pick]);
-}
-
-/// --partition auto, for an executable or object: the row- and
-/// feature-partitioned programs the model accepts, lowered on copies of
-/// `module` (the model before any pass) as the preloading program is, each
-/// emitted with its definitions suffixed by its mode (gnn_train_step_rows,
-/// gnnrt_model_info_features, ...) into `objects`, next to the preloading
-/// program's. The executable picks one of them at start-up
-/// (docs/Distributed.md). `report` lists what it holds.
-static bool
-addPartitionedPrograms(MLIRContext &context, ModuleOp module,
-                       gnn::GNNOptimizeOptions &options,
-                       const gnn::GNNToLLVMOptions &lowering, bool optimize,
-                       llvm::LLVMContext &llvmContext,
-                       SmallVectorImpl<SmallVector<char, 0>> &objects,
-                       std::string &report, std::string &error) {
-  std::optional<gnn::DatasetMeta> meta;
-  if (!options.meta.empty()) {
-    FailureOr<gnn::DatasetMeta> read =
-        gnn::readDatasetMeta(options.meta.getValue(), error);
-    if (failed(read))
-      return false;
-    meta = *read;
-  }
-  double bytes[2] = {-1, -1};
-  std::string why[2];
-  std::string held = "preload";
-  for (int m = 0; m < 2; ++m) {
-    options.partition = kPartitionedModes[m];
-    OwningOpRef<ModuleOp> copy =
-        lowerCopy(context, module, options, lowering, optimize, why[m]);
-    if (!copy)
-      continue;
-    bytes[m] = meta ? predictedBytes(modelInfo(*copy), *meta, m == 1) : 0;
-    std::unique_ptr<llvm::Module> program =
-        gnn::translateAndOptimize(*copy, llvmContext, error);
-    if (!program)
-      return false;
-    gnn::suffixDefinitions(*program, kPartitionedModes[m]);
-    SmallVector<SmallVector<char, 0>, 2> emitted;
-    if (!gnn::emitObjects(*program, emitted, error))
-      return false;
-    for (SmallVector<char, 0> &o : emitted)
-      objects.push_back(std::move(o));
-    held += std::string(", ") + kPartitionedModes[m];
-  }
-  options.partition = "none";
-  std::string modes;
-  describeModes(bytes, why, meta.has_value(), modes);
-  report = "the executable holds the " + held +
-           " programs and picks one at start-up under mpirun";
-  if (meta)
-    report += " (per epoch each of N processes moves (N-1)/N x at the "
-              "dataset's sizes: " +
-              modes + ")";
-  else if (!modes.empty())
-    report += " (" + modes + ")";
-  return true;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   gnn::installOutOfMemoryHandler("gnn-compile");
@@ -679,6 +497,12 @@ int main(int argc, char **argv) {
                 "row-partitioned program; --partition " +
                 partitionMode + " has none");
   options.replicate = replicateLevels.getValue();
+  if (!(linkGbps > 0) || !std::isfinite(linkGbps) || !(computeGflops > 0) ||
+      !std::isfinite(computeGflops))
+    return fail("--link-gbps and --compute-gflops must be positive numbers");
+  gnn::PartitionRates rates;
+  rates.bytesPerSecond = linkGbps * 1e9 / 8;
+  rates.flopsPerSecond = computeGflops * 1e9;
   // --partition auto: an executable or object holds the preloading
   // program and next to it the partitioned ones the model accepts
   // (addPartitionedPrograms, once the preloading one is compiled); a
@@ -699,11 +523,12 @@ int main(int argc, char **argv) {
     gnn::GNNToLLVMOptions probe;
     probe.meta = options.meta.getValue();
     std::string report;
-    std::optional<std::string> chosen =
-        choosePartition(context, *module, options, probe, !noOptimize, report);
+    std::optional<gnn::PartitionChoice> chosen = gnn::choosePartition(
+        context, *module, options, probe, !noOptimize, rates, report);
     if (!chosen)
       return fail("--partition auto: " + report);
-    options.partition = *chosen;
+    options.partition = chosen->mode;
+    options.replicate = chosen->replicate;
     if (showRemarks)
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report
                    << "\n";
@@ -877,9 +702,9 @@ int main(int argc, char **argv) {
       report = "the executable holds the preload program only (the "
                "partitioned ones are not compiled for CUDA, under a budget "
                "or in row chunks yet)";
-    else if (!addPartitionedPrograms(context, *original, options, lowering,
-                                     !noOptimize, llvmContext, objectCode,
-                                     report, error))
+    else if (!gnn::addPartitionedPrograms(context, *original, options, lowering,
+                                          !noOptimize, rates, llvmContext,
+                                          objectCode, report, error))
       return fail(error);
     if (showRemarks)
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report

@@ -369,7 +369,7 @@ void GNNPartitionRows::runOnOperation() {
   InFlightDiagnostic remark = model.emitRemark();
   remark << "row partitioning: ";
   if (replicator)
-    remark << replicator->moved << " op(s) before aggregation level "
+    remark << replicator->moved << " op(s) of the levels below "
            << static_cast<int64_t>(replicate)
            << " replicated on the whole graph (" << replicator->ownReads
            << " own-rows read(s)); ";

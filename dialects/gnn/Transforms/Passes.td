@@ -73,12 +73,13 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
 
     **Replicated layers** (`replicate=k`, k > 0; the per-layer choice of
     `gnn-compile --partition auto`, docs/Distributed.md): the forward ops
-    that depend on the features and lie before the k-th level of
-    aggregations (fewer than k aggregations to the destination on every path
-    from the features, counting the op itself) run on the whole graph
-    (`gnn.graph whole`) on every process, from every vertex's features, and
-    compute every vertex's rows, the same on every process. The degrees and
-    degree-only stages they read are recomputed there. What reads their
+    that depend on the features and lie in the levels below k (a level is
+    a hop: the most reads at edge sources, a scatter from the source or a
+    fused gather's `src` inputs, on a path from the inputs) run on the
+    whole graph (`gnn.graph whole`) on every process, from every vertex's
+    features, and compute every vertex's rows, the same on every process.
+    The degrees and degree-only stages they read are recomputed there; an
+    edge tensor moves only if all its readers do. What reads their
     results on the own rows' graph reads every vertex's rows at an edge's
     source with no all-gather, and the own rows elsewhere through
     `gnn.own_rows` (no communication; its adjoint `gnn.pad_rows` makes the
@@ -98,8 +99,8 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"replicate", "replicate", "int64_t", /*default=*/"0",
-           "Run the ops before the k-th level of aggregations replicated on "
-           "the whole graph (0: none)">
+           "Run the ops of the first k levels (hops) replicated on the whole "
+           "graph (0: none)">
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

@@ -44,9 +44,9 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
       llvm::cl::init("none")};
   Option<int64_t> replicate{
       *this, "replicate",
-      llvm::cl::desc("With partition=rows: the levels of aggregations whose "
-                     "ops run replicated on the whole graph "
-                     "(--gnn-partition-rows replicate=k)"),
+      llvm::cl::desc("With partition=rows: the levels (hops) whose ops run "
+                     "replicated on the whole graph (--gnn-partition-rows "
+                     "replicate=k)"),
       llvm::cl::init(0)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "

@@ -30,7 +30,7 @@
 // ONE:         %[[H:.*]] = gnn.apply_vertex %[[G]]
 // ONE:         %[[HA:.*]] = gnn.all_gather %[[G]], %[[H]]
 // ONE:         gnn.scatter %[[G]], %[[HA]] from src
-// REMARK-ONE: remark: row partitioning: 2 op(s) before aggregation level 1 replicated on the whole graph (0 own-rows read(s)); 1 all-gather(s) in the forward (rows of tensor<4xf32>), 0 reduce-scatter(s)
+// REMARK-ONE: remark: row partitioning: 2 op(s) of the levels below 1 replicated on the whole graph (0 own-rows read(s)); 1 all-gather(s) in the forward (rows of tensor<4xf32>), 0 reduce-scatter(s)
 
 // The backward: the first weight's gradient is every vertex's replicated
 // rows against this process's partial gradients (an outer sum whose sum
@@ -55,7 +55,7 @@
 // TWO:         gnn.scatter %[[G]], %[[H]] from src
 // TWO-NOT:     gnn.all_gather
 // TWO:         gnn.apply_vertex %[[G]](%{{.*}}, %[[HO]])
-// REMARK-TWO: remark: row partitioning: 5 op(s) before aggregation level 2 replicated on the whole graph (1 own-rows read(s)); 0 all-gather(s) in the forward, 0 reduce-scatter(s)
+// REMARK-TWO: remark: row partitioning: 5 op(s) of the levels below 2 replicated on the whole graph (1 own-rows read(s)); 0 all-gather(s) in the forward, 0 reduce-scatter(s)
 
 // Its adjoint pads the own rows' gradient with zeros: a partial that joins
 // the aggregation's partial gradient on the whole graph.

@@ -1,0 +1,374 @@
+//===- Partition.cpp - gnn-compile's --partition auto ---------------------===//
+//
+// The partitioned programs an executable holds, and the per-level plan
+// (Partition.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Partition.h"
+
+#include "gnn/Analysis/LayerPlan.h"
+#include "gnn/IR/GNNDialect.h"
+#include "gnn/Support/DatasetMeta.h"
+#include "gnn/Target/Object.h"
+#include "gnn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+namespace {
+/// What a program moves per epoch and process, up to the factor (N-1)/N:
+/// its row collectives' bytes and its gradient sum's.
+struct Bytes {
+  double collectives = 0, gradients = 0;
+  double total() const { return collectives + gradients; }
+};
+} // namespace
+
+/// The bytes a program's collectives and gradient sum move per epoch
+/// (one training step and one evaluation), per process up to the factor
+/// (N-1)/N, from its model description (`gnnrt_model_info`: the collective
+/// and param records) at the dataset's sizes: a row collective moves the
+/// rows of every vertex once, the ring all-reduce every summed gradient
+/// twice (docs/Distributed.md). Feature shards are not summed.
+static Bytes predictedBytes(StringRef info, const DatasetMeta &meta,
+                            bool features) {
+  auto size = [&](int64_t d) {
+    return d == -1 ? meta.numFeatures : d == -2 ? meta.numClasses : d;
+  };
+  double rows = 0, floats = 0;
+  SmallVector<StringRef> lines;
+  info.split(lines, '\n');
+  for (StringRef line : lines) {
+    SmallVector<StringRef> f;
+    line.split(f, ' ');
+    if (f[0] == "collective" && f.size() == 5) {
+      int64_t factor = 1;
+      f[3].getAsInteger(10, factor);
+      double width = static_cast<double>(factor);
+      if (f[4] != "1") {
+        SmallVector<StringRef> terms;
+        f[4].split(terms, '*');
+        for (StringRef t : terms)
+          width *= t == "F" ? meta.numFeatures : meta.numClasses;
+      }
+      rows += width;
+    } else if (f[0] == "param" && f.size() >= 6) {
+      int64_t rank = 0;
+      f[5].getAsInteger(10, rank);
+      double n = 1;
+      bool shard = false;
+      for (int64_t d = 0; d < rank && 6 + d < static_cast<int64_t>(f.size());
+           ++d) {
+        int64_t dim = 0;
+        f[6 + d].getAsInteger(10, dim);
+        shard |= d == 0 && dim == -1 && features;
+        n *= static_cast<double>(size(dim));
+      }
+      if (!shard)
+        floats += n;
+    }
+  }
+  return {4.0 * static_cast<double>(meta.numVertices) * rows, 8.0 * floats};
+}
+
+/// Runs the training and lowering pipelines on a copy of `module` with the
+/// diagnostics kept back: the lowered copy, or null with the first error in
+/// `why`.
+static OwningOpRef<ModuleOp> lowerCopy(MLIRContext &context, ModuleOp module,
+                                       const GNNOptimizeOptions &options,
+                                       const GNNToLLVMOptions &lowering,
+                                       bool optimize, std::string &why) {
+  PassManager probe(&context);
+  probe.enableVerifier();
+  buildGNNTrainPipeline(probe, options, optimize);
+  buildGNNToLLVMPipeline(probe, lowering);
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  LogicalResult result = failure();
+  {
+    ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error && why.empty())
+        why = d.str();
+      return success();
+    });
+    result = probe.run(*copy);
+  }
+  if (failed(result))
+    return nullptr;
+  auto global = copy->lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
+  if (!global || !dyn_cast_or_null<StringAttr>(global.getValueAttr())) {
+    why = "no model description";
+    return nullptr;
+  }
+  return copy;
+}
+
+static StringRef modelInfo(ModuleOp lowered) {
+  auto global = lowered.lookupSymbol<LLVM::GlobalOp>("gnnrt_model_info");
+  return cast<StringAttr>(global.getValueAttr()).getValue();
+}
+
+/// `x` as %g prints it.
+static std::string general(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+static std::string megabytes(double b) {
+  return llvm::formatv("{0:F1} MB", b / 1e6).str();
+}
+
+/// The most levels the per-level plan replicates: each is a lowering of
+/// the model at compile time, and beyond a few hops the closure is most of
+/// the graph.
+static constexpr int64_t kMostReplicated = 4;
+
+namespace {
+/// A partitioned program lowered, or why not.
+struct Lowered {
+  OwningOpRef<ModuleOp> module;
+  Bytes bytes;
+  std::string why;
+  explicit operator bool() const { return static_cast<bool>(module); }
+};
+
+/// The per-level plan's inputs and outcome.
+struct LevelPlan {
+  LayerPlan plan;
+  PartitionChoice choice;
+  std::string report;
+};
+} // namespace
+
+/// `choice` lowered on a copy of `module`, its bytes at `meta`'s sizes.
+static Lowered lowerChoice(MLIRContext &context, ModuleOp module,
+                           GNNOptimizeOptions &options,
+                           const GNNToLLVMOptions &lowering, bool optimize,
+                           const PartitionChoice &choice,
+                           const std::optional<DatasetMeta> &meta) {
+  Lowered l;
+  options.partition = choice.mode;
+  options.replicate = choice.replicate;
+  l.module = lowerCopy(context, module, options, lowering, optimize, l.why);
+  if (l.module && meta)
+    l.bytes =
+        predictedBytes(modelInfo(*l.module), *meta, choice.mode == "features");
+  options.partition = "none";
+  options.replicate = 0;
+  return l;
+}
+
+/// The forward's work by level (levelWork) of `module` after the optimizing
+/// passes, which the partitioning sees; empty where they fail.
+static SmallVector<LevelWork> modelLevels(MLIRContext &context, ModuleOp module,
+                                          const GNNOptimizeOptions &options,
+                                          bool optimize,
+                                          const DatasetMeta &meta) {
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  PassManager pm(&context);
+  if (optimize)
+    buildGNNOptimizePipeline(pm, options);
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  if (failed(pm.run(*copy)))
+    return {};
+  for (auto fn : copy->getOps<func::FuncOp>())
+    if (fn->hasAttr(GNNDialect::kModelAttrName))
+      return levelWork(fn, meta.numFeatures, meta.numClasses);
+  return {};
+}
+
+/// The per-level plan (LayerPlan.h) at `meta`'s sizes: rows with 0 to
+/// kMostReplicated levels replicated and features lowered, each level's
+/// bytes split by rows the difference between replicating it and not.
+static std::optional<LevelPlan>
+planLevels(MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
+           const GNNToLLVMOptions &lowering, bool optimize,
+           const PartitionRates &rates, const DatasetMeta &meta,
+           std::string &error) {
+  SmallVector<LevelWork> work =
+      modelLevels(context, module, options, optimize, meta);
+  const int64_t levels = std::max<int64_t>(work.size(), 1);
+  // byLevels[k]: rows with the first k levels replicated.
+  SmallVector<Lowered> byLevels;
+  for (int64_t k = 0; k <= std::min(levels, kMostReplicated); ++k) {
+    Lowered l = lowerChoice(context, module, options, lowering, optimize,
+                            {"rows", k}, meta);
+    if (!l) {
+      if (k == 0)
+        error = "rows: " + l.why;
+      break;
+    }
+    byLevels.push_back(std::move(l));
+  }
+  Lowered features = lowerChoice(context, module, options, lowering, optimize,
+                                 {"features", 0}, meta);
+  if (byLevels.empty() && !features) {
+    error = "neither partitioning compiles: " + error +
+            "; features: " + features.why;
+    return std::nullopt;
+  }
+  LevelPlan out;
+  if (byLevels.empty()) {
+    out.choice = {"features", 0};
+    out.report = "features (rows refused: " + error + ")";
+    return out;
+  }
+  // Levels 0 .. T-1 replicable; level T lumps the rest (split by rows).
+  const int64_t T = static_cast<int64_t>(byLevels.size()) - 1;
+  LayerPlanInput in;
+  in.bytesPerSecond = rates.bytesPerSecond;
+  in.flopsPerSecond = rates.flopsPerSecond;
+  in.fixedBytes = byLevels[0].bytes.gradients;
+  const double V = static_cast<double>(meta.numVertices),
+               E = static_cast<double>(meta.numEdges);
+  for (int64_t j = 0; j <= T && j < levels; ++j) {
+    LevelCosts c;
+    const bool last = j == T;
+    c.rowsBytes = byLevels[j].bytes.collectives -
+                  (last ? 0 : byLevels[j + 1].bytes.collectives);
+    // Forward and backward: about three times the forward's operations.
+    c.work = last && T < levels ? std::numeric_limits<double>::infinity()
+             : j < static_cast<int64_t>(work.size())
+                 ? 3 * (work[j].perVertex * V + work[j].perEdge * E)
+                 : 0;
+    in.levels.push_back(c);
+  }
+  if (features)
+    in.columnsBytes = features.bytes.total() - in.fixedBytes -
+                      (T >= 1 ? byLevels[1].bytes.collectives : 0);
+  out.plan = planLayers(in);
+  out.choice = out.plan.columns ? PartitionChoice{"features", 0}
+                                : PartitionChoice{"rows", out.plan.replicated};
+  // Each level's layout and what it costs split by rows and replicated.
+  std::string layouts;
+  for (auto [j, l] : llvm::enumerate(out.plan.layouts)) {
+    const LevelCosts &c = in.levels[j];
+    layouts += (j ? ", " : "") + std::to_string(j) + " " +
+               stringifyLevelLayout(l).str() + " [" + megabytes(c.rowsBytes) +
+               " | " +
+               (std::isinf(c.work)
+                    ? std::string("not replicable")
+                    : llvm::formatv("{0:F2} GFLOP", c.work / 1e9).str()) +
+               "]";
+  }
+  out.report =
+      (out.choice.mode == "features"
+           ? std::string("features")
+           : "rows with " + std::to_string(out.plan.replicated) +
+                 " level(s) replicated") +
+      " (level layout [split by rows | replicated]: " + layouts +
+      "; per epoch each of N processes moves " + megabytes(out.plan.bytes) +
+      " and repeats " +
+      llvm::formatv("{0:F2}", out.plan.redundantWork / 1e9).str() +
+      " GFLOP, x (N-1)/N: " + llvm::formatv("{0:F4}", out.plan.seconds).str() +
+      " s at " + general(rates.bytesPerSecond * 8 / 1e9) + " Gb/s and " +
+      general(rates.flopsPerSecond / 1e9) + " GFLOP/s" + "; rows everywhere " +
+      megabytes(byLevels[0].bytes.total()) + ", features " +
+      (features ? megabytes(features.bytes.total())
+                : "refused: " + features.why) +
+      ")";
+  return out;
+}
+
+std::optional<PartitionChoice>
+mlir::gnn::choosePartition(MLIRContext &context, ModuleOp module,
+                           GNNOptimizeOptions &options,
+                           const GNNToLLVMOptions &lowering, bool optimize,
+                           const PartitionRates &rates, std::string &report) {
+  std::string error;
+  FailureOr<DatasetMeta> meta = readDatasetMeta(options.meta.getValue(), error);
+  if (failed(meta)) {
+    report = error;
+    return std::nullopt;
+  }
+  std::optional<LevelPlan> plan = planLevels(context, module, options, lowering,
+                                             optimize, rates, *meta, report);
+  if (!plan)
+    return std::nullopt;
+  report = plan->report;
+  return plan->choice;
+}
+
+bool mlir::gnn::addPartitionedPrograms(
+    MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
+    const GNNToLLVMOptions &lowering, bool optimize,
+    const PartitionRates &rates, llvm::LLVMContext &llvmContext,
+    SmallVectorImpl<SmallVector<char, 0>> &objects, std::string &report,
+    std::string &error) {
+  std::optional<DatasetMeta> meta;
+  if (!options.meta.empty()) {
+    FailureOr<DatasetMeta> read =
+        readDatasetMeta(options.meta.getValue(), error);
+    if (failed(read))
+      return false;
+    meta = *read;
+  }
+  // Both partitionings; with the sizes (and no --replicate), the rows one
+  // with the levels the per-level plan replicates. The other mode stays as
+  // the start-up's fallback: the plan weighs time, the start-up's vote the
+  // memory each process has left (a replicated level holds every vertex's
+  // features and the whole graph), and of the two the plan's moves fewer
+  // bytes, which the start-up prefers.
+  SmallVector<PartitionChoice, 2> choices = {{"rows", options.replicate},
+                                             {"features", 0}};
+  std::string planned;
+  if (meta && options.replicate == 0) {
+    std::string why;
+    std::optional<LevelPlan> plan = planLevels(
+        context, module, options, lowering, optimize, rates, *meta, why);
+    if (plan) {
+      if (plan->choice.mode == "rows")
+        choices[0] = plan->choice;
+      planned = plan->report;
+    }
+  }
+  std::string held = "preload", said;
+  for (const PartitionChoice &c : choices) {
+    Lowered l =
+        lowerChoice(context, module, options, lowering, optimize, c, meta);
+    std::string name = c.mode;
+    if (c.replicate)
+      name += " (" + std::to_string(c.replicate) + " level(s) replicated)";
+    if (!l) {
+      said += (said.empty() ? "" : ", ") + c.mode + " refused: " + l.why;
+      continue;
+    }
+    if (meta)
+      said +=
+          (said.empty() ? "" : ", ") + name + " " + megabytes(l.bytes.total());
+    std::unique_ptr<llvm::Module> program =
+        translateAndOptimize(*l.module, llvmContext, error);
+    if (!program)
+      return false;
+    suffixDefinitions(*program, c.mode);
+    SmallVector<SmallVector<char, 0>, 2> emitted;
+    if (!emitObjects(*program, emitted, error))
+      return false;
+    for (SmallVector<char, 0> &o : emitted)
+      objects.push_back(std::move(o));
+    held += ", " + name;
+  }
+  report = "the executable holds the " + held +
+           " programs and picks one at start-up under mpirun";
+  if (meta)
+    report += " (per epoch each of N processes moves (N-1)/N x at the "
+              "dataset's sizes: " +
+              said + ")";
+  if (!planned.empty())
+    report += "; the per-level plan chose " + planned;
+  else if (!said.empty())
+    report += " (" + said + ")";
+  return true;
+}

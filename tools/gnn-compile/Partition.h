@@ -1,0 +1,69 @@
+//===- Partition.h - gnn-compile's --partition auto -------------*- C++ -*-===//
+//
+// What gnn-compile builds for processes under mpirun (docs/Distributed.md):
+// the partitioned programs an executable holds next to the preloading one,
+// and, with the dataset's sizes, the layout of each level of the model
+// chosen by dynamic programming (gnn/Analysis/LayerPlan.h) from the bytes
+// its lowered programs' collectives move and the work a replicated level
+// repeats.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_TOOLS_GNNCOMPILE_PARTITION_H
+#define GNN_TOOLS_GNNCOMPILE_PARTITION_H
+
+#include "gnn/Pipelines/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/LLVMContext.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::gnn {
+
+/// The link and the compute rate the per-level plan trades against each
+/// other (gnn-compile --link-gbps, --compute-gflops).
+struct PartitionRates {
+  double bytesPerSecond = 25e9 / 8, flopsPerSecond = 20e9;
+};
+
+/// A partitioned program: rows (with `replicate` levels replicated) or
+/// features.
+struct PartitionChoice {
+  std::string mode;
+  int64_t replicate = 0;
+};
+
+/// --partition auto with a printed program (-emit=mlir, mlir-llvm, llvm)
+/// and --dataset (options.meta): the partitioned program whose levels'
+/// layouts the per-level plan chooses at the dataset's sizes, as the
+/// executable's partitioned program is chosen. `report` says what was
+/// chosen and why (or, when nothing compiles, why not).
+std::optional<PartitionChoice>
+choosePartition(MLIRContext &context, ModuleOp module,
+                GNNOptimizeOptions &options, const GNNToLLVMOptions &lowering,
+                bool optimize, const PartitionRates &rates,
+                std::string &report);
+
+/// --partition auto, for an executable or object: the partitioned programs
+/// lowered on copies of `module` (the model before any pass) as the
+/// preloading program is, each emitted with its definitions suffixed by its
+/// mode (gnn_train_step_rows, gnnrt_model_info_features, ...) into
+/// `objects`, next to the preloading program's: the row- and
+/// feature-partitioned programs the model accepts, the rows one with
+/// options.replicate levels replicated, or with the dataset's sizes those
+/// the per-level plan replicates. The executable picks one at start-up.
+/// `report` lists what it holds.
+bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
+                            GNNOptimizeOptions &options,
+                            const GNNToLLVMOptions &lowering, bool optimize,
+                            const PartitionRates &rates,
+                            llvm::LLVMContext &llvmContext,
+                            SmallVectorImpl<SmallVector<char, 0>> &objects,
+                            std::string &report, std::string &error);
+
+} // namespace mlir::gnn
+
+#endif // GNN_TOOLS_GNNCOMPILE_PARTITION_H
