@@ -6,7 +6,9 @@ For each graph, model and mode (`preload`: GraNNDis' shared preloading,
 `rows`: MG-GCN's row partitioning, gnn-compile --partition rows,
 `features`: P³'s feature partitioning of layer 1, --partition features,
 `auto`: gnn-compile's default, an executable holding all three programs
-that picks one at start-up, the pick reported), one
+(the rows one with the levels the per-level plan replicates) that picks
+one at start-up, the pick reported; `rows-rK`: row partitioning with the
+first K levels replicated, --partition rows --replicate K), one
 executable run alone (2 threads) and under mpirun on 2 ranks (1 thread each)
 and 4 ranks (1 thread each, oversubscribed on this 2-core machine): the
 median epoch, rank 0's time inside collectives (the communication share),
@@ -33,7 +35,7 @@ the machine is shared and has 2 cores, so the figures to read are the byte
 counts, the communication share and the memory, not speed-ups.
 
 Usage: bench/distributed.py [--epochs N] [--quick] [--reddit]
-           [--models gcn,gat,gin] [--modes preload,rows,features,auto]
+           [--models gcn,gat,gin] [--modes preload,rows,rows-r1,features,auto]
            [--graphs grid,arxiv,reddit] [--out NAME]
 """
 
@@ -173,8 +175,12 @@ def main() -> int:
             data = graphs[gname]
             epochs = 3 if gname == "reddit" else args.epochs
             exe = os.path.join(tmp, f"{model}-{gname}-{mode}")
+            # rows-rK: row partitioning with the first K levels replicated.
+            replicated = re.fullmatch(r"rows-r(\d+)", mode)
+            flags = (["--partition", "rows", "--replicate", replicated.group(1)]
+                     if replicated else ["--partition", mode])
             subprocess.run([COMPILER, os.path.join(ROOT, "examples", "models", f"{model}.mlir"),
-                            "--dataset", data, "--partition", mode, "-o", exe], check=True)
+                            "--dataset", data, *flags, "-o", exe], check=True)
             meta = json.load(open(os.path.join(data, "meta.json")))
             if True:
                 for ranks in (1, 2, 4):

@@ -17,10 +17,11 @@ using namespace mlir;
 using namespace mlir::gnn;
 
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
-static constexpr int kLayouts = 3;
-/// The layouts in the order ties are broken.
+static constexpr int kLayouts = 4;
+/// The layouts in the order ties are broken (fewer replicated levels).
 static constexpr int kTieOrder[kLayouts] = {
     static_cast<int>(LevelLayout::Rows), static_cast<int>(LevelLayout::Columns),
+    static_cast<int>(LevelLayout::ReplicatedSuffix),
     static_cast<int>(LevelLayout::Replicated)};
 
 StringRef mlir::gnn::stringifyLevelLayout(LevelLayout layout) {
@@ -31,6 +32,8 @@ StringRef mlir::gnn::stringifyLevelLayout(LevelLayout layout) {
     return "rows";
   case LevelLayout::Columns:
     return "columns";
+  case LevelLayout::ReplicatedSuffix:
+    return "replicated (after an all-gather)";
   }
   return "?";
 }
@@ -41,6 +44,8 @@ static double levelSeconds(const LayerPlanInput &in, size_t j,
   switch (layout) {
   case LevelLayout::Replicated:
     return in.levels[j].work / in.flopsPerSecond;
+  case LevelLayout::ReplicatedSuffix:
+    return j == 0 ? kInfinity : in.levels[j].work / in.flopsPerSecond;
   case LevelLayout::Rows:
     return in.levels[j].rowsBytes / in.bytesPerSecond;
   case LevelLayout::Columns:
@@ -51,11 +56,27 @@ static double levelSeconds(const LayerPlanInput &in, size_t j,
 }
 
 /// Whether the lowering executes level j - 1 in `from` followed by level j
-/// in `to` (the re-layout's bytes are in the levels' costs).
+/// in `to`.
 static bool executable(LevelLayout from, LevelLayout to) {
-  if (to == LevelLayout::Replicated)
+  switch (to) {
+  case LevelLayout::Replicated:
     return from == LevelLayout::Replicated;
-  return to == LevelLayout::Rows;
+  case LevelLayout::Rows:
+    return from != LevelLayout::ReplicatedSuffix;
+  case LevelLayout::Columns:
+    return false;
+  case LevelLayout::ReplicatedSuffix:
+    return from == LevelLayout::Rows || from == LevelLayout::ReplicatedSuffix;
+  }
+  return false;
+}
+
+/// The re-layout's own cost into level j: a replicated suffix's all-gather.
+static double transitionSeconds(const LayerPlanInput &in, size_t j,
+                                LevelLayout from, LevelLayout to) {
+  return from == LevelLayout::Rows && to == LevelLayout::ReplicatedSuffix
+             ? in.levels[j].gatherBytes / in.bytesPerSecond
+             : 0;
 }
 
 double mlir::gnn::chainSeconds(const LayerPlanInput &in,
@@ -65,7 +86,8 @@ double mlir::gnn::chainSeconds(const LayerPlanInput &in,
   for (size_t j = 0; j < layouts.size(); ++j) {
     if (j > 0 && !executable(layouts[j - 1], layouts[j]))
       return kInfinity;
-    total += levelSeconds(in, j, layouts[j]);
+    total += levelSeconds(in, j, layouts[j]) +
+             (j > 0 ? transitionSeconds(in, j, layouts[j - 1], layouts[j]) : 0);
   }
   return total;
 }
@@ -91,12 +113,17 @@ LayerPlan mlir::gnn::planLayers(const LayerPlanInput &in) {
       }
       // A tie keeps the earlier predecessor: rows, columns, replicated
       // (fewer replicated levels).
-      for (int p : kTieOrder)
-        if (executable(static_cast<LevelLayout>(p), to) &&
-            best[j - 1][p] + own < best[j][s]) {
-          best[j][s] = best[j - 1][p] + own;
+      for (int p : kTieOrder) {
+        const auto prev = static_cast<LevelLayout>(p);
+        if (!executable(prev, to))
+          continue;
+        const double cost =
+            best[j - 1][p] + own + transitionSeconds(in, j, prev, to);
+        if (cost < best[j][s]) {
+          best[j][s] = cost;
           from[j][s] = p;
         }
+      }
     }
   // The last level's layout: the cheapest, ties as above.
   int last = -1;
@@ -115,6 +142,13 @@ LayerPlan mlir::gnn::planLayers(const LayerPlanInput &in) {
     case LevelLayout::Replicated:
       plan.redundantWork += in.levels[j].work;
       ++plan.replicated;
+      break;
+    case LevelLayout::ReplicatedSuffix:
+      plan.redundantWork += in.levels[j].work;
+      if (plan.layouts[j - 1] == LevelLayout::Rows) {
+        plan.replicatedFrom = static_cast<int64_t>(j);
+        plan.bytes += in.levels[j].gatherBytes;
+      }
       break;
     case LevelLayout::Rows:
       plan.bytes += in.levels[j].rowsBytes;

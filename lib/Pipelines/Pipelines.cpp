@@ -52,6 +52,7 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
   if (options.partition == "rows") {
     GNNPartitionRowsOptions rows;
     rows.replicate = options.replicate;
+    rows.replicateFrom = options.replicateFrom;
     pm.addPass(createGNNPartitionRows(rows));
   } else if (options.partition == "features")
     pm.addPass(createGNNPartitionFeatures());

@@ -306,12 +306,18 @@ void gnnrt::loadFeatureParts(gnnrtContext *ctx, const std::string &data,
                              PreloadPart &part, FullGraph &full, Dataset &whole,
                              bool allColumns) {
   const int worldSize = ctx->comm->size(), rank = ctx->comm->rank();
-  // The own rows' features: nothing reads them.
-  loadRowParts(ctx, data, rowSplit, rowParts, part, full, /*features=*/false);
+  // The own rows' features: nothing reads them, unless the program splits
+  // the levels that read them and replicates later ones.
+  const bool ownFeatures = allColumns && !ctx->model.replicatedFeatures;
+  loadRowParts(ctx, data, rowSplit, rowParts, part, full, ownFeatures);
   std::string error;
   if (!loadGraph(data, whole, error))
     fatal(data + "/" + error);
   const int64_t total = ctx->ds.numFeatures;
+  if (ownFeatures) {
+    ctx->wholeEdges = whole.numEdges;
+    return;
+  }
   if (allColumns) {
     std::vector<float> all;
     int64_t read = 0;
@@ -386,10 +392,11 @@ void gnnrt::printPartitionLine(const gnnrtContext *ctx, const PreloadPart &part,
                 static_cast<long long>(part.inner.begin),
                 static_cast<long long>(part.inner.end),
                 static_cast<long long>(ctx->ds.numEdges),
-                ctx->model.replicated ? "; every vertex's features and the "
-                                        "whole graph for the layers "
-                                        "replicated"
-                                      : "");
+                !ctx->model.replicated ? ""
+                : ctx->model.replicatedFeatures
+                    ? "; every vertex's features and the whole graph for the "
+                      "layers replicated"
+                    : "; the whole graph for the layers replicated");
   } else {
     std::string how =
         "exact closure of the model's " + std::to_string(part.hops) + " hops";

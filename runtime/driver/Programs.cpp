@@ -81,7 +81,9 @@ int64_t gnnrt::wholeGraphExtraBytes(const ModelInfo &model,
   const int perEdge = __builtin_popcount(model.graphArrays & 0xE);
   const double graph = E * (4 + 4 * perEdge) + (V + 1) * (8 + 2 * 8 + 2 * 4);
   const double columns =
-      V * (features ? std::ceil(F / size) : F) * 4 - (V / size) * F * 4;
+      features ? V * std::ceil(F / size) * 4 - (V / size) * F * 4
+      : model.replicatedFeatures ? V * F * 4 - (V / size) * F * 4
+                                 : 0;
   const double extra = graph + std::max(columns, 0.0);
   return extra >= 9e18 ? std::numeric_limits<int64_t>::max()
                        : static_cast<int64_t>(extra);

@@ -86,6 +86,9 @@ struct ModelInfo {
   /// whole graph (--gnn-partition-rows replicate=k): every process reads
   /// every vertex's features and the whole graph besides its own rows.
   bool replicated = false;
+  /// ... and reads every vertex's features (its first levels replicated),
+  /// not only its own rows' (only later levels replicated).
+  bool replicatedFeatures = false;
   /// A row-partitioned program's collectives per call of each function, in
   /// order: the function (train or eval), the kind (allgather, broadcast:
   /// a staged SpMM's N broadcasts, reduce_scatter, reduce: a staged
@@ -114,7 +117,8 @@ struct ModelInfo {
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
 ///   partition rows|features (--gnn-partition-rows or -features)
-///   replicated               (rows with replicated layers: replicate=k)
+///   replicated 0|1           (rows with replicated levels; 1: the features
+///                             of every vertex are read)
 ///   collective train|eval allgather|broadcast|reduce_scatter|reduce <factor>
 ///   <terms>
 ///                         (a row collective per call of the function; the

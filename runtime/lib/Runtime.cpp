@@ -185,7 +185,11 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
           (info.partition != "rows" && info.partition != "features"))
         return bad("malformed partition record");
     } else if (kind == "replicated") {
+      int features = -1;
+      if (!(ls >> features) || (features != 0 && features != 1))
+        return bad("malformed replicated record");
       info.replicated = true;
+      info.replicatedFeatures = features == 1;
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");

@@ -160,12 +160,14 @@ static Lowered lowerChoice(MLIRContext &context, ModuleOp module,
   Lowered l;
   options.partition = choice.mode;
   options.replicate = choice.replicate;
+  options.replicateFrom = choice.replicateFrom;
   l.module = lowerCopy(context, module, options, lowering, optimize, l.why);
   if (l.module && meta)
     l.bytes =
         predictedBytes(modelInfo(*l.module), *meta, choice.mode == "features");
   options.partition = "none";
   options.replicate = 0;
+  options.replicateFrom = 0;
   return l;
 }
 
@@ -248,9 +250,21 @@ planLevels(MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
   if (features)
     in.columnsBytes = features.bytes.total() - in.fixedBytes -
                       (T >= 1 ? byLevels[1].bytes.collectives : 0);
+  // A replicated suffix from level m, entered from the split levels before
+  // it: what its program moves beyond theirs (all-gathers of what the
+  // suffix reads, and their gradients).
+  for (int64_t m = 1; m < static_cast<int64_t>(in.levels.size()); ++m) {
+    Lowered suffix = lowerChoice(context, module, options, lowering, optimize,
+                                 {"rows", 0, m}, meta);
+    if (suffix)
+      in.levels[m].gatherBytes =
+          suffix.bytes.collectives -
+          (byLevels[0].bytes.collectives - byLevels[m].bytes.collectives);
+  }
   out.plan = planLayers(in);
   out.choice = out.plan.columns ? PartitionChoice{"features", 0}
-                                : PartitionChoice{"rows", out.plan.replicated};
+                                : PartitionChoice{"rows", out.plan.replicated,
+                                                  out.plan.replicatedFrom};
   // Each level's layout and what it costs split by rows and replicated.
   std::string layouts;
   for (auto [j, l] : llvm::enumerate(out.plan.layouts)) {
@@ -261,16 +275,24 @@ planLevels(MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
                (std::isinf(c.work)
                     ? std::string("not replicable")
                     : llvm::formatv("{0:F2} GFLOP", c.work / 1e9).str()) +
+               " | " +
+               (std::isinf(c.gatherBytes) ? std::string("-")
+                                          : megabytes(c.gatherBytes)) +
                "]";
   }
   out.report =
       (out.choice.mode == "features"
            ? std::string("features")
            : "rows with " + std::to_string(out.plan.replicated) +
-                 " level(s) replicated") +
-      " (level layout [split by rows | replicated]: " + layouts +
-      "; per epoch each of N processes moves " + megabytes(out.plan.bytes) +
-      " and repeats " +
+                 " level(s) replicated" +
+                 (out.plan.replicatedFrom
+                      ? " and those from " +
+                            std::to_string(out.plan.replicatedFrom) + " on"
+                      : std::string())) +
+      " (level layout [split by rows | replicated | a replicated suffix "
+      "entered]: " +
+      layouts + "; per epoch each of N processes moves " +
+      megabytes(out.plan.bytes) + " and repeats " +
       llvm::formatv("{0:F2}", out.plan.redundantWork / 1e9).str() +
       " GFLOP, x (N-1)/N: " + llvm::formatv("{0:F4}", out.plan.seconds).str() +
       " s at " + general(rates.bytesPerSecond * 8 / 1e9) + " Gb/s and " +
@@ -321,10 +343,10 @@ bool mlir::gnn::addPartitionedPrograms(
   // memory each process has left (a replicated level holds every vertex's
   // features and the whole graph), and of the two the plan's moves fewer
   // bytes, which the start-up prefers.
-  SmallVector<PartitionChoice, 2> choices = {{"rows", options.replicate},
-                                             {"features", 0}};
+  SmallVector<PartitionChoice, 2> choices = {
+      {"rows", options.replicate, options.replicateFrom}, {"features", 0}};
   std::string planned;
-  if (meta && options.replicate == 0) {
+  if (meta && options.replicate == 0 && options.replicateFrom == 0) {
     std::string why;
     std::optional<LevelPlan> plan = planLevels(
         context, module, options, lowering, optimize, rates, *meta, why);
@@ -339,8 +361,14 @@ bool mlir::gnn::addPartitionedPrograms(
     Lowered l =
         lowerChoice(context, module, options, lowering, optimize, c, meta);
     std::string name = c.mode;
-    if (c.replicate)
-      name += " (" + std::to_string(c.replicate) + " level(s) replicated)";
+    if (c.replicate || c.replicateFrom)
+      name += " (" +
+              (c.replicate ? std::to_string(c.replicate) + " level(s)" : "") +
+              (c.replicate && c.replicateFrom ? " and " : "") +
+              (c.replicateFrom
+                   ? "those from " + std::to_string(c.replicateFrom) + " on"
+                   : "") +
+              " replicated)";
     if (!l) {
       said += (said.empty() ? "" : ", ") + c.mode + " refused: " + l.why;
       continue;

@@ -29,11 +29,11 @@ struct PartitionRates {
   double bytesPerSecond = 25e9 / 8, flopsPerSecond = 20e9;
 };
 
-/// A partitioned program: rows (with `replicate` levels replicated) or
-/// features.
+/// A partitioned program: rows (with its first `replicate` levels and
+/// those from `replicateFrom` on replicated) or features.
 struct PartitionChoice {
   std::string mode;
-  int64_t replicate = 0;
+  int64_t replicate = 0, replicateFrom = 0;
 };
 
 /// --partition auto with a printed program (-emit=mlir, mlir-llvm, llvm)

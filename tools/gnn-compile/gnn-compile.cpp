@@ -184,6 +184,15 @@ static llvm::cl::opt<int64_t> replicateLevels(
     llvm::cl::value_desc("K"), llvm::cl::init(0),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<int64_t> replicateFrom(
+    "replicate-from",
+    llvm::cl::desc(
+        "The row-partitioned program's levels (hops) from M on run "
+        "replicated, after one all-gather of what they read of the levels "
+        "before (--gnn-partition-rows replicate-from=M; default 0: none)"),
+    llvm::cl::value_desc("M"), llvm::cl::init(0),
+    llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<double> linkGbps(
     "link-gbps",
     llvm::cl::desc("--partition auto with --dataset: the link bandwidth "
@@ -488,15 +497,15 @@ int main(int argc, char **argv) {
       partitionMode != "features" && partitionMode != "auto")
     return fail("--partition must be preload, rows, features or auto, not '" +
                 partitionMode + "'");
-  if (replicateLevels < 0)
-    return fail("--replicate must be 0 or more, not " +
-                std::to_string(replicateLevels.getValue()));
-  if (replicateLevels > 0 &&
+  if (replicateLevels < 0 || replicateFrom < 0)
+    return fail("--replicate and --replicate-from must be 0 or more");
+  if ((replicateLevels > 0 || replicateFrom > 0) &&
       (partitionMode == "preload" || partitionMode == "features"))
     return fail("--replicate replicates the first layers of the "
                 "row-partitioned program; --partition " +
                 partitionMode + " has none");
   options.replicate = replicateLevels.getValue();
+  options.replicateFrom = replicateFrom.getValue();
   if (!(linkGbps > 0) || !std::isfinite(linkGbps) || !(computeGflops > 0) ||
       !std::isfinite(computeGflops))
     return fail("--link-gbps and --compute-gflops must be positive numbers");
@@ -529,6 +538,7 @@ int main(int argc, char **argv) {
       return fail("--partition auto: " + report);
     options.partition = chosen->mode;
     options.replicate = chosen->replicate;
+    options.replicateFrom = chosen->replicateFrom;
     if (showRemarks)
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report
                    << "\n";

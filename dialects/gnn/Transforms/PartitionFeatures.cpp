@@ -77,17 +77,11 @@ FailureOr<Value> FeaturePartitioner::toWhole(Value v) {
   if (isa<VertexTensorType>(v.getType()) && !isa<DegreeOp>(def)) {
     w = collectives.allRows(graph, v);
   } else if (isa<DegreeOp, InputOp, ScatterOp, ApplyEdgeOp>(def)) {
-    IRMapping map;
-    map.map(graph, whole);
-    for (Value in : def->getOperands().drop_front()) {
-      FailureOr<Value> inWhole = toWhole(in);
-      if (failed(inWhole))
-        return failure();
-      map.map(in, *inWhole);
-    }
-    OpBuilder b(def);
-    b.setInsertionPointAfter(def);
-    w = b.clone(*def, map)->getResult(cast<OpResult>(v).getResultNumber());
+    FailureOr<Value> cloned =
+        cloneOnWhole(v, graph, whole, [&](Value in) { return toWhole(in); });
+    if (failed(cloned))
+      return failure();
+    w = *cloned;
   } else {
     return def->emitOpError()
            << "is read by layer 1's ops on the feature shard, which run on "

@@ -11,7 +11,6 @@
 #include "gnn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/IRMapping.h"
 
 namespace mlir::gnn {
 #define GEN_PASS_DEF_GNNPARTITIONROWS
@@ -40,14 +39,22 @@ static int64_t levelOf(Operation *op,
   return l;
 }
 
-/// Moves the forward ops before the k-th level of aggregations that depend
-/// on the features onto the whole graph (replicated on every process); the
-/// own rows' ops read their results at the sources directly and elsewhere
-/// through gnn.own_rows.
+/// Moves the forward ops that depend on the features and lie in the
+/// levels below `levels` or from `from` on (when positive) onto the whole
+/// graph (replicated on every process); the own rows' ops read their
+/// results at the sources directly and elsewhere through gnn.own_rows, and
+/// the whole graph's ops read the own rows' results through gnn.all_gather.
 class Replicator {
 public:
-  Replicator(func::FuncOp model, Value graph, Value whole, int64_t levels)
-      : model(model), graph(graph), whole(whole), levels(levels) {}
+  Replicator(func::FuncOp model, Value graph, Value whole, int64_t levels,
+             int64_t from)
+      : model(model), graph(graph), whole(whole), levels(levels), from(from) {
+    llvm::raw_string_ostream os(flags);
+    if (levels)
+      os << "replicate=" << levels;
+    if (from)
+      os << (levels ? " " : "") << "replicate-from=" << from;
+  }
 
   LogicalResult run(RowCollectives &collectives);
 
@@ -61,10 +68,16 @@ private:
   /// The own rows of `w`, a replicated value.
   Value ownRows(Value w);
 
+  /// Whether the ops of level `l` are replicated.
+  bool replicates(int64_t l) const {
+    return l < levels || (from > 0 && l >= from);
+  }
+
   func::FuncOp model;
   Value graph, whole;
-  int64_t levels;
-  DenseSet<Value> replicated;
+  int64_t levels, from;
+  std::string flags; // "replicate=K replicate-from=M", for the diagnostics
+  DenseSet<Value> replicated, fromFeatures;
   DenseMap<Value, Value> wholeOf, ownOf;
 };
 
@@ -81,39 +94,26 @@ FailureOr<Value> Replicator::toWhole(Value v, RowCollectives &collectives) {
       in && !InputOp::isVertexInputName(in.getName())) {
     return def->emitOpError()
            << "is edge data read by a replicated layer (--gnn-partition-rows "
-              "replicate="
-           << levels
+           << flags
            << "), which the runtime binds for the own rows' edges only: "
               "replicate fewer levels";
   }
+  // Edges and what depends on no feature are recomputed; a vertex tensor
+  // of the split levels below a replicated suffix is all-gathered once.
   if (isa<DegreeOp, ScatterOp, ApplyEdgeOp, ApplyVertexOp>(def) &&
-      def->getNumOperands() && def->getOperand(0) == graph) {
-    IRMapping map;
-    map.map(graph, whole);
-    for (Value in : def->getOperands().drop_front()) {
-      if (!isa<VertexTensorType, EdgeTensorType>(in.getType()))
-        continue; // a parameter
-      FailureOr<Value> inWhole = toWhole(in, collectives);
-      if (failed(inWhole))
-        return failure();
-      map.map(in, *inWhole);
-    }
-    OpBuilder b(def);
-    b.setInsertionPointAfter(def);
-    for (Value in : def->getOperands())
-      if (Value m = map.lookupOrNull(in))
-        if (Operation *mdef = m.getDefiningOp();
-            mdef && mdef->getBlock() == def->getBlock() &&
-            def->isBeforeInBlock(mdef))
-          b.setInsertionPointAfter(mdef);
-    w = b.clone(*def, map)->getResult(cast<OpResult>(v).getResultNumber());
+      def->getNumOperands() && def->getOperand(0) == graph &&
+      (isa<EdgeTensorType>(v.getType()) || !fromFeatures.contains(v))) {
+    FailureOr<Value> cloned = cloneOnWhole(
+        v, graph, whole, [&](Value in) { return toWhole(in, collectives); });
+    if (failed(cloned))
+      return failure();
+    w = *cloned;
   } else if (isa<VertexTensorType>(v.getType())) {
     w = collectives.allRows(graph, v);
   } else {
     return def->emitOpError()
-           << "is read by a replicated layer (--gnn-partition-rows "
-              "replicate="
-           << levels << ") but cannot be recomputed on the whole graph";
+           << "is read by a replicated layer (--gnn-partition-rows " << flags
+           << ") but cannot be recomputed on the whole graph";
   }
   replicated.insert(w);
   wholeOf[v] = w;
@@ -137,8 +137,7 @@ LogicalResult Replicator::run(RowCollectives &collectives) {
     ops.push_back(&op);
   // Each value's level: the layer it belongs to (levelOf).
   DenseMap<Value, int64_t> level;
-  DenseSet<Value> fromFeatures;
-  SmallVector<Operation *> toMove;
+  SmallVector<Operation *> candidates;
   for (Operation *op : ops) {
     const int64_t l = levelOf(op, [&](Value v) { return level.lookup(v); });
     bool features = false;
@@ -157,33 +156,42 @@ LogicalResult Replicator::run(RowCollectives &collectives) {
     if (!features || !rows)
       continue;
     mostLevels = std::max(mostLevels, l);
-    if (l < levels)
+    candidates.push_back(op);
+  }
+  // A vertex tensor moves with its level; an edge tensor with its readers,
+  // when they all move (a scatter from the destination at a layer's start
+  // belongs to the next hop's edges; one read on both sides is recomputed
+  // on the whole graph by toWhole).
+  DenseSet<Operation *> moving;
+  for (Operation *op : llvm::reverse(candidates)) {
+    const bool edges = isa<EdgeTensorType>(op->getResult(0).getType());
+    if (edges ? !op->use_empty() && llvm::all_of(op->getUsers(),
+                                                 [&](Operation *u) {
+                                                   return moving.contains(u);
+                                                 })
+              : replicates(level.lookup(op->getResult(0))))
+      moving.insert(op);
+  }
+  SmallVector<Operation *> toMove;
+  for (Operation *op : candidates)
+    if (moving.contains(op))
       toMove.push_back(op);
-  }
-  // An edge tensor stays with its readers: it moves only if they all do
-  // (a scatter from the destination at the layer's start belongs to the
-  // next hop's edges).
-  DenseSet<Operation *> moving(toMove.begin(), toMove.end());
-  for (Operation *op : llvm::reverse(toMove)) {
-    if (!isa<EdgeTensorType>(op->getResult(0).getType()))
-      continue;
-    if (llvm::any_of(op->getUsers(),
-                     [&](Operation *user) { return !moving.contains(user); }))
-      moving.erase(op);
-  }
-  llvm::erase_if(toMove, [&](Operation *op) { return !moving.contains(op); });
   if (levels > mostLevels + 1)
     return model.emitError()
            << "the model has " << mostLevels
            << " level(s) of neighbour reads from the features: "
               "--gnn-partition-rows replicate="
            << levels << " asks for more than " << mostLevels + 1;
+  if (from > mostLevels)
+    return model.emitError()
+           << "the model has levels 0 to " << mostLevels
+           << " of neighbour reads from the features: --gnn-partition-rows "
+              "replicate-from="
+           << from << " replicates none";
   for (Operation *op : toMove) {
     if (!op->getNumOperands() || op->getOperand(0) != graph)
       return op->emitOpError()
-             << "cannot run on the whole graph (--gnn-partition-rows "
-                "replicate="
-             << levels
+             << "cannot run on the whole graph (--gnn-partition-rows " << flags
              << "): only inputs, scatters, stages and aggregations do";
     for (OpOperand &use : op->getOpOperands()) {
       Value in = use.get();
@@ -335,29 +343,35 @@ void GNNPartitionRows::runOnOperation() {
                  StringAttr::get(&getContext(), "rows"));
   RowCollectives collectives;
   std::optional<Replicator> replicator;
-  if (replicate < 0) {
-    model.emitError() << "--gnn-partition-rows replicate="
-                      << static_cast<int64_t>(replicate)
+  const int64_t prefix = replicate, from = replicateFrom;
+  if (prefix < 0 || from < 0) {
+    model.emitError() << "--gnn-partition-rows replicate=" << prefix
+                      << " replicate-from=" << from
                       << ": the levels replicated are 0 or more";
     return signalPassFailure();
   }
-  if (replicate > 0) {
+  if (from > 0 && from <= prefix) {
+    model.emitError() << "--gnn-partition-rows replicate-from=" << from
+                      << " starts inside the " << prefix
+                      << " level(s) replicate= replicates: with the rows "
+                         "split in between, it must exceed them";
+    return signalPassFailure();
+  }
+  if (prefix > 0 || from > 0) {
     Value graph;
     for (auto in : model.getBody().front().getOps<InputOp>())
       if (in.getName() == "features")
         graph = in.getGraph();
     if (!graph) {
       model.emitError() << "has no 'features' input, from which "
-                           "--gnn-partition-rows replicate="
-                        << static_cast<int64_t>(replicate)
-                        << " replicates layers";
+                           "--gnn-partition-rows replicates layers";
       return signalPassFailure();
     }
     OpBuilder b(graph.getContext());
     b.setInsertionPointAfterValue(graph);
     auto whole = b.create<GraphOp>(graph.getLoc(), graph.getType());
     whole.setWhole(true);
-    replicator.emplace(model, graph, whole, replicate);
+    replicator.emplace(model, graph, whole, prefix, from);
     if (failed(replicator->run(collectives)))
       return signalPassFailure();
   }
@@ -368,11 +382,17 @@ void GNNPartitionRows::runOnOperation() {
     return signalPassFailure();
   InFlightDiagnostic remark = model.emitRemark();
   remark << "row partitioning: ";
-  if (replicator)
-    remark << replicator->moved << " op(s) of the levels below "
-           << static_cast<int64_t>(replicate)
-           << " replicated on the whole graph (" << replicator->ownReads
+  if (replicator) {
+    remark << replicator->moved << " op(s) of the levels";
+    if (prefix)
+      remark << " below " << prefix;
+    if (prefix && from)
+      remark << " and";
+    if (from)
+      remark << " from " << from << " on";
+    remark << " replicated on the whole graph (" << replicator->ownReads
            << " own-rows read(s)); ";
+  }
   remark << collectives.gathered.size() << " all-gather(s) in the forward";
   if (!collectives.gathered.empty())
     remark << " (rows of " << collectives.gatheredWidths() << ")";

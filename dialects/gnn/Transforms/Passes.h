@@ -46,6 +46,13 @@ struct RowCollectives {
   std::string sums; // the reduce-scattered row types, ", "-separated
 };
 
+/// `v` recomputed on the whole graph `whole`: its op cloned with `graph`
+/// replaced by `whole` and its vertex and edge tensor operands by what
+/// `toWhole` gives, placed after the op and those operands (shared by the
+/// partitioning passes for degrees, inputs and stages they move).
+FailureOr<Value> cloneOnWhole(Value v, Value graph, Value whole,
+                              function_ref<FailureOr<Value>(Value)> toWhole);
+
 /// What one level (hop) of a model's forward computes: floating-point
 /// operations per vertex and per edge (linears 2 x in x out per row,
 /// other ops an operation per element), for --partition auto's per-layer

@@ -87,9 +87,14 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
     parameters' gradients, summed by the runtime). So the collectives of the
     first k levels go: `replicate=1` drops layer 1's all-gather (and the
     reduce-scatter of its gradient) at the cost of the layer's first
-    linear on every vertex; `replicate=2` runs layer 1 whole. Edge data
-    cannot be read on the whole graph (an error naming the op); k beyond
-    the model's levels + 1 is an error.
+    linear on every vertex; `replicate=2` runs layer 1 whole.
+    `replicate-from=m` replicates the levels from m on (a suffix, with or
+    without a prefix below it): their ops read the split levels' rows
+    through one `gnn.all_gather` each (whose adjoint reduce-scatters the
+    partial gradients), and the collectives of the later levels go. Edge
+    data cannot be read on the whole graph (an error naming the op); k
+    beyond the model's levels + 1, m beyond its last level or m not above
+    k are errors.
 
     Refused, with an error naming the op: `mean`, `max` and `min`
     aggregations to the source (their partials do not add up), and a
@@ -100,7 +105,11 @@ def GNNPartitionRows : Pass<"gnn-partition-rows", "::mlir::ModuleOp"> {
   let options = [
     Option<"replicate", "replicate", "int64_t", /*default=*/"0",
            "Run the ops of the first k levels (hops) replicated on the whole "
-           "graph (0: none)">
+           "graph (0: none)">,
+    Option<"replicateFrom", "replicate-from", "int64_t", /*default=*/"0",
+           "Run the ops of the levels from m on replicated on the whole "
+           "graph, after one all-gather of what they read of the split "
+           "levels (0: none)">
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

@@ -8,6 +8,8 @@
 #include "gnn/IR/GNNOps.h"
 #include "gnn/Transforms/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
+
 using namespace mlir;
 using namespace mlir::gnn;
 
@@ -66,6 +68,32 @@ void RowCollectives::insert(func::FuncOp model) {
     for (OpResult r : partials)
       after = ownSums(op->getOperand(0), r, after);
   }
+}
+
+FailureOr<Value>
+mlir::gnn::cloneOnWhole(Value v, Value graph, Value whole,
+                        function_ref<FailureOr<Value>(Value)> toWhole) {
+  Operation *def = v.getDefiningOp();
+  IRMapping map;
+  map.map(graph, whole);
+  for (Value in : def->getOperands().drop_front()) {
+    if (!isa<VertexTensorType, EdgeTensorType>(in.getType()))
+      continue; // a parameter
+    FailureOr<Value> inWhole = toWhole(in);
+    if (failed(inWhole))
+      return failure();
+    map.map(in, *inWhole);
+  }
+  // After the op and after what its operands became.
+  OpBuilder b(def);
+  b.setInsertionPointAfter(def);
+  for (Value in : def->getOperands())
+    if (Value m = map.lookupOrNull(in))
+      if (Operation *mdef = m.getDefiningOp();
+          mdef && mdef->getBlock() == def->getBlock() &&
+          b.getInsertionPoint()->isBeforeInBlock(mdef))
+        b.setInsertionPointAfter(mdef);
+  return b.clone(*def, map)->getResult(cast<OpResult>(v).getResultNumber());
 }
 
 std::string RowCollectives::gatheredWidths() const {

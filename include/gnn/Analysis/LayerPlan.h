@@ -7,9 +7,12 @@
 // every vertex from every vertex's rows, no collective), split by rows
 // (MG-GCN: the level's all-gathers and the reduce-scatters of their
 // gradients) or, for the first level only, split by feature columns (P³:
-// one sum-sync after the first contraction). The digest's §4.1 suggests
-// the formulation: each level a stage choosing its layout, with per-level
-// costs plus re-layout costs, the cheapest chain by dynamic programming.
+// one sum-sync after the first contraction). Replicated levels are a
+// prefix, or a suffix entered from a split level through an all-gather of
+// what the suffix reads (its cost, the level's gatherBytes), or both. The
+// digest's §4.1 suggests the formulation: each level a stage choosing its
+// layout, with per-level costs plus re-layout costs, the cheapest chain by
+// dynamic programming.
 //
 // The costs are per epoch and per process, in seconds at a link bandwidth
 // and a compute rate: a split level moves its bytes, a replicated one
@@ -17,9 +20,11 @@
 // (N - 1) / N with N processes, so the choice does not depend on N. The
 // re-layouts the lowering executes are replicated -> replicated,
 // replicated -> rows (the rows of every vertex are there already: free),
-// rows -> rows and columns -> rows (the sync, in the columns' cost); rows
-// -> replicated would need an all-gather into the whole graph, which the
-// lowering does not build, so it is infinite here. LLVM Support only.
+// rows -> rows, columns -> rows (the sync, in the columns' cost) and rows
+// -> replicated suffix (an all-gather, the level's gatherBytes), after
+// which every level is replicated; columns -> replicated and a split level
+// after a replicated suffix are not built, so they are infinite here.
+// LLVM Support only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,10 +36,11 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <limits>
 
 namespace mlir::gnn {
 
-enum class LevelLayout { Replicated, Rows, Columns };
+enum class LevelLayout { Replicated, Rows, Columns, ReplicatedSuffix };
 
 /// A level's layout as the remarks name it.
 llvm::StringRef stringifyLevelLayout(LevelLayout layout);
@@ -47,6 +53,10 @@ struct LevelCosts {
   /// backward (a replicated process does (N - 1) / N of them beyond its
   /// share).
   double work = 0;
+  /// Bytes of the all-gathers (and their gradients' reduce-scatters) that
+  /// start a replicated suffix at this level after a split one; infinite
+  /// where no such program was lowered.
+  double gatherBytes = std::numeric_limits<double>::infinity();
 };
 
 struct LayerPlanInput {
@@ -64,8 +74,9 @@ struct LayerPlan {
   llvm::SmallVector<LevelLayout> layouts;
   /// The predicted epoch's share that depends on the layouts.
   double seconds = 0, bytes = 0, redundantWork = 0;
-  /// The levels replicated (a prefix) and whether level 0 is by columns.
-  int64_t replicated = 0;
+  /// The levels replicated as a prefix, the first of a replicated suffix
+  /// (0: none), and whether level 0 is by columns.
+  int64_t replicated = 0, replicatedFrom = 0;
   bool columns = false;
 };
 

@@ -48,6 +48,12 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
                      "replicated on the whole graph (--gnn-partition-rows "
                      "replicate=k)"),
       llvm::cl::init(0)};
+  Option<int64_t> replicateFrom{
+      *this, "replicate-from",
+      llvm::cl::desc("With partition=rows: the first level (hop) of the "
+                     "replicated suffix (--gnn-partition-rows "
+                     "replicate-from=m; 0: none)"),
+      llvm::cl::init(0)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Run --gnn-fuse-sag after --gnn-autodiff "
                                    "(gnn-train-pipeline only)"),

@@ -470,8 +470,16 @@ struct ConvertGNNToRuntime
       info += "partition " + getPartition(train).str() + "\n";
       // Row partitioning with replicated layers reads every vertex's
       // features and the whole graph (--gnn-partition-rows replicate=k).
-      if (isRowPartitioned(train) && usesWholeGraph(train))
-        info += "replicated\n";
+      if (isRowPartitioned(train) && usesWholeGraph(train)) {
+        // 1: the features are read on the whole graph (every vertex's); 0:
+        // on the own rows' (only later levels are replicated).
+        bool wholeFeatures = false;
+        train.walk([&](InputOp in) {
+          wholeFeatures |=
+              in.getName() == "features" && isWholeGraph(in.getGraph());
+        });
+        info += llvm::formatv("replicated {0}\n", wholeFeatures ? 1 : 0).str();
+      }
       // Each function's row collectives and their row widths, for the
       // driver's volume formula (docs/Distributed.md).
       for (auto [lowering, name] :

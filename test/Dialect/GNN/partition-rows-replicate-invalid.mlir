@@ -43,7 +43,7 @@ func.func @edge_data() -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
 // -----
 
 // Nothing to replicate from.
-// expected-error @+1 {{has no 'features' input, from which --gnn-partition-rows replicate=2 replicates layers}}
+// expected-error @+1 {{has no 'features' input, from which --gnn-partition-rows replicates layers}}
 func.func @no_features() -> (f32, !gnn.vtensor<1xf32>) attributes {gnn.model} {
   %g = gnn.graph : !gnn.graph
   %d = gnn.degree %g in : !gnn.vtensor<1xf32>
@@ -51,4 +51,23 @@ func.func @no_features() -> (f32, !gnn.vtensor<1xf32>) attributes {gnn.model} {
   %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
   %loss = gnn.softmax_cross_entropy %d, %labels, %mask : !gnn.vtensor<1xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %d : f32, !gnn.vtensor<1xf32>
+}
+
+// -----
+
+// A suffix must start above the prefix: the rows are split in between.
+// RUN: not gnn-opt %s -split-input-file --gnn-partition-rows="replicate=1 replicate-from=1" 2>&1 | FileCheck %s --check-prefix=OVERLAP
+// OVERLAP: error: --gnn-partition-rows replicate-from=1 starts inside the 1 level(s) replicate= replicates: with the rows split in between, it must exceed them
+// RUN: not gnn-opt %s -split-input-file --gnn-partition-rows=replicate-from=5 2>&1 | FileCheck %s --check-prefix=BEYOND
+// BEYOND: error: the model has levels 0 to 1 of neighbour reads from the features: --gnn-partition-rows replicate-from=5 replicates none
+// expected-remark @+1 {{row partitioning: 3 op(s) of the levels below 2 replicated on the whole graph (1 own-rows read(s)); 0 all-gather(s) in the forward, 0 reduce-scatter(s)}}
+func.func @one_hop() -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %s = gnn.scatter %g, %x from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %a = gnn.gather sum %g, %s to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %a, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %a : f32, !gnn.vtensor<4xf32>
 }

@@ -109,3 +109,4 @@ func.func @two_layers(%w: tensor<8x4xf32> {gnn.param = "w", gnn.init = #gnn.init
   %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %o : f32, !gnn.vtensor<4xf32>
 }
+

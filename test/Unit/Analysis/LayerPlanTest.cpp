@@ -26,7 +26,10 @@ LayerPlanInput randomInput(std::mt19937 &rng, unsigned levels) {
   std::uniform_real_distribution<double> u(0.0, 10.0);
   LayerPlanInput in;
   for (unsigned j = 0; j < levels; ++j)
-    in.levels.push_back({u(rng) * 1e6, u(rng) * 1e9});
+    in.levels.push_back({u(rng) * 1e6, u(rng) * 1e9,
+                         rng() % 4 == 0
+                             ? std::numeric_limits<double>::infinity()
+                             : u(rng) * 1e6});
   in.columnsBytes = rng() % 3 == 0 ? -1 : u(rng) * 1e6;
   in.fixedBytes = u(rng) * 1e3;
   in.bytesPerSecond = 1e9 * (0.1 + u(rng));
@@ -34,18 +37,18 @@ LayerPlanInput randomInput(std::mt19937 &rng, unsigned levels) {
   return in;
 }
 
-/// The cheapest chain's cost over all 3^n chains.
+/// The cheapest chain's cost over all 4^n chains.
 double bruteForce(const LayerPlanInput &in) {
   const size_t n = in.levels.size();
   double best = std::numeric_limits<double>::infinity();
   std::vector<LevelLayout> chain(n);
   size_t count = 1;
   for (size_t j = 0; j < n; ++j)
-    count *= 3;
+    count *= 4;
   for (size_t code = 0; code < count; ++code) {
     size_t c = code;
-    for (size_t j = 0; j < n; ++j, c /= 3)
-      chain[j] = static_cast<LevelLayout>(c % 3);
+    for (size_t j = 0; j < n; ++j, c /= 4)
+      chain[j] = static_cast<LevelLayout>(c % 4);
     best = std::min(best, chainSeconds(in, chain));
   }
   return best;
@@ -69,27 +72,61 @@ TEST(LayerPlan, EqualsBruteForce) {
         bytes += in.columnsBytes;
       else
         work += in.levels[j].work;
+      if (plan.layouts[j] == LevelLayout::ReplicatedSuffix &&
+          plan.layouts[j - 1] == LevelLayout::Rows)
+        bytes += in.levels[j].gatherBytes;
     }
     EXPECT_DOUBLE_EQ(plan.bytes, bytes);
     EXPECT_DOUBLE_EQ(plan.redundantWork, work);
   }
 }
 
-TEST(LayerPlan, ReplicatesOnlyAPrefix) {
+TEST(LayerPlan, ReplicatesAPrefixAndASuffix) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 200; ++trial) {
     LayerPlan plan = planLayers(randomInput(rng, 1 + trial % 6));
-    bool split = false;
-    for (LevelLayout l : plan.layouts) {
+    // A prefix of Replicated, then split levels, then a suffix entered
+    // from rows: never replicated after split, never split after a suffix.
+    bool split = false, suffix = false;
+    for (size_t j = 0; j < plan.layouts.size(); ++j) {
+      LevelLayout l = plan.layouts[j];
       if (l == LevelLayout::Replicated)
-        EXPECT_FALSE(split) << trial;
+        EXPECT_FALSE(split || suffix) << trial;
+      else if (l == LevelLayout::ReplicatedSuffix)
+        EXPECT_TRUE(j > 0 &&
+                    (suffix || plan.layouts[j - 1] == LevelLayout::Rows))
+            << trial;
       else
-        split = true;
+        EXPECT_FALSE(suffix) << trial;
+      split |= l == LevelLayout::Rows || l == LevelLayout::Columns;
+      suffix |= l == LevelLayout::ReplicatedSuffix;
     }
     for (size_t j = 1; j < plan.layouts.size(); ++j)
       EXPECT_NE(plan.layouts[j], LevelLayout::Columns);
     EXPECT_EQ(plan.columns, plan.layouts[0] == LevelLayout::Columns);
+    if (plan.replicatedFrom)
+      EXPECT_EQ(plan.layouts[plan.replicatedFrom],
+                LevelLayout::ReplicatedSuffix);
   }
+}
+
+TEST(LayerPlan, SuffixWhenItsGatherIsCheap) {
+  // Three split levels of 4 MB each, replicated work dear at level 0 and
+  // cheap after: entering a suffix at level 1 for 1 MB beats splitting.
+  LayerPlanInput in;
+  in.levels = {{4e6, 1e12, 1e6}, {4e6, 1e3, 1e6}, {4e6, 1e3, 1e6}};
+  in.bytesPerSecond = 1e9;
+  in.flopsPerSecond = 1e10;
+  LayerPlan plan = planLayers(in);
+  EXPECT_EQ(plan.replicated, 0);
+  EXPECT_EQ(plan.replicatedFrom, 1);
+  EXPECT_EQ(plan.bytes, 4e6 + 1e6);
+  // Without a lowered suffix (gatherBytes infinite) the levels split.
+  for (LevelCosts &c : in.levels)
+    c.gatherBytes = std::numeric_limits<double>::infinity();
+  LayerPlan rows = planLayers(in);
+  EXPECT_EQ(rows.replicatedFrom, 0);
+  EXPECT_EQ(rows.bytes, 12e6);
 }
 
 TEST(LayerPlan, Limits) {
