@@ -136,7 +136,7 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
   SplitCandidates split;
   for (const std::string m : {"rows", "features"}) {
     const Program *p = findProgram(programs, m);
-    if (!p || (m == "features" && rowSplit == "roc"))
+    if (!p || ((m == "features" || p->model.replicated) && rowSplit == "roc"))
       continue;
     const double b =
         predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);

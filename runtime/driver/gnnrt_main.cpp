@@ -588,9 +588,11 @@ int main(int argc, char **argv) {
               "the model was compiled for " +
               std::string(mode == "rows" ? "row" : "feature") +
               " partitioning (gnn-compile --partition " + mode + ")");
-      if (mode == "features" && o.rowSplit == "roc")
-        fatal("--row-split roc repartitions the rows between epochs, which "
-              "feature partitioning does not do yet: use vertices or edges");
+      if ((mode == "features" || ctx->model.replicated) && o.rowSplit == "roc")
+        fatal("--row-split roc repartitions the rows between epochs, which " +
+              std::string(mode == "features" ? "feature partitioning"
+                                             : "replicated layers") +
+              " do not do yet: use vertices or edges");
       if (mode == "rows" && !ctx->model.replicated) {
         loadRows();
       } else {

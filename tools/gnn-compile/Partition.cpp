@@ -315,6 +315,12 @@ mlir::gnn::choosePartition(MLIRContext &context, ModuleOp module,
     report = error;
     return std::nullopt;
   }
+  // Levels replicated as the flags say: rows with them.
+  if (options.replicate || options.replicateFrom) {
+    PartitionChoice given{"rows", options.replicate, options.replicateFrom};
+    report = "rows (the levels --replicate and --replicate-from give)";
+    return given;
+  }
   std::optional<LevelPlan> plan = planLevels(context, module, options, lowering,
                                              optimize, rates, *meta, report);
   if (!plan)
@@ -338,11 +344,12 @@ bool mlir::gnn::addPartitionedPrograms(
     meta = *read;
   }
   // Both partitionings; with the sizes (and no --replicate), the rows one
-  // with the levels the per-level plan replicates. The other mode stays as
-  // the start-up's fallback: the plan weighs time, the start-up's vote the
-  // memory each process has left (a replicated level holds every vertex's
-  // features and the whole graph), and of the two the plan's moves fewer
-  // bytes, which the start-up prefers.
+  // with the levels the per-level plan replicates. The plan weighs time,
+  // the start-up's vote the memory each process has left: of the two the
+  // plan's moves fewer bytes, which the start-up prefers where it fits; a
+  // replicated rows program that does not fit (it holds the whole graph)
+  // leaves features, and where that does not fit either, preloading (the
+  // executable holds one rows program).
   SmallVector<PartitionChoice, 2> choices = {
       {"rows", options.replicate, options.replicateFrom}, {"features", 0}};
   std::string planned;
@@ -357,9 +364,16 @@ bool mlir::gnn::addPartitionedPrograms(
     }
   }
   std::string held = "preload", said;
-  for (const PartitionChoice &c : choices) {
+  for (PartitionChoice c : choices) {
     Lowered l =
         lowerChoice(context, module, options, lowering, optimize, c, meta);
+    // A planned prefix and suffix together were not lowered by the plan:
+    // where they do not compile, the rows program splits every level.
+    if (!l && !planned.empty() && c.mode == "rows" &&
+        (c.replicate || c.replicateFrom)) {
+      c = {"rows", 0, 0};
+      l = lowerChoice(context, module, options, lowering, optimize, c, meta);
+    }
     std::string name = c.mode;
     if (c.replicate || c.replicateFrom)
       name += " (" +

@@ -524,11 +524,19 @@ int main(int argc, char **argv) {
   options.partition = partitionMode == "preload" || partitionMode == "auto"
                           ? std::string("none")
                           : partitionMode.getValue();
+  const bool printedAuto = partitionMode == "auto" &&
+                           partitionMode.getNumOccurrences() &&
+                           !options.meta.empty() && emitKind != EmitKind::PTX;
+  if (!severalPrograms && partitionMode == "auto" && !printedAuto &&
+      (options.replicate || options.replicateFrom))
+    return fail("--replicate and --replicate-from shape the row-partitioned "
+                "program: a printed program is the preloading one unless "
+                "--partition rows, or --partition auto with --dataset, is "
+                "given");
   OwningOpRef<ModuleOp> original;
   if (severalPrograms)
     original = cast<ModuleOp>((*module)->clone());
-  else if (partitionMode == "auto" && partitionMode.getNumOccurrences() &&
-           !options.meta.empty() && emitKind != EmitKind::PTX) {
+  else if (printedAuto) {
     gnn::GNNToLLVMOptions probe;
     probe.meta = options.meta.getValue();
     std::string report;

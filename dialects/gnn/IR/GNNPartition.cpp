@@ -579,8 +579,10 @@ LogicalResult mlir::gnn::verifyPartition(Operation *fn) {
       // the process's partial gradients, which add up over the processes.
       bool replicatedGradient =
           pair(VertexSpace::Gathered, VertexSpace::Partial);
-      if (all(VertexSpace::Own) || all(VertexSpace::Partial) ||
-          replicatedGradient ||
+      // A sum of rows is linear: partials add up. An outer sum is bilinear:
+      // two partials do not (feature partitioning's sums are of one kind).
+      if (all(VertexSpace::Own) || replicatedGradient ||
+          (all(VertexSpace::Partial) && (features || isa<SumRowsOp>(op))) ||
           (features &&
            ((isa<SumRowsOp>(op) && all(VertexSpace::Shard)) || shardGradient)))
         continue;

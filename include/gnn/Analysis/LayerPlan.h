@@ -22,8 +22,10 @@
 // replicated -> rows (the rows of every vertex are there already: free),
 // rows -> rows, columns -> rows (the sync, in the columns' cost) and rows
 // -> replicated suffix (an all-gather, the level's gatherBytes), after
-// which every level is replicated; columns -> replicated and a split level
-// after a replicated suffix are not built, so they are infinite here.
+// which every level is replicated; columns -> replicated, a suffix after
+// levels split by columns and then rows (the feature-partitioned program
+// has none) and a split level after a replicated suffix are not built, so
+// they are infinite here.
 // LLVM Support only.
 //
 //===----------------------------------------------------------------------===//
@@ -37,6 +39,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace mlir::gnn {
 
@@ -63,8 +66,9 @@ struct LayerPlanInput {
   /// Levels 0 to L (the last one the logits' level or the replicated loss).
   llvm::SmallVector<LevelCosts> levels;
   /// Level 0 split by feature columns: its bytes (the sync and what else
-  /// changes), or negative where the model refuses it.
-  double columnsBytes = -1;
+  /// changes; they may be negative: the sharded weight's gradient is not
+  /// summed), none where the model refuses it.
+  std::optional<double> columnsBytes;
   /// Bytes moved every epoch whatever the layouts (the gradients' sum).
   double fixedBytes = 0;
   double bytesPerSecond = 1, flopsPerSecond = 1;

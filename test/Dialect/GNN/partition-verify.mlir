@@ -365,3 +365,16 @@ func.func @replicated_read_own(%x: !gnn.vtensor<1xf32>) -> !gnn.vtensor<1xf32> a
   %r = gnn.reduce_scatter %g, %p : !gnn.vtensor<1xf32>
   return %r : !gnn.vtensor<1xf32>
 }
+
+// -----
+
+// An outer sum is bilinear: the processes' partials on both sides do not
+// add up to the gradient.
+func.func @outer_of_partials() -> tensor<1x1xf32> attributes {gnn.partition = "rows"} {
+  %g = gnn.graph : !gnn.graph
+  %d = gnn.degree %g in : !gnn.vtensor<1xf32>
+  %p = gnn.pad_rows %g, %d : !gnn.vtensor<1xf32>
+  // expected-error @+1 {{'gnn.outer_sum' op reduces rows of every vertex, partial sums, whose sum over the processes is not the gradient}}
+  %o = gnn.outer_sum %p, %p : !gnn.vtensor<1xf32>, !gnn.vtensor<1xf32> -> tensor<1x1xf32>
+  return %o : tensor<1x1xf32>
+}

@@ -30,7 +30,9 @@ LayerPlanInput randomInput(std::mt19937 &rng, unsigned levels) {
                          rng() % 4 == 0
                              ? std::numeric_limits<double>::infinity()
                              : u(rng) * 1e6});
-  in.columnsBytes = rng() % 3 == 0 ? -1 : u(rng) * 1e6;
+  if (rng() % 3 != 0)
+    in.columnsBytes = (u(rng) - 2) * 1e6; // negative too: a shard's gradient
+
   in.fixedBytes = u(rng) * 1e3;
   in.bytesPerSecond = 1e9 * (0.1 + u(rng));
   in.flopsPerSecond = 1e10 * (0.1 + u(rng));
@@ -69,7 +71,7 @@ TEST(LayerPlan, EqualsBruteForce) {
       if (plan.layouts[j] == LevelLayout::Rows)
         bytes += in.levels[j].rowsBytes;
       else if (plan.layouts[j] == LevelLayout::Columns)
-        bytes += in.columnsBytes;
+        bytes += *in.columnsBytes;
       else
         work += in.levels[j].work;
       if (plan.layouts[j] == LevelLayout::ReplicatedSuffix &&
@@ -153,7 +155,7 @@ TEST(LayerPlan, Limits) {
   EXPECT_EQ(cols.replicated, 0);
   EXPECT_EQ(cols.bytes, 1e5 + 2e6 + 1e6);
   // Refused columns are never chosen.
-  in.columnsBytes = -1;
+  in.columnsBytes.reset();
   EXPECT_FALSE(planLayers(in).columns);
   // A cheap first level replicated, the dear ones split: a prefix of one.
   in.levels = {{4e6, 1e3}, {2e6, 5e12}, {1e6, 2e12}};
@@ -161,6 +163,30 @@ TEST(LayerPlan, Limits) {
   LayerPlan prefix = planLayers(in);
   EXPECT_EQ(prefix.replicated, 1);
   EXPECT_EQ(prefix.layouts[1], LevelLayout::Rows);
+}
+
+TEST(LayerPlan, NoSuffixAfterColumns) {
+  // Columns is cheap at level 0, a suffix cheap from level 2: the two do
+  // not combine (the feature-partitioned program has no suffix), so the
+  // plan is columns then rows, or rows then the suffix, whichever is
+  // cheaper, never both.
+  LayerPlanInput in;
+  in.levels = {{10, 1e9, std::numeric_limits<double>::infinity()},
+               {10, 1e9, 10},
+               {10, 1, 0}};
+  in.columnsBytes = 5;
+  in.bytesPerSecond = 1;
+  in.flopsPerSecond = 1;
+  LayerPlan plan = planLayers(in);
+  EXPECT_FALSE(plan.columns && plan.replicatedFrom);
+  EXPECT_EQ(plan.replicatedFrom, 2); // rows, rows, suffix: 20 + 1
+  EXPECT_DOUBLE_EQ(plan.seconds, 21);
+  EXPECT_EQ(chainSeconds(in, {LevelLayout::Columns, LevelLayout::Rows,
+                              LevelLayout::ReplicatedSuffix}),
+            std::numeric_limits<double>::infinity());
+  // A negative columns cost is a cost, not a refusal.
+  in.columnsBytes = -100;
+  EXPECT_TRUE(planLayers(in).columns);
 }
 
 TEST(LayerPlan, TiesSplitByRows) {
