@@ -1,0 +1,160 @@
+//===- Sampler.cpp - neighbour sampling into per-layer blocks -------------===//
+//
+// Sampler.h. The picks of a row are its fanout in-edges with the smallest
+// counter-based hashes (a uniform sample without replacement), kept in the
+// graph's order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sampler.h"
+
+#include "Random.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <numeric>
+#include <queue>
+#include <utility>
+
+using namespace gnnrt;
+
+int64_t SampledBatch::numEdges() const {
+  int64_t n = 0;
+  for (const Block &b : blocks)
+    n += static_cast<int64_t>(b.sources.size());
+  return n;
+}
+
+NeighborSampler::NeighborSampler(const int64_t *offsets, const int32_t *sources,
+                                 int64_t numVertices,
+                                 std::vector<int64_t> fanouts, uint64_t seed)
+    : offsets(offsets), sources(sources), numVertices(numVertices),
+      fanouts(std::move(fanouts)), seed(seed) {}
+
+/// The draw of edge position `p` in a row keyed `key`.
+static uint64_t edgeDraw(uint64_t key, int64_t p) {
+  return mix64(key ^ (static_cast<uint64_t>(p) * 0xd1b54a32d192ed03ULL));
+}
+
+/// Fills `out` with the positions in [begin, end) whose draws are the `k`
+/// smallest, ascending.
+static void pickRow(uint64_t key, int64_t begin, int64_t end, int64_t k,
+                    int64_t *out) {
+  if (end - begin <= k) {
+    std::iota(out, out + (end - begin), begin);
+    return;
+  }
+  // A max-heap of the k smallest (draw, position) pairs seen.
+  std::priority_queue<std::pair<uint64_t, int64_t>> heap;
+  for (int64_t p = begin; p < end; ++p) {
+    const uint64_t d = edgeDraw(key, p);
+    if (static_cast<int64_t>(heap.size()) < k) {
+      heap.push({d, p});
+    } else if (d < heap.top().first) {
+      heap.pop();
+      heap.push({d, p});
+    }
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    out[i] = heap.top().second;
+    heap.pop();
+  }
+  std::sort(out, out + k);
+}
+
+SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
+                                     uint64_t batch) const {
+  SampledBatch out;
+  out.seeds = seeds;
+  const int64_t L = numLayers();
+  out.blocks.resize(L);
+  // Each vertex's local id in the block being built (-1: none), reset after.
+  std::vector<int32_t> local(numVertices, -1);
+  const uint64_t batchKey = mix64(seed ^ mix64(batch + 0x2545f4914f6cdd1dULL));
+  std::vector<int64_t> dst = seeds;
+  for (int64_t l = L - 1; l >= 0; --l) {
+    Block &b = out.blocks[l];
+    const int64_t fanout = fanouts[l];
+    b.numDst = static_cast<int64_t>(dst.size());
+    b.offsets.assign(b.numDst + 1, 0);
+    for (int64_t i = 0; i < b.numDst; ++i) {
+      const int64_t v = dst[i];
+      const int64_t degree = offsets[v + 1] - offsets[v];
+      b.offsets[i + 1] =
+          b.offsets[i] + (fanout < 0 ? degree : std::min(fanout, degree));
+    }
+    b.edgePositions.resize(b.offsets[b.numDst]);
+    const uint64_t layerKey = mix64(batchKey ^ mix64(static_cast<uint64_t>(l)));
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t i = 0; i < b.numDst; ++i) {
+      const int64_t v = dst[i];
+      pickRow(
+          mix64(layerKey ^ (static_cast<uint64_t>(v) * 0x9e3779b97f4a7c15ULL)),
+          offsets[v], offsets[v + 1], b.offsets[i + 1] - b.offsets[i],
+          b.edgePositions.data() + b.offsets[i]);
+    }
+    // Relabel: the destinations first, then new sources as they appear.
+    b.vertices = dst;
+    for (int64_t i = 0; i < b.numDst; ++i)
+      local[dst[i]] = static_cast<int32_t>(i);
+    b.sources.resize(b.edgePositions.size());
+    for (size_t e = 0; e < b.edgePositions.size(); ++e) {
+      const int32_t u = sources[b.edgePositions[e]];
+      if (local[u] < 0) {
+        local[u] = static_cast<int32_t>(b.vertices.size());
+        b.vertices.push_back(u);
+      }
+      b.sources[e] = local[u];
+    }
+    b.numSrc = static_cast<int64_t>(b.vertices.size());
+    for (int64_t u : b.vertices)
+      local[u] = -1;
+    dst = b.vertices;
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>>
+gnnrt::epochBatches(const std::vector<int64_t> &selected, int64_t batchSize,
+                    uint64_t seed, uint64_t epoch) {
+  std::vector<int64_t> order = selected;
+  // Fisher-Yates with counter-based draws keyed by (seed, epoch).
+  const uint64_t key =
+      mix64(mix64(seed) ^ mix64(epoch + 0x3c6ef372fe94f82bULL));
+  for (size_t i = order.size(); i > 1; --i) {
+    const uint64_t j = mix64(key ^ (i * 0xbf58476d1ce4e5b9ULL)) % i;
+    std::swap(order[i - 1], order[j]);
+  }
+  std::vector<std::vector<int64_t>> batches;
+  for (size_t b = 0; b < order.size(); b += static_cast<size_t>(batchSize))
+    batches.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(b),
+                         order.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                             order.size(), b + batchSize)));
+  return batches;
+}
+
+bool gnnrt::parseFanouts(const std::string &text, std::vector<int64_t> &fanouts,
+                         std::string &error) {
+  fanouts.clear();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    char *end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end || errno == ERANGE || (n < 1 && n != -1) ||
+        n > (1LL << 31)) {
+      error = "expected comma-separated fanouts, each a positive count or "
+              "-1 (every in-edge), but got '" +
+              text + "'";
+      return false;
+    }
+    fanouts.push_back(n);
+    if (comma == std::string::npos)
+      return true;
+    start = comma + 1;
+  }
+}

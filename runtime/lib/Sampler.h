@@ -1,0 +1,98 @@
+//===- Sampler.h - neighbour sampling into per-layer blocks -----*- C++ -*-===//
+//
+// Mini-batch training's sampler (issue 21, docs/MiniBatch.md), the runtime
+// side of PyG's NeighborLoader and DGL's NeighborSampler: batches of seed
+// vertices from the train mask, shuffled per epoch, and for each batch one
+// bipartite block per layer, sampled from the seeds outwards with the
+// layer's fanout (uniform without replacement; -1 takes every in-edge).
+//
+// A block's destinations are its first sources (relabelled ids: the
+// destinations keep their order as sources 0 .. numDst - 1, the other
+// sources follow in order of first appearance), its in-edges are a CSC
+// over the destinations whose sources ascend within a row (the graph's
+// order: the picked positions of a row are sorted), and each edge keeps
+// its position in the graph's CSC (for edge data). blocks[0] is the input
+// layer's: its sources are the rows of the features to gather
+// (`inputVertices`, global ids); blocks[L-1]'s destinations are the seeds.
+//
+// Draws are counter-based: edge position p of destination v in layer l of
+// batch b is kept when its hash of (seed, b, l, v, p) is among the fanout
+// smallest of v's in-edges, so a batch is the same for any thread count and
+// in any order of sampling; the rows are sampled in parallel (OpenMP) and
+// relabelled in order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_SAMPLER_H
+#define GNNRT_SAMPLER_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+/// One layer's bipartite graph of a sampled batch.
+struct Block {
+  int64_t numDst = 0, numSrc = 0;
+  /// CSC over the destinations: numDst + 1 offsets into `sources`.
+  std::vector<int64_t> offsets;
+  /// Local source ids in [0, numSrc), ascending within a destination.
+  std::vector<int32_t> sources;
+  /// Each edge's position in the graph's CSC (its edge data's row).
+  std::vector<int64_t> edgePositions;
+  /// Global ids of the sources (the destinations first).
+  std::vector<int64_t> vertices;
+};
+
+/// A batch: its seeds and one block per layer, input layer first.
+struct SampledBatch {
+  std::vector<int64_t> seeds;
+  std::vector<Block> blocks;
+  /// Global ids of blocks[0]'s sources: the feature rows the batch reads.
+  const std::vector<int64_t> &inputVertices() const {
+    return blocks.front().vertices;
+  }
+  /// Edges over all blocks.
+  int64_t numEdges() const;
+};
+
+/// Samples blocks from a graph's CSC (`offsets`: V + 1, `sources`: the
+/// in-edges' sources, ascending within a row). The arrays must outlive it.
+class NeighborSampler {
+public:
+  /// `fanouts[l]` is layer l's (input layer first), -1 for every in-edge.
+  NeighborSampler(const int64_t *offsets, const int32_t *sources,
+                  int64_t numVertices, std::vector<int64_t> fanouts,
+                  uint64_t seed);
+
+  /// The blocks of the batch numbered `batch` (a key: the same number
+  /// gives the same blocks) whose seeds are `seeds` (distinct global ids).
+  SampledBatch sample(const std::vector<int64_t> &seeds, uint64_t batch) const;
+
+  int64_t numLayers() const { return static_cast<int64_t>(fanouts.size()); }
+
+private:
+  const int64_t *offsets;
+  const int32_t *sources;
+  int64_t numVertices;
+  std::vector<int64_t> fanouts;
+  uint64_t seed;
+};
+
+/// The epoch's batches of `batchSize` seeds: the vertices `selected`
+/// (ascending global ids, e.g. the train mask's labelled ones) in an order
+/// shuffled by (seed, epoch), cut in consecutive runs (the last one may be
+/// shorter).
+std::vector<std::vector<int64_t>>
+epochBatches(const std::vector<int64_t> &selected, int64_t batchSize,
+             uint64_t seed, uint64_t epoch);
+
+/// Parses `--fanouts` ("25,10", -1 for all): one positive count or -1 per
+/// layer; false with `error` set on anything else.
+bool parseFanouts(const std::string &text, std::vector<int64_t> &fanouts,
+                  std::string &error);
+
+} // namespace gnnrt
+
+#endif // GNNRT_SAMPLER_H

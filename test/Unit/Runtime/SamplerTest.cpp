@@ -1,0 +1,184 @@
+//===- SamplerTest.cpp - neighbour sampling into blocks -------------------===//
+//
+// The sampler's contract (Sampler.h) on random graphs: each row keeps
+// min(fanout, degree) distinct in-edges that exist, in the graph's order;
+// the blocks chain (a block's destinations are the next block's sources,
+// listed first); a batch is the same for any thread count and differs
+// between batches; picks are uniform; fanout -1 keeps every in-edge. The
+// epoch's batches partition the selected vertices, shuffled per epoch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sampler.h"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+using namespace gnnrt;
+
+namespace {
+
+/// A random graph's CSC: `V` vertices, in-degrees up to `maxDegree`,
+/// sources ascending and distinct within a row.
+struct Graph {
+  std::vector<int64_t> offsets{0};
+  std::vector<int32_t> sources;
+};
+
+Graph randomGraph(std::mt19937 &rng, int64_t V, int64_t maxDegree) {
+  Graph g;
+  std::uniform_int_distribution<int64_t> degree(0, maxDegree);
+  std::uniform_int_distribution<int32_t> vertex(0, static_cast<int32_t>(V - 1));
+  for (int64_t v = 0; v < V; ++v) {
+    std::set<int32_t> row;
+    const int64_t d = degree(rng);
+    while (static_cast<int64_t>(row.size()) < std::min(d, V))
+      row.insert(vertex(rng));
+    g.sources.insert(g.sources.end(), row.begin(), row.end());
+    g.offsets.push_back(static_cast<int64_t>(g.sources.size()));
+  }
+  return g;
+}
+
+std::vector<int64_t> someSeeds(std::mt19937 &rng, int64_t V, size_t n) {
+  std::vector<int64_t> all(V);
+  std::iota(all.begin(), all.end(), 0);
+  std::shuffle(all.begin(), all.end(), rng);
+  all.resize(std::min<size_t>(n, V));
+  return all;
+}
+
+TEST(Sampler, BlocksHoldTheirRowsEdges) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int64_t V = 50 + trial * 37;
+    Graph g = randomGraph(rng, V, 1 + trial % 12);
+    const std::vector<int64_t> fanouts = {trial % 3 == 0 ? -1 : 1 + trial % 5,
+                                          3, 1 + trial % 4};
+    NeighborSampler sampler(g.offsets.data(), g.sources.data(), V, fanouts,
+                            trial);
+    std::vector<int64_t> seeds = someSeeds(rng, V, 7 + trial);
+    SampledBatch b = sampler.sample(seeds, trial);
+    ASSERT_EQ(b.blocks.size(), fanouts.size());
+    EXPECT_EQ(b.blocks.back().numDst, static_cast<int64_t>(seeds.size()));
+    for (size_t l = 0; l < b.blocks.size(); ++l) {
+      const Block &k = b.blocks[l];
+      // Destinations first; the next block's sources are these.
+      std::vector<int64_t> dst =
+          l + 1 < b.blocks.size() ? b.blocks[l + 1].vertices : seeds;
+      ASSERT_EQ(k.numDst, static_cast<int64_t>(dst.size()));
+      ASSERT_GE(k.numSrc, k.numDst);
+      ASSERT_EQ(k.numSrc, static_cast<int64_t>(k.vertices.size()));
+      EXPECT_TRUE(std::equal(dst.begin(), dst.end(), k.vertices.begin()));
+      // Distinct source vertices.
+      std::set<int64_t> distinct(k.vertices.begin(), k.vertices.end());
+      EXPECT_EQ(distinct.size(), k.vertices.size());
+      ASSERT_EQ(k.offsets.size(), static_cast<size_t>(k.numDst + 1));
+      for (int64_t i = 0; i < k.numDst; ++i) {
+        const int64_t v = dst[i];
+        const int64_t degree = g.offsets[v + 1] - g.offsets[v];
+        const int64_t kept = k.offsets[i + 1] - k.offsets[i];
+        EXPECT_EQ(kept, fanouts[l] < 0 ? degree : std::min(fanouts[l], degree));
+        for (int64_t e = k.offsets[i]; e < k.offsets[i + 1]; ++e) {
+          const int64_t p = k.edgePositions[e];
+          // An in-edge of v, its source the relabelled one, in order.
+          ASSERT_GE(p, g.offsets[v]);
+          ASSERT_LT(p, g.offsets[v + 1]);
+          ASSERT_GE(k.sources[e], 0);
+          ASSERT_LT(k.sources[e], k.numSrc);
+          EXPECT_EQ(k.vertices[k.sources[e]], g.sources[p]);
+          if (e > k.offsets[i]) {
+            EXPECT_LT(k.edgePositions[e - 1], p);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Sampler, SameBatchAnyThreadsOtherBatchOtherBlocks) {
+  std::mt19937 rng(5);
+  const int64_t V = 2000;
+  Graph g = randomGraph(rng, V, 40);
+  NeighborSampler sampler(g.offsets.data(), g.sources.data(), V, {10, 5}, 42);
+  std::vector<int64_t> seeds = someSeeds(rng, V, 300);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  SampledBatch one = sampler.sample(seeds, 9);
+  omp_set_num_threads(std::max(2, threads));
+  SampledBatch many = sampler.sample(seeds, 9);
+  omp_set_num_threads(threads);
+  for (size_t l = 0; l < one.blocks.size(); ++l) {
+    EXPECT_EQ(one.blocks[l].edgePositions, many.blocks[l].edgePositions);
+    EXPECT_EQ(one.blocks[l].vertices, many.blocks[l].vertices);
+    EXPECT_EQ(one.blocks[l].sources, many.blocks[l].sources);
+  }
+  SampledBatch other = sampler.sample(seeds, 10);
+  EXPECT_NE(one.blocks.back().edgePositions, other.blocks.back().edgePositions);
+  NeighborSampler reseeded(g.offsets.data(), g.sources.data(), V, {10, 5}, 43);
+  EXPECT_NE(one.blocks.back().edgePositions,
+            reseeded.sample(seeds, 9).blocks.back().edgePositions);
+}
+
+TEST(Sampler, PicksAreUniform) {
+  // One destination with 10 in-edges, fanout 3: each edge is kept with
+  // probability 3/10; over 20,000 batches each count is within 5 sigma.
+  Graph g;
+  g.offsets = {0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10};
+  for (int32_t u = 1; u <= 10; ++u)
+    g.sources.push_back(u);
+  NeighborSampler sampler(g.offsets.data(), g.sources.data(), 11, {3}, 1);
+  std::map<int64_t, int> kept;
+  const int batches = 20000;
+  for (int b = 0; b < batches; ++b) {
+    SampledBatch batch = sampler.sample({0}, b);
+    for (int64_t p : batch.blocks[0].edgePositions)
+      ++kept[p];
+  }
+  const double mean = batches * 0.3, sigma = std::sqrt(batches * 0.3 * 0.7);
+  ASSERT_EQ(kept.size(), 10u);
+  for (auto [p, n] : kept)
+    EXPECT_NEAR(n, mean, 5 * sigma) << "edge " << p;
+}
+
+TEST(Sampler, EpochBatchesPartitionTheSelection) {
+  std::vector<int64_t> selected;
+  for (int64_t v = 0; v < 1000; v += 3)
+    selected.push_back(v);
+  auto batches = epochBatches(selected, 64, 7, 0);
+  ASSERT_EQ(batches.size(), (selected.size() + 63) / 64);
+  std::vector<int64_t> all;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    EXPECT_EQ(batches[i].size(),
+              i + 1 < batches.size() ? 64u : selected.size() - 64 * i);
+    all.insert(all.end(), batches[i].begin(), batches[i].end());
+  }
+  EXPECT_NE(all, selected); // shuffled
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, selected);
+  EXPECT_EQ(epochBatches(selected, 64, 7, 0), batches);
+  EXPECT_NE(epochBatches(selected, 64, 7, 1), batches);
+  EXPECT_NE(epochBatches(selected, 64, 8, 0), batches);
+  EXPECT_TRUE(epochBatches({}, 64, 7, 0).empty());
+}
+
+TEST(Sampler, ParsesFanouts) {
+  std::vector<int64_t> f;
+  std::string error;
+  ASSERT_TRUE(parseFanouts("25,10", f, error));
+  EXPECT_EQ(f, (std::vector<int64_t>{25, 10}));
+  ASSERT_TRUE(parseFanouts("-1", f, error));
+  EXPECT_EQ(f, (std::vector<int64_t>{-1}));
+  for (const char *bad : {"", "0", "25,", ",10", "-2", "x", "10,y",
+                          "99999999999999999999", "4294967296"}) {
+    EXPECT_FALSE(parseFanouts(bad, f, error)) << bad;
+    EXPECT_NE(error.find("positive count or -1"), std::string::npos);
+  }
+}
+
+} // namespace
