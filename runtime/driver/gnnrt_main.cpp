@@ -16,6 +16,7 @@
 #include "Distributed.h"
 #include "File.h"
 #include "Memory.h"
+#include "MiniBatch.h"
 #include "Npy.h"
 #include "Params.h"
 #include "Preload.h"
@@ -63,6 +64,10 @@ struct Options {
   /// How a model compiled with --partition rows trains on several
   /// processes: rows (the default), preload or auto.
   std::string partition;
+  /// Mini-batch training (MiniBatch.h): seeds per batch (0: full-graph)
+  /// and the fanout of each hop.
+  int64_t batchSize = 0;
+  std::string fanouts;
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
@@ -129,6 +134,11 @@ const char *kUsage =
     "  --repartition-gain G with --row-split roc: repartition when the model\n"
     "                       predicts the slowest part faster by more than\n"
     "                       the fraction G (0 to 1, default 0.1)\n"
+    "  --batch-size N       mini-batch training: N labelled train vertices\n"
+    "                       per step, shuffled each epoch, on their sampled\n"
+    "                       neighbourhood (one process; docs/MiniBatch.md)\n"
+    "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
+    "                       at each hop, input layer first (-1: all)\n"
     "  --json FILE          write a JSON summary\n"
     "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
@@ -277,6 +287,10 @@ Options parseArgs(int argc, char **argv) {
       o.spillDir = next();
       if (o.spillDir.empty())
         usageError("option --spill-dir: expected a directory but got ''");
+    } else if (a == "--batch-size") {
+      o.batchSize = integer(1, kMaxCount);
+    } else if (a == "--fanouts") {
+      o.fanouts = next();
     } else if (a == "--eval-every") {
       o.evalEvery = integer(1, kMaxCount);
     } else if (a == "--preload-hops") {
@@ -362,11 +376,6 @@ int64_t labelledTrainVertices(const Dataset &ds, int64_t &selected) {
     labelled += ds.labels[v] >= 0;
   }
   return labelled;
-}
-
-void zeroGrads(gnnrtContext *ctx) {
-  for (auto &g : ctx->grads)
-    ctx->device->fill(g->data, 0, floatBytes(g->size));
 }
 
 /// The class of the largest logit of each vertex (the first on ties).
@@ -659,6 +668,9 @@ int main(int argc, char **argv) {
   TrainingMemory need;
   if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
     fatal(error);
+  // Mini-batch training keeps the dataset, which binding gives the device.
+  std::unique_ptr<MiniBatchTraining> miniBatch =
+      startMiniBatch(ctx, o.batchSize, o.fanouts, o.seed, worldSize);
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
   if (whole.numVertices && !bindWholeGraph(ctx, whole, error))
@@ -755,7 +767,8 @@ int main(int argc, char **argv) {
     zeroGrads(ctx);
     auto start = std::chrono::steady_clock::now();
     const double collectivesBefore = collectiveSeconds(ctx);
-    const float ownLoss = program->train(ctx);
+    const float ownLoss = miniBatch ? miniBatch->epoch(ctx, *program, epoch)
+                                    : program->train(ctx);
     // The step's own work: its time less the time spent in collectives
     // (waiting for the others included), what ROC's model learns from.
     const double compute =
@@ -945,6 +958,8 @@ int main(int argc, char **argv) {
               static_cast<long long>(part.inner.end),
               static_cast<long long>(ctx->ds.numVertices),
               static_cast<long long>(ctx->ds.numEdges));
+    if (miniBatch)
+      text += miniBatch->json();
     appendf("  \"history\": [");
     bool first = true;
     for (const EpochRecord &r : history) {

@@ -110,9 +110,10 @@ static std::optional<ColumnKind> columnRule(Operation &op,
   // linear in a partial gradient, whose other operands every process has
   // (a dropout's mask is the same on every process), keeps it partial.
   if (!isFeaturePartitioned(&op)) {
-    const unsigned partials = llvm::count(in, K::Partial);
+    const size_t partials = llvm::count(in, K::Partial);
     const bool othersReplicated =
-        partials + llvm::count(in, K::Replicated) == in.size();
+        partials + static_cast<size_t>(llvm::count(in, K::Replicated)) ==
+        in.size();
     if (isa<DropoutOp, BroadcastHeadsOp, SliceOp, ConcatOp>(op) &&
         partials == in.size())
       return K::Partial;

@@ -106,9 +106,10 @@ TEST(LayerPlan, ReplicatesAPrefixAndASuffix) {
     for (size_t j = 1; j < plan.layouts.size(); ++j)
       EXPECT_NE(plan.layouts[j], LevelLayout::Columns);
     EXPECT_EQ(plan.columns, plan.layouts[0] == LevelLayout::Columns);
-    if (plan.replicatedFrom)
+    if (plan.replicatedFrom) {
       EXPECT_EQ(plan.layouts[plan.replicatedFrom],
                 LevelLayout::ReplicatedSuffix);
+    }
   }
 }
 

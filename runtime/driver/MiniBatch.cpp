@@ -1,0 +1,162 @@
+//===- MiniBatch.cpp - mini-batch training with neighbour sampling --------===//
+//
+// MiniBatch.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MiniBatch.h"
+
+#include "Programs.h"
+
+#include <algorithm>
+#include <utility>
+
+using namespace gnnrt;
+
+void gnnrt::zeroGrads(gnnrtContext *ctx) {
+  for (auto &g : ctx->grads)
+    ctx->device->fill(g->data, 0,
+                      g->size * static_cast<int64_t>(sizeof(float)));
+}
+
+Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
+  const std::vector<int64_t> &vertices = batch.blocks.front().vertices;
+  const int64_t n = static_cast<int64_t>(vertices.size());
+  // Each destination's (local source, graph position) pairs over the
+  // blocks; an edge two blocks hold is kept once.
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> rows(n);
+  for (const Block &b : batch.blocks)
+    for (int64_t i = 0; i < b.numDst; ++i)
+      for (int64_t e = b.offsets[i]; e < b.offsets[i + 1]; ++e)
+        rows[i].push_back({b.sources[e], b.edgePositions[e]});
+  Dataset ds;
+  ds.name = full.name;
+  ds.source = full.source;
+  ds.directed = full.directed;
+  ds.selfLoops = full.selfLoops;
+  ds.numVertices = n;
+  ds.numFeatures = full.numFeatures;
+  ds.numClasses = full.numClasses;
+  ds.indptr.assign(n + 1, 0);
+  std::vector<int64_t> positions;
+  for (int64_t v = 0; v < n; ++v) {
+    auto &row = rows[v];
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (auto [u, p] : row) {
+      ds.indices.push_back(u);
+      positions.push_back(p);
+    }
+    ds.indptr[v + 1] = static_cast<int64_t>(ds.indices.size());
+  }
+  ds.numEdges = static_cast<int64_t>(ds.indices.size());
+  const int64_t F = full.numFeatures;
+  ds.features.resize(n * F);
+  ds.labels.resize(n);
+  for (int64_t v = 0; v < n; ++v) {
+    std::copy_n(full.features.begin() + vertices[v] * F, F,
+                ds.features.begin() + v * F);
+    ds.labels[v] = full.labels[vertices[v]];
+  }
+  // The loss on the seeds (the first vertices) alone.
+  for (auto &m : ds.masks)
+    m.assign(n, 0);
+  for (size_t s = 0; s < batch.seeds.size(); ++s)
+    ds.masks[0][s] = full.masks[0][batch.seeds[s]];
+  for (const auto &[name, data] : full.edgeData) {
+    EdgeData &d = ds.edgeData[name];
+    d.isInt = data.isInt;
+    d.width = data.width;
+    for (int64_t p : positions) {
+      if (data.isInt)
+        d.i32.push_back(data.i32[p]);
+      else
+        d.f32.insert(d.f32.end(), data.f32.begin() + p * data.width,
+                     data.f32.begin() + (p + 1) * data.width);
+    }
+  }
+  return ds;
+}
+
+MiniBatchTraining::MiniBatchTraining(const Dataset &full, int64_t batchSize,
+                                     std::vector<int64_t> fanouts,
+                                     uint64_t seed)
+    : full(full), batchSize(batchSize), seed(seed), fanouts(fanouts) {
+  for (int64_t v = 0; v < full.numVertices; ++v)
+    if (full.masks[0][v] && full.labels[v] >= 0)
+      seeds.push_back(v);
+  sampler = std::make_unique<NeighborSampler>(
+      this->full.indptr.data(), this->full.indices.data(),
+      this->full.numVertices, std::move(fanouts), seed);
+}
+
+float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
+                               int64_t epochIndex) {
+  std::string error;
+  double lossSum = 0;
+  int64_t count = 0;
+  for (const std::vector<int64_t> &seedsOfBatch :
+       epochBatches(seeds, batchSize, seed, epochIndex)) {
+    // Numbered across epochs: every batch draws its own sample.
+    const SampledBatch batch = sampler->sample(seedsOfBatch, steps);
+    sampledEdges += batch.numEdges();
+    ctx->ds = batchSubgraph(full, batch);
+    if (!bindDataset(ctx, error))
+      fatal("a sampled batch: " + error);
+    ctx->training = true;
+    ctx->step = ++steps;
+    zeroGrads(ctx);
+    const int64_t n = static_cast<int64_t>(seedsOfBatch.size());
+    lossSum += static_cast<double>(program.train(ctx)) * n;
+    count += n;
+  }
+  ctx->ds = full;
+  if (!bindDataset(ctx, error))
+    fatal(error);
+  return count ? static_cast<float>(lossSum / count) : 0.0f;
+}
+
+std::string MiniBatchTraining::json() const {
+  std::string list;
+  for (int64_t f : fanouts)
+    list += (list.empty() ? "" : ", ") + std::to_string(f);
+  return "  \"mini_batch\": {\"batch_size\": " + std::to_string(batchSize) +
+         ", \"fanouts\": [" + list +
+         "], \"seeds\": " + std::to_string(seeds.size()) +
+         ", \"batches\": " + std::to_string(steps) +
+         ", \"sampled_edges\": " + std::to_string(sampledEdges) + "},\n";
+}
+
+std::unique_ptr<MiniBatchTraining>
+gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
+                      const std::string &fanoutText, uint64_t seed,
+                      int worldSize) {
+  if (batchSize == 0 && fanoutText.empty())
+    return nullptr;
+  if (batchSize == 0 || fanoutText.empty())
+    fatal("--batch-size and --fanouts go together: mini-batch training "
+          "samples each batch's neighbourhood with the fanouts");
+  if (worldSize > 1)
+    fatal("--batch-size: mini-batch training runs in one process so far "
+          "(docs/MiniBatch.md)");
+  std::vector<int64_t> fanouts;
+  std::string error;
+  if (!parseFanouts(fanoutText, fanouts, error))
+    fatal("option --fanouts: " + error);
+  const ModelInfo &m = ctx->model;
+  if (m.hops < 0)
+    fatal("--batch-size: the model reduces over all vertices" +
+          (m.globalOp.empty() ? std::string() : " (" + m.globalOp + ")") +
+          ", which a sampled batch does not hold, or its description has "
+          "no hops");
+  if (static_cast<int64_t>(fanouts.size()) != m.hops)
+    fatal("--fanouts gives " + std::to_string(fanouts.size()) +
+          " fanout(s) but the model reads " + std::to_string(m.hops) +
+          " hop(s) of neighbours: one fanout per hop, input layer first");
+  auto mb = std::make_unique<MiniBatchTraining>(ctx->ds, batchSize,
+                                                std::move(fanouts), seed);
+  if (mb->numSeeds() == 0)
+    fatal("--batch-size: the train split has no labelled vertex to sample "
+          "batches from");
+  return mb;
+}

@@ -1,0 +1,79 @@
+//===- MiniBatch.h - mini-batch training with neighbour sampling -*- C++
+//-*-===//
+//
+// The executable's --batch-size and --fanouts (docs/MiniBatch.md): each
+// epoch the labelled train vertices are shuffled into batches; a batch's
+// seeds and their sampled in-neighbourhood (Sampler.h, one fanout per hop
+// of the model) become a subgraph that the compiled training step runs on,
+// the loss on the seeds only, one optimizer step per batch (PyG's
+// NeighborLoader: every layer runs on the union of the sampled edges). The
+// evaluation runs on the whole graph (full neighbourhoods).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_DRIVER_MINIBATCH_H
+#define GNNRT_DRIVER_MINIBATCH_H
+
+#include "Context.h"
+#include "Sampler.h"
+
+#include <memory>
+
+namespace gnnrt {
+
+struct Program;
+
+/// Zeroes every parameter's gradient.
+void zeroGrads(gnnrtContext *ctx);
+
+/// The sampled subgraph of `batch` in `full`: the input block's vertices
+/// (the seeds first: every block's vertices are a prefix of them), every
+/// edge a block holds once, each destination's in-edges by ascending local
+/// source; the features, labels and edge data of those vertices and edges;
+/// the train mask set on the seeds alone, the other masks clear.
+Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch);
+
+class MiniBatchTraining {
+public:
+  /// Keeps a copy of `full` (the dataset before it is bound: the device
+  /// takes the bound copy's features) and the train split's labelled
+  /// vertices; `fanouts` has one entry per hop of the model.
+  MiniBatchTraining(const Dataset &full, int64_t batchSize,
+                    std::vector<int64_t> fanouts, uint64_t seed);
+  // The sampler points into `full`.
+  MiniBatchTraining(const MiniBatchTraining &) = delete;
+  MiniBatchTraining &operator=(const MiniBatchTraining &) = delete;
+
+  /// One epoch: each batch bound and trained (ctx->step counts the
+  /// batches), then the whole graph bound again for the evaluation. The
+  /// seeds' mean loss.
+  float epoch(gnnrtContext *ctx, const Program &program, int64_t epochIndex);
+
+  /// The batch size, the fanouts, and what the epochs sampled, as the
+  /// --json summary's "mini_batch" object.
+  std::string json() const;
+
+  int64_t numSeeds() const { return static_cast<int64_t>(seeds.size()); }
+
+private:
+  Dataset full;
+  std::vector<int64_t> seeds;
+  int64_t batchSize;
+  uint64_t seed;
+  std::vector<int64_t> fanouts;
+  int64_t steps = 0, sampledEdges = 0;
+  std::unique_ptr<NeighborSampler> sampler;
+};
+
+/// --batch-size N and --fanouts K1,K2,... of one process (`batchSize` 0
+/// and `fanouts` empty: full-graph training, null): checks them against the
+/// model's hops and the run, and keeps ctx->ds, before it is bound. Stops
+/// the run with the reason on a bad combination.
+std::unique_ptr<MiniBatchTraining> startMiniBatch(gnnrtContext *ctx,
+                                                  int64_t batchSize,
+                                                  const std::string &fanouts,
+                                                  uint64_t seed, int worldSize);
+
+} // namespace gnnrt
+
+#endif // GNNRT_DRIVER_MINIBATCH_H
