@@ -9,6 +9,7 @@
 #include "Programs.h"
 
 #include <algorithm>
+#include <future>
 #include <utility>
 
 using namespace gnnrt;
@@ -92,21 +93,34 @@ MiniBatchTraining::MiniBatchTraining(const Dataset &full, int64_t batchSize,
 
 float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
                                int64_t epochIndex) {
+  const std::vector<std::vector<int64_t>> batches =
+      epochBatches(seeds, batchSize, seed, epochIndex);
+  // Batch i's subgraph (numbered across epochs: every batch draws its own
+  // sample), and the edges sampled for it.
+  const int64_t first = steps;
+  auto prepare = [this, &batches, first](size_t i) {
+    const SampledBatch batch = sampler->sample(batches[i], first + i);
+    return std::make_pair(batchSubgraph(full, batch), batch.numEdges());
+  };
+  // Batch i + 1 is sampled on a thread while batch i trains.
+  std::future<std::pair<Dataset, int64_t>> next;
+  if (!batches.empty())
+    next = std::async(std::launch::async, prepare, 0);
   std::string error;
   double lossSum = 0;
   int64_t count = 0;
-  for (const std::vector<int64_t> &seedsOfBatch :
-       epochBatches(seeds, batchSize, seed, epochIndex)) {
-    // Numbered across epochs: every batch draws its own sample.
-    const SampledBatch batch = sampler->sample(seedsOfBatch, steps);
-    sampledEdges += batch.numEdges();
-    ctx->ds = batchSubgraph(full, batch);
+  for (size_t i = 0; i < batches.size(); ++i) {
+    auto [ds, edges] = next.get();
+    if (i + 1 < batches.size())
+      next = std::async(std::launch::async, prepare, i + 1);
+    sampledEdges += edges;
+    ctx->ds = std::move(ds);
     if (!bindDataset(ctx, error))
       fatal("a sampled batch: " + error);
     ctx->training = true;
     ctx->step = ++steps;
     zeroGrads(ctx);
-    const int64_t n = static_cast<int64_t>(seedsOfBatch.size());
+    const int64_t n = static_cast<int64_t>(batches[i].size());
     lossSum += static_cast<double>(program.train(ctx)) * n;
     count += n;
   }
