@@ -294,16 +294,49 @@ static OperandRange stageInputs(Operation *stage) {
   return cast<ApplyEdgeOp>(stage).getInputs();
 }
 
+namespace {
+/// The vertex spaces computed so far: a space depends on its operands'
+/// (a whole graph's stage on its inputs'), which a long chain of stages with
+/// shared inputs (a deep model's replicated levels) would otherwise
+/// recompute exponentially often.
+using SpaceCache = DenseMap<Value, VertexSpace>;
+
+/// While alive (verifyPartition: the IR does not change), getVertexSpace
+/// keeps what it computes in one cache.
+class SpaceCacheScope {
+public:
+  SpaceCacheScope() : previous(active) { active = &cache; }
+  ~SpaceCacheScope() { active = previous; }
+  static SpaceCache *current() { return active; }
+
+private:
+  static thread_local SpaceCache *active;
+  SpaceCache cache;
+  SpaceCache *previous;
+};
+thread_local SpaceCache *SpaceCacheScope::active = nullptr;
+} // namespace
+
+static VertexSpace vertexSpace(Value v, SpaceCache &cache);
+
 /// The column kinds of a whole-graph stage's inputs.
-static SmallVector<ColumnKind> inputKindsOf(Operation *stage) {
+static SmallVector<ColumnKind> inputKindsOf(Operation *stage,
+                                            SpaceCache &cache) {
   SmallVector<ColumnKind> kinds;
   for (Value v : stageInputs(stage))
-    kinds.push_back(kindOfSpace(getVertexSpace(v)));
+    kinds.push_back(kindOfSpace(vertexSpace(v, cache)));
   return kinds;
 }
 
+static SmallVector<ColumnKind> inputKindsOf(Operation *stage) {
+  if (SpaceCache *cache = SpaceCacheScope::current())
+    return inputKindsOf(stage, *cache);
+  SpaceCache cache;
+  return inputKindsOf(stage, cache);
+}
+
 /// The space of result `v` of an op of the whole graph.
-static VertexSpace wholeGraphSpace(Operation *def, Value v) {
+static VertexSpace wholeGraphSpace(Operation *def, Value v, SpaceCache &cache) {
   // Feature partitioning reads the process's feature columns there; a
   // row-partitioned function's replicated layers read every column.
   if (auto in = dyn_cast<InputOp>(def))
@@ -311,17 +344,17 @@ static VertexSpace wholeGraphSpace(Operation *def, Value v) {
                ? VertexSpace::Shard
                : VertexSpace::Gathered;
   if (auto s = dyn_cast<ScatterOp>(def))
-    return getVertexSpace(s.getInput());
+    return vertexSpace(s.getInput(), cache);
   if (auto g = dyn_cast<GatherOp>(def))
-    return getVertexSpace(g.getInput());
+    return vertexSpace(g.getInput(), cache);
   if (auto gg = dyn_cast<GatherGradOp>(def))
-    return getVertexSpace(gg.getGrad());
+    return vertexSpace(gg.getGrad(), cache);
   if (def->getNumRegions() == 1 &&
       isa<ApplyVertexOp, ApplyEdgeOp, FusedGatherOp>(def)) {
     DenseMap<Value, ColumnKind> kinds;
     ColumnError error;
-    if (!classify(def, inputKindsOf(def), /*allowSums=*/false, kinds, nullptr,
-                  error))
+    if (!classify(def, inputKindsOf(def, cache), /*allowSums=*/false, kinds,
+                  nullptr, error))
       return VertexSpace::Gathered; // the verifier reports it
     Operation *yield = def->getRegion(0).front().getTerminator();
     unsigned i = cast<OpResult>(v).getResultNumber();
@@ -339,12 +372,13 @@ static VertexSpace wholeGraphSpace(Operation *def, Value v) {
   return VertexSpace::Gathered; // degrees, and what only reads those
 }
 
-VertexSpace mlir::gnn::getVertexSpace(Value v) {
+/// getVertexSpace without the cache lookup.
+static VertexSpace computeSpace(Value v, SpaceCache &cache) {
   Operation *def = v.getDefiningOp();
   if (!def || !isa<VertexTensorType, EdgeTensorType>(v.getType()))
     return VertexSpace::Own;
   if (Value graph = graphOf(def); graph && isWholeGraph(graph))
-    return wholeGraphSpace(def, v);
+    return wholeGraphSpace(def, v, cache);
   if (!isa<VertexTensorType>(v.getType()))
     return VertexSpace::Own;
   if (isa<AllGatherOp>(def))
@@ -357,8 +391,23 @@ VertexSpace mlir::gnn::getVertexSpace(Value v) {
     return fg.getSide() == Side::Src ? VertexSpace::Partial : VertexSpace::Own;
   if (auto av = dyn_cast<ApplyVertexOp>(def))
     return av.getInputs().empty() ? VertexSpace::Own
-                                  : getVertexSpace(av.getInputs().front());
+                                  : vertexSpace(av.getInputs().front(), cache);
   return VertexSpace::Own;
+}
+
+static VertexSpace vertexSpace(Value v, SpaceCache &cache) {
+  if (auto it = cache.find(v); it != cache.end())
+    return it->second;
+  const VertexSpace s = computeSpace(v, cache);
+  cache[v] = s;
+  return s;
+}
+
+VertexSpace mlir::gnn::getVertexSpace(Value v) {
+  if (SpaceCache *cache = SpaceCacheScope::current())
+    return vertexSpace(v, *cache);
+  SpaceCache cache;
+  return vertexSpace(v, cache);
 }
 
 /// A vertex space as the diagnostics name it.
@@ -510,6 +559,7 @@ static LogicalResult verifyFeatureShards(FunctionOpInterface fn) {
 LogicalResult mlir::gnn::verifyPartition(Operation *fn) {
   if (fn->getNumRegions() != 1 || fn->getRegion(0).empty())
     return success();
+  SpaceCacheScope spaces;
   const bool features = isFeaturePartitioned(fn);
   if (features)
     if (auto f = dyn_cast<FunctionOpInterface>(fn))
