@@ -49,3 +49,10 @@ func.func @suffix(%w: tensor<8x4xf32> {gnn.param = "w", gnn.init = #gnn.init<glo
   %loss = gnn.softmax_cross_entropy %o, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %o : f32, !gnn.vtensor<4xf32>
 }
+
+// A deep model's replicated suffix (deep_gcn: 16 hops, 15 of them on the
+// whole graph) verifies in linear time: the vertex spaces of a chain of
+// whole-graph stages are computed once each (they were recomputed
+// exponentially often).
+// RUN: timeout 60 gnn-opt %examples/models/deep_gcn.mlir --gnn-train-pipeline="partition=rows replicate-from=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEEP --allow-empty
+// DEEP-NOT: error
