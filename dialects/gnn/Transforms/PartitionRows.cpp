@@ -39,6 +39,40 @@ static int64_t levelOf(Operation *op,
   return l;
 }
 
+/// The model's forward by level: each value's level (levelOf), the values
+/// that depend on the features, and the top-level ops among those that
+/// give vertex or edge tensors, in order.
+struct ForwardLevels {
+  explicit ForwardLevels(func::FuncOp model);
+
+  DenseMap<Value, int64_t> level;
+  DenseSet<Value> fromFeatures;
+  SmallVector<Operation *> rowOps;
+  /// The highest level of those ops.
+  int64_t most = 0;
+};
+
+ForwardLevels::ForwardLevels(func::FuncOp model) {
+  for (Operation &op : model.getBody().front()) {
+    const int64_t l = levelOf(&op, [&](Value v) { return level.lookup(v); });
+    bool features = false;
+    for (Value in : op.getOperands())
+      features |= fromFeatures.contains(in);
+    if (auto in = dyn_cast<InputOp>(op))
+      features = in.getName() == "features";
+    for (Value r : op.getResults()) {
+      level[r] = l;
+      if (features)
+        fromFeatures.insert(r);
+    }
+    if (features && op.getNumResults() &&
+        isa<VertexTensorType, EdgeTensorType>(op.getResult(0).getType())) {
+      most = std::max(most, l);
+      rowOps.push_back(&op);
+    }
+  }
+}
+
 /// Moves the forward ops that depend on the features and lie in the
 /// levels below `levels` or from `from` on (when positive) onto the whole
 /// graph (replicated on every process); the own rows' ops read their
@@ -135,29 +169,10 @@ LogicalResult Replicator::run(RowCollectives &collectives) {
   SmallVector<Operation *> ops;
   for (Operation &op : model.getBody().front())
     ops.push_back(&op);
-  // Each value's level: the layer it belongs to (levelOf).
-  DenseMap<Value, int64_t> level;
-  SmallVector<Operation *> candidates;
-  for (Operation *op : ops) {
-    const int64_t l = levelOf(op, [&](Value v) { return level.lookup(v); });
-    bool features = false;
-    for (Value in : op->getOperands())
-      features |= fromFeatures.contains(in);
-    if (auto in = dyn_cast<InputOp>(op))
-      features = in.getName() == "features";
-    for (Value r : op->getResults()) {
-      level[r] = l;
-      if (features)
-        fromFeatures.insert(r);
-    }
-    const bool rows =
-        op->getNumResults() &&
-        isa<VertexTensorType, EdgeTensorType>(op->getResult(0).getType());
-    if (!features || !rows)
-      continue;
-    mostLevels = std::max(mostLevels, l);
-    candidates.push_back(op);
-  }
+  ForwardLevels forward(model);
+  fromFeatures = forward.fromFeatures;
+  mostLevels = forward.most;
+  const SmallVector<Operation *> &candidates = forward.rowOps;
   // A vertex tensor moves with its level; an edge tensor with its readers,
   // when they all move (a scatter from the destination at a layer's start
   // belongs to the next hop's edges; one read on both sides is recomputed
@@ -169,7 +184,7 @@ LogicalResult Replicator::run(RowCollectives &collectives) {
                                                  [&](Operation *u) {
                                                    return moving.contains(u);
                                                  })
-              : replicates(level.lookup(op->getResult(0))))
+              : replicates(forward.level.lookup(op->getResult(0))))
       moving.insert(op);
   }
   SmallVector<Operation *> toMove;
@@ -234,8 +249,8 @@ LogicalResult Replicator::run(RowCollectives &collectives) {
 
 SmallVector<LevelWork> mlir::gnn::levelWork(func::FuncOp model,
                                             int64_t features, int64_t classes) {
-  DenseMap<Value, int64_t> level;
-  DenseSet<Value> fromFeatures, featureWide;
+  const ForwardLevels forward(model);
+  DenseSet<Value> featureWide;
   SmallVector<LevelWork> work;
   // The floats of a row of `v` (a vertex or edge tensor, or a row).
   auto floats = [&](Value v) {
@@ -276,23 +291,11 @@ SmallVector<LevelWork> mlir::gnn::levelWork(func::FuncOp model,
         featureWide.insert(r);
     return ops;
   };
-  for (Operation &op : model.getBody().front()) {
-    const int64_t l = levelOf(&op, [&](Value v) { return level.lookup(v); });
-    bool features = false;
-    for (Value in : op.getOperands())
-      features |= fromFeatures.contains(in);
-    if (auto in = dyn_cast<InputOp>(op); in && in.getName() == "features") {
-      features = true;
-      featureWide.insert(in.getResult());
-    }
-    for (Value r : op.getResults()) {
-      level[r] = l;
-      if (features)
-        fromFeatures.insert(r);
-    }
-    if (!features || !op.getNumResults() ||
-        !isa<VertexTensorType, EdgeTensorType>(op.getResult(0).getType()))
-      continue;
+  for (Operation *rowOp : forward.rowOps) {
+    Operation &op = *rowOp;
+    if (auto in = dyn_cast<InputOp>(op))
+      featureWide.insert(in.getResult()); // the features
+    const int64_t l = forward.level.lookup(op.getResult(0));
     if (work.size() <= static_cast<size_t>(l))
       work.resize(l + 1);
     LevelWork &w = work[l];
