@@ -64,18 +64,7 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
     m.assign(n, 0);
   for (size_t s = 0; s < batch.seeds.size(); ++s)
     ds.masks[0][s] = full.masks[0][batch.seeds[s]];
-  for (const auto &[name, data] : full.edgeData) {
-    EdgeData &d = ds.edgeData[name];
-    d.isInt = data.isInt;
-    d.width = data.width;
-    for (int64_t p : positions) {
-      if (data.isInt)
-        d.i32.push_back(data.i32[p]);
-      else
-        d.f32.insert(d.f32.end(), data.f32.begin() + p * data.width,
-                     data.f32.begin() + (p + 1) * data.width);
-    }
-  }
+  ds.edgeData = selectEdgeData(full.edgeData, positions);
   return ds;
 }
 

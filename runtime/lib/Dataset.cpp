@@ -351,4 +351,23 @@ bool checkMetaCounts(const int64_t metaCounts[4], const int64_t actual[3],
   return true;
 }
 
+std::map<std::string, EdgeData>
+selectEdgeData(const std::map<std::string, EdgeData> &all,
+               const std::vector<int64_t> &edges) {
+  std::map<std::string, EdgeData> selected;
+  for (const auto &[name, data] : all) {
+    EdgeData &d = selected[name];
+    d.isInt = data.isInt;
+    d.width = data.width;
+    for (int64_t e : edges) {
+      if (data.isInt)
+        d.i32.push_back(data.i32[e]);
+      else
+        d.f32.insert(d.f32.end(), data.f32.begin() + e * data.width,
+                     data.f32.begin() + (e + 1) * data.width);
+    }
+  }
+  return selected;
+}
+
 } // namespace gnnrt

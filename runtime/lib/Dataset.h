@@ -77,6 +77,12 @@ bool checkLength(const std::string &file, int64_t actual, int64_t want,
 bool checkMetaCounts(const int64_t counts[4], const int64_t actual[3],
                      std::string &error);
 
+/// The rows of `all`'s edge data at the edge positions `edges`, in that
+/// order (a subgraph's edge data).
+std::map<std::string, EdgeData>
+selectEdgeData(const std::map<std::string, EdgeData> &all,
+               const std::vector<int64_t> &edges);
+
 } // namespace gnnrt
 
 #endif // GNNRT_DATASET_H

@@ -200,18 +200,7 @@ void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
     part.outDegree[i] = static_cast<float>(outCount[g]);
   }
   local.numEdges = static_cast<int64_t>(keptEdges.size());
-  for (const auto &[name, data] : full.edgeData) {
-    EdgeData &d = local.edgeData[name];
-    d.isInt = data.isInt;
-    d.width = data.width;
-    for (int64_t e : keptEdges) {
-      if (data.isInt)
-        d.i32.push_back(data.i32[e]);
-      else
-        d.f32.insert(d.f32.end(), data.f32.begin() + e * data.width,
-                     data.f32.begin() + (e + 1) * data.width);
-    }
-  }
+  local.edgeData = selectEdgeData(full.edgeData, keptEdges);
 }
 
 //===----------------------------------------------------------------------===//
