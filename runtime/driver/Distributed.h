@@ -89,17 +89,19 @@ std::vector<int64_t> featureColumnStarts(int64_t total, int size);
 /// partitioning the whole graph (`whole`: every vertex, every edge) and the
 /// rank's columns of every vertex's features (ctx->ds's features then; the
 /// own rows' are dropped), ctx->featureBegin, featureTotal, wholeEdges set.
-/// With `allColumns` (row partitioning's replicated layers) every column of
-/// every vertex, and featureBegin and featureTotal stay unset.
+/// With `allColumns` (row partitioning's replicated levels) the whole
+/// graph and every column of every vertex (or, when only later levels are
+/// replicated, the own rows' features), and featureBegin and featureTotal
+/// stay unset.
+void loadFeatureParts(gnnrtContext *ctx, const std::string &data,
+                      const std::string &rowSplit, RowParts &rowParts,
+                      PreloadPart &part, FullGraph &full, Dataset &whole,
+                      bool allColumns = false);
 /// The start-up line of a rank of several: what it owns and holds under
 /// feature partitioning, row partitioning (`rows`) or shared preloading
 /// (sampled when `preloadHops` or `preloadFanout` is set).
 void printPartitionLine(const gnnrtContext *ctx, const PreloadPart &part,
                         bool rows, int64_t preloadHops, int64_t preloadFanout);
-void loadFeatureParts(gnnrtContext *ctx, const std::string &data,
-                      const std::string &rowSplit, RowParts &rowParts,
-                      PreloadPart &part, FullGraph &full, Dataset &whole,
-                      bool allColumns = false);
 /// Parameter `i` of `ctx` (its gradient with `grads`) in its whole shape
 /// (`shape`), on the host: a feature shard's rows gathered from every
 /// process (every rank calls it), any other parameter as it is.
