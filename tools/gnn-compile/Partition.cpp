@@ -148,6 +148,17 @@ struct LevelPlan {
   LayerPlan plan;
   PartitionChoice choice;
   std::string report;
+  /// The programs the plan lowered, which an executable takes again.
+  SmallVector<std::pair<PartitionChoice, Lowered>> lowered;
+
+  /// The lowered program of `c`, taken out of `lowered`; null if absent.
+  Lowered take(const PartitionChoice &c) {
+    for (auto &[choice, l] : lowered)
+      if (choice.mode == c.mode && choice.replicate == c.replicate &&
+          choice.replicateFrom == c.replicateFrom && l)
+        return std::move(l);
+    return Lowered();
+  }
 };
 } // namespace
 
@@ -225,6 +236,8 @@ planLevels(MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
   if (byLevels.empty()) {
     out.choice = {"features", 0};
     out.report = "features (rows refused: " + error + ")";
+    out.lowered.emplace_back(PartitionChoice{"features", 0, 0},
+                             std::move(features));
     return out;
   }
   // Levels 0 .. T-1 replicable; level T lumps the rest (split by rows).
@@ -256,10 +269,12 @@ planLevels(MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
   for (int64_t m = 1; m < static_cast<int64_t>(in.levels.size()); ++m) {
     Lowered suffix = lowerChoice(context, module, options, lowering, optimize,
                                  {"rows", 0, m}, meta);
-    if (suffix)
-      in.levels[m].gatherBytes =
-          suffix.bytes.collectives -
-          (byLevels[0].bytes.collectives - byLevels[m].bytes.collectives);
+    if (!suffix)
+      continue;
+    in.levels[m].gatherBytes =
+        suffix.bytes.collectives -
+        (byLevels[0].bytes.collectives - byLevels[m].bytes.collectives);
+    out.lowered.emplace_back(PartitionChoice{"rows", 0, m}, std::move(suffix));
   }
   out.plan = planLayers(in);
   out.choice = out.plan.columns ? PartitionChoice{"features", 0}
@@ -301,6 +316,14 @@ planLevels(MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
       (features ? megabytes(features.bytes.total())
                 : "refused: " + features.why) +
       ")";
+  // The programs lowered, for an executable to take (after the report,
+  // which reads them).
+  for (auto [k, l] : llvm::enumerate(byLevels))
+    out.lowered.emplace_back(
+        PartitionChoice{"rows", static_cast<int64_t>(k), 0}, std::move(l));
+  if (features)
+    out.lowered.emplace_back(PartitionChoice{"features", 0, 0},
+                             std::move(features));
   return out;
 }
 
@@ -353,10 +376,11 @@ bool mlir::gnn::addPartitionedPrograms(
   SmallVector<PartitionChoice, 2> choices = {
       {"rows", options.replicate, options.replicateFrom}, {"features", 0}};
   std::string planned;
+  std::optional<LevelPlan> plan;
   if (meta && options.replicate == 0 && options.replicateFrom == 0) {
     std::string why;
-    std::optional<LevelPlan> plan = planLevels(
-        context, module, options, lowering, optimize, rates, *meta, why);
+    plan = planLevels(context, module, options, lowering, optimize, rates,
+                      *meta, why);
     if (plan) {
       if (plan->choice.mode == "rows")
         choices[0] = plan->choice;
@@ -365,8 +389,10 @@ bool mlir::gnn::addPartitionedPrograms(
   }
   std::string held = "preload", said;
   for (PartitionChoice c : choices) {
-    Lowered l =
-        lowerChoice(context, module, options, lowering, optimize, c, meta);
+    // What the plan lowered already, else a lowering now.
+    Lowered l = plan ? plan->take(c) : Lowered();
+    if (!l)
+      l = lowerChoice(context, module, options, lowering, optimize, c, meta);
     // A planned prefix and suffix together were not lowered by the plan:
     // where they do not compile, the rows program splits every level.
     if (!l && !planned.empty() && c.mode == "rows" &&
