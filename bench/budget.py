@@ -73,6 +73,7 @@ def compile_cell(model, data, out, budget, strategy, row_chunks=0):
     k = re.search(r"row chunks: \d+ of \d+ steps over the vertices run in (\d+) chunks",
                   p.stderr)
     info["row_chunks"] = int(k.group(1)) if k else 1
+    info["features_out_of_core"] = "the features out of core" in p.stderr
     plans = re.findall(r"buffer placement: (.*)", p.stderr)
     info["placement"] = plans
     m = re.search(r"buffer placement: (\S+).*?; (\d+) bytes for the buffers \(minimum (\d+)\), "
@@ -101,7 +102,9 @@ def run_exe(exe, data, budget, epochs, spill, log_path, threads):
         m = s["memory"]
         r.update(epoch_ms=times[len(times) // 2], final_loss=s["final"]["loss"],
                  device_peak=m["device_peak_bytes"], peak_resident=m["peak_resident_bytes"],
-                 read_per_epoch=m["spill_read_bytes"] / epochs,
+                 read_per_epoch=(m["spill_read_bytes"]
+                                 + m.get("features_read_bytes", 0)) / epochs,
+                 features_read_per_epoch=m.get("features_read_bytes", 0) / epochs,
                  written_per_epoch=m["spill_written_bytes"] / epochs,
                  losses=[h["loss"] for h in s["history"]])
     return r
@@ -209,25 +212,30 @@ def write_report(out: str) -> None:
         "the median; evaluation only after the last). **Peak RSS**: the process's maximum "
         "resident set (wait4), dataset and runtime included. **Device peak**: the runtime's "
         "high-water mark of its allocations. **Read / written**: the slow tier's bytes per "
-        "epoch (the spill file, in the page cache here). **Slow-down**: median epoch time / "
+        "epoch (the spill file and, with the features out of core, features.npy: "
+        "**of it features**; both in the page cache here). **Slow-down**: median epoch time / "
         "the in-memory run's. **P**: the chunk tiling's choices. **K**: the row chunks "
         "of the steps over the vertices (gnn-compile's choice unless --row-chunks). "
         "**Losses**: every epoch's "
         "loss against the in-memory run's (DESIGN.md's rule). A budget below what any plan "
         "needs shows the compiler's refusal.",
         "",
-        "| model | budget GiB | placement | P | K | peak RSS GiB | device peak GiB "
-        "| read GiB/epoch | written GiB/epoch | epoch s | slow-down | losses |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "**Features**: in memory, or out of core (read by row chunks from features.npy; "
+        "gnn-compile's choice when no plan fits with them in memory).",
+        "",
+        "| model | budget GiB | placement | P | K | features | peak RSS GiB "
+        "| device peak GiB | read GiB/epoch | of it features | written GiB/epoch | epoch s "
+        "| slow-down | losses |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in cells:
         budget = "—" if not c["budget"] else fmt_gib(c["budget"])
         if c.get("compile_rc"):
-            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | "
+            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | | | "
                          f"{refusal(c['error'])} |")
             continue
         if c.get("status") != "ok":
-            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | "
+            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | | | "
                          f"{c.get('status')}: {c.get('error', '')[:200]} |")
             continue
         p = ",".join(str(x) for x in c.get("chunks", [])) or "1"
@@ -236,8 +244,10 @@ def write_report(out: str) -> None:
             strategy = "optimal (DP over its limits: LRU)"
         lines.append(
             f"| {c['model']} | {budget} | {strategy} | {p} | {c.get('row_chunks', 1)} | "
+            f"{'out of core' if c.get('features_out_of_core') else 'in memory'} | "
             f"{c['maxrss_mib'] / 1024:.2f} | "
             f"{fmt_gib(c['device_peak'])} | {fmt_gib(c['read_per_epoch'])} | "
+            f"{fmt_gib(c.get('features_read_per_epoch', 0))} | "
             f"{fmt_gib(c['written_per_epoch'])} | {c['epoch_ms'] / 1000:.2f} | "
             f"{c.get('slowdown', 1.0):.2f}× | "
             f"{'agree' if c.get('losses_agree', True) else 'DIFFER'} |")

@@ -79,6 +79,7 @@ loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   lowering.bufferBudget = options.bufferBudget;
   lowering.placement = options.placement;
   lowering.rowChunks = options.rowChunks;
+  lowering.featuresOutOfCore = options.featuresOutOfCore;
   lowering.meta = options.meta;
   lowering.target = target.str();
   return lowering;

@@ -142,6 +142,10 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   if (worldSize > 1)
     fatal("--batch-size: mini-batch training runs in one process so far "
           "(docs/MiniBatch.md)");
+  if (ctx->model.featureChunks > 0)
+    fatal("--batch-size: the model was compiled with its features out of "
+          "core (gnn-compile --mem-budget); mini-batches gather their rows "
+          "from memory");
   std::vector<int64_t> fanouts;
   std::string error;
   if (!parseFanouts(fanoutText, fanouts, error))

@@ -503,8 +503,9 @@ int main(int argc, char **argv) {
   // A model compiled under a budget (gnn-compile --mem-budget) evicts to
   // storage: without --spill-dir, to $TMPDIR (else /tmp).
   if (!ctx->spill &&
-      std::any_of(ctx->model.placements.begin(), ctx->model.placements.end(),
-                  [](const PlacementInfo &p) { return p.planned; })) {
+      (ctx->model.featureChunks > 0 ||
+       std::any_of(ctx->model.placements.begin(), ctx->model.placements.end(),
+                   [](const PlacementInfo &p) { return p.planned; }))) {
     const char *tmp = std::getenv("TMPDIR");
     const std::string dir = tmp && *tmp ? tmp : "/tmp";
     if (!(ctx->spill = SpillStore::open(dir, error)))
@@ -557,7 +558,9 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "warning: --row-split and --repartition-gain split "
                            "the vertices over several processes (under "
                            "mpirun); one process holds them all\n");
-    if (!loadDataset(o.data, ctx->ds, error))
+    if (!loadDataset(o.data, ctx->ds, error,
+                     ctx->model.featureChunks > 0 ? &ctx->featuresFile
+                                                  : nullptr))
       fatal(o.data + "/" + error);
     full.numVertices = ctx->ds.numVertices;
     full.numEdges = ctx->ds.numEdges;
@@ -908,6 +911,11 @@ int main(int argc, char **argv) {
             static_cast<long long>(spilled.readBytes),
             static_cast<long long>(spilled.evictions),
             static_cast<long long>(spilled.fetches));
+    // The features out of core: what their chunks read of features.npy.
+    appendf("\"features_read_bytes\": %lld, \"feature_fetches\": %lld,\n"
+            "             ",
+            static_cast<long long>(spilled.sourceReadBytes),
+            static_cast<long long>(spilled.sourceFetches));
     appendf("\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
             "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
             "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",

@@ -147,12 +147,20 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
       }
   // The features move to a buffer of the device (on the CPU, huge pages: the
   // first layer's aggregation gathers their rows).
-  const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
-  ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
-  ctx->device->copy(ctx->features->data, MemoryTier::Device, ds.features.data(),
-                    MemoryTier::Host,
-                    numFeatureValues * static_cast<int64_t>(sizeof(float)));
-  std::vector<float>().swap(ds.features);
+  // Out of core (the model's features-out-of-core record) they stay on
+  // storage, read by chunks (gnnrtFeaturesChunks).
+  if (m.featureChunks == 0) {
+    const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
+    ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
+    ctx->device->copy(ctx->features->data, MemoryTier::Device,
+                      ds.features.data(), MemoryTier::Host,
+                      numFeatureValues * static_cast<int64_t>(sizeof(float)));
+    std::vector<float>().swap(ds.features);
+  } else if (ctx->featuresFile.fd < 0) {
+    error = "the model reads its features out of core but features.npy was "
+            "loaded into memory";
+    return false;
+  }
   // The CSC comes from the dataset; the CSR, the destinations and the
   // degrees are built here. The device takes all of them over.
   const int64_t S = sourcesOf(ds);

@@ -89,6 +89,9 @@ struct ModelInfo {
   /// ... and reads every vertex's features (its first levels replicated),
   /// not only its own rows' (only later levels replicated).
   bool replicatedFeatures = false;
+  /// The features out of core (gnnrtFeaturesChunks) in this many chunks; 0:
+  /// in memory.
+  int64_t featureChunks = 0;
   /// A row-partitioned program's collectives per call of each function, in
   /// order: the function (train or eval), the kind (allgather, broadcast:
   /// a staged SpMM's N broadcasts, reduce_scatter, reduce: a staged
@@ -114,6 +117,8 @@ struct ModelInfo {
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
 ///   target cuda           (compiled with --target=cuda; cpu without it)
+///   features-out-of-core <chunks>   (the features stay on storage, read by
+///                                    chunks: gnnrtFeaturesChunks)
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
 ///   partition rows|features (--gnn-partition-rows or -features)
@@ -148,6 +153,10 @@ struct gnnrtContext {
   /// (device->edgeData()).
   gnnrt::Dataset ds;
   std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
+  /// The features out of core (the model's `features-out-of-core` record):
+  /// features.npy open for the run, read by the chunks gnnrtFeaturesChunks
+  /// takes; `features` is then null.
+  gnnrt::FeaturesOnStorage featuresFile;
   gnnrt::ModelInfo model;
   std::vector<std::unique_ptr<gnnrt::Buffer>> params, grads;
   std::vector<gnnrt::OptState> opt;

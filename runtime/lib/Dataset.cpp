@@ -17,6 +17,7 @@
 #include <cstring>
 #include <set>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace gnnrt {
 
@@ -239,7 +240,74 @@ bool loadGraph(const std::string &dir, Dataset &ds, std::string &error) {
   return true;
 }
 
-bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
+FeaturesOnStorage::~FeaturesOnStorage() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+/// Checks features.npy of `dir` (float32 [V, F], every value finite) by
+/// reading it in blocks of rows, and keeps it open in `out`.
+static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
+                                   Dataset &ds, FeaturesOnStorage &out,
+                                   std::string &error) {
+  const std::string path = datasetFile(dir, "features.npy");
+  NpyHeader h;
+  if (!readNpyHeader(path, "features.npy", h, error))
+    return false;
+  if (h.dtype != DType::F32 || h.shape.size() != 2 || h.fortranOrder) {
+    // The whole-file reader's messages for anything but C-order float32
+    // [V, F] (it reads no data before it refuses).
+    std::vector<float> none;
+    if (!readNpyRows(path, "features.npy", DType::F32, 2, NpyRange(), h, none,
+                     error))
+      return false;
+    error = "features.npy: Fortran order (the features out of core are read "
+            "by rows; save it in C order)";
+    return false;
+  }
+  if (!checkLength("features.npy", h.shape[0], V,
+                   "the number of vertices (indptr.npy)", error))
+    return false;
+  ds.numFeatures = h.shape[1];
+  out.fd = openRegularFile(path, "features.npy", error);
+  if (out.fd < 0)
+    return false;
+  out.offset = static_cast<int64_t>(h.dataOffset);
+  const int64_t F = std::max<int64_t>(ds.numFeatures, 1);
+  const int64_t rowsPerBlock = std::max<int64_t>(1, (int64_t(16) << 20) / F);
+  std::vector<float> block;
+  for (int64_t row = 0; row < V; row += rowsPerBlock) {
+    const int64_t rows = std::min(rowsPerBlock, V - row);
+    block.resize(static_cast<size_t>(rows * ds.numFeatures));
+    const int64_t bytes = rows * ds.numFeatures * 4;
+    const int64_t at = out.offset + row * ds.numFeatures * 4;
+    int64_t done = 0;
+    while (done < bytes) {
+      const ssize_t n =
+          ::pread(out.fd, reinterpret_cast<char *>(block.data()) + done,
+                  bytes - done, at + done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        error = "features.npy: reading rows " + std::to_string(row) + " to " +
+                std::to_string(row + rows) + ": " +
+                (n < 0 ? std::strerror(errno) : "unexpected end of file");
+        return false;
+      }
+      done += n;
+    }
+    for (size_t i = 0; i < block.size(); ++i)
+      if (!std::isfinite(block[i])) {
+        error = "features.npy: NaN or Inf (row " +
+                std::to_string(row + static_cast<int64_t>(i) / F) + ")";
+        return false;
+      }
+  }
+  return true;
+}
+
+bool loadDataset(const std::string &dir, Dataset &ds, std::string &error,
+                 FeaturesOnStorage *onStorage) {
   int64_t metaCounts[4];
   std::vector<std::string> edgeNames;
   if (!readDatasetMeta(dir, ds, metaCounts, edgeNames, error))
@@ -253,19 +321,25 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error) {
   const int64_t E = ds.numEdges;
 
   // Vertex data.
-  if (!readNpy(datasetFile(dir, "features.npy"), "features.npy", DType::F32, 2,
-               h, ds.features, error))
-    return false;
-  if (!checkLength("features.npy", h.shape[0], V,
-                   "the number of vertices (indptr.npy)", error))
-    return false;
-  ds.numFeatures = h.shape[1];
-  for (int64_t i = 0, n = static_cast<int64_t>(ds.features.size()); i < n; ++i)
-    if (!std::isfinite(ds.features[i])) {
-      error = "features.npy: NaN or Inf (row " +
-              std::to_string(i / std::max<int64_t>(ds.numFeatures, 1)) + ")";
+  if (onStorage) {
+    if (!checkFeaturesOnStorage(dir, V, ds, *onStorage, error))
       return false;
-    }
+  } else {
+    if (!readNpy(datasetFile(dir, "features.npy"), "features.npy", DType::F32,
+                 2, h, ds.features, error))
+      return false;
+    if (!checkLength("features.npy", h.shape[0], V,
+                     "the number of vertices (indptr.npy)", error))
+      return false;
+    ds.numFeatures = h.shape[1];
+    for (int64_t i = 0, n = static_cast<int64_t>(ds.features.size()); i < n;
+         ++i)
+      if (!std::isfinite(ds.features[i])) {
+        error = "features.npy: NaN or Inf (row " +
+                std::to_string(i / std::max<int64_t>(ds.numFeatures, 1)) + ")";
+        return false;
+      }
+  }
   if (!readNpy(datasetFile(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
                ds.labels, error))
     return false;

@@ -39,9 +39,25 @@ struct Dataset {
 inline int64_t sourcesOf(const Dataset &ds) {
   return ds.numSources >= 0 ? ds.numSources : ds.numVertices;
 }
+/// features.npy left on storage (the features out of core, issue 18): open
+/// for the run, its float32 rows at `offset`; closed on destruction.
+struct FeaturesOnStorage {
+  int fd = -1;
+  int64_t offset = 0;
+  std::string name = "features.npy";
+  FeaturesOnStorage() = default;
+  FeaturesOnStorage(const FeaturesOnStorage &) = delete;
+  FeaturesOnStorage &operator=(const FeaturesOnStorage &) = delete;
+  ~FeaturesOnStorage();
+};
+
 /// Loads `dir`, checking everything DESIGN.md lists. On failure returns false
-/// with a one-line "<file>: <problem>" in `error`.
-bool loadDataset(const std::string &dir, Dataset &ds, std::string &error);
+/// with a one-line "<file>: <problem>" in `error`. With `onStorage` the
+/// features are checked as they are read by blocks (their shape, every value
+/// finite) but not kept: ds.features stays empty, ds.numFeatures is set, and
+/// `onStorage` holds features.npy open for ranged reads.
+bool loadDataset(const std::string &dir, Dataset &ds, std::string &error,
+                 FeaturesOnStorage *onStorage = nullptr);
 
 /// The graph of `dir` alone (indptr.npy, indices.npy: ds.indptr,
 /// ds.indices, the counts), checked as loadDataset checks it.

@@ -190,6 +190,11 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
         return bad("malformed replicated record");
       info.replicated = true;
       info.replicatedFeatures = features == 1;
+    } else if (kind == "features-out-of-core") {
+      int chunks = 0;
+      if (!(ls >> chunks) || chunks < 1 || chunks > 4096)
+        return bad("malformed features-out-of-core record");
+      info.featureChunks = chunks;
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");
@@ -486,6 +491,9 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   if (ctx->spill && ctx->spill->isEvicted(slot))
     fatal("gnnrtBuffer: slot " + std::to_string(slot) +
           " is evicted to the spill file (gnnrtFetch it first)");
+  if (ctx->spill && ctx->spill->isSource(slot))
+    fatal("gnnrtBuffer: slot " + std::to_string(slot) +
+          " holds the features (gnnrtFeaturesChunks)");
   if (static_cast<size_t>(slot) >= ctx->buffers.size())
     ctx->buffers.resize(slot + 1);
   auto &buf = ctx->buffers[slot];
@@ -535,6 +543,8 @@ void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                  "no placement plan)");
   if (ctx->spill->isEvicted(slot))
     fatal(what + " is evicted whole (gnnrtFetch it first)");
+  if (ctx->spill->isSource(slot))
+    fatal(what + " holds the features (gnnrtFeaturesChunks)");
   if (static_cast<size_t>(slot) >= ctx->buffers.size())
     ctx->buffers.resize(slot + 1);
   auto &buf = ctx->buffers[slot];
@@ -637,6 +647,11 @@ void gnnrtDrop(gnnrtContext *ctx, int64_t slot, int64_t keepCopy) {
       return; // already only in the slow tier
     if (!ctx->spill->dropToCopy(slot, buf, error))
       fatal("gnnrtDrop: " + error);
+    return;
+  }
+  if (ctx->spill && ctx->spill->isSource(slot)) {
+    // The features: every chunk out, the slot still theirs.
+    ctx->spill->discardChunks(slot, *ctx->device, *buf);
     return;
   }
   if (ctx->spill) {
@@ -750,7 +765,37 @@ void _mlir_ciface_gnnrtGrad(gnnrtMemRefF32 *result, gnnrtContext *ctx,
 }
 
 void _mlir_ciface_gnnrtFeatures(gnnrtMemRefF32 *result, gnnrtContext *ctx) {
+  if (!ctx->features)
+    fatal("gnnrtFeatures: the features are out of core (on storage, read by "
+          "gnnrtFeaturesChunks), not in memory");
   view(result, ctx->features->data, ctx->features->size);
+}
+
+void _mlir_ciface_gnnrtFeaturesChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                      int64_t slot, int64_t chunks) {
+  const std::string what = "gnnrtFeaturesChunks: slot " + std::to_string(slot);
+  if (slot < 0 || chunks < 1 || chunks > 4096)
+    fatal(what + ", " + std::to_string(chunks) + " chunks");
+  if (ctx->featuresFile.fd < 0 || !ctx->spill)
+    fatal(what + ": the run keeps its features in memory (the program was "
+                 "compiled with them out of core: its model description's "
+                 "features-out-of-core record was not read)");
+  const int64_t V = ctx->ds.numVertices, F = ctx->ds.numFeatures;
+  if (static_cast<size_t>(slot) >= ctx->buffers.size())
+    ctx->buffers.resize(slot + 1);
+  auto &buf = ctx->buffers[slot];
+  if (buf && !ctx->spill->isSource(slot))
+    fatal(what + " holds a buffer of the program");
+  if (!buf) {
+    buf = std::make_unique<Buffer>(*ctx->device, V * F, /*released=*/true);
+    ctx->bytesAllocated += V * F * 4;
+  }
+  std::string error;
+  if (!ctx->spill->takeSourceChunks(
+          slot, *ctx->device, *buf, V, F, chunks, ctx->featuresFile.fd,
+          ctx->featuresFile.offset, ctx->featuresFile.name, error))
+    fatal("gnnrtFeaturesChunks: " + error);
+  view(result, buf->data, V * F);
 }
 
 void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result, gnnrtContext *ctx,

@@ -696,14 +696,39 @@ bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
   auto [offset, count] = chunkElements(*cs, chunk);
   const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
   float *data = buf.data + offset;
-  if (!readInto(device, cs->copy[chunk], data, bytes, error)) {
+  bool read;
+  if (cs->sourceFd >= 0) {
+    // The file's rows: at `sourceOffset` plus the chunk's first element.
+    const int64_t at = cs->sourceOffset + offset * int64_t(sizeof(float));
+    const bool direct = device.deviceMemoryIsHostMemory();
+    if (!direct)
+      staging.resize(static_cast<size_t>(bytes));
+    char *target = direct ? reinterpret_cast<char *>(data) : staging.data();
+    int err = 0;
+    read = preadAll(cs->sourceFd, target, bytes, at, err);
+    if (!read)
+      error = cs->sourceName + ": reading " + std::to_string(bytes) +
+              " bytes at offset " + std::to_string(at) + ": " +
+              (err ? std::strerror(err) : "unexpected end of file");
+    else if (!direct)
+      device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
+                  bytes);
+  } else {
+    read = readInto(device, cs->copy[chunk], data, bytes, error);
+  }
+  if (!read) {
     releaseChunk(*cs, device, buf, chunk);
     cs->state[chunk] = ChunkedSlot::Out;
     error = chunkName(slot, chunk) + " (" + formatBytes(bytes) + "): " + error;
     return false;
   }
-  stats.readBytes += bytes;
-  stats.fetches += 1;
+  if (cs->sourceFd >= 0) {
+    stats.sourceReadBytes += bytes;
+    stats.sourceFetches += 1;
+  } else {
+    stats.readBytes += bytes;
+    stats.fetches += 1;
+  }
   return true;
 }
 
@@ -715,6 +740,11 @@ bool SpillStore::evictChunk(int64_t slot, Device &device, Buffer &buf,
     return false;
   if (cs->state[chunk] == ChunkedSlot::Out)
     return true;
+  if (cs->sourceFd >= 0) {
+    error = chunkName(slot, chunk) + " is read-only (rows of " +
+            cs->sourceName + "): drop it, never evict it";
+    return false;
+  }
   if (cs->state[chunk] == ChunkedSlot::Absent) {
     error = chunkName(slot, chunk) + " is absent (nothing written to evict)";
     return false;
@@ -746,6 +776,12 @@ bool SpillStore::dropChunk(int64_t slot, Device &device, Buffer &buf,
   if (!cs)
     return false;
   ChunkedSlot::State &state = cs->state[chunk];
+  if (cs->sourceFd >= 0) { // the file stays the copy
+    if (state == ChunkedSlot::Resident)
+      releaseChunk(*cs, device, buf, chunk);
+    state = ChunkedSlot::Out;
+    return true;
+  }
   if (keep) {
     if (state == ChunkedSlot::Out)
       return true;
@@ -784,7 +820,40 @@ void SpillStore::discardChunks(int64_t slot, Device &device, Buffer &buf) {
   std::string ignored;
   for (int64_t c = 0; c < it->second.chunks; ++c)
     dropChunk(slot, device, buf, c, false, ignored);
-  chunked.erase(it);
+  if (it->second.sourceFd < 0)
+    chunked.erase(it);
+}
+
+bool SpillStore::takeSourceChunks(int64_t slot, Device &device, Buffer &buf,
+                                  int64_t rows, int64_t rowElements,
+                                  int64_t chunks, int fd, int64_t offset,
+                                  const std::string &name, std::string &error) {
+  error.clear();
+  auto it = chunked.find(slot);
+  if (it != chunked.end()) {
+    const ChunkedSlot &cs = it->second;
+    if (cs.sourceFd == fd && cs.rows == rows && cs.rowElements == rowElements &&
+        cs.chunks == chunks)
+      return true;
+    error = "slot " + std::to_string(slot) + " is taken already" +
+            (cs.sourceFd >= 0 ? " as other read-only chunks of " + cs.sourceName
+                              : std::string(" by the program's buffers"));
+    return false;
+  }
+  if (fd < 0 || offset < 0) {
+    error =
+        "slot " + std::to_string(slot) + ": no file to read " + name + " from";
+    return false;
+  }
+  if (!takeChunks(slot, device, buf, rows, rowElements, chunks, error))
+    return false;
+  ChunkedSlot &cs = chunked[slot];
+  cs.state.assign(chunks, ChunkedSlot::Out);
+  cs.hasCopy.assign(chunks, true);
+  cs.sourceFd = fd;
+  cs.sourceOffset = offset;
+  cs.sourceName = name;
+  return true;
 }
 
 } // namespace gnnrt

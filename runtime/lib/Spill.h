@@ -51,6 +51,9 @@ struct Buffer;
 struct SpillCounters {
   int64_t writtenBytes = 0, readBytes = 0;
   int64_t evictions = 0, fetches = 0;
+  /// The reads of read-only slots' files (the dataset's features out of
+  /// core), not in readBytes and fetches (the spill file's).
+  int64_t sourceReadBytes = 0, sourceFetches = 0;
 };
 
 /// A range of a spill file: `bytes` of data at `offset` (a multiple of
@@ -187,6 +190,23 @@ public:
   bool dropChunk(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
                  bool keep, std::string &error);
   bool isChunked(int64_t slot) const { return chunked.count(slot) != 0; }
+  /// Read-only chunked slots whose copies are rows of a file (the dataset's
+  /// features read by ranges, out of core): takeSourceChunks defines the
+  /// chunks as takeChunks does, every one out, chunk c's copy the bytes at
+  /// `offset + b_c * rowElements * 4` of `fd` (open for the run, not
+  /// owned; `name` for messages). fetchChunk reads them; dropChunk only
+  /// gives the memory back, whatever `keep` says (the file stays the copy);
+  /// evictChunk refuses (the program never writes them); discardChunks
+  /// leaves every chunk out and the slot defined. A second take with the
+  /// same shape changes nothing, with another is refused.
+  bool takeSourceChunks(int64_t slot, Device &device, Buffer &buf, int64_t rows,
+                        int64_t rowElements, int64_t chunks, int fd,
+                        int64_t offset, const std::string &name,
+                        std::string &error);
+  bool isSource(int64_t slot) const {
+    auto it = chunked.find(slot);
+    return it != chunked.end() && it->second.sourceFd >= 0;
+  }
   /// Whether some chunk of `slot` is out.
   bool hasChunksOut(int64_t slot) const;
   /// Makes every chunk of `slot` absent and forgets the slot's chunks (before
@@ -230,6 +250,10 @@ private:
     std::vector<bool> hasCopy;
     /// Resident chunks overlapping each page of the buffer.
     std::vector<uint16_t> pageRefs;
+    /// A read-only slot's file (takeSourceChunks); -1 for the others.
+    int sourceFd = -1;
+    int64_t sourceOffset = 0;
+    std::string sourceName;
   };
   std::unordered_map<int64_t, ChunkedSlot> chunked;
   /// The chunk's elements [offset, offset + count).

@@ -67,7 +67,9 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
                                      mul(sourcesOf(ds) + 1, 2 * 8 + 2 * 4)));
   // The features as loaded (feature partitioning: every vertex's columns of
   // this process), else the rows of the graph.
-  need.features = ds.features.empty()
+  // Out of core they are read by chunks, which the plan's peak counts.
+  need.features = ctx->model.featureChunks > 0 ? 0
+                  : ds.features.empty()
                       ? mul(mul(V, ds.numFeatures), 4)
                       : mul(static_cast<int64_t>(ds.features.size()), 4);
   for (const EdgeInputInfo &in : ctx->model.edgeInputs)

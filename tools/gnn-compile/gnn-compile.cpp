@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Budget.h"
 #include "Partition.h"
 
 #include "gnn/InitAll.h"
@@ -249,6 +250,14 @@ static llvm::cl::opt<std::string> placementStrategy(
                    "over the lowering's order; LRU beyond its limits), lru or "
                    "streaming (default optimal)"),
     llvm::cl::value_desc("strategy"), llvm::cl::init("optimal"),
+    llvm::cl::cat(gnnCompileCategory));
+
+static llvm::cl::opt<bool> featuresOutOfCore(
+    "features-out-of-core",
+    llvm::cl::desc("Under --mem-budget or --buffer-budget: keep the features "
+                   "on storage, read by row chunks from features.npy as the "
+                   "placement plans (default: only when no plan fits with "
+                   "them in memory; =false never)"),
     llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<int64_t> rowChunks(
@@ -609,59 +618,61 @@ int main(int argc, char **argv) {
   // count is tried on a copy of the module with its diagnostics kept back;
   // the compilation then runs with the count found, or, when none fits, with
   // the count whose least plan is smallest (its error says why).
+  //
+  // With the features in memory first; when no count fits that way (or the
+  // features alone leave too little), with the features out of core (read
+  // by chunks from features.npy) unless --features-out-of-core says which.
+  lowering.featuresOutOfCore = featuresOutOfCore.getValue();
+  if (featuresOutOfCore && !budget && !bufferBytes)
+    return fail("--features-out-of-core needs --mem-budget or "
+                "--buffer-budget (the placement reads the features' chunks)");
   if (emitKind != EmitKind::MLIR && (budget || bufferBytes) &&
       rowChunks.getNumOccurrences() == 0) {
-    int64_t bestChunks = 1;
-    uint64_t bestLeast = std::numeric_limits<uint64_t>::max();
-    bool fits = false;
-    for (int64_t k = 1; k <= 64 && !fits; k *= 2) {
-      lowering.rowChunks = k;
-      PassManager probe(&context);
-      probe.enableVerifier();
-      gnn::buildGNNTrainPipeline(probe, options, /*optimize=*/!noOptimize);
-      if (budget) {
-        gnn::GNNChunkTileOptions tile;
-        tile.budget = *budget;
-        tile.meta = options.meta.getValue();
-        probe.addPass(gnn::createGNNChunkTile(tile));
+    // The settings tried in turn until one fits: as given; then, unless the
+    // flags fix them, the features out of core (under --mem-budget); then
+    // with no edge caches (the fused kernels recompute what they would
+    // keep) when the least plan is a fused gather's. With none fitting, the
+    // one whose least plan is smallest is compiled (its error says why).
+    const bool outOfCoreGiven = featuresOutOfCore.getNumOccurrences() != 0;
+    const bool cachesGiven = edgeCacheFloats.getNumOccurrences() != 0;
+    gnn::RowChunkSearch found =
+        findRowChunks(context, *module, options, lowering, budget, !noOptimize);
+    bool outOfCore = lowering.featuresOutOfCore;
+    int64_t caches = lowering.edgeCacheFloats;
+    gnn::RowChunkSearch best = found;
+    auto retry = [&](bool withOutOfCore, int64_t withCaches) {
+      lowering.featuresOutOfCore = withOutOfCore;
+      lowering.edgeCacheFloats = withCaches;
+      gnn::RowChunkSearch r = findRowChunks(context, *module, options, lowering,
+                                            budget, !noOptimize);
+      if (r.fits || r.least < best.least) {
+        best = r;
+        outOfCore = withOutOfCore;
+        caches = withCaches;
       }
-      gnn::buildGNNToLLVMPipeline(probe, lowering);
-      OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
-      std::optional<uint64_t> least; // set when the error is the least plan
-      LogicalResult result = failure();
-      {
-        ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
-          constexpr StringLiteral kLeast = "below the minimum any plan needs, ";
-          std::string text = d.str();
-          size_t at = text.find(kLeast.data());
-          uint64_t n = 0;
-          if (d.getSeverity() == DiagnosticSeverity::Error &&
-              at != std::string::npos &&
-              !StringRef(text).substr(at + kLeast.size()).consumeInteger(10,
-                                                                         n))
-            least = n;
-          return success();
-        });
-        result = probe.run(*copy);
-      }
-      fits = succeeded(result);
-      if (fits) {
-        bestChunks = k;
-        break;
-      }
-      if (!least)
-        break; // another error: the compilation below reports it
-      if (*least < bestLeast) {
-        bestLeast = *least;
-        bestChunks = k;
-      }
-    }
-    lowering.rowChunks = bestChunks;
+      return r;
+    };
+    if (!best.fits && budget && !outOfCoreGiven && !lowering.featuresOutOfCore)
+      found = retry(true, lowering.edgeCacheFloats);
+    if (!best.fits && !cachesGiven && lowering.edgeCacheFloats > 0 &&
+        found.largestOp == "gnn.fused_gather")
+      retry(lowering.featuresOutOfCore, 0);
+    lowering.featuresOutOfCore = outOfCore;
+    lowering.edgeCacheFloats = caches;
+    lowering.rowChunks = best.chunks;
+    if (showRemarks && best.fits && outOfCore && !outOfCoreGiven)
+      llvm::errs() << "gnn-compile: remark: the features out of core: read by "
+                      "row chunks from features.npy (--features-out-of-core "
+                      "sets it)\n";
+    if (showRemarks && best.fits && caches == 0 && !cachesGiven)
+      llvm::errs() << "gnn-compile: remark: no edge caches: the fused "
+                      "kernels recompute per-edge values in the backward "
+                      "(--edge-cache-floats sets it)\n";
     if (showRemarks && lowering.rowChunks > 1)
       llvm::errs() << "gnn-compile: remark: " << lowering.rowChunks
                    << " row chunks: "
-                   << (fits ? "the fewest whose placement fits the budget"
-                            : "the least plan of 1 to 64 row chunks")
+                   << (best.fits ? "the fewest whose placement fits the budget"
+                                 : "the least plan of 1 to 64 row chunks")
                    << " (--row-chunks sets it)\n";
   }
   lowering.target = target.getValue();

@@ -101,6 +101,11 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
            "Runs each step over the vertices in this many row chunks, 1 to "
            "256 (1: whole)">,
+    Option<"featuresOutOfCore", "features-out-of-core", "bool",
+           /*default=*/"false",
+           "Under a budget: the features stay on storage, read by row "
+           "chunks from features.npy (gnnrtFeaturesChunks) as the placement "
+           "plans, and are no part of the resident state">,
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
            "Where the kernels run: cpu (functions run by gnnrtParallelFor) "
            "or cuda (gpu.func in a gpu.module, launched with "

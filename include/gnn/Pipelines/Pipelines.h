@@ -109,6 +109,11 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: row chunks of each vertex "
                      "stage (1: whole)"),
       llvm::cl::init(1)};
+  Option<bool> featuresOutOfCore{
+      *this, "features-out-of-core",
+      llvm::cl::desc("--convert-gnn-to-runtime: the features stay on "
+                     "storage, read by row chunks as the placement plans"),
+      llvm::cl::init(false)};
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("gnn-kernels-to-ptx-pipeline: the GPU architecture the "

@@ -37,6 +37,14 @@ void BufferPlacement::recordChunks(ArrayRef<RowChunkStart> starts) {
     steps.back().chunkStarts.assign(starts.begin(), starts.end());
 }
 
+void BufferPlacement::setFeaturesSlot(int64_t slot) {
+  featuresSlot = slot;
+  if (featuresSlotConstant)
+    featuresSlotConstant->setAttr(
+        "value",
+        Builder(featuresSlotConstant->getContext()).getI64IntegerAttr(slot));
+}
+
 void BufferPlacement::recordWrite(int64_t id) {
   if (!steps.empty())
     steps.back().writes.push_back(id);
@@ -139,21 +147,20 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     std::map<int64_t, std::set<int64_t>> chunksUsed;
     bool chunked = false;
   };
-  std::vector<Use> uses(takes.size());
+  // The features out of core (recordFeatures): one more buffer after the
+  // takes, read-only, in the slow tier from the start, never taken.
+  const bool features = featuresCall != nullptr;
+  std::vector<Use> uses(takes.size() + (features ? 1 : 0));
+  const unsigned featuresUse = takes.size();
+  auto isFeatures = [&](unsigned t) { return features && t == featuresUse; };
   const StringRef i32Name = rt::getName(rt::Call::gnnrtBufferI32);
-  for (auto [t, take] : llvm::enumerate(takes)) {
-    Use &u = uses[t];
-    u.slot = planned[take.id].first;
-    double elements = estimateElements(planned[take.id].second, estimates);
-    u.bytes = static_cast<uint64_t>(std::ceil(std::max(elements, 0.0))) * 4;
-    if (take.call->getBlock() != &entry || take.step < 0)
-      return source->emitError()
-             << "buffer placement: a buffer is taken outside the function's "
-                "sequence of steps (inside a loop); not supported";
-    u.taken = subOf.lookup(take.call);
-    // Every user, through views made of the buffer in the same sub-step.
-    SmallVector<Value> work{take.call->getResult(0)};
-    std::set<int64_t> seen{u.taken};
+  // Every user of `root` in `u`, through views made of the buffer in the
+  // same sub-step.
+  auto findUses = [&](Value root, Use &u) -> LogicalResult {
+    SmallVector<Value> work{root};
+    std::set<int64_t> seen;
+    if (u.taken >= 0)
+      seen.insert(u.taken);
     while (!work.empty()) {
       Value v = work.pop_back_val();
       int64_t defSub = subOf.lookup(v.getDefiningOp());
@@ -177,7 +184,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
                                  [](Type ty) { return isa<MemRefType>(ty); });
         if (!view)
           continue;
-        if (v != take.call->getResult(0) && s != defSub)
+        if (v != root && s != defSub)
           return source->emitError()
                  << "buffer placement: a view of a buffer is used by a later "
                     "step ("
@@ -188,6 +195,35 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       }
     }
     u.subs.assign(seen.begin(), seen.end());
+    return success();
+  };
+  for (auto [t, take] : llvm::enumerate(takes)) {
+    Use &u = uses[t];
+    u.slot = planned[take.id].first;
+    double elements = estimateElements(planned[take.id].second, estimates);
+    u.bytes = static_cast<uint64_t>(std::ceil(std::max(elements, 0.0))) * 4;
+    if (take.call->getBlock() != &entry || take.step < 0)
+      return source->emitError()
+             << "buffer placement: a buffer is taken outside the function's "
+                "sequence of steps (inside a loop); not supported";
+    u.taken = subOf.lookup(take.call);
+    if (failed(findUses(take.call->getResult(0), u)))
+      return failure();
+  }
+  if (features) {
+    Use &u = uses[featuresUse];
+    if (featuresSlot < 0 || featuresCall->getBlock() != &entry)
+      return source->emitError() << "buffer placement: the features out of "
+                                    "core have no slot, or are taken in a "
+                                    "loop";
+    u.slot = featuresSlot;
+    u.bytes =
+        static_cast<uint64_t>(std::max<int64_t>(estimates.lookup("V"), 0)) *
+        static_cast<uint64_t>(std::max<int64_t>(estimates.lookup("F"), 0)) * 4;
+    u.taken = -1; // never produced: read from storage
+    u.chunked = true;
+    if (failed(findUses(featuresCall->getResult(0), u)))
+      return failure();
   }
   // Row buffers in chunks: f32 row buffers in slots that hold only those.
   if (K > 1) {
@@ -199,8 +235,8 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       if (!fresh)
         it->second = it->second && row;
     }
-    for (Use &u : uses)
-      u.chunked = rowSlot[u.slot];
+    for (auto [t, u] : llvm::enumerate(uses))
+      u.chunked = isFeatures(t) || rowSlot[u.slot];
   }
 
   // Everything fits at once: the slots as they are, nothing moves.
@@ -215,6 +251,12 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   if (allSlots <= capacity) {
     report.strategy = "none (every slot fits: " + bytesText(allSlots) + ")";
     report.peakBytes = allSlots;
+    if (features) { // read once, then kept
+      lb.b.setInsertionPointAfter(featuresCall);
+      for (int64_t c = 0; c < K; ++c)
+        lb.call(rt::Call::gnnrtFetchChunk,
+                {lb.ctx, lb.cI64(featuresSlot), lb.cI64(c)});
+    }
     return success();
   }
 
@@ -227,7 +269,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     int64_t last = -1; // the last sub-step using it
   };
   std::vector<Unit> units;
-  SmallVector<SmallVector<unsigned, 1>> unitsOf(takes.size());
+  SmallVector<SmallVector<unsigned, 1>> unitsOf(uses.size());
   PlacementGraph graph;
   const int64_t estV = estimates.lookup("V");
   for (auto [t, u] : llvm::enumerate(uses)) {
@@ -279,6 +321,15 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   std::vector<SmallVector<unsigned>> created(numSubs), written(numSubs);
   SmallVector<bool> producedYet(numUnits, false);
   for (auto [t, u] : llvm::enumerate(uses)) {
+    if (isFeatures(t)) { // read only: a source of the graph
+      for (int64_t s : u.subs)
+        for (unsigned x : touched(t, s)) {
+          units[x].last = std::max(units[x].last, s);
+          if (!llvm::is_contained(inputs[s], x))
+            inputs[s].push_back(x);
+        }
+      continue;
+    }
     // Produced by the taking step: each chunk by its own sub-step when the
     // step runs in chunks.
     const int64_t step = subs[u.taken].step;
@@ -443,7 +494,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         continue;
       const Unit &unit = units[x];
       const unsigned t = unit.take;
-      if (!subs[s].first || ownerOf(uses[t].slot) != t)
+      if (!subs[s].first || (!isFeatures(t) && ownerOf(uses[t].slot) != t))
         return source->emitError()
                << "buffer placement: slot " << uses[t].slot
                << " holds another buffer when step " << subs[s].step
@@ -501,6 +552,11 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         continue;
       const Unit &unit = units[x];
       const int64_t slot = uses[unit.take].slot;
+      if (isFeatures(unit.take)) { // the file keeps them: no write
+        chunkCall(rt::Call::gnnrtDropChunk, unit, 1);
+        ++report.drops;
+        continue;
+      }
       const bool mine = ownerOf(slot) == static_cast<int64_t>(unit.take);
       if (unit.last <= s) { // dead
         if (mine) {

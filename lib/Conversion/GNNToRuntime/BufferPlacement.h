@@ -63,6 +63,16 @@ public:
   void recordChunks(ArrayRef<RowChunkStart> starts);
   /// The current step writes buffer `id` in place.
   void recordWrite(int64_t id);
+  /// The features are read out of core: `call` (gnnrtFeaturesChunks) takes
+  /// them as row chunks in the slot that the i64 constant `slot` names.
+  /// They are read-only tensors that start in the slow tier: the plan
+  /// fetches their chunks and drops them (never a write).
+  void recordFeatures(Operation *call, Operation *slot) {
+    featuresCall = call;
+    featuresSlotConstant = slot;
+  }
+  /// Sets the features' slot (patching the constant of recordFeatures).
+  void setFeaturesSlot(int64_t slot);
 
   /// Places the buffers of `fn` (lowered, its slots numbered by `slots`) in a
   /// fast tier of `capacity` bytes with `strategy`, sizes compared at
@@ -94,6 +104,8 @@ private:
   };
   std::vector<Step> steps;
   std::vector<Take> takes;
+  Operation *featuresCall = nullptr, *featuresSlotConstant = nullptr;
+  int64_t featuresSlot = -1;
 };
 
 } // namespace mlir::gnn

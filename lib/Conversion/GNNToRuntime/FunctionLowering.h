@@ -40,6 +40,12 @@ public:
     fusedGathers.setTiles(chunks > 1 && !gpu);
     buffers.setReleaseBetweenStepsOnly(chunks > 1);
   }
+  /// Reads the features as row chunks from storage (gnnrtFeaturesChunks),
+  /// which the placement fetches; before run().
+  void setFeaturesOutOfCore(bool outOfCore) { featuresOutOfCore = outOfCore; }
+  /// After planSlots(): the features' slot (one no buffer of any function
+  /// uses), when they are read out of core.
+  void setFeaturesSlot(int64_t slot) { placement.setFeaturesSlot(slot); }
   /// After run(): the steps run in row chunks, of how many over the vertices
   /// (vertex stages, aggregations, outer sums).
   std::pair<int64_t, int64_t> getChunkedStages() const {
@@ -111,6 +117,7 @@ private:
   func::FuncOp lowered; // after run()
   bool planned = false;  // after placeBuffers()
   int64_t rowChunks = 1;
+  bool featuresOutOfCore = false;
   bool gpu;
   int64_t chunkedStages = 0, vertexStages = 0; // after run()
   ArrayRef<std::string> edgeInputs;

@@ -235,7 +235,7 @@ static unsigned graphArraysRead(ModuleOp module) {
 static uint64_t residentStateBytes(func::FuncOp train,
                                    ArrayRef<EdgeTensorType> edgeTypes,
                                    const DatasetMeta &m, unsigned graphArrays,
-                                   std::string &parts) {
+                                   bool featuresOutOfCore, std::string &parts) {
   const uint64_t V = m.numVertices, E = m.numEdges, F = m.numFeatures,
                  C = m.numClasses;
   uint64_t params = 0;
@@ -257,7 +257,8 @@ static uint64_t residentStateBytes(func::FuncOp train,
   for (EdgeTensorType type : edgeTypes)
     edgeFloats += rowWidth(type);
   const uint64_t host = 8 * (V + 1) + 4 * E + 11 * V + 4 * E * edgeFloats;
-  const uint64_t features = 4 * V * F;
+  // Out of core they are the placement's (read by chunks).
+  const uint64_t features = featuresOutOfCore ? 0 : 4 * V * F;
   // Of the per-edge arrays dst, csrEdge and csrDst, those the program reads.
   const uint64_t perEdge = 4 * llvm::popcount(graphArrays & 0xEu);
   const uint64_t graph = perEdge * E + 24 * (V + 1) + 4 * E * edgeFloats;
@@ -267,10 +268,13 @@ static uint64_t residentStateBytes(func::FuncOp train,
   // the Reddit-shaped graph alike), with a margin: the executable's check
   // counts it against --mem-budget too.
   constexpr uint64_t kProcess = 16 << 20;
-  parts = llvm::formatv("features {0}, graph and dataset arrays {1}, "
+  parts = llvm::formatv("{0}graph and dataset arrays {1}, "
                         "parameters with gradients and Adam's moments {2}, "
                         "the process {3}",
-                        features, host + graph, state, kProcess)
+                        featuresOutOfCore
+                            ? std::string()
+                            : "features " + std::to_string(features) + ", ",
+                        host + graph, state, kProcess)
               .str();
   return host + features + graph + state + kProcess;
 }
@@ -374,6 +378,19 @@ struct ConvertGNNToRuntime
                          << target.getValue() << "'";
       return signalPassFailure();
     }
+    if (featuresOutOfCore && target == "cuda") {
+      module.emitError() << "convert-gnn-to-runtime: option "
+                            "features-out-of-core is not supported on the "
+                            "CUDA target yet (its device pool comes with "
+                            "issue 20)";
+      return signalPassFailure();
+    }
+    if (featuresOutOfCore && bufferBudget == 0 && memBudget == 0) {
+      module.emitError() << "convert-gnn-to-runtime: option "
+                            "features-out-of-core needs a budget (option "
+                            "mem-budget or buffer-budget)";
+      return signalPassFailure();
+    }
     if (bufferBudget > 0 && memBudget > 0) {
       module.emitError() << "convert-gnn-to-runtime: options buffer-budget "
                             "and mem-budget exclude each other";
@@ -403,6 +420,7 @@ struct ConvertGNNToRuntime
       lowerings.push_back(std::make_unique<FunctionLowering>(
           module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
       lowerings.back()->setRowChunks(rowChunks);
+      lowerings.back()->setFeaturesOutOfCore(featuresOutOfCore);
       if (failed(lowerings.back()->run(training)))
         return signalPassFailure();
       if (rowChunks > 1) {
@@ -415,12 +433,21 @@ struct ConvertGNNToRuntime
       llvm::append_range(bufferSizes, lowerings.back()->getPlannedSizes());
     }
     const unsigned graphArrays = graphArraysRead(module);
+    // The features out of core take a slot no function's buffer uses.
+    if (featuresOutOfCore) {
+      int64_t slot = 0;
+      for (const auto &[used, size] : bufferSizes)
+        slot = std::max(slot, used + 1);
+      for (const std::unique_ptr<FunctionLowering> &lowering : lowerings)
+        lowering->setFeaturesSlot(slot);
+    }
 
     int64_t capacity = bufferBudget;
     if (memBudget > 0) { // with meta (checked above)
       std::string parts;
-      const uint64_t resident = residentStateBytes(
-          train, edgeTypes, *datasetMeta, graphArrays, parts);
+      const uint64_t resident =
+          residentStateBytes(train, edgeTypes, *datasetMeta, graphArrays,
+                             featuresOutOfCore, parts);
       if (resident >= static_cast<uint64_t>(memBudget)) {
         module.emitError()
             << "the memory budget of " << memBudget.getValue()
@@ -466,6 +493,9 @@ struct ConvertGNNToRuntime
                        hops;
     if (target == "cuda")
       info += "target cuda\n";
+    if (featuresOutOfCore)
+      info += llvm::formatv("features-out-of-core {0}\n", rowChunks.getValue())
+                  .str();
     if (!getPartition(train).empty()) {
       info += "partition " + getPartition(train).str() + "\n";
       // Row partitioning with replicated layers reads every vertex's

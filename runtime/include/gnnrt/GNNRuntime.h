@@ -60,7 +60,9 @@
 ///  13: gnnrtOwnRows takes the own rows of every vertex's rows and
 ///      gnnrtPadRows puts the own rows among zeros (a row-partitioned
 ///      program's replicated layers).
-#define GNNRT_API_VERSION 13
+///  14: gnnrtFeaturesChunks takes the dataset's features as read-only row
+///      chunks read from features.npy by ranges (the features out of core).
+#define GNNRT_API_VERSION 14
 
 #ifdef __cplusplus
 extern "C" {
@@ -398,6 +400,20 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result,
                                                  int64_t slot,
                                                  int64_t numElements,
                                                  int64_t rows, int64_t chunks);
+/// The dataset's features [V, F] as a chunked slot (ABI 14; issue 18, the
+/// features out of core): slot `slot` holds V rows of F floats in `chunks`
+/// chunks, every chunk out at first, its copy the rows of features.npy, which
+/// gnnrtFetchChunk reads by ranges. They are read-only: gnnrtDropChunk gives
+/// a chunk's memory back whatever `keepCopy` says, gnnrtEvictChunk is an
+/// error, and gnnrtDrop(slot, 0) and gnnrtDropAll leave every chunk out but
+/// the slot taken. Taking it again with the same count changes nothing;
+/// gnnrtBuffer and gnnrtBufferChunks refuse the slot. Needs a run whose
+/// driver kept the features on storage (the model description's
+/// `features-out-of-core` record).
+GNNRT_EXPORT void _mlir_ciface_gnnrtFeaturesChunks(gnnrtMemRefF32 *result,
+                                                   gnnrtContext *ctx,
+                                                   int64_t slot,
+                                                   int64_t chunks);
 GNNRT_EXPORT void gnnrtFetchChunk(gnnrtContext *ctx, int64_t slot,
                                   int64_t chunk);
 GNNRT_EXPORT void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot,

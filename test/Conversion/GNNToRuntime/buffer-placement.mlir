@@ -54,6 +54,38 @@
 // BOTH: error: convert-gnn-to-runtime: options buffer-budget and mem-budget exclude each other
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json mem-budget=1000" 2>&1 | FileCheck %s --check-prefix=STATE
 // STATE: error: the memory budget of 1000 bytes is below what stays resident through the run, {{[0-9]+}} bytes (features 256000, graph and dataset arrays {{[0-9]+}}, parameters with gradients and Adam's moments 8704, the process 16777216), before any buffer of the training step
+//
+// The features out of core (features-out-of-core): a read-only buffer in a
+// slot of its own (one past every function's), taken as row chunks from
+// storage, whose chunks the plan fetches and drops with the copy kept; never
+// written back.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=150000 row-chunks=4 features-out-of-core" 2>&1 | FileCheck %s --check-prefix=OOC
+// OOC: remark: buffer placement: optimal; 150000 bytes for the buffers (minimum {{[0-9]+}}), peak {{[0-9]+}}; {{[1-9][0-9]*}} fetches
+// OOC-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+// OOC-NEXT:    call @gnnrtDropAll(%arg0)
+// OOC:         %{{.*}} = call @gnnrtFeaturesChunks(%arg0, %c[[FS:[0-9]+]]_i64{{[_0-9]*}}, %c4_i64{{[_0-9]*}})
+// OOC-NOT:     call @gnnrtEvictChunk(%arg0, %c[[FS]]_i64
+// OOC:         call @gnnrtFetchChunk(%arg0, %c[[FS]]_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// OOC-NOT:     call @gnnrtEvictChunk(%arg0, %c[[FS]]_i64
+// OOC:         call @gnnrtDropChunk(%arg0, %c[[FS]]_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// OOC-NOT:     call @gnnrtEvictChunk(%arg0, %c[[FS]]_i64
+// OOC-NOT:     call @gnnrtFeatures(
+//
+// When everything fits, features included, their chunks are read once and
+// stay.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=352128 features-out-of-core" 2>&1 | FileCheck %s --check-prefix=OOC-FITS
+// OOC-FITS: remark: buffer placement: none (every slot fits: 352128 bytes (343.9 KiB))
+// OOC-FITS-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+// OOC-FITS-NOT:     call @gnnrtDropAll
+// OOC-FITS:         %{{.*}} = call @gnnrtFeaturesChunks(%arg0, %c[[FS:[0-9]+]]_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// OOC-FITS-NEXT:    %{{.*}} = arith.constant
+// OOC-FITS-NEXT:    %{{.*}} = arith.constant
+// OOC-FITS-NEXT:    call @gnnrtFetchChunk(%arg0, %c[[FS]]_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// OOC-FITS-NOT:     call @gnnrtDropChunk
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json features-out-of-core" 2>&1 | FileCheck %s --check-prefix=OOC-NOBUDGET
+// OOC-NOBUDGET: error: convert-gnn-to-runtime: option features-out-of-core needs a budget (option mem-budget or buffer-budget)
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json mem-budget=1000 features-out-of-core" 2>&1 | FileCheck %s --check-prefix=OOC-STATE
+// OOC-STATE: error: the memory budget of 1000 bytes is below what stays resident through the run, {{[0-9]+}} bytes (graph and dataset arrays {{[0-9]+}}, parameters with gradients and Adam's moments 8704, the process 16777216), before any buffer of the training step
 
 module {
   // expected-error@+1 {{the memory budget leaves 63999 bytes (62.5 KiB) for the training state's buffers, below the minimum any plan needs, 64000 bytes (62.5 KiB): 'gnn.gather' alone uses 64000 bytes (62.5 KiB) of buffers at once (raise the budget)}}

@@ -4,12 +4,16 @@ device's high-water mark within the budget plus the state that stays
 resident, the bytes the runtime moved equal to what the compiler planned,
 and, at each budget, fetched bytes DP <= LRU <= streaming.
 
-    placement_run.py [--row-chunks K] GNN_COMPILE MODEL.mlir DATASET WORKDIR
-                     [FRACTION...]
+    placement_run.py [--row-chunks K] [--features-out-of-core] GNN_COMPILE
+                     MODEL.mlir DATASET WORKDIR [FRACTION...]
 
 Every compilation runs the steps over the vertices in K row chunks
 (--row-chunks, default 1: whole buffers; the placement's tensors are then
 the row buffers' chunks); the unbudgeted reference is compiled without.
+With --features-out-of-core the features are placed too, read by chunks
+from features.npy: the device peak must then stay within the budget plus
+the resident state less the features, and the bytes read (spill file and
+features.npy) cover the plan's fetches.
 
 Budgets: the least any plan needs (read from gnn-compile's error at a budget
 of 1 byte), each FRACTION of the working set (the unbudgeted slot buffers,
@@ -65,6 +69,10 @@ def main():
     if args[0] == "--row-chunks":
         chunk_flags = ["--row-chunks", args[1]]
         args = args[2:]
+    out_of_core = args[0] == "--features-out-of-core"
+    if out_of_core:
+        chunk_flags.append("--features-out-of-core")
+        args = args[1:]
     compiler, model, dataset, workdir = args[:4]
     fractions = [float(f) for f in args[4:]]
     name = os.path.splitext(os.path.basename(model))[0]
@@ -75,6 +83,8 @@ def main():
     base = train(base_exe, dataset, workdir, name + "-unbudgeted")
     working = base["memory"]["estimate"]["activations"]
     resident = base["memory"]["device_peak_bytes"] - working
+    if out_of_core:  # the features are the plan's
+        resident -= base["memory"]["estimate"]["features"]
 
     r = compile_model(compiler, model, dataset, os.devnull,
                       "--buffer-budget", "1", *chunk_flags)
@@ -123,10 +133,17 @@ def main():
                          f"{resident} resident")
             # The training step's copies, every epoch (the evaluation fits
             # or is planned too; its bytes are in the JSON as well).
-            if mem["spill_read_bytes"] < EPOCHS * fetch_bytes or \
+            read = mem["spill_read_bytes"] + mem["features_read_bytes"]
+            if out_of_core and mem["features_read_bytes"] == 0:
+                sys.exit(f"{name} at {budget} ({strategy}): the features "
+                         f"were never read from storage")
+            if not out_of_core and mem["features_read_bytes"] != 0:
+                sys.exit(f"{name} at {budget} ({strategy}): features read "
+                         f"from storage with the features in memory")
+            if read < EPOCHS * fetch_bytes or \
                mem["spill_written_bytes"] < EPOCHS * evict_bytes:
                 sys.exit(f"{name} at {budget} ({strategy}): moved "
-                         f"{mem['spill_read_bytes']} / "
+                         f"{read} / "
                          f"{mem['spill_written_bytes']} bytes, planned "
                          f"{fetch_bytes} / {evict_bytes} per step")
             if fetch_bytes == 0 and budget == least:

@@ -404,6 +404,116 @@ TEST(RuntimeSpillDeathTest, ChunkMisuseIsAnError) {
               "chunks of it are out");
 }
 
+/// A context whose features [kRows, kWidth] are out of core: a file of
+/// `header` bytes and then the rows (random words), open in featuresFile.
+std::unique_ptr<gnnrtContext> featuresOnStorage(const std::string &dir,
+                                                int64_t rows, int64_t width,
+                                                int64_t header,
+                                                std::vector<uint32_t> &words) {
+  auto ctx = spillingContext(dir);
+  const std::string path = dir + "/features.bin";
+  std::mt19937_64 rng(11);
+  words = randomWords(rng, rows * width);
+  {
+    std::ofstream out(path, std::ios::binary);
+    std::string pad(static_cast<size_t>(header), 'h');
+    out.write(pad.data(), header);
+    out.write(reinterpret_cast<const char *>(words.data()),
+              static_cast<std::streamsize>(words.size() * 4));
+  }
+  ctx->featuresFile.fd = ::open(path.c_str(), O_RDONLY);
+  EXPECT_GE(ctx->featuresFile.fd, 0);
+  ::unlink(path.c_str()); // the descriptor keeps it
+  ctx->featuresFile.offset = header;
+  ctx->ds.numVertices = rows;
+  ctx->ds.numFeatures = width;
+  return ctx;
+}
+
+TEST(RuntimeSpill, FeaturesOutOfCoreAreReadByChunksAndNeverWritten) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  constexpr int64_t kRows = 1000, kWidth = 300;
+  std::vector<uint32_t> words;
+  auto ctx = featuresOnStorage(dir.path, kRows, kWidth, 128, words);
+  const int64_t live0 = ctx->device->memoryCounters().live;
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtFeaturesChunks(&m, ctx.get(), 2, 3);
+  ASSERT_EQ(m.sizes[0], kRows * kWidth);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0) << "every chunk out";
+  const uint32_t *p = reinterpret_cast<uint32_t *>(m.aligned + m.offset);
+  EXPECT_EXIT((void)*(volatile const uint32_t *)(p + 500 * kWidth),
+              testing::KilledBySignal(SIGSEGV), "");
+  // Chunks [0, 320), [320, 640), [640, 1000): each read bit for bit.
+  const int64_t bounds[] = {0, 320, 640, 1000};
+  int64_t read = 0;
+  for (int64_t c : {1, 0, 2}) {
+    gnnrtFetchChunk(ctx.get(), 2, c);
+    read += (bounds[c + 1] - bounds[c]) * kWidth * 4;
+    EXPECT_EQ(std::memcmp(p + bounds[c] * kWidth,
+                          words.data() + bounds[c] * kWidth,
+                          (bounds[c + 1] - bounds[c]) * kWidth * 4),
+              0)
+        << "chunk " << c;
+    EXPECT_EQ(ctx->spill->counters().sourceReadBytes, read);
+  }
+  EXPECT_EQ(ctx->spill->counters().sourceFetches, 3);
+  EXPECT_EQ(ctx->spill->counters().readBytes, 0) << "not the spill file's";
+  gnnrtFetchChunk(ctx.get(), 2, 1); // resident: no read
+  EXPECT_EQ(ctx->spill->counters().sourceReadBytes, read);
+  // A drop keeps the file as the copy whatever it says; nothing is written.
+  gnnrtDropChunk(ctx.get(), 2, 1, 0);
+  gnnrtDropChunk(ctx.get(), 2, 0, 1);
+  gnnrtFetchChunk(ctx.get(), 2, 1);
+  EXPECT_EQ(std::memcmp(p + 320 * kWidth, words.data() + 320 * kWidth,
+                        320 * kWidth * 4),
+            0);
+  // gnnrtDropAll leaves the slot the features' with every chunk out.
+  gnnrtDropAll(ctx.get());
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0);
+  gnnrtMemRefF32 again;
+  _mlir_ciface_gnnrtFeaturesChunks(&again, ctx.get(), 2, 3);
+  EXPECT_EQ(again.aligned, m.aligned);
+  gnnrtFetchChunk(ctx.get(), 2, 2);
+  EXPECT_EQ(std::memcmp(p + 640 * kWidth, words.data() + 640 * kWidth,
+                        360 * kWidth * 4),
+            0);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes, 0);
+  EXPECT_EQ(ctx->spill->counters().evictions, 0);
+}
+
+TEST(RuntimeSpillDeathTest, FeaturesOutOfCoreMisuseIsAnError) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::vector<uint32_t> words;
+  auto ctx = featuresOnStorage(dir.path, 100, 8, 0, words);
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtFeaturesChunks(&m, ctx.get(), 1, 2);
+  gnnrtFetchChunk(ctx.get(), 1, 0);
+  EXPECT_EXIT(gnnrtEvictChunk(ctx.get(), 1, 0), testing::ExitedWithCode(1),
+              "gnnrtEvictChunk: chunk 0 of slot 1 is read-only \\(rows of "
+              "features.npy\\): drop it, never evict it");
+  EXPECT_EXIT(_mlir_ciface_gnnrtFeaturesChunks(&m, ctx.get(), 1, 3),
+              testing::ExitedWithCode(1),
+              "slot 1 is taken already as other read-only chunks");
+  EXPECT_EXIT(_mlir_ciface_gnnrtBuffer(&m, ctx.get(), 1, 10),
+              testing::ExitedWithCode(1),
+              "gnnrtBuffer: slot 1 holds the features");
+  EXPECT_EXIT(_mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 1, 800, 100, 2),
+              testing::ExitedWithCode(1),
+              "gnnrtBufferChunks: slot 1 holds the features");
+  _mlir_ciface_gnnrtBuffer(&m, ctx.get(), 0, 10);
+  EXPECT_EXIT(_mlir_ciface_gnnrtFeaturesChunks(&m, ctx.get(), 0, 2),
+              testing::ExitedWithCode(1),
+              "gnnrtFeaturesChunks: slot 0 holds a buffer of the program");
+  auto inMemory = spillingContext(dir.path);
+  EXPECT_EXIT(_mlir_ciface_gnnrtFeaturesChunks(&m, inMemory.get(), 0, 2),
+              testing::ExitedWithCode(1),
+              "the run keeps its features in memory");
+  EXPECT_EXIT(_mlir_ciface_gnnrtFeatures(&m, ctx.get()),
+              testing::ExitedWithCode(1), "the features are out of core");
+}
+
 // Random evictions, fetches and writes on many slots, against a model of
 // what each slot holds and of every counter.
 TEST(RuntimeSpill, ManySlotsInterleavedMatchAModel) {

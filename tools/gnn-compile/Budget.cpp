@@ -1,0 +1,69 @@
+//===- Budget.cpp - gnn-compile's row chunks under a budget ---------------===//
+
+#include "Budget.h"
+
+#include "gnn/Transforms/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::gnn {
+
+RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
+                             const GNNOptimizeOptions &options,
+                             GNNToLLVMOptions &lowering,
+                             std::optional<int64_t> memBudget, bool optimize) {
+  RowChunkSearch best;
+  for (int64_t k = 1; k <= 64; k *= 2) {
+    lowering.rowChunks = k;
+    PassManager probe(&context);
+    probe.enableVerifier();
+    buildGNNTrainPipeline(probe, options, optimize);
+    if (memBudget) {
+      GNNChunkTileOptions tile;
+      tile.budget = *memBudget;
+      tile.meta = options.meta.getValue();
+      probe.addPass(createGNNChunkTile(tile));
+    }
+    buildGNNToLLVMPipeline(probe, lowering);
+    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+    std::optional<uint64_t> least; // set when the error is the least plan
+    std::string op;                // the op it names
+    LogicalResult result = failure();
+    {
+      ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+        constexpr StringLiteral kLeast = "below the minimum any plan needs, ";
+        std::string text = d.str();
+        size_t at = text.find(kLeast.data());
+        uint64_t n = 0;
+        if (d.getSeverity() == DiagnosticSeverity::Error &&
+            at != std::string::npos &&
+            !StringRef(text).substr(at + kLeast.size()).consumeInteger(10, n)) {
+          least = n;
+          // "... bytes (...): 'gnn.op' alone uses ..."
+          StringRef rest = StringRef(text).substr(at + kLeast.size());
+          size_t quote = rest.find('\'');
+          if (quote != StringRef::npos)
+            op = rest.substr(quote + 1).split('\'').first.str();
+        }
+        return success();
+      });
+      result = probe.run(*copy);
+    }
+    if (succeeded(result)) {
+      best.fits = true;
+      best.chunks = k;
+      break;
+    }
+    if (!least)
+      break; // another error: the compilation reports it
+    if (*least < best.least) {
+      best.least = *least;
+      best.chunks = k;
+      best.largestOp = op;
+    }
+  }
+  return best;
+}
+
+} // namespace mlir::gnn

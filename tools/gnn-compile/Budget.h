@@ -1,0 +1,46 @@
+//===- Budget.h - gnn-compile's row chunks under a budget -------*- C++ -*-===//
+//
+// Under --mem-budget or --buffer-budget without --row-chunks, gnn-compile
+// compiles with the fewest row chunks whose buffer placement fits
+// (docs/MemoryBudget.md, "Row chunks of the steps").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_TOOLS_GNNCOMPILE_BUDGET_H
+#define GNN_TOOLS_GNNCOMPILE_BUDGET_H
+
+#include "gnn/Pipelines/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+namespace mlir::gnn {
+
+/// What findRowChunks found: whether a row chunk count fits and which
+/// (else the one whose least plan is smallest, `least` bytes, the op named
+/// `largestOp` being the largest; 1 and no least plan when the error is
+/// another than the least plan's).
+struct RowChunkSearch {
+  bool fits = false;
+  int64_t chunks = 1;
+  uint64_t least = std::numeric_limits<uint64_t>::max();
+  std::string largestOp;
+};
+
+/// The fewest row chunks (1, 2, 4, ... 64) with which `lowering` (its other
+/// options as set) places the buffers of `module` within the budget, each
+/// count tried on a copy of the module with its diagnostics kept back; the
+/// chunk tiling runs first under `memBudget` when set. Leaves
+/// lowering.rowChunks at the last count tried.
+RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
+                             const GNNOptimizeOptions &options,
+                             GNNToLLVMOptions &lowering,
+                             std::optional<int64_t> memBudget, bool optimize);
+
+} // namespace mlir::gnn
+
+#endif // GNN_TOOLS_GNNCOMPILE_BUDGET_H
