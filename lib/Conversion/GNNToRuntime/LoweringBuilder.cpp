@@ -62,7 +62,7 @@ void LoweringBuilder::elementwise(
     scalar.push_back(isOneElement(t->dims));
   bool outOne = isOneElement(out.dims);
   Value zero = cIndex(0), one = cIndex(1);
-  b.create<scf::ForOp>(
+  auto rowLoop = b.create<scf::ForOp>(
       loc, zero, out.rows, one, ValueRange{},
       [&](OpBuilder &ob, Location l, Value r, ValueRange) {
         ob.create<scf::ForOp>(
@@ -79,6 +79,7 @@ void LoweringBuilder::elementwise(
             });
         ob.create<scf::YieldOp>(l);
       });
+  markOwnRowLoop(rowLoop);
 }
 
 void LoweringBuilder::sumLoop(
@@ -86,7 +87,7 @@ void LoweringBuilder::sumLoop(
     function_ref<Value(OpBuilder &, Value, Value)> term,
     function_ref<void(OpBuilder &, Value, Value)> store) {
   Value zero = cIndex(0), one = cIndex(1);
-  b.create<scf::ForOp>(
+  auto rowLoop = b.create<scf::ForOp>(
       loc, zero, outer, one, ValueRange{},
       [&](OpBuilder &ob, Location l, Value o, ValueRange) {
         Value init = ob.create<arith::ConstantFloatOp>(l, APFloat(0.0f),
@@ -102,4 +103,5 @@ void LoweringBuilder::sumLoop(
         store(ob, o, sum.getResult(0));
         ob.create<scf::YieldOp>(l);
       });
+  markOwnRowLoop(rowLoop);
 }

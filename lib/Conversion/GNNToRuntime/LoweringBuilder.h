@@ -19,6 +19,15 @@
 
 namespace mlir::gnn {
 
+/// Marks a loop in a lowered function over rows [0, rows) whose iteration r
+/// reads and writes row r of its row operands only (and rows of no other
+/// buffer but whole small ones: parameters, scratch), so that a row chunk
+/// of its step can run it over the chunk's rows (RowChunks.h).
+constexpr StringLiteral kOwnRowLoopAttr = "gnn.own_row_loop";
+inline void markOwnRowLoop(Operation *loop) {
+  loop->setAttr(kOwnRowLoopAttr, UnitAttr::get(loop->getContext()));
+}
+
 /// Where a gnn value lives after lowering: `rows` rows of `rowSize` elements
 /// in a flat buffer. Unbatched values (parameters, constants, what only
 /// depends on them) have one row.

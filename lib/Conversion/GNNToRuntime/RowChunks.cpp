@@ -25,6 +25,7 @@ enum class Role {
   RowSpmm,   // gnnrtSpmm: its output rows, from the whole input
   RowSum,    // gnnrtSumRows over the vertices: added up over the chunks
   RowLoss,   // gnnrtSoftmaxCrossEntropy: the chunks' shares added up
+  RowLoop,   // a loop in the function over the rows, each its own row only
 };
 
 /// The call's entry point, if `op` calls one.
@@ -101,8 +102,14 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
   }
   if (isa<func::CallOp>(op))
     return std::nullopt;
-  // A loop in the function: only over constant bounds (one unbatched row).
+  // A loop in the function: over the vertices when it is marked as reading
+  // and writing only each iteration's row, else only over constant bounds
+  // (one unbatched row).
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (loop->hasAttr(kOwnRowLoopAttr) && loop.getUpperBound() == numV &&
+        getConstantIntValue(loop.getLowerBound()) == 0 &&
+        getConstantIntValue(loop.getStep()) == 1)
+      return Role::RowLoop;
     if (!getConstantIntValue(loop.getLowerBound()) ||
         !getConstantIntValue(loop.getUpperBound()))
       return std::nullopt;
@@ -169,7 +176,7 @@ void mlir::gnn::finishRowChunks(ModuleOp module) {
   });
   module.walk([](Operation *op) {
     for (StringRef name : {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr,
-                           kTileIntsAttr, kTileResetAttr})
+                           kTileIntsAttr, kTileResetAttr, kOwnRowLoopAttr})
       op->removeAttr(name);
   });
 }
@@ -309,6 +316,14 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
     // Rewrites `op` before its place (ops before it are final).
     auto rewrite = [&](Operation *op, Role role) {
       b.setInsertionPoint(op);
+      if (role == Role::RowLoop) {
+        auto loop = cast<scf::ForOp>(op);
+        loop.getLowerBoundMutable().assign(
+            b.create<arith::IndexCastOp>(loc, b.getIndexType(), begin));
+        loop.getUpperBoundMutable().assign(
+            b.create<arith::IndexCastOp>(loc, b.getIndexType(), stop));
+        return;
+      }
       if (role == Role::RowKernel && !op->hasAttr(kTileIntsAttr)) {
         lb.call(rt::Call::gnnrtParallelForRange,
                 {op->getOperand(0), op->getOperand(1), begin, stop});

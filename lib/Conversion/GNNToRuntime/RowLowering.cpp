@@ -152,7 +152,7 @@ LogicalResult RowLowering::lowerRowDot(RowDotOp rd, Value rows) {
         gl, inner.getResult(0), out.buf,
         ValueRange{gb.create<arith::AddIOp>(gl, base, h)});
   };
-  lb.b.create<scf::ForOp>(
+  markOwnRowLoop(lb.b.create<scf::ForOp>(
       lb.loc, zero, out.rows, one, ValueRange{},
       [&](OpBuilder &ob, Location l, Value r, ValueRange) {
         ob.create<scf::ForOp>(
@@ -162,7 +162,7 @@ LogicalResult RowLowering::lowerRowDot(RowDotOp rd, Value rows) {
               gb.create<scf::YieldOp>(gl);
             });
         ob.create<scf::YieldOp>(l);
-      });
+      }));
   buffers.bind(rd.getResult(), out);
   return success();
 }
@@ -177,7 +177,7 @@ LogicalResult RowLowering::lowerBroadcastHeads(BroadcastHeadsOp bh,
   Tensor out = allocResult(bh, rows, {x.dims[0], width});
   Tensor spread = x; // element j of the result reads input element j / width
   Value zero = lb.cIndex(0), one = lb.cIndex(1);
-  lb.b.create<scf::ForOp>(
+  markOwnRowLoop(lb.b.create<scf::ForOp>(
       lb.loc, zero, out.rows, one, ValueRange{},
       [&](OpBuilder &ob, Location l, Value r, ValueRange) {
         ob.create<scf::ForOp>(
@@ -192,7 +192,7 @@ LogicalResult RowLowering::lowerBroadcastHeads(BroadcastHeadsOp bh,
               ib.create<scf::YieldOp>(il);
             });
         ob.create<scf::YieldOp>(l);
-      });
+      }));
   buffers.bind(bh.getResult(), out);
   return success();
 }
@@ -245,7 +245,7 @@ LogicalResult RowLowering::lowerConcatOrSlice(Operation *op, Value rows) {
       ib.create<memref::StoreOp>(
           il, v, out.buf, ValueRange{ib.create<arith::AddIOp>(il, base, outJ)});
     };
-    lb.b.create<scf::ForOp>(
+    markOwnRowLoop(lb.b.create<scf::ForOp>(
         lb.loc, zero, out.rows, one, ValueRange{},
         [&](OpBuilder &ob, Location l, Value r, ValueRange) {
           ob.create<scf::ForOp>(
@@ -260,7 +260,7 @@ LogicalResult RowLowering::lowerConcatOrSlice(Operation *op, Value rows) {
                 mb.create<scf::YieldOp>(ml);
               });
           ob.create<scf::YieldOp>(l);
-        });
+        }));
     if (isConcat)
       offset = lb.add(offset, inLast);
     else

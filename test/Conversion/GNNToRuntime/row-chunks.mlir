@@ -5,11 +5,12 @@
 // GEMM over the vertices takes gnnrtView ranges of A and C at its chunk's
 // rows, an aggregation computes its chunk's rows as K tiles over the input
 // chunks (gnnrtSpmmRows with input ranges), the loss
-// adds up the chunks' shares. A stage with a loop over its rows in the
-// function (row_dot) stays whole.
+// adds up the chunks' shares. A loop over the rows in the function that
+// touches only its own row (row_dot; marked gnn.own_row_loop by the
+// lowering) runs over the chunk's rows.
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3" -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
-// CHECK: remark: row chunks: 9 of 12 steps over the vertices run in 3 chunks
-// CHECK: remark: row chunks: 4 of 5 steps over the vertices run in 3 chunks
+// CHECK: remark: row chunks: 11 of 12 steps over the vertices run in 3 chunks
+// CHECK: remark: row chunks: 5 of 5 steps over the vertices run in 3 chunks
 // CHECK-LABEL: func.func @gnn_eval(%arg0: !llvm.ptr)
 // CHECK:         %[[V:.*]] = call @gnnrtDim(%arg0, %c0_i64)
 // CHECK:         %[[FEATURES:.*]] = call @gnnrtFeatures(%arg0)
@@ -55,9 +56,22 @@
 // CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV]], %[[SB1]], %[[SB2]])
 // CHECK-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV]], %[[SB2]], %[[SV]])
 // CHECK-NOT:     call @gnnrtSpmmRows(
-// The gate's row_dot loops over the rows in the function: whole.
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
-// CHECK:         call @gnnrtParallelFor(%arg0,
+// The gate's row_dot loops over the rows in the function: each chunk over
+// its rows, then the gate's kernel over the same rows.
+// CHECK:         %[[LO0:.*]] = arith.index_cast %[[G0:c0_i64[_0-9]*]] : i64 to index
+// CHECK-NEXT:    %[[HI0:.*]] = arith.index_cast %[[G1:[0-9]+]] : i64 to index
+// CHECK-NEXT:    scf.for %{{.*}} = %[[LO0]] to %[[HI0]] step
+// CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[G0]], %[[G1]])
+// CHECK:         %[[LO1:.*]] = arith.index_cast %[[G1]] : i64 to index
+// CHECK-NEXT:    %[[HI1:.*]] = arith.index_cast %[[G2:[0-9]+]] : i64 to index
+// CHECK-NEXT:    scf.for %{{.*}} = %[[LO1]] to %[[HI1]] step
+// CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[G1]], %[[G2]])
+// CHECK:         %[[LO2:.*]] = arith.index_cast %[[G2]] : i64 to index
+// CHECK-NEXT:    %[[HI2:.*]] = arith.index_cast %[[GV:[0-9]+]] : i64 to index
+// CHECK-NEXT:    scf.for %{{.*}} = %[[LO2]] to %[[HI2]] step
+// CHECK:         call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[G2]], %[[GV]])
+// CHECK-NOT:     scf.for %{{.*}} = %c0{{[_0-9]*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:     call @gnnrtParallelFor(
 // The logits: three GEMMs.
 // CHECK-COUNT-3: call @gnnrtGemm(
 // CHECK-NOT:     call @gnnrtGemm(
