@@ -274,7 +274,8 @@ static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
     return false;
   out.offset = static_cast<int64_t>(h.dataOffset);
   const int64_t F = std::max<int64_t>(ds.numFeatures, 1);
-  const int64_t rowsPerBlock = std::max<int64_t>(1, (int64_t(16) << 20) / F);
+  // Blocks of 16 MiB.
+  const int64_t rowsPerBlock = std::max<int64_t>(1, (int64_t(4) << 20) / F);
   std::vector<float> block;
   for (int64_t row = 0; row < V; row += rowsPerBlock) {
     const int64_t rows = std::min(rowsPerBlock, V - row);

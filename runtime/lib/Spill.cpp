@@ -738,13 +738,13 @@ bool SpillStore::evictChunk(int64_t slot, Device &device, Buffer &buf,
   ChunkedSlot *cs = findChunk(slot, chunk, error);
   if (!cs)
     return false;
-  if (cs->state[chunk] == ChunkedSlot::Out)
-    return true;
   if (cs->sourceFd >= 0) {
     error = chunkName(slot, chunk) + " is read-only (rows of " +
             cs->sourceName + "): drop it, never evict it";
     return false;
   }
+  if (cs->state[chunk] == ChunkedSlot::Out)
+    return true;
   if (cs->state[chunk] == ChunkedSlot::Absent) {
     error = chunkName(slot, chunk) + " is absent (nothing written to evict)";
     return false;

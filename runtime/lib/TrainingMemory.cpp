@@ -109,6 +109,10 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
   }
   for (const auto &[slot, bytes] : slots)
     need.activations = add(need.activations, bytes);
+  // Out of core, the features' chunks are the program's too (the plan's
+  // peak counts them; a function that fits fetches them all).
+  if (ctx->model.featureChunks > 0)
+    need.activations = add(need.activations, mul(mul(V, ds.numFeatures), 4));
   // Compiled under a budget: each function starts with nothing resident and
   // keeps at most its plan's peak, planned at the dataset's sizes. On
   // another dataset the plan still runs, but its peak is not known here.

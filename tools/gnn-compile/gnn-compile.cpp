@@ -629,34 +629,43 @@ int main(int argc, char **argv) {
   if (emitKind != EmitKind::MLIR && (budget || bufferBytes) &&
       rowChunks.getNumOccurrences() == 0) {
     // The settings tried in turn until one fits: as given; then, unless the
-    // flags fix them, the features out of core (under --mem-budget); then
-    // with no edge caches (the fused kernels recompute what they would
-    // keep) when the least plan is a fused gather's. With none fitting, the
-    // one whose least plan is smallest is compiled (its error says why).
+    // flags fix them, with no edge caches (the fused kernels recompute what
+    // they would keep) when the least plan is a fused gather's; then the
+    // features out of core (under --mem-budget), with the caches, then
+    // without. With none fitting, the one whose least plan is smallest is
+    // compiled (its error says why).
     const bool outOfCoreGiven = featuresOutOfCore.getNumOccurrences() != 0;
     const bool cachesGiven = edgeCacheFloats.getNumOccurrences() != 0;
-    gnn::RowChunkSearch found =
+    const bool givenOutOfCore = lowering.featuresOutOfCore;
+    const int64_t givenCaches = lowering.edgeCacheFloats;
+    gnn::RowChunkSearch best =
         findRowChunks(context, *module, options, lowering, budget, !noOptimize);
-    bool outOfCore = lowering.featuresOutOfCore;
-    int64_t caches = lowering.edgeCacheFloats;
-    gnn::RowChunkSearch best = found;
+    bool outOfCore = givenOutOfCore;
+    int64_t caches = givenCaches;
+    // Whether any search's least plan was a fused gather's.
+    bool cachesMatter = best.largestOp == "gnn.fused_gather";
     auto retry = [&](bool withOutOfCore, int64_t withCaches) {
+      if (best.fits)
+        return;
       lowering.featuresOutOfCore = withOutOfCore;
       lowering.edgeCacheFloats = withCaches;
       gnn::RowChunkSearch r = findRowChunks(context, *module, options, lowering,
                                             budget, !noOptimize);
+      cachesMatter |= r.largestOp == "gnn.fused_gather";
       if (r.fits || r.least < best.least) {
         best = r;
         outOfCore = withOutOfCore;
         caches = withCaches;
       }
-      return r;
     };
-    if (!best.fits && budget && !outOfCoreGiven && !lowering.featuresOutOfCore)
-      found = retry(true, lowering.edgeCacheFloats);
-    if (!best.fits && !cachesGiven && lowering.edgeCacheFloats > 0 &&
-        found.largestOp == "gnn.fused_gather")
-      retry(lowering.featuresOutOfCore, 0);
+    const bool canDropCaches = !cachesGiven && givenCaches > 0;
+    if (canDropCaches && cachesMatter)
+      retry(givenOutOfCore, 0);
+    if (budget && !outOfCoreGiven && !givenOutOfCore) {
+      retry(true, givenCaches);
+      if (canDropCaches && cachesMatter)
+        retry(true, 0);
+    }
     lowering.featuresOutOfCore = outOfCore;
     lowering.edgeCacheFloats = caches;
     lowering.rowChunks = best.chunks;

@@ -349,11 +349,17 @@ LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
 LogicalResult FunctionLowering::lowerInput(InputOp in) {
   StringRef name = in.getName();
   if (name == "features" && featuresOutOfCore) {
+    if (featuresChunks) { // taken once per function
+      buffers.bind(in.getResult(), buffers.make(featuresChunks, lb.sizes.numV,
+                                                true, {lb.sizes.numF}));
+      return success();
+    }
     // The slot is set once every function's slots are numbered.
     Value slot = lb.cI64(-1);
     Value buf = lb.call(rt::Call::gnnrtFeaturesChunks,
                         {lb.ctx, slot, lb.cI64(rowChunks)});
     placement.recordFeatures(buf.getDefiningOp(), slot.getDefiningOp());
+    featuresChunks = buf;
     buffers.bind(in.getResult(),
                  buffers.make(buf, lb.sizes.numV, true, {lb.sizes.numF}));
     return success();

@@ -118,6 +118,7 @@ private:
   bool planned = false;  // after placeBuffers()
   int64_t rowChunks = 1;
   bool featuresOutOfCore = false;
+  Value featuresChunks; // their memref, once taken
   bool gpu;
   int64_t chunkedStages = 0, vertexStages = 0; // after run()
   ArrayRef<std::string> edgeInputs;

@@ -493,6 +493,9 @@ TEST(RuntimeSpillDeathTest, FeaturesOutOfCoreMisuseIsAnError) {
   EXPECT_EXIT(gnnrtEvictChunk(ctx.get(), 1, 0), testing::ExitedWithCode(1),
               "gnnrtEvictChunk: chunk 0 of slot 1 is read-only \\(rows of "
               "features.npy\\): drop it, never evict it");
+  gnnrtDropChunk(ctx.get(), 1, 0, 1);
+  EXPECT_EXIT(gnnrtEvictChunk(ctx.get(), 1, 0), testing::ExitedWithCode(1),
+              "chunk 0 of slot 1 is read-only");
   EXPECT_EXIT(_mlir_ciface_gnnrtFeaturesChunks(&m, ctx.get(), 1, 3),
               testing::ExitedWithCode(1),
               "slot 1 is taken already as other read-only chunks");
