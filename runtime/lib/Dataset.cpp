@@ -245,27 +245,33 @@ FeaturesOnStorage::~FeaturesOnStorage() {
     ::close(fd);
 }
 
-/// Checks features.npy of `dir` (float32 [V, F], every value finite) by
-/// reading it in blocks of rows, and keeps it open in `out`.
+/// False with "features.npy: NaN or Inf (row R)" unless every one of
+/// `values` (rows of `width` from row `firstRow`) is finite.
+static bool checkFinite(const std::vector<float> &values, int64_t firstRow,
+                        int64_t width, std::string &error) {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i])) {
+      error = "features.npy: NaN or Inf (row " +
+              std::to_string(firstRow + static_cast<int64_t>(i) /
+                                            std::max<int64_t>(width, 1)) +
+              ")";
+      return false;
+    }
+  return true;
+}
+
+/// Checks features.npy of `dir` (float32 [V, F], C order, every value
+/// finite) by reading it in blocks of rows, and keeps it open in `out`.
 static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
                                    Dataset &ds, FeaturesOnStorage &out,
                                    std::string &error) {
   const std::string path = datasetFile(dir, "features.npy");
   NpyHeader h;
-  if (!readNpyHeader(path, "features.npy", h, error))
-    return false;
-  if (h.dtype != DType::F32 || h.shape.size() != 2 || h.fortranOrder) {
-    // The whole-file reader's messages for anything but C-order float32
-    // [V, F] (it reads no data before it refuses).
-    std::vector<float> none;
-    if (!readNpyRows(path, "features.npy", DType::F32, 2, NpyRange(), h, none,
-                     error))
-      return false;
-    error = "features.npy: Fortran order (the features out of core are read "
-            "by rows; save it in C order)";
-    return false;
-  }
-  if (!checkLength("features.npy", h.shape[0], V,
+  std::vector<float> block;
+  // An empty range checks the header, dtype and rank as readNpy does.
+  if (!readNpyRows(path, "features.npy", DType::F32, 2, NpyRange(), h, block,
+                   error) ||
+      !checkLength("features.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
     return false;
   ds.numFeatures = h.shape[1];
@@ -273,36 +279,18 @@ static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
   if (out.fd < 0)
     return false;
   out.offset = static_cast<int64_t>(h.dataOffset);
-  const int64_t F = std::max<int64_t>(ds.numFeatures, 1);
   // Blocks of 16 MiB.
-  const int64_t rowsPerBlock = std::max<int64_t>(1, (int64_t(4) << 20) / F);
-  std::vector<float> block;
+  const int64_t F = ds.numFeatures;
+  const int64_t rowsPerBlock =
+      std::max<int64_t>(1, (int64_t(4) << 20) / std::max<int64_t>(F, 1));
   for (int64_t row = 0; row < V; row += rowsPerBlock) {
-    const int64_t rows = std::min(rowsPerBlock, V - row);
-    block.resize(static_cast<size_t>(rows * ds.numFeatures));
-    const int64_t bytes = rows * ds.numFeatures * 4;
-    const int64_t at = out.offset + row * ds.numFeatures * 4;
-    int64_t done = 0;
-    while (done < bytes) {
-      const ssize_t n =
-          ::pread(out.fd, reinterpret_cast<char *>(block.data()) + done,
-                  bytes - done, at + done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        error = "features.npy: reading rows " + std::to_string(row) + " to " +
-                std::to_string(row + rows) + ": " +
-                (n < 0 ? std::strerror(errno) : "unexpected end of file");
-        return false;
-      }
-      done += n;
-    }
-    for (size_t i = 0; i < block.size(); ++i)
-      if (!std::isfinite(block[i])) {
-        error = "features.npy: NaN or Inf (row " +
-                std::to_string(row + static_cast<int64_t>(i) / F) + ")";
-        return false;
-      }
+    NpyRange range;
+    range.begin = row;
+    range.end = std::min(V, row + rowsPerBlock);
+    if (!readNpyRows(path, "features.npy", DType::F32, 2, range, h, block,
+                     error) ||
+        !checkFinite(block, row, F, error))
+      return false;
   }
   return true;
 }
@@ -333,13 +321,8 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error,
                      "the number of vertices (indptr.npy)", error))
       return false;
     ds.numFeatures = h.shape[1];
-    for (int64_t i = 0, n = static_cast<int64_t>(ds.features.size()); i < n;
-         ++i)
-      if (!std::isfinite(ds.features[i])) {
-        error = "features.npy: NaN or Inf (row " +
-                std::to_string(i / std::max<int64_t>(ds.numFeatures, 1)) + ")";
-        return false;
-      }
+    if (!checkFinite(ds.features, 0, ds.numFeatures, error))
+      return false;
   }
   if (!readNpy(datasetFile(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,
                ds.labels, error))

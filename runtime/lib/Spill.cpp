@@ -79,6 +79,19 @@ bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err) {
   return true;
 }
 
+/// preadAll into `data`, or false with "<name>: reading N bytes at offset
+/// O: <reason>".
+bool readAt(int fd, const std::string &name, int64_t offset, void *data,
+            int64_t bytes, std::string &error) {
+  int err = 0;
+  if (preadAll(fd, static_cast<char *>(data), bytes, offset, err))
+    return true;
+  error = name + ": reading " + std::to_string(bytes) + " bytes at offset " +
+          std::to_string(offset) + ": " +
+          (err ? std::strerror(err) : "unexpected end of file");
+  return false;
+}
+
 /// strerror with what helps for the two ways storage runs out.
 std::string describeError(int err) {
   std::string s = std::strerror(err);
@@ -236,15 +249,7 @@ bool SpillFile::write(const void *data, int64_t bytes, SpillExtent &where,
 
 bool SpillFile::read(const SpillExtent &where, void *data,
                      std::string &error) const {
-  int err = 0;
-  if (!preadAll(fd, static_cast<char *>(data), where.bytes, where.offset,
-                err)) {
-    error = filePath + ": reading " + std::to_string(where.bytes) +
-            " bytes at offset " + std::to_string(where.offset) + ": " +
-            (err ? std::strerror(err) : "unexpected end of file");
-    return false;
-  }
-  return true;
+  return readAt(fd, filePath, where.offset, data, where.bytes, error);
 }
 
 void SpillFile::release(const SpillExtent &where) {
@@ -460,12 +465,12 @@ bool SpillStore::evictRange(int64_t slot, Device &device, Buffer &buf,
   return true;
 }
 
-bool SpillStore::readInto(Device &device, const SpillExtent &extent,
-                          float *data, int64_t bytes, std::string &error) {
+bool SpillStore::readInto(Device &device, float *data, int64_t bytes,
+                          const std::function<bool(void *)> &read) {
   if (device.deviceMemoryIsHostMemory())
-    return storage->read(extent, data, error);
+    return read(data);
   staging.resize(static_cast<size_t>(bytes));
-  if (!storage->read(extent, staging.data(), error))
+  if (!read(staging.data()))
     return false;
   device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
               bytes);
@@ -700,19 +705,9 @@ bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
   if (cs->sourceFd >= 0) {
     // The file's rows: at `sourceOffset` plus the chunk's first element.
     const int64_t at = cs->sourceOffset + offset * int64_t(sizeof(float));
-    const bool direct = device.deviceMemoryIsHostMemory();
-    if (!direct)
-      staging.resize(static_cast<size_t>(bytes));
-    char *target = direct ? reinterpret_cast<char *>(data) : staging.data();
-    int err = 0;
-    read = preadAll(cs->sourceFd, target, bytes, at, err);
-    if (!read)
-      error = cs->sourceName + ": reading " + std::to_string(bytes) +
-              " bytes at offset " + std::to_string(at) + ": " +
-              (err ? std::strerror(err) : "unexpected end of file");
-    else if (!direct)
-      device.copy(data, MemoryTier::Device, staging.data(), MemoryTier::Host,
-                  bytes);
+    read = readInto(device, data, bytes, [&](void *host) {
+      return readAt(cs->sourceFd, cs->sourceName, at, host, bytes, error);
+    });
   } else {
     read = readInto(device, cs->copy[chunk], data, bytes, error);
   }

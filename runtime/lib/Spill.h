@@ -34,6 +34,7 @@
 #define GNNRT_SPILL_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -266,10 +267,18 @@ private:
   static void releaseChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
                            int64_t chunk);
   ChunkedSlot *findChunk(int64_t slot, int64_t chunk, std::string &error);
-  /// Reads `extent` (`bytes`) into device memory at `data` (through the
-  /// staging buffer where the host cannot address it).
+  /// Reads `bytes` into device memory at `data` with `read`, which fills
+  /// host memory (directly, or the staging buffer where the host cannot
+  /// address the device's memory).
+  bool readInto(Device &device, float *data, int64_t bytes,
+                const std::function<bool(void *)> &read);
+  /// readInto from `extent` of the spill file.
   bool readInto(Device &device, const SpillExtent &extent, float *data,
-                int64_t bytes, std::string &error);
+                int64_t bytes, std::string &error) {
+    return readInto(device, data, bytes, [&](void *host) {
+      return storage->read(extent, host, error);
+    });
+  }
   SpillCounters stats;
   /// Host copies for a device whose memory the host cannot address.
   std::vector<char> staging;

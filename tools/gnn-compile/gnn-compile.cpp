@@ -618,10 +618,6 @@ int main(int argc, char **argv) {
   // count is tried on a copy of the module with its diagnostics kept back;
   // the compilation then runs with the count found, or, when none fits, with
   // the count whose least plan is smallest (its error says why).
-  //
-  // With the features in memory first; when no count fits that way (or the
-  // features alone leave too little), with the features out of core (read
-  // by chunks from features.npy) unless --features-out-of-core says which.
   lowering.featuresOutOfCore = featuresOutOfCore.getValue();
   if (featuresOutOfCore && !budget && !bufferBytes)
     return fail("--features-out-of-core needs --mem-budget or "

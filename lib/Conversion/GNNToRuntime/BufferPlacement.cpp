@@ -146,13 +146,16 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     // The row chunks each sub-step's code reads or writes (-1: all).
     std::map<int64_t, std::set<int64_t>> chunksUsed;
     bool chunked = false;
+    // Read-only and in the slow tier from the start (a source of the
+    // placement's graph): fetched by its readers, dropped with the copy
+    // kept, never taken or written (the features out of core).
+    bool source = false;
   };
   // The features out of core (recordFeatures): one more buffer after the
   // takes, read-only, in the slow tier from the start, never taken.
   const bool features = featuresCall != nullptr;
   std::vector<Use> uses(takes.size() + (features ? 1 : 0));
   const unsigned featuresUse = takes.size();
-  auto isFeatures = [&](unsigned t) { return features && t == featuresUse; };
   const StringRef i32Name = rt::getName(rt::Call::gnnrtBufferI32);
   // Every user of `root` in `u`, through views made of the buffer in the
   // same sub-step.
@@ -222,6 +225,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         static_cast<uint64_t>(std::max<int64_t>(estimates.lookup("F"), 0)) * 4;
     u.taken = -1; // never produced: read from storage
     u.chunked = true;
+    u.source = true;
     if (failed(findUses(featuresCall->getResult(0), u)))
       return failure();
   }
@@ -235,8 +239,8 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       if (!fresh)
         it->second = it->second && row;
     }
-    for (auto [t, u] : llvm::enumerate(uses))
-      u.chunked = isFeatures(t) || rowSlot[u.slot];
+    for (Use &u : uses)
+      u.chunked = u.source || rowSlot[u.slot];
   }
 
   // Everything fits at once: the slots as they are, nothing moves.
@@ -321,7 +325,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   std::vector<SmallVector<unsigned>> created(numSubs), written(numSubs);
   SmallVector<bool> producedYet(numUnits, false);
   for (auto [t, u] : llvm::enumerate(uses)) {
-    if (isFeatures(t)) { // read only: a source of the graph
+    if (u.source) { // no producer
       for (int64_t s : u.subs)
         for (unsigned x : touched(t, s)) {
           units[x].last = std::max(units[x].last, s);
@@ -494,7 +498,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         continue;
       const Unit &unit = units[x];
       const unsigned t = unit.take;
-      if (!subs[s].first || (!isFeatures(t) && ownerOf(uses[t].slot) != t))
+      if (!subs[s].first || (!uses[t].source && ownerOf(uses[t].slot) != t))
         return source->emitError()
                << "buffer placement: slot " << uses[t].slot
                << " holds another buffer when step " << subs[s].step
@@ -552,7 +556,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         continue;
       const Unit &unit = units[x];
       const int64_t slot = uses[unit.take].slot;
-      if (isFeatures(unit.take)) { // the file keeps them: no write
+      if (uses[unit.take].source) { // its copy stays: no write
         chunkCall(rt::Call::gnnrtDropChunk, unit, 1);
         ++report.drops;
         continue;
