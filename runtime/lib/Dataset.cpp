@@ -245,10 +245,8 @@ FeaturesOnStorage::~FeaturesOnStorage() {
     ::close(fd);
 }
 
-/// False with "features.npy: NaN or Inf (row R)" unless every one of
-/// `values` (rows of `width` from row `firstRow`) is finite.
-static bool checkFinite(const std::vector<float> &values, int64_t firstRow,
-                        int64_t width, std::string &error) {
+bool checkFeaturesFinite(const std::vector<float> &values, int64_t firstRow,
+                         int64_t width, std::string &error) {
   for (size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i])) {
       error = "features.npy: NaN or Inf (row " +
@@ -289,7 +287,7 @@ static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
     range.end = std::min(V, row + rowsPerBlock);
     if (!readNpyRows(path, "features.npy", DType::F32, 2, range, h, block,
                      error) ||
-        !checkFinite(block, row, F, error))
+        !checkFeaturesFinite(block, row, F, error))
       return false;
   }
   return true;
@@ -321,7 +319,7 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error,
                      "the number of vertices (indptr.npy)", error))
       return false;
     ds.numFeatures = h.shape[1];
-    if (!checkFinite(ds.features, 0, ds.numFeatures, error))
+    if (!checkFeaturesFinite(ds.features, 0, ds.numFeatures, error))
       return false;
   }
   if (!readNpy(datasetFile(dir, "labels.npy"), "labels.npy", DType::I64, 1, h,

@@ -78,6 +78,11 @@ std::string datasetFile(const std::string &dir, const std::string &file);
 bool checkIndptr(const std::vector<int64_t> &indptr, int64_t numEdges,
                  std::string &error);
 
+/// False with "features.npy: NaN or Inf (row R)" unless every one of
+/// `values` (rows of `width` features from row `firstRow`) is finite.
+bool checkFeaturesFinite(const std::vector<float> &values, int64_t firstRow,
+                         int64_t width, std::string &error);
+
 /// False with loadDataset's message unless every label is in
 /// [-1, numClasses).
 bool checkLabels(const std::vector<int64_t> &labels, int64_t numClasses,

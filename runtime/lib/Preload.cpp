@@ -397,14 +397,8 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
     if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2,
                      NpyRange{first, last + 1}, h, featureRows, error))
       return false;
-    for (size_t i = 0; i < featureRows.size(); ++i)
-      if (!std::isfinite(featureRows[i])) {
-        error = "features.npy: NaN or Inf (row " +
-                std::to_string(first + static_cast<int64_t>(i) /
-                                           std::max<int64_t>(F, 1)) +
-                ")";
-        return false;
-      }
+    if (!checkFeaturesFinite(featureRows, first, F, error))
+      return false;
     local.features.insert(local.features.end(), featureRows.begin(),
                           featureRows.end());
   }
