@@ -80,6 +80,8 @@ loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   lowering.placement = options.placement;
   lowering.rowChunks = options.rowChunks;
   lowering.featuresOutOfCore = options.featuresOutOfCore;
+  lowering.graphOutOfCore = options.graphOutOfCore;
+  lowering.graphWindowEdges = options.graphWindowEdges;
   lowering.meta = options.meta;
   lowering.target = target.str();
   return lowering;

@@ -5,6 +5,12 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include "gnnrt/GNNRuntime.h"
+
+#include <algorithm>
+#include <cstring>
 
 #include <optional>
 #include <tuple>
@@ -122,4 +128,71 @@ FailureOr<gnn::DatasetMeta> gnn::readDatasetMeta(StringRef path,
     *field = *n;
   }
   return meta;
+}
+
+FailureOr<std::vector<int64_t>> mlir::gnn::readIndptr(StringRef metaPath,
+                                                      std::string &error) {
+  llvm::SmallString<256> path(metaPath);
+  llvm::sys::path::remove_filename(path);
+  llvm::sys::path::append(path, "indptr.npy");
+  auto fail = [&](const std::string &why) {
+    error = std::string(path) + ": " + why;
+    return failure();
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return fail(buffer.getError().message());
+  StringRef data = (*buffer)->getBuffer();
+  // The .npy format: magic, version, header length (2 bytes in version 1,
+  // 4 after), a Python dict literal, the data.
+  if (data.size() < 10 || !data.starts_with("\x93NUMPY"))
+    return fail("not a .npy file");
+  const unsigned major = static_cast<unsigned char>(data[6]);
+  const size_t lengthBytes = major == 1 ? 2 : 4;
+  if (data.size() < 8 + lengthBytes)
+    return fail("truncated header");
+  uint64_t headerLength = 0;
+  for (size_t i = 0; i < lengthBytes; ++i)
+    headerLength |= uint64_t(static_cast<unsigned char>(data[8 + i]))
+                    << (8 * i);
+  const size_t start = 8 + lengthBytes;
+  if (data.size() < start + headerLength)
+    return fail("truncated header");
+  StringRef header = data.substr(start, headerLength);
+  if (!header.contains("'descr': '<i8'") ||
+      !header.contains("'fortran_order': False"))
+    return fail("not a C-order int64 array");
+  size_t shape = header.find("'shape': (");
+  uint64_t n = 0;
+  if (shape == StringRef::npos ||
+      header.substr(shape + 10).consumeInteger(10, n))
+    return fail("no shape");
+  StringRef values = data.substr(start + headerLength);
+  if (n == 0 || values.size() < n * 8)
+    return fail("shorter than its shape");
+  std::vector<int64_t> indptr(n);
+  std::memcpy(indptr.data(), values.data(), n * 8);
+  for (size_t v = 1; v < n; ++v)
+    if (indptr[v] < indptr[v - 1])
+      return fail("not monotone");
+  return indptr;
+}
+
+int64_t mlir::gnn::mostRowChunkEdges(const std::vector<int64_t> &indptr,
+                                     int64_t chunks) {
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
+  constexpr int64_t kAlign = GNNRT_PARALLEL_CHUNK;
+  chunks = std::max<int64_t>(chunks, 1);
+  int64_t most = 0, lo = 0;
+  for (int64_t k = 1; k <= chunks; ++k) {
+    const int64_t hi =
+        k == chunks ? V
+                    : static_cast<int64_t>(static_cast<unsigned __int128>(V) *
+                                           k / chunks) /
+                          kAlign * kAlign;
+    most = std::max(most, indptr[hi] - indptr[lo]);
+    lo = hi;
+  }
+  return most;
 }

@@ -74,7 +74,7 @@ void gnnrt::checkDistributable(const ModelInfo &m) {
     fatal("the model cannot be trained on several processes by shared "
           "preloading: its forward has '" +
           m.globalOp + "', which reduces over all vertices");
-  if (m.featureChunks > 0 ||
+  if (m.featureChunks > 0 || m.graphChunks > 0 ||
       std::any_of(m.placements.begin(), m.placements.end(),
                   [](const PlacementInfo &p) { return p.planned; }))
     fatal("the model was compiled under a memory budget (gnn-compile "

@@ -142,10 +142,11 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   if (worldSize > 1)
     fatal("--batch-size: mini-batch training runs in one process so far "
           "(docs/MiniBatch.md)");
-  if (ctx->model.featureChunks > 0)
-    fatal("--batch-size: the model was compiled with its features out of "
-          "core (gnn-compile --mem-budget); mini-batches gather their rows "
-          "from memory");
+  if (ctx->model.featureChunks > 0 || ctx->model.graphChunks > 0)
+    fatal(std::string("--batch-size: the model was compiled with its ") +
+          (ctx->model.featureChunks > 0 ? "features" : "graph") +
+          " out of core (gnn-compile --mem-budget); mini-batches sample and "
+          "gather from memory");
   std::vector<int64_t> fanouts;
   std::string error;
   if (!parseFanouts(fanoutText, fanouts, error))

@@ -503,7 +503,7 @@ int main(int argc, char **argv) {
   // A model compiled under a budget (gnn-compile --mem-budget) evicts to
   // storage: without --spill-dir, to $TMPDIR (else /tmp).
   if (!ctx->spill &&
-      (ctx->model.featureChunks > 0 ||
+      (ctx->model.featureChunks > 0 || ctx->model.graphChunks > 0 ||
        std::any_of(ctx->model.placements.begin(), ctx->model.placements.end(),
                    [](const PlacementInfo &p) { return p.planned; }))) {
     const char *tmp = std::getenv("TMPDIR");
@@ -560,7 +560,8 @@ int main(int argc, char **argv) {
                            "mpirun); one process holds them all\n");
     if (!loadDataset(o.data, ctx->ds, error,
                      ctx->model.featureChunks > 0 ? &ctx->featuresFile
-                                                  : nullptr))
+                                                  : nullptr,
+                     ctx->model.graphChunks > 0 ? &ctx->indicesFile : nullptr))
       fatal(o.data + "/" + error);
     full.numVertices = ctx->ds.numVertices;
     full.numEdges = ctx->ds.numEdges;
@@ -911,11 +912,18 @@ int main(int argc, char **argv) {
             static_cast<long long>(spilled.readBytes),
             static_cast<long long>(spilled.evictions),
             static_cast<long long>(spilled.fetches));
-    // The features out of core: what their chunks read of features.npy.
-    appendf("\"features_read_bytes\": %lld, \"feature_fetches\": %lld,\n"
+    // The features and the graph out of core: what their chunks and
+    // windows read of features.npy, indices.npy and the spill file's CSR.
+    const GraphWindowCounters windows = ctx->graphOnStorage
+                                            ? ctx->graphOnStorage->counters()
+                                            : GraphWindowCounters();
+    appendf("\"features_read_bytes\": %lld, \"feature_fetches\": %lld, "
+            "\"graph_read_bytes\": %lld, \"graph_windows\": %lld,\n"
             "             ",
             static_cast<long long>(spilled.sourceReadBytes),
-            static_cast<long long>(spilled.sourceFetches));
+            static_cast<long long>(spilled.sourceFetches),
+            static_cast<long long>(windows.readBytes),
+            static_cast<long long>(windows.windows));
     appendf("\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
             "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
             "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",

@@ -138,7 +138,8 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
   // The kernels rely on the format's order (chunk tiling finds a chunk's
   // edges by binary search); the loader checks it, datasets built in memory
   // must keep it too.
-  for (int64_t v = 0; v < V; ++v)
+  // (Out of core, the loader checked indices.npy by blocks.)
+  for (int64_t v = 0; v < V && m.graphChunks == 0; ++v)
     for (int64_t e = ds.indptr[v] + 1; e < ds.indptr[v + 1]; ++e)
       if (ds.indices[e] < ds.indices[e - 1]) {
         error = "sources not ascending within destination " +
@@ -164,7 +165,25 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
   // The CSC comes from the dataset; the CSR, the destinations and the
   // degrees are built here. The device takes all of them over.
   const int64_t S = sourcesOf(ds);
-  GraphArrays g = buildGraphArrays(ds, m.graphArrays);
+  GraphArrays g;
+  if (m.graphChunks > 0) {
+    // Out of core: the offsets in memory, the per-edge arrays read by
+    // windows (GraphOnStorage.h), the CSR written to the spill file here.
+    if (ctx->indicesFile.fd < 0 || !ctx->spill) {
+      error = "the model reads its graph out of core but indices.npy was "
+              "loaded into memory (or no spill file is open)";
+      return false;
+    }
+    ctx->graphOnStorage = GraphOnStorage::create(
+        ctx->indicesFile, ds.indptr, m.graphArrays, ctx->spill->file(), error);
+    if (!ctx->graphOnStorage)
+      return false;
+    g.dstOffsets = std::move(ds.indptr);
+    g.srcOffsets = ctx->graphOnStorage->sourceOffsets();
+    g.edgesOnStorage = ds.numEdges;
+  } else {
+    g = buildGraphArrays(ds, m.graphArrays);
+  }
   if (static_cast<int64_t>(ctx->fullDegree[0].size()) == V &&
       static_cast<int64_t>(ctx->fullDegree[1].size()) == V) {
     // A rank's closure of a larger graph (Preload.h).

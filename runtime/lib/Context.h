@@ -6,6 +6,7 @@
 #include "Communicator.h"
 #include "Dataset.h"
 #include "Device.h"
+#include "GraphOnStorage.h"
 #include "Memory.h"
 #include "Random.h"
 #include "Spill.h"
@@ -92,6 +93,10 @@ struct ModelInfo {
   /// The features out of core (gnnrtFeaturesChunks) in this many chunks; 0:
   /// in memory.
   int64_t featureChunks = 0;
+  /// The graph's per-edge arrays out of core (GraphOnStorage.h), read by
+  /// windows of row chunks; the row chunk count of the program (its
+  /// windows' largest bounds the memory); 0: in memory.
+  int64_t graphChunks = 0;
   /// A row-partitioned program's collectives per call of each function, in
   /// order: the function (train or eval), the kind (allgather, broadcast:
   /// a staged SpMM's N broadcasts, reduce_scatter, reduce: a staged
@@ -119,6 +124,8 @@ struct ModelInfo {
 ///   target cuda           (compiled with --target=cuda; cpu without it)
 ///   features-out-of-core <chunks>   (the features stay on storage, read by
 ///                                    chunks: gnnrtFeaturesChunks)
+///   graph-out-of-core <chunks>   (the per-edge arrays stay on storage, read
+///                                 by windows: gnnrtGraphWindow)
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
 ///   partition rows|features (--gnn-partition-rows or -features)
@@ -157,6 +164,12 @@ struct gnnrtContext {
   /// features.npy open for the run, read by the chunks gnnrtFeaturesChunks
   /// takes; `features` is then null.
   gnnrt::FeaturesOnStorage featuresFile;
+  /// The graph out of core (the model's `graph-out-of-core` record): the
+  /// sources stay in indices.npy, the CSR goes to the spill file, and the
+  /// kernels read windows of rows (gnnrtGraphWindow). Null in memory.
+  std::unique_ptr<gnnrt::GraphOnStorage> graphOnStorage;
+  /// indices.npy as the loader left it open for graphOnStorage.
+  gnnrt::IndicesOnStorage indicesFile;
   gnnrt::ModelInfo model;
   std::vector<std::unique_ptr<gnnrt::Buffer>> params, grads;
   std::vector<gnnrt::OptState> opt;
@@ -301,6 +314,12 @@ void needElements(int64_t have, int64_t want, const std::string &what);
 /// Stops the run with "<what> [<begin>, <end>) of <n>" unless
 /// 0 <= begin <= end <= n (a range of rows an entry point was given).
 void needRange(int64_t begin, int64_t end, int64_t n, const std::string &what);
+
+/// With the graph out of core, stops the run naming `what` unless the
+/// side's window (gnnrtGraphWindow) holds the rows [lo, hi); the entry
+/// points that read the per-edge arrays check their rows with it.
+void needGraphRows(gnnrtContext *ctx, int64_t side, int64_t lo, int64_t hi,
+                   const char *what);
 
 /// The environment variable `name` as a switch: "1" on, "0" off, `unset`
 /// when it is not set; anything else stops the run naming it (never read as

@@ -240,6 +240,85 @@ bool loadGraph(const std::string &dir, Dataset &ds, std::string &error) {
   return true;
 }
 
+bool loadGraphOnStorage(const std::string &dir, Dataset &ds,
+                        IndicesOnStorage &out, std::string &error) {
+  NpyHeader h;
+  if (!readNpy(datasetFile(dir, "indptr.npy"), "indptr.npy", DType::I64, 1, h,
+               ds.indptr, error))
+    return false;
+  const std::string path = datasetFile(dir, "indices.npy");
+  std::vector<int32_t> block;
+  // An empty range checks the header, dtype and rank as readNpy does.
+  if (!readNpyRows(path, "indices.npy", DType::I32, 1, NpyRange(), h, block,
+                   error))
+    return false;
+  const int64_t E = h.shape[0];
+  if (!checkIndptr(ds.indptr, E, error))
+    return false;
+  const int64_t V = static_cast<int64_t>(ds.indptr.size()) - 1;
+  ds.numVertices = V;
+  ds.numEdges = E;
+  out.fd = openRegularFile(path, "indices.npy", error);
+  if (out.fd < 0)
+    return false;
+  out.offset = static_cast<int64_t>(h.dataOffset);
+  out.srcOffsets.assign(V + 1, 0);
+  // Blocks of 16 MiB: ids in range, ascending within a destination (the
+  // destination of the block's first edge found by binary search).
+  constexpr int64_t kBlockEdges = int64_t(4) << 20;
+  for (int64_t first = 0; first < E; first += kBlockEdges) {
+    NpyRange range;
+    range.begin = first;
+    range.end = std::min(E, first + kBlockEdges);
+    if (!readNpyRows(path, "indices.npy", DType::I32, 1, range, h, block,
+                     error))
+      return false;
+    int64_t v = std::upper_bound(ds.indptr.begin(), ds.indptr.end(), first) -
+                ds.indptr.begin() - 1;
+    for (int64_t e = first; e < range.end; ++e) {
+      while (ds.indptr[v + 1] <= e)
+        ++v;
+      const int32_t u = block[e - first];
+      if (u < 0 || u >= V) {
+        error = "indices.npy: vertex id " + std::to_string(u) +
+                " out of range [0, " + std::to_string(V) + ")";
+        return false;
+      }
+      if (e > ds.indptr[v] && e > first && u < block[e - first - 1]) {
+        error = "indices.npy: sources not ascending within a destination "
+                "(edge " +
+                std::to_string(e) + ")";
+        return false;
+      }
+      ++out.srcOffsets[u + 1];
+    }
+    // The first edge of a block against the last of the one before.
+    if (first > 0 &&
+        first > ds.indptr[std::upper_bound(ds.indptr.begin(), ds.indptr.end(),
+                                           first) -
+                          ds.indptr.begin() - 1]) {
+      int32_t previous;
+      if (!readAt(out.fd, "indices.npy", out.offset + (first - 1) * 4,
+                  &previous, 4, error))
+        return false;
+      if (block[0] < previous) {
+        error = "indices.npy: sources not ascending within a destination "
+                "(edge " +
+                std::to_string(first) + ")";
+        return false;
+      }
+    }
+  }
+  for (int64_t u = 0; u < V; ++u)
+    out.srcOffsets[u + 1] += out.srcOffsets[u];
+  return true;
+}
+
+IndicesOnStorage::~IndicesOnStorage() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
 FeaturesOnStorage::~FeaturesOnStorage() {
   if (fd >= 0)
     ::close(fd);
@@ -294,7 +373,7 @@ static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
 }
 
 bool loadDataset(const std::string &dir, Dataset &ds, std::string &error,
-                 FeaturesOnStorage *onStorage) {
+                 FeaturesOnStorage *onStorage, IndicesOnStorage *indices) {
   int64_t metaCounts[4];
   std::vector<std::string> edgeNames;
   if (!readDatasetMeta(dir, ds, metaCounts, edgeNames, error))
@@ -302,7 +381,8 @@ bool loadDataset(const std::string &dir, Dataset &ds, std::string &error,
   struct stat st;
   NpyHeader h;
   // Graph.
-  if (!loadGraph(dir, ds, error))
+  if (indices ? !loadGraphOnStorage(dir, ds, *indices, error)
+              : !loadGraph(dir, ds, error))
     return false;
   const int64_t V = ds.numVertices;
   const int64_t E = ds.numEdges;

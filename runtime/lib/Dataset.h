@@ -51,13 +51,37 @@ struct FeaturesOnStorage {
   ~FeaturesOnStorage();
 };
 
+/// indices.npy left on storage (the graph out of core, issue 18): open for
+/// the run, its int32 sources at `offset`; closed on destruction. The check
+/// that reads it by blocks also counts the out-edges of every vertex.
+struct IndicesOnStorage {
+  int fd = -1;
+  int64_t offset = 0;
+  std::string name = "indices.npy";
+  /// [V+1] out-edges by source (CSR offsets), counted as the check reads.
+  std::vector<int64_t> srcOffsets;
+  IndicesOnStorage() = default;
+  IndicesOnStorage(const IndicesOnStorage &) = delete;
+  IndicesOnStorage &operator=(const IndicesOnStorage &) = delete;
+  ~IndicesOnStorage();
+};
+
 /// Loads `dir`, checking everything DESIGN.md lists. On failure returns false
 /// with a one-line "<file>: <problem>" in `error`. With `onStorage` the
 /// features are checked as they are read by blocks (their shape, every value
 /// finite) but not kept: ds.features stays empty, ds.numFeatures is set, and
-/// `onStorage` holds features.npy open for ranged reads.
+/// `onStorage` holds features.npy open for ranged reads. With `indices` the
+/// same for the graph's sources: ds.indices stays empty, ds.numEdges is
+/// set, and `indices` holds indices.npy open (loadGraphOnStorage).
 bool loadDataset(const std::string &dir, Dataset &ds, std::string &error,
-                 FeaturesOnStorage *onStorage = nullptr);
+                 FeaturesOnStorage *onStorage = nullptr,
+                 IndicesOnStorage *indices = nullptr);
+
+/// The graph of `dir` with its sources on storage: ds.indptr and the counts
+/// loaded, indices.npy checked by blocks as loadGraph checks it (ids in
+/// range, ascending within a destination) and kept open in `out`.
+bool loadGraphOnStorage(const std::string &dir, Dataset &ds,
+                        IndicesOnStorage &out, std::string &error);
 
 /// The graph of `dir` alone (indptr.npy, indices.npy: ds.indptr,
 /// ds.indices, the counts), checked as loadDataset checks it.

@@ -113,7 +113,7 @@ void Device::spmmSourceStage(gnnrtContext *, gnnrtMemRefF32 *, gnnrtMemRefF32 *,
 
 void Device::checkGraph(const GraphArrays &graph) {
   const size_t V = graph.dstOffsets.empty() ? 0 : graph.dstOffsets.size() - 1;
-  const size_t E = graph.src.size();
+  const size_t E = static_cast<size_t>(graph.numEdges());
   // The per-edge arrays other than the sources are built only when the
   // program reads them (empty otherwise).
   auto perEdge = [E](size_t n) { return n == E || n == 0; };
@@ -154,6 +154,24 @@ Buffer::~Buffer() {
       device->deviceMemoryIsHostMemory())
     std::fill(data, data + size, std::numeric_limits<float>::quiet_NaN());
   device->free(data);
+}
+
+void Device::setGraphWindow(int which, const int32_t *data, int64_t first) {
+  if (which < 0 || which > 3)
+    fatal("setGraphWindow: no per-edge array #" + std::to_string(which));
+  if (!deviceMemoryIsHostMemory())
+    fatal(std::string("the graph out of core is not supported on the ") +
+          name() + " device");
+  // Indexed by edge from the window's first: the address edge 0 would have
+  // (never read; the arithmetic on integers, not on the pointer).
+  const int32_t *base =
+      data ? reinterpret_cast<const int32_t *>(
+                 reinterpret_cast<uintptr_t>(data) -
+                 static_cast<uintptr_t>(first) * sizeof(int32_t))
+           : nullptr;
+  graphs[0].index[which] = base;
+  if (selected == 0)
+    boundGraph.index[which] = base;
 }
 
 void Device::selectGraph(int which) {

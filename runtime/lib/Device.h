@@ -56,6 +56,13 @@ struct GraphArrays {
   std::vector<int32_t> csrDst;     // [E] dst[csrEdge[p]]: read in order by
                                    // to-src gathers
   std::vector<float> inDegree, outDegree; // [V]
+  /// The edges when the per-edge arrays are all empty because they stay on
+  /// storage (the graph out of core: GraphOnStorage.h); -1 otherwise.
+  int64_t edgesOnStorage = -1;
+  int64_t numEdges() const {
+    return edgesOnStorage >= 0 ? edgesOnStorage
+                               : static_cast<int64_t>(src.size());
+  }
 };
 
 /// One edge input of the model as bindDataset checked it: per edge (CSC
@@ -189,6 +196,10 @@ public:
   /// Selects the graph graph() returns: 0, or the whole graph bound as 1
   /// (gnnrtUseGraph). Stops the run when none is bound as 1.
   void selectGraph(int which);
+  /// The graph out of core: graph 0's per-edge array `which` (gnnrtGraphIndex
+  /// numbering) is read at `data` for the edges [first, ...) of a window
+  /// (GraphOnStorage.h; null: none). Host-memory devices only.
+  void setGraphWindow(int which, const int32_t *data, int64_t first);
   /// Whether a whole graph is bound (bindGraph(..., 1)).
   bool hasWholeGraph() const { return graphs[1].offsets[1] != nullptr; }
   /// Takes over the model's edge inputs, numbered as the model info lists

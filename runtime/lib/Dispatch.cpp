@@ -11,17 +11,28 @@ using namespace gnnrt;
 
 static Device &of(gnnrtContext *ctx) { return *ctx->device; }
 
+/// An entry point over every edge: not with the graph out of core, whose
+/// windows hold a row chunk's edges (the lowering runs such steps whole
+/// only when the graph is in memory).
+static void needWholeGraph(gnnrtContext *ctx, const char *what) {
+  if (ctx->graphOnStorage)
+    fatal(std::string(what) + ": reads every edge, but the graph is out of "
+                              "core (read by row chunks' windows)");
+}
+
 extern "C" {
 
 void _mlir_ciface_gnnrtScatter(gnnrtContext *ctx, int64_t side,
                                gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                int64_t width) {
+  needWholeGraph(ctx, "gnnrtScatter");
   of(ctx).scatter(ctx, side, in, out, width);
 }
 
 void _mlir_ciface_gnnrtGather(gnnrtContext *ctx, int64_t acc, int64_t side,
                               gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                               gnnrtMemRefI32 *arg, int64_t width) {
+  needWholeGraph(ctx, "gnnrtGather");
   of(ctx).gather(ctx, acc, side, in, out, arg, width);
 }
 
@@ -30,6 +41,7 @@ void _mlir_ciface_gnnrtGatherArgBackward(gnnrtContext *ctx, int64_t side,
                                          gnnrtMemRefI32 *arg,
                                          gnnrtMemRefF32 *gradEdges,
                                          int64_t width) {
+  needWholeGraph(ctx, "gnnrtGatherArgBackward");
   of(ctx).gatherArgBackward(ctx, side, gradOut, arg, gradEdges, width);
 }
 
@@ -37,6 +49,7 @@ void _mlir_ciface_gnnrtSpmm(gnnrtContext *ctx, int64_t side, int64_t mean,
                             int64_t chunks, gnnrtMemRefF32 *weights,
                             gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                             int64_t width) {
+  needWholeGraph(ctx, "gnnrtSpmm");
   of(ctx).spmm(ctx, side, mean, chunks, weights, in, out, width);
 }
 
@@ -48,6 +61,7 @@ void _mlir_ciface_gnnrtSpmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
   const DeviceGraph &g = of(ctx).graph();
   needRange(begin, end, g.rowsOn(side), "gnnrtSpmmRows: rows");
   needRange(inBegin, inEnd, g.rowsOn(1 - side), "gnnrtSpmmRows: input rows");
+  needGraphRows(ctx, side, begin, end, "gnnrtSpmmRows");
   of(ctx).spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
                    inBegin, inEnd);
 }

@@ -2,6 +2,7 @@
 
 #include "File.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -319,6 +320,41 @@ bool checkOutputDirectory(const std::string &path, std::string &error) {
   } while (dir != "/" && dir != "." && ::stat(dir.c_str(), &st) != 0 &&
            errno == ENOENT);
   return checkWritableDirectory(path, dir, error);
+}
+
+/// The most one pread moves (Linux moves at most 0x7ffff000 anyway).
+static constexpr int64_t kMaxRead = int64_t(1) << 30;
+
+bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err) {
+  while (n > 0) {
+    ssize_t r = ::pread(fd, p, static_cast<size_t>(std::min(n, kMaxRead)),
+                        static_cast<off_t>(offset));
+    if (r < 0) {
+      if (errno == EINTR)
+        continue;
+      err = errno;
+      return false;
+    }
+    if (r == 0) {
+      err = 0;
+      return false;
+    }
+    p += r;
+    n -= r;
+    offset += r;
+  }
+  return true;
+}
+
+bool readAt(int fd, const std::string &name, int64_t offset, void *data,
+            int64_t bytes, std::string &error) {
+  int err = 0;
+  if (preadAll(fd, static_cast<char *>(data), bytes, offset, err))
+    return true;
+  error = name + ": reading " + std::to_string(bytes) + " bytes at offset " +
+          std::to_string(offset) + ": " +
+          (err ? std::strerror(err) : "unexpected end of file");
+  return false;
 }
 
 } // namespace gnnrt

@@ -64,6 +64,15 @@ bool isDirectory(const std::string &path);
 /// with "<path>: <reason>" in `error`.
 bool makeDirectories(const std::string &dir, std::string &error);
 
+/// Reads all `n` bytes at `offset` of `fd` (retries EINTR, continues short
+/// reads). False with errno's value in `err`, 0 on a premature end of file.
+bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err);
+
+/// preadAll into `data`, or false with "<name>: reading N bytes at offset
+/// O: <reason>".
+bool readAt(int fd, const std::string &name, int64_t offset, void *data,
+            int64_t bytes, std::string &error);
+
 } // namespace gnnrt
 
 #endif // GNNRT_FILE_H

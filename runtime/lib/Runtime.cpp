@@ -48,6 +48,18 @@ void needRange(int64_t begin, int64_t end, int64_t n, const std::string &what) {
           ") of " + std::to_string(n));
 }
 
+void needGraphRows(gnnrtContext *ctx, int64_t side, int64_t lo, int64_t hi,
+                   const char *what) {
+  if (ctx->graphOnStorage &&
+      !ctx->graphOnStorage->covers(static_cast<int>(side != 0), lo, hi))
+    fatal(std::string(what) +
+          ": the graph is out of core and no window "
+          "(gnnrtGraphWindow) holds the " +
+          (side ? "destination" : "source") + " rows [" + std::to_string(lo) +
+          ", " + std::to_string(hi) +
+          ") (the program reads edges outside its row chunks)");
+}
+
 bool envFlag(const char *name, bool unset) {
   const char *env = std::getenv(name);
   if (!env)
@@ -195,6 +207,11 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> chunks) || chunks < 1 || chunks > 4096)
         return bad("malformed features-out-of-core record");
       info.featureChunks = chunks;
+    } else if (kind == "graph-out-of-core") {
+      int chunks = 0;
+      if (!(ls >> chunks) || chunks < 1 || chunks > 4096)
+        return bad("malformed graph-out-of-core record");
+      info.graphChunks = chunks;
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");
@@ -370,11 +387,30 @@ void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result, gnnrtContext *ctx,
        g.rowsOn(side == 1 ? 1 : 0) + 1);
 }
 
+void gnnrtGraphWindow(gnnrtContext *ctx, int64_t side, int64_t lo, int64_t hi) {
+  const DeviceGraph &g = ctx->device->graph();
+  if (side != 0 && side != 1)
+    fatal("gnnrtGraphWindow: no side " + std::to_string(side));
+  needRange(lo, hi, g.rowsOn(side), "gnnrtGraphWindow: rows");
+  if (!ctx->graphOnStorage)
+    return;
+  std::string error;
+  if (!ctx->graphOnStorage->open(*ctx->device, static_cast<int>(side), lo, hi,
+                                 error))
+    fatal("the graph out of core: " + error);
+}
+
 void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
                                   int64_t which) {
   if (which < 0 || which > 3)
     fatal("gnnrtGraphIndex: unknown index " + std::to_string(which));
   const DeviceGraph &g = ctx->device->graph();
+  if (ctx->graphOnStorage && !g.index[which] && g.numEdges > 0)
+    fatal("gnnrtGraphIndex: the graph is out of core and no window "
+          "(gnnrtGraphWindow) holds index " +
+          std::to_string(which) +
+          " (a kernel reads edges outside its row "
+          "chunks)");
   if (!g.index[which] && g.numEdges > 0)
     fatal("gnnrtGraphIndex: index " + std::to_string(which) +
           " was not built: the model description's graph-arrays record "

@@ -3,6 +3,7 @@
 #include "Spill.h"
 
 #include "Device.h"
+#include "File.h"
 #include "Memory.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -55,41 +56,6 @@ bool pwriteAll(int fd, const char *p, int64_t n, int64_t offset, int &err) {
     offset += w;
   }
   return true;
-}
-
-/// Reads all `n` bytes at `offset`; `err` 0 on a premature end of file.
-bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err) {
-  while (n > 0) {
-    ssize_t r = ::pread(fd, p, static_cast<size_t>(std::min(n, kMaxTransfer)),
-                        static_cast<off_t>(offset));
-    if (r < 0) {
-      if (errno == EINTR)
-        continue;
-      err = errno;
-      return false;
-    }
-    if (r == 0) {
-      err = 0;
-      return false;
-    }
-    p += r;
-    n -= r;
-    offset += r;
-  }
-  return true;
-}
-
-/// preadAll into `data`, or false with "<name>: reading N bytes at offset
-/// O: <reason>".
-bool readAt(int fd, const std::string &name, int64_t offset, void *data,
-            int64_t bytes, std::string &error) {
-  int err = 0;
-  if (preadAll(fd, static_cast<char *>(data), bytes, offset, err))
-    return true;
-  error = name + ": reading " + std::to_string(bytes) + " bytes at offset " +
-          std::to_string(offset) + ": " +
-          (err ? std::strerror(err) : "unexpected end of file");
-  return false;
 }
 
 /// strerror with what helps for the two ways storage runs out.
@@ -250,6 +216,15 @@ bool SpillFile::write(const void *data, int64_t bytes, SpillExtent &where,
 bool SpillFile::read(const SpillExtent &where, void *data,
                      std::string &error) const {
   return readAt(fd, filePath, where.offset, data, where.bytes, error);
+}
+
+bool SpillFile::readPart(const SpillExtent &where, int64_t offset, void *data,
+                         int64_t bytes, std::string &error) const {
+  if (offset < 0 || bytes < 0 || offset + bytes > where.bytes) {
+    error = filePath + ": a read outside its extent";
+    return false;
+  }
+  return readAt(fd, filePath, where.offset + offset, data, bytes, error);
 }
 
 void SpillFile::release(const SpillExtent &where) {

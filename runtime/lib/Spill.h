@@ -91,6 +91,9 @@ public:
              std::string &error);
   /// Reads the extent `where` (from write) into host memory at `data`.
   bool read(const SpillExtent &where, void *data, std::string &error) const;
+  /// Reads `bytes` at `offset` into the extent `where` (inside it).
+  bool readPart(const SpillExtent &where, int64_t offset, void *data,
+                int64_t bytes, std::string &error) const;
   /// Frees an extent from write.
   void release(const SpillExtent &where);
 
@@ -220,6 +223,9 @@ public:
   int64_t evictedSize(int64_t slot) const;
   const SpillCounters &counters() const { return stats; }
   const SpillFile &file() const { return *storage; }
+  /// The file, for data of the run that is not a slot's (the graph's CSR
+  /// out of core: GraphOnStorage.h), not counted here.
+  SpillFile &file() { return *storage; }
 
 private:
   struct Spilled {

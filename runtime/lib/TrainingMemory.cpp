@@ -60,6 +60,22 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
   // Of dst, csrEdge and csrDst only those the program reads.
   const int64_t perEdge = __builtin_popcount(ctx->model.graphArrays & 0xE);
   need.graph = add(mul(E, perEdge * 4), mul(V + 1, 2 * 8 + 2 * 4));
+  // Out of core (GraphOnStorage.h) none of them: both sides' largest window
+  // of the program's row chunks, or, when more, what building the CSR takes
+  // at start-up (a block of each array, a read buffer and the block's fill
+  // cursors).
+  if (ctx->model.graphChunks > 0 && !ds.indptr.empty()) {
+    const unsigned arrays = ctx->model.graphArrays;
+    const int64_t windows = GraphOnStorage::windowBytes(
+        ds.indptr, ctx->indicesFile.srcOffsets, arrays, ctx->model.graphChunks);
+    const int64_t csrArrays = ((arrays >> 2) & 1) + ((arrays >> 3) & 1);
+    const int64_t build =
+        csrArrays == 0 ? 0
+                       : add(mul(std::min(E, GraphOnStorage::kBlockEdges),
+                                 4 * csrArrays + 8),
+                             mul(std::min(E, GraphOnStorage::kReadEdges), 4));
+    need.graph = add(mul(V + 1, 2 * 8 + 2 * 4), std::max(windows, build));
+  }
   // Feature partitioning: the same arrays of the whole graph (every vertex,
   // every edge), which bindWholeGraph builds.
   if (ctx->wholeEdges >= 0)

@@ -2,6 +2,7 @@
 
 #include "Budget.h"
 
+#include "gnn/Support/DatasetMeta.h"
 #include "gnn/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -12,10 +13,13 @@ namespace mlir::gnn {
 RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
                              const GNNOptimizeOptions &options,
                              GNNToLLVMOptions &lowering,
-                             std::optional<int64_t> memBudget, bool optimize) {
+                             std::optional<int64_t> memBudget, bool optimize,
+                             const std::vector<int64_t> *indptr) {
   RowChunkSearch best;
-  for (int64_t k = 1; k <= 64; k *= 2) {
+  for (int64_t k = lowering.graphOutOfCore ? 2 : 1; k <= 64; k *= 2) {
     lowering.rowChunks = k;
+    if (lowering.graphOutOfCore)
+      lowering.graphWindowEdges = indptr ? mostRowChunkEdges(*indptr, k) : 0;
     PassManager probe(&context);
     probe.enableVerifier();
     buildGNNTrainPipeline(probe, options, optimize);
@@ -29,6 +33,7 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
     OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
     std::optional<uint64_t> least; // set when the error is the least plan
     std::string op;                // the op it names
+    bool residentTooLarge = false; // the state besides the buffers
     LogicalResult result = failure();
     {
       ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
@@ -36,6 +41,9 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
         std::string text = d.str();
         size_t at = text.find(kLeast.data());
         uint64_t n = 0;
+        if (d.getSeverity() == DiagnosticSeverity::Error &&
+            text.find("is below what stays resident") != std::string::npos)
+          residentTooLarge = true;
         if (d.getSeverity() == DiagnosticSeverity::Error &&
             at != std::string::npos &&
             !StringRef(text).substr(at + kLeast.size()).consumeInteger(10, n)) {
@@ -55,6 +63,8 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
       best.chunks = k;
       break;
     }
+    if (!least && residentTooLarge && lowering.graphOutOfCore)
+      continue; // the windows of more chunks are smaller
     if (!least)
       break; // another error: the compilation reports it
     if (*least < best.least) {

@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::gnn {
 
@@ -36,10 +37,16 @@ struct RowChunkSearch {
 /// count tried on a copy of the module with its diagnostics kept back; the
 /// chunk tiling runs first under `memBudget` when set. Leaves
 /// lowering.rowChunks at the last count tried.
+/// With the graph out of core (lowering.graphOutOfCore) the counts start
+/// at 2, each count's windows are sized by `indptr` (the dataset's, when
+/// read: lowering.graphWindowEdges), and a count whose resident state
+/// exceeds the budget goes on to the next (larger counts take smaller
+/// windows).
 RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
                              const GNNOptimizeOptions &options,
                              GNNToLLVMOptions &lowering,
-                             std::optional<int64_t> memBudget, bool optimize);
+                             std::optional<int64_t> memBudget, bool optimize,
+                             const std::vector<int64_t> *indptr = nullptr);
 
 } // namespace mlir::gnn
 

@@ -260,6 +260,14 @@ static llvm::cl::opt<bool> featuresOutOfCore(
                    "them in memory; =false never)"),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<bool> graphOutOfCore(
+    "graph-out-of-core",
+    llvm::cl::desc("With row chunks: keep the graph's per-edge arrays on "
+                   "storage, each row chunk of a step reading its rows' "
+                   "edges (default: under --mem-budget, only when no plan "
+                   "fits with them in memory; =false never)"),
+    llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<int64_t> rowChunks(
     "row-chunks",
     llvm::cl::desc("Run each step over the vertices in this many row chunks, "
@@ -622,6 +630,25 @@ int main(int argc, char **argv) {
   if (featuresOutOfCore && !budget && !bufferBytes)
     return fail("--features-out-of-core needs --mem-budget or "
                 "--buffer-budget (the placement reads the features' chunks)");
+  lowering.graphOutOfCore = graphOutOfCore.getValue();
+  if (graphOutOfCore && !budget && !bufferBytes && rowChunks < 2)
+    return fail("--graph-out-of-core needs row chunks: --row-chunks above 1, "
+                "or a budget (--mem-budget, --buffer-budget) to choose them");
+  // The windows' size at the dataset's sizes: its in-edges per row chunk.
+  std::optional<std::vector<int64_t>> indptr;
+  if (budget && !options.meta.empty()) {
+    std::string ignored; // without it the pass estimates them
+    FailureOr<std::vector<int64_t>> read =
+        gnn::readIndptr(options.meta.getValue(), ignored);
+    if (succeeded(read))
+      indptr = std::move(*read);
+  }
+  auto sizeWindows = [&] {
+    if (lowering.graphOutOfCore && indptr)
+      lowering.graphWindowEdges =
+          gnn::mostRowChunkEdges(*indptr, lowering.rowChunks);
+  };
+  sizeWindows();
   if (emitKind != EmitKind::MLIR && (budget || bufferBytes) &&
       rowChunks.getNumOccurrences() == 0) {
     // The settings tried in turn until one fits: as given; then, unless the
@@ -631,27 +658,34 @@ int main(int argc, char **argv) {
     // without. With none fitting, the one whose least plan is smallest is
     // compiled (its error says why).
     const bool outOfCoreGiven = featuresOutOfCore.getNumOccurrences() != 0;
+    const bool graphGiven = graphOutOfCore.getNumOccurrences() != 0;
     const bool cachesGiven = edgeCacheFloats.getNumOccurrences() != 0;
     const bool givenOutOfCore = lowering.featuresOutOfCore;
+    const bool givenGraph = lowering.graphOutOfCore;
     const int64_t givenCaches = lowering.edgeCacheFloats;
     gnn::RowChunkSearch best =
-        findRowChunks(context, *module, options, lowering, budget, !noOptimize);
-    bool outOfCore = givenOutOfCore;
+        findRowChunks(context, *module, options, lowering, budget, !noOptimize,
+                      indptr ? &*indptr : nullptr);
+    bool outOfCore = givenOutOfCore, graph = givenGraph;
     int64_t caches = givenCaches;
     // Whether any search's least plan was a fused gather's.
     bool cachesMatter = best.largestOp == "gnn.fused_gather";
-    auto retry = [&](bool withOutOfCore, int64_t withCaches) {
+    auto retry = [&](bool withOutOfCore, int64_t withCaches,
+                     bool withGraph = false) {
       if (best.fits)
         return;
       lowering.featuresOutOfCore = withOutOfCore;
       lowering.edgeCacheFloats = withCaches;
-      gnn::RowChunkSearch r = findRowChunks(context, *module, options, lowering,
-                                            budget, !noOptimize);
+      lowering.graphOutOfCore = withGraph || givenGraph;
+      gnn::RowChunkSearch r =
+          findRowChunks(context, *module, options, lowering, budget,
+                        !noOptimize, indptr ? &*indptr : nullptr);
       cachesMatter |= r.largestOp == "gnn.fused_gather";
       if (r.fits || r.least < best.least) {
         best = r;
         outOfCore = withOutOfCore;
         caches = withCaches;
+        graph = withGraph || givenGraph;
       }
     };
     const bool canDropCaches = !cachesGiven && givenCaches > 0;
@@ -662,13 +696,30 @@ int main(int argc, char **argv) {
       if (canDropCaches && cachesMatter)
         retry(true, 0);
     }
+    // Then the graph out of core, with the features as they came out.
+    if (budget && !graphGiven && !givenGraph) {
+      retry(givenOutOfCore, givenCaches, true);
+      if (canDropCaches && cachesMatter)
+        retry(givenOutOfCore, 0, true);
+      if (!outOfCoreGiven && !givenOutOfCore) {
+        retry(true, givenCaches, true);
+        if (canDropCaches && cachesMatter)
+          retry(true, 0, true);
+      }
+    }
     lowering.featuresOutOfCore = outOfCore;
+    lowering.graphOutOfCore = graph;
     lowering.edgeCacheFloats = caches;
     lowering.rowChunks = best.chunks;
+    sizeWindows();
     if (showRemarks && best.fits && outOfCore && !outOfCoreGiven)
       llvm::errs() << "gnn-compile: remark: the features out of core: read by "
                       "row chunks from features.npy (--features-out-of-core "
                       "sets it)\n";
+    if (showRemarks && best.fits && graph && !graphGiven)
+      llvm::errs() << "gnn-compile: remark: the graph out of core: each row "
+                      "chunk reads its rows' edges from storage "
+                      "(--graph-out-of-core sets it)\n";
     if (showRemarks && best.fits && caches == 0 && !cachesGiven)
       llvm::errs() << "gnn-compile: remark: no edge caches: the fused "
                       "kernels recompute per-edge values in the backward "

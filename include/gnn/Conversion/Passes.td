@@ -83,6 +83,15 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     placement streams its input a chunk at a time. A stage whose code does
     anything else over its rows (a loop in the function, another runtime
     call) stays whole; a remark per function says how many ran in chunks.
+
+    The graph out of core (`graph-out-of-core`, with row chunks;
+    docs/MemoryBudget.md, "The graph out of core"): the per-edge arrays
+    (sources, destinations, the CSR's edge ids and destinations) are no
+    part of the resident state. Before its tiles, each row chunk of an
+    aggregation or a fused gather's kernel calls `gnnrtGraphWindow` with
+    its side and rows, which reads those rows' edges from storage; a step
+    that reads every edge at once (one that does not run in row chunks)
+    is an error naming it.
   }];
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
@@ -106,6 +115,17 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
            "Under a budget: the features stay on storage, read by row "
            "chunks from features.npy (gnnrtFeaturesChunks) as the placement "
            "plans, and are no part of the resident state">,
+    Option<"graphOutOfCore", "graph-out-of-core", "bool",
+           /*default=*/"false",
+           "With row chunks (K > 1): the graph's per-edge arrays stay on "
+           "storage; each row chunk of a step that reads edges reads its "
+           "rows' edges into a window first (gnnrtGraphWindow), and a step "
+           "over every edge is an error">,
+    Option<"graphWindowEdges", "graph-window-edges", "int64_t",
+           /*default=*/"0",
+           "With graph-out-of-core under mem-budget: the most edges of a "
+           "row chunk at the dataset's sizes (gnn-compile reads them from "
+           "indptr.npy); 0: twice the edges over K">,
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
            "Where the kernels run: cpu (functions run by gnnrtParallelFor) "
            "or cuda (gpu.func in a gpu.module, launched with "

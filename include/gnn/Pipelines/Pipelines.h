@@ -114,6 +114,16 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: the features stay on "
                      "storage, read by row chunks as the placement plans"),
       llvm::cl::init(false)};
+  Option<bool> graphOutOfCore{
+      *this, "graph-out-of-core",
+      llvm::cl::desc("--convert-gnn-to-runtime: the graph's per-edge arrays "
+                     "stay on storage, read by row chunks' windows"),
+      llvm::cl::init(false)};
+  Option<int64_t> graphWindowEdges{
+      *this, "graph-window-edges",
+      llvm::cl::desc("--convert-gnn-to-runtime: the most edges of a row "
+                     "chunk (0: twice the edges over the chunks)"),
+      llvm::cl::init(0)};
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("gnn-kernels-to-ptx-pipeline: the GPU architecture the "

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mlir::gnn {
 
@@ -26,6 +27,16 @@ struct DatasetMeta {
 /// Reads the meta.json at `path`; on failure, a one-line reason in `error`.
 FailureOr<DatasetMeta> readDatasetMeta(llvm::StringRef path,
                                        std::string &error);
+
+/// The in-edge offsets of the dataset whose meta.json is at `metaPath`: its
+/// indptr.npy (int64 [V+1], C order; DESIGN.md), or a reason in `error`.
+FailureOr<std::vector<int64_t>> readIndptr(llvm::StringRef metaPath,
+                                           std::string &error);
+
+/// The most in-edges of a row chunk when `indptr`'s vertices are cut into
+/// `chunks` row chunks at the lowering's boundaries (RowChunks.h: b_k =
+/// floor(floor(k V / K) / GNNRT_PARALLEL_CHUNK) * GNNRT_PARALLEL_CHUNK).
+int64_t mostRowChunkEdges(const std::vector<int64_t> &indptr, int64_t chunks);
 
 } // namespace mlir::gnn
 

@@ -43,6 +43,9 @@ public:
   /// Reads the features as row chunks from storage (gnnrtFeaturesChunks),
   /// which the placement fetches; before run().
   void setFeaturesOutOfCore(bool outOfCore) { featuresOutOfCore = outOfCore; }
+  /// The graph out of core: row chunks open windows of their edges
+  /// (RowChunks.h).
+  void setGraphOutOfCore(bool outOfCore) { lb.graphOutOfCore = outOfCore; }
   /// After planSlots(): the features' slot (one no buffer of any function
   /// uses), when they are read out of core.
   void setFeaturesSlot(int64_t slot) { placement.setFeaturesSlot(slot); }

@@ -326,7 +326,7 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     return failure();
   if (tileInts)
     markTiledLaunch(&*std::prev(lb.b.getInsertionPoint()), tileInts->first,
-                    tileInts->second);
+                    tileInts->second, toDst ? 1 : 0);
   for (auto [o, t] : llvm::zip(fg.getOuts(), outs))
     buffers.bind(o, t);
   return success();

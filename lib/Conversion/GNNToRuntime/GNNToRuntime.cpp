@@ -226,16 +226,64 @@ static unsigned graphArraysRead(ModuleOp module) {
   return mask;
 }
 
+/// With the graph out of core: fails, naming the op, when a lowered step of
+/// `fn` reads every edge at once (its rows not in row chunks, whose windows
+/// are all of the graph a run holds): a whole aggregation, gather or
+/// scatter, or a kernel launched over every row or edge that reads the
+/// per-edge arrays.
+static LogicalResult checkEdgesInWindows(ModuleOp module, func::FuncOp fn) {
+  Operation *lowered =
+      module.lookupSymbol((fn.getSymName() + "_lowered").str());
+  if (!lowered)
+    return success();
+  auto readsEdges = [&](func::CallOp call) {
+    StringRef callee = call.getCallee();
+    for (rt::Call whole :
+         {rt::Call::gnnrtSpmm, rt::Call::gnnrtScatter, rt::Call::gnnrtGather,
+          rt::Call::gnnrtGatherArgBackward})
+      if (callee == rt::getName(whole))
+        return true;
+    if (callee != rt::getName(rt::Call::gnnrtParallelFor))
+      return false;
+    auto fnConst = call.getOperand(1).getDefiningOp<func::ConstantOp>();
+    auto kernel = fnConst
+                      ? module.lookupSymbol<func::FuncOp>(fnConst.getValue())
+                      : func::FuncOp();
+    bool reads = !kernel;
+    if (kernel)
+      kernel.walk([&](func::CallOp inner) {
+        reads |= inner.getCallee() == rt::getName(rt::Call::gnnrtGraphIndex);
+      });
+    return reads;
+  };
+  WalkResult r = lowered->walk([&](func::CallOp call) {
+    if (!readsEdges(call))
+      return WalkResult::advance();
+    call.emitError() << "the graph out of core (graph-out-of-core): this step "
+                        "reads every edge at once ('"
+                     << call.getCallee()
+                     << "' outside the row chunks), but only a row chunk's "
+                        "edges are read in at a time";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
 /// What stays resident through a run besides the slot buffers, at the
 /// dataset's sizes: the dataset's host arrays (CSC, labels, masks, edge
 /// data), the device's features, graph and edge data, the parameters with
 /// their gradients and Adam's two moments (the default optimizer; SGD keeps
 /// less), and the process's own. Mirrors runtime/lib/TrainingMemory.cpp and
 /// Dataset.h.
+/// With the graph out of core (`windowEdges` >= 0: the most edges of a row
+/// chunk) the per-edge arrays are no part of it, but both sides' largest
+/// windows are, or what the start-up's CSR build takes when more
+/// (runtime/lib/GraphOnStorage.h).
 static uint64_t residentStateBytes(func::FuncOp train,
                                    ArrayRef<EdgeTensorType> edgeTypes,
                                    const DatasetMeta &m, unsigned graphArrays,
-                                   bool featuresOutOfCore, std::string &parts) {
+                                   bool featuresOutOfCore, int64_t windowEdges,
+                                   std::string &parts) {
   const uint64_t V = m.numVertices, E = m.numEdges, F = m.numFeatures,
                  C = m.numClasses;
   uint64_t params = 0;
@@ -256,12 +304,28 @@ static uint64_t residentStateBytes(func::FuncOp train,
   uint64_t edgeFloats = 0;
   for (EdgeTensorType type : edgeTypes)
     edgeFloats += rowWidth(type);
-  const uint64_t host = 8 * (V + 1) + 4 * E + 11 * V + 4 * E * edgeFloats;
+  const bool graphOutOfCore = windowEdges >= 0;
+  const uint64_t host =
+      8 * (V + 1) + (graphOutOfCore ? 0 : 4 * E) + 11 * V + 4 * E * edgeFloats;
   // Out of core they are the placement's (read by chunks).
   const uint64_t features = featuresOutOfCore ? 0 : 4 * V * F;
   // Of the per-edge arrays dst, csrEdge and csrDst, those the program reads.
   const uint64_t perEdge = 4 * llvm::popcount(graphArrays & 0xEu);
-  const uint64_t graph = perEdge * E + 24 * (V + 1) + 4 * E * edgeFloats;
+  uint64_t edgeArrays = perEdge * E;
+  if (graphOutOfCore) {
+    const uint64_t csc = 1 + ((graphArrays >> 1) & 1),
+                   csr = ((graphArrays >> 2) & 1) + ((graphArrays >> 3) & 1);
+    const uint64_t windows =
+        4 * static_cast<uint64_t>(windowEdges) * (csc + csr);
+    // A block of 8 Mi edges of each CSR array with its cursors, and a read
+    // of 4 Mi sources (GraphOnStorage::kBlockEdges, kReadEdges).
+    const uint64_t build =
+        csr == 0 ? 0
+                 : std::min<uint64_t>(E, 8 << 20) * (4 * csr + 8) +
+                       4 * std::min<uint64_t>(E, 4 << 20);
+    edgeArrays = std::max(windows, build);
+  }
+  const uint64_t graph = edgeArrays + 24 * (V + 1) + 4 * E * edgeFloats;
   const uint64_t state = 16 * params;
   // The process's own memory before the dataset: code, libraries, heap and
   // threads' stacks (7 to 8 MiB measured on this runtime, on polblogs and on
@@ -385,6 +449,22 @@ struct ConvertGNNToRuntime
                             "issue 20)";
       return signalPassFailure();
     }
+    if (graphOutOfCore && (target == "cuda" || rowChunks < 2)) {
+      module.emitError() << "convert-gnn-to-runtime: option "
+                            "graph-out-of-core needs row chunks (option "
+                            "row-chunks above 1)"
+                         << (target == "cuda"
+                                 ? " and is not supported on the CUDA target "
+                                   "yet"
+                                 : "");
+      return signalPassFailure();
+    }
+    if (graphWindowEdges < 0) {
+      module.emitError() << "convert-gnn-to-runtime: option "
+                            "graph-window-edges must be 0 or more but is "
+                         << graphWindowEdges.getValue();
+      return signalPassFailure();
+    }
     if (featuresOutOfCore && bufferBudget == 0 && memBudget == 0) {
       module.emitError() << "convert-gnn-to-runtime: option "
                             "features-out-of-core needs a budget (option "
@@ -421,7 +501,10 @@ struct ConvertGNNToRuntime
           module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
       lowerings.back()->setRowChunks(rowChunks);
       lowerings.back()->setFeaturesOutOfCore(featuresOutOfCore);
+      lowerings.back()->setGraphOutOfCore(graphOutOfCore);
       if (failed(lowerings.back()->run(training)))
+        return signalPassFailure();
+      if (graphOutOfCore && failed(checkEdgesInWindows(module, fn)))
         return signalPassFailure();
       if (rowChunks > 1) {
         auto [chunked, stages] = lowerings.back()->getChunkedStages();
@@ -445,9 +528,15 @@ struct ConvertGNNToRuntime
     int64_t capacity = bufferBudget;
     if (memBudget > 0) { // with meta (checked above)
       std::string parts;
+      int64_t windowEdges = -1;
+      if (graphOutOfCore)
+        windowEdges =
+            graphWindowEdges > 0
+                ? graphWindowEdges.getValue()
+                : 2 * ((datasetMeta->numEdges + rowChunks - 1) / rowChunks);
       const uint64_t resident =
           residentStateBytes(train, edgeTypes, *datasetMeta, graphArrays,
-                             featuresOutOfCore, parts);
+                             featuresOutOfCore, windowEdges, parts);
       if (resident >= static_cast<uint64_t>(memBudget)) {
         module.emitError()
             << "the memory budget of " << memBudget.getValue()
@@ -496,6 +585,9 @@ struct ConvertGNNToRuntime
     if (featuresOutOfCore)
       info += llvm::formatv("features-out-of-core {0}\n", rowChunks.getValue())
                   .str();
+    if (graphOutOfCore)
+      info +=
+          llvm::formatv("graph-out-of-core {0}\n", rowChunks.getValue()).str();
     if (!getPartition(train).empty()) {
       info += "partition " + getPartition(train).str() + "\n";
       // Row partitioning with replicated layers reads every vertex's

@@ -75,6 +75,10 @@ public:
   /// are every vertex, its edges every edge), and the function's own ones,
   /// which buffer sizes are keyed by (SlotPlanner.h).
   GraphSizes sizes, ownSizes;
+  /// The graph out of core (option graph-out-of-core): a row chunk of a
+  /// step that reads edges opens a window of its rows' edges first
+  /// (RowChunks.cpp).
+  bool graphOutOfCore = false;
   /// A row- or feature-partitioned function: its dropouts draw the
   /// single-process masks (element indices of every vertex's tensor).
   bool partitioned = false;

@@ -196,10 +196,10 @@ void mlir::gnn::markNeighbourRows(Operation *kernelArg) {
                      UnitAttr::get(kernelArg->getContext()));
 }
 
-void mlir::gnn::markTiledLaunch(Operation *launch, int64_t loInt,
-                                int64_t hiInt) {
-  launch->setAttr(kTileIntsAttr,
-                  DenseI64ArrayAttr::get(launch->getContext(), {loInt, hiInt}));
+void mlir::gnn::markTiledLaunch(Operation *launch, int64_t loInt, int64_t hiInt,
+                                int64_t side) {
+  launch->setAttr(kTileIntsAttr, DenseI64ArrayAttr::get(launch->getContext(),
+                                                        {loInt, hiInt, side}));
 }
 
 /// The input chunk of a tile's call (set by chunkStageRows).
@@ -346,6 +346,9 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
       if (role == Role::RowSpmm) {
         // gnnrtSpmm(ctx, side, mean, chunks, weights, in, out, width): a
         // tile per input chunk.
+        if (lb.graphOutOfCore)
+          lb.call(rt::Call::gnnrtGraphWindow,
+                  {op->getOperand(0), op->getOperand(1), begin, stop});
         for (int64_t i = 0; i < chunks; ++i) {
           lb.call(rt::Call::gnnrtSpmmRows,
                   {op->getOperand(0), op->getOperand(1), op->getOperand(2),
@@ -366,6 +369,9 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         // the chunk's rows.
         ArrayRef<int64_t> ints =
             op->getAttrOfType<DenseI64ArrayAttr>(kTileIntsAttr).asArrayRef();
+        if (lb.graphOutOfCore)
+          lb.call(rt::Call::gnnrtGraphWindow,
+                  {op->getOperand(0), lb.cI64(ints[2]), begin, stop});
         for (int64_t i = 0; i < chunks; ++i) {
           Operation *prev = op->getPrevNode();
           for (Operation *arg : kernelArgs) {

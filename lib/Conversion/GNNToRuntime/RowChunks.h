@@ -49,9 +49,12 @@ void markReadsAllRows(Operation *launch, ArrayRef<int32_t> operands);
 void markNeighbourRows(Operation *kernelArg);
 /// Marks the launch (gnnrtParallelFor) of a kernel over the vertices that
 /// reads the input range of its tile, [lo, hi), from its kernel integers
-/// `loInt` and `hiInt` (a fused gather's kernel: FusedGatherKernel.cpp).
-/// In row chunks, each chunk runs it once per input chunk, in order.
-void markTiledLaunch(Operation *launch, int64_t loInt, int64_t hiInt);
+/// `loInt` and `hiInt` (a fused gather's kernel: FusedGatherKernel.cpp),
+/// and the edges of its rows on `side` (1: in-edges of destination rows, 0:
+/// out-edges of source rows). In row chunks, each chunk runs it once per
+/// input chunk, in order.
+void markTiledLaunch(Operation *launch, int64_t loInt, int64_t hiInt,
+                     int64_t side);
 /// Once the placement has read them: removes those marks, and the kernel
 /// buffers that tiles set again (for the placement to see their uses) where
 /// they are still set (no fetch took the buffer again in between).
@@ -76,7 +79,9 @@ struct RowChunkStart {
 /// Returns where the sub-steps start (chunk 0's first, ...), or nothing
 /// when the code cannot be chunked (or is empty, or `chunks` < 2).
 /// A value the code defined that the chunks replaced (the loss: the sum of
-/// the chunks' shares) is in `replaced`.
+/// the chunks' shares) is in `replaced`. With the graph out of core
+/// (lb.graphOutOfCore) each chunk of an aggregation first opens the window
+/// of its rows' edges (gnnrtGraphWindow).
 SmallVector<RowChunkStart> chunkStageRows(Block &block, Operation *before,
                                           Operation *last, int64_t chunks,
                                           LoweringBuilder &lb,

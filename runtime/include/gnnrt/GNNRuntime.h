@@ -62,7 +62,9 @@
 ///      program's replicated layers).
 ///  14: gnnrtFeaturesChunks takes the dataset's features as read-only row
 ///      chunks read from features.npy by ranges (the features out of core).
-#define GNNRT_API_VERSION 14
+///  15: gnnrtGraphWindow makes the per-edge arrays of a range of rows
+///      resident (the graph out of core).
+#define GNNRT_API_VERSION 15
 
 #ifdef __cplusplus
 extern "C" {
@@ -124,6 +126,15 @@ GNNRT_EXPORT void gnnrtUseGraph(gnnrtContext *ctx, int64_t which);
 GNNRT_EXPORT void _mlir_ciface_gnnrtGraphOffsets(gnnrtMemRefI64 *result,
                                                  gnnrtContext *ctx,
                                                  int64_t side);
+/// The calls that follow read the per-edge arrays of the rows [lo, hi) of
+/// `side` (0: out-edges by source, the CSR's arrays 2 and 3; 1: in-edges by
+/// destination, arrays 0 and 1) and of no other rows on that side. With the
+/// graph out of core (the model description's `graph-out-of-core` record)
+/// this reads them from storage into a window that replaces the side's last
+/// one (nothing is read when it is the same; an empty range frees it);
+/// with the graph in memory it only checks the range.
+GNNRT_EXPORT void gnnrtGraphWindow(gnnrtContext *ctx, int64_t side, int64_t lo,
+                                   int64_t hi);
 /// Per-edge arrays (|E| entries): 0 = the source of each edge, 1 = its
 /// destination, 2 = the edge ids in CSR order, 3 = the destinations in CSR
 /// order (array 1 at array 2's ids, so that a to-src traversal reads them

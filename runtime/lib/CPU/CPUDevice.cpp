@@ -163,14 +163,15 @@ public:
     DeviceGraph &d = graphs[which != 0];
     d.numVertices = static_cast<int64_t>(a.inDegree.size());
     d.numSources = static_cast<int64_t>(a.srcOffsets.size()) - 1;
-    d.numEdges = static_cast<int64_t>(a.src.size());
+    d.numEdges = a.numEdges();
     d.offsets[0] = a.srcOffsets.data();
     d.offsets[1] = a.dstOffsets.data();
-    d.index[0] = a.src.data();
-    // Arrays the program does not read are empty: null.
+    // Arrays the program does not read are empty: null. Out of core all are
+    // (setGraphWindow points them at windows).
     auto data = [](const std::vector<int32_t> &v) {
       return v.empty() ? nullptr : v.data();
     };
+    d.index[0] = data(a.src);
     d.index[1] = data(a.dst);
     d.index[2] = data(a.csrEdge);
     d.index[3] = data(a.csrDst);

@@ -4,8 +4,9 @@ device's high-water mark within the budget plus the state that stays
 resident, the bytes the runtime moved equal to what the compiler planned,
 and, at each budget, fetched bytes DP <= LRU <= streaming.
 
-    placement_run.py [--row-chunks K] [--features-out-of-core] GNN_COMPILE
-                     MODEL.mlir DATASET WORKDIR [FRACTION...]
+    placement_run.py [--row-chunks K] [--features-out-of-core]
+                     [--graph-out-of-core] GNN_COMPILE MODEL.mlir DATASET
+                     WORKDIR [FRACTION...]
 
 Every compilation runs the steps over the vertices in K row chunks
 (--row-chunks, default 1: whole buffers; the placement's tensors are then
@@ -13,7 +14,11 @@ the row buffers' chunks); the unbudgeted reference is compiled without.
 With --features-out-of-core the features are placed too, read by chunks
 from features.npy: the device peak must then stay within the budget plus
 the resident state less the features, and the bytes read (spill file and
-features.npy) cover the plan's fetches.
+features.npy) cover the plan's fetches. With --graph-out-of-core the
+graph's per-edge arrays are read by windows of the row chunks (needs K >
+1): the windows must have read something, and the device peak may exceed
+the budget plus the resident state by the windows (the JSON's estimate of
+the graph).
 
 Budgets: the least any plan needs (read from gnn-compile's error at a budget
 of 1 byte), each FRACTION of the working set (the unbudgeted slot buffers,
@@ -69,9 +74,11 @@ def main():
     if args[0] == "--row-chunks":
         chunk_flags = ["--row-chunks", args[1]]
         args = args[2:]
-    out_of_core = args[0] == "--features-out-of-core"
-    if out_of_core:
-        chunk_flags.append("--features-out-of-core")
+    out_of_core = graph_out_of_core = False
+    while args[0] in ("--features-out-of-core", "--graph-out-of-core"):
+        chunk_flags.append(args[0])
+        out_of_core |= args[0] == "--features-out-of-core"
+        graph_out_of_core |= args[0] == "--graph-out-of-core"
         args = args[1:]
     compiler, model, dataset, workdir = args[:4]
     fractions = [float(f) for f in args[4:]]
@@ -127,7 +134,14 @@ def main():
             if peak > budget:
                 sys.exit(f"{name} at {budget} ({strategy}): planned peak "
                          f"{peak} above the budget")
-            if mem["device_peak_bytes"] > budget + resident:
+            windows = mem["estimate"]["graph"] if graph_out_of_core else 0
+            if graph_out_of_core and mem["graph_read_bytes"] == 0:
+                sys.exit(f"{name} at {budget} ({strategy}): the graph was "
+                         f"never read from storage")
+            if not graph_out_of_core and mem["graph_read_bytes"] != 0:
+                sys.exit(f"{name} at {budget} ({strategy}): graph read "
+                         f"from storage with the graph in memory")
+            if mem["device_peak_bytes"] > budget + resident + windows:
                 sys.exit(f"{name} at {budget} ({strategy}): device peak "
                          f"{mem['device_peak_bytes']} above the budget + "
                          f"{resident} resident")

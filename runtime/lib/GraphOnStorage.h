@@ -1,0 +1,111 @@
+//===- GraphOnStorage.h - the graph's per-edge arrays out of core -*- C++ -*-//
+//
+// Issue 18's graph out of core (docs/MemoryBudget.md, "The graph out of
+// core"): the per-edge arrays stay on storage and the kernels read windows
+// of them. A window is the edges of a range of rows on one side: on the
+// destination side (CSC) the sources of rows [lo, hi) are indices.npy's
+// range [indptr[lo], indptr[hi]), read with one pread, and their
+// destinations are computed from indptr; on the source side (CSR) the edge
+// ids and destinations of rows [lo, hi) are a range of the CSR, which the
+// start-up builds once into the spill file. The device's graph points into
+// the windows (the arrays' pointers shifted by the window's first edge), so
+// the kernels index them by edge as before, within the window's edges
+// only. The row offsets and degrees stay in memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_GRAPHONSTORAGE_H
+#define GNNRT_GRAPHONSTORAGE_H
+
+#include "Dataset.h"
+#include "Spill.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+class Device;
+struct Buffer;
+
+/// What the windows read, for the --json summary.
+struct GraphWindowCounters {
+  int64_t readBytes = 0; // of indices.npy and the spill file's CSR
+  int64_t windows = 0;   // windows read (a window asked for again is not)
+};
+
+class GraphOnStorage {
+public:
+  /// The most edges of a block of the CSR that create() builds in memory,
+  /// and of one read of indices.npy.
+  static constexpr int64_t kBlockEdges = int64_t(8) << 20;
+  static constexpr int64_t kReadEdges = int64_t(4) << 20;
+
+  /// Takes over the open indices.npy of `indices` and writes the CSR
+  /// arrays the program reads (`arrays`: the graph-arrays mask, bit 2 the
+  /// edge ids, bit 3 the destinations) to `spill` in blocks of at most
+  /// `blockEdges` edges, each block a pass over indices.npy. Null with a
+  /// one-line message on a failed read or write.
+  static std::unique_ptr<GraphOnStorage>
+  create(IndicesOnStorage &indices, const std::vector<int64_t> &dstOffsets,
+         unsigned arrays, SpillFile &spill, std::string &error,
+         int64_t blockEdges = kBlockEdges);
+  ~GraphOnStorage();
+
+  /// Makes the arrays of the rows [lo, hi) of `side` (0 sources: CSR, 1
+  /// destinations: CSC) resident on `device` and points the device's graph
+  /// at them, replacing the side's window before (no read when it is the
+  /// same). An empty range frees the side's window. False with a message on
+  /// a failed read.
+  bool open(Device &device, int side, int64_t lo, int64_t hi,
+            std::string &error);
+  /// Whether the side's window holds the rows [lo, hi).
+  bool covers(int side, int64_t lo, int64_t hi) const {
+    return windows[side != 0].lo <= lo && hi <= windows[side != 0].hi &&
+           windows[side != 0].lo < windows[side != 0].hi;
+  }
+  const GraphWindowCounters &counters() const { return counted; }
+
+  /// The CSR offsets over the sources ([V+1]), counted by the check of
+  /// indices.npy.
+  const std::vector<int64_t> &sourceOffsets() const { return srcOffsets; }
+
+  /// The most bytes the windows of the row chunks of a program in `chunks`
+  /// chunks (RowChunks.h's boundaries) take at once: each side's largest
+  /// chunk, both sides open, for the arrays of `arrays` (graph-arrays mask).
+  static int64_t windowBytes(const std::vector<int64_t> &dstOffsets,
+                             const std::vector<int64_t> &srcOffsets,
+                             unsigned arrays, int64_t chunks);
+
+private:
+  GraphOnStorage() = default;
+  /// Reads positions [first, last) of CSR array `which` (0 edge ids, 1
+  /// destinations) into `out`.
+  bool readCsr(int which, int64_t first, int64_t last, int32_t *out,
+               std::string &error);
+
+  int fd = -1;
+  int64_t dataOffset = 0;
+  std::string name;
+  std::vector<int64_t> dstOffsets, srcOffsets;
+  unsigned arrays = 0;
+  SpillFile *spill = nullptr;
+  /// The CSR's blocks in the spill file: the first position of each, and
+  /// its extent per array.
+  std::vector<int64_t> blockStarts;
+  std::vector<SpillExtent> blocks[2];
+  struct Window {
+    int64_t lo = 0, hi = 0;
+    /// Per array of the side (CSC: sources, destinations; CSR: edge ids,
+    /// destinations); null when the program does not read it.
+    std::unique_ptr<Buffer> data[2];
+  };
+  Window windows[2];
+  GraphWindowCounters counted;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_GRAPHONSTORAGE_H
