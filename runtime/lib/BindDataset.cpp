@@ -174,8 +174,14 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
               "loaded into memory (or no spill file is open)";
       return false;
     }
-    ctx->graphOnStorage = GraphOnStorage::create(
-        ctx->indicesFile, ds.indptr, m.graphArrays, ctx->spill->file(), error);
+    // Blocks of the CSR as large as the largest window: the start-up
+    // takes no more memory than the windows will.
+    const int64_t blockEdges =
+        GraphOnStorage::buildBlockEdges(GraphOnStorage::mostChunkEdges(
+            ds.indptr, ctx->indicesFile.srcOffsets, m.graphChunks));
+    ctx->graphOnStorage =
+        GraphOnStorage::create(ctx->indicesFile, ds.indptr, m.graphArrays,
+                               ctx->spill->file(), error, blockEdges);
     if (!ctx->graphOnStorage)
       return false;
     g.dstOffsets = std::move(ds.indptr);

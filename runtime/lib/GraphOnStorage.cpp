@@ -31,6 +31,8 @@ std::unique_ptr<GraphOnStorage> GraphOnStorage::create(
   // The CSR in blocks of whole sources (at least one), each written once:
   // a pass over indices.npy fills the positions of the block's sources,
   // with the edge ids ascending within a source (as bindDataset's CSR).
+  blockEdges = std::max<int64_t>(blockEdges, 1);
+  const int64_t kReadEdges = blockEdges;
   std::vector<int32_t> sources, edgeIds, destinations;
   std::vector<int64_t> fill;
   for (int64_t uLo = 0; uLo < V;) {
@@ -152,9 +154,10 @@ bool GraphOnStorage::open(Device &device, int side, int64_t lo, int64_t hi,
   return true;
 }
 
-int64_t GraphOnStorage::windowBytes(const std::vector<int64_t> &dstOffsets,
-                                    const std::vector<int64_t> &srcOffsets,
-                                    unsigned arrays, int64_t chunks) {
+std::array<int64_t, 2>
+GraphOnStorage::mostChunkEdges(const std::vector<int64_t> &dstOffsets,
+                               const std::vector<int64_t> &srcOffsets,
+                               int64_t chunks) {
   const int64_t V = static_cast<int64_t>(dstOffsets.size()) - 1;
   chunks = std::max<int64_t>(chunks, 1);
   // RowChunks.h's boundaries: b_k = floor(floor(k V / K) / chunk) * chunk.
@@ -165,16 +168,31 @@ int64_t GraphOnStorage::windowBytes(const std::vector<int64_t> &dstOffsets,
         static_cast<int64_t>(static_cast<unsigned __int128>(V) * k / chunks);
     return at / GNNRT_PARALLEL_CHUNK * GNNRT_PARALLEL_CHUNK;
   };
-  int64_t most[2] = {0, 0};
+  std::array<int64_t, 2> most = {0, 0};
   for (int64_t k = 0; k < chunks; ++k) {
     const int64_t lo = bound(k), hi = bound(k + 1);
     most[1] = std::max(most[1], dstOffsets[hi] - dstOffsets[lo]);
     if (!srcOffsets.empty())
       most[0] = std::max(most[0], srcOffsets[hi] - srcOffsets[lo]);
   }
+  return most;
+}
+
+int64_t GraphOnStorage::windowBytes(const std::array<int64_t, 2> &mostEdges,
+                                    unsigned arrays) {
   const int64_t cscArrays = 1 + ((arrays >> 1) & 1);
   const int64_t csrArrays = ((arrays >> 2) & 1) + ((arrays >> 3) & 1);
-  return 4 * (most[1] * cscArrays + most[0] * csrArrays);
+  return 4 * (mostEdges[1] * cscArrays + mostEdges[0] * csrArrays);
+}
+
+int64_t GraphOnStorage::buildBytes(int64_t numEdges, int64_t blockEdges,
+                                   unsigned arrays) {
+  const int64_t csrArrays = ((arrays >> 2) & 1) + ((arrays >> 3) & 1);
+  if (csrArrays == 0)
+    return 0;
+  // Each CSR array and the sources read, int32; the cursors, int64 per
+  // source (at most one per edge of the block, or a vertex of none).
+  return std::min(numEdges, blockEdges) * (4 * csrArrays + 4 + 8);
 }
 
 } // namespace gnnrt

@@ -20,6 +20,8 @@
 #include "Dataset.h"
 #include "Spill.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,20 +40,22 @@ struct GraphWindowCounters {
 
 class GraphOnStorage {
 public:
-  /// The most edges of a block of the CSR that create() builds in memory,
-  /// and of one read of indices.npy.
-  static constexpr int64_t kBlockEdges = int64_t(8) << 20;
-  static constexpr int64_t kReadEdges = int64_t(4) << 20;
+  /// The fewest edges of a block of the CSR that create() builds in memory
+  /// (and of its reads of indices.npy): blocks are as large as the largest
+  /// window (buildBlockEdges), so that the start-up takes no more memory
+  /// than the windows, but not smaller than this.
+  static constexpr int64_t kMinBlockEdges = int64_t(1) << 16;
 
   /// Takes over the open indices.npy of `indices` and writes the CSR
   /// arrays the program reads (`arrays`: the graph-arrays mask, bit 2 the
-  /// edge ids, bit 3 the destinations) to `spill` in blocks of at most
-  /// `blockEdges` edges, each block a pass over indices.npy. Null with a
+  /// edge ids, bit 3 the destinations) to `spill` in blocks of whole
+  /// sources of at most `blockEdges` edges (or one source's), each block a
+  /// pass over indices.npy read `blockEdges` at a time. Null with a
   /// one-line message on a failed read or write.
   static std::unique_ptr<GraphOnStorage>
   create(IndicesOnStorage &indices, const std::vector<int64_t> &dstOffsets,
          unsigned arrays, SpillFile &spill, std::string &error,
-         int64_t blockEdges = kBlockEdges);
+         int64_t blockEdges);
   ~GraphOnStorage();
 
   /// Makes the arrays of the rows [lo, hi) of `side` (0 sources: CSR, 1
@@ -72,12 +76,25 @@ public:
   /// indices.npy.
   const std::vector<int64_t> &sourceOffsets() const { return srcOffsets; }
 
-  /// The most bytes the windows of the row chunks of a program in `chunks`
-  /// chunks (RowChunks.h's boundaries) take at once: each side's largest
-  /// chunk, both sides open, for the arrays of `arrays` (graph-arrays mask).
-  static int64_t windowBytes(const std::vector<int64_t> &dstOffsets,
-                             const std::vector<int64_t> &srcOffsets,
-                             unsigned arrays, int64_t chunks);
+  /// The most edges of a row chunk of a program in `chunks` chunks
+  /// (RowChunks.h's boundaries) on each side: [0] out-edges (by
+  /// `srcOffsets`), [1] in-edges (by `dstOffsets`).
+  static std::array<int64_t, 2>
+  mostChunkEdges(const std::vector<int64_t> &dstOffsets,
+                 const std::vector<int64_t> &srcOffsets, int64_t chunks);
+  /// The most bytes the windows of such a program take at once (both sides
+  /// open), for the arrays of `arrays` (graph-arrays mask).
+  static int64_t windowBytes(const std::array<int64_t, 2> &mostEdges,
+                             unsigned arrays);
+  /// The edges of create()'s blocks for windows of `mostEdges`.
+  static int64_t buildBlockEdges(const std::array<int64_t, 2> &mostEdges) {
+    return std::max({mostEdges[0], mostEdges[1], kMinBlockEdges});
+  }
+  /// What create() takes in memory with blocks of `blockEdges` of a graph
+  /// of `numEdges` edges: a block of each CSR array the program reads and
+  /// of sources read, and the block's cursors (0 when it reads no CSR).
+  static int64_t buildBytes(int64_t numEdges, int64_t blockEdges,
+                            unsigned arrays);
 
 private:
   GraphOnStorage() = default;

@@ -66,14 +66,11 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
   // cursors).
   if (ctx->model.graphChunks > 0 && !ds.indptr.empty()) {
     const unsigned arrays = ctx->model.graphArrays;
-    const int64_t windows = GraphOnStorage::windowBytes(
-        ds.indptr, ctx->indicesFile.srcOffsets, arrays, ctx->model.graphChunks);
-    const int64_t csrArrays = ((arrays >> 2) & 1) + ((arrays >> 3) & 1);
-    const int64_t build =
-        csrArrays == 0 ? 0
-                       : add(mul(std::min(E, GraphOnStorage::kBlockEdges),
-                                 4 * csrArrays + 8),
-                             mul(std::min(E, GraphOnStorage::kReadEdges), 4));
+    const std::array<int64_t, 2> most = GraphOnStorage::mostChunkEdges(
+        ds.indptr, ctx->indicesFile.srcOffsets, ctx->model.graphChunks);
+    const int64_t windows = GraphOnStorage::windowBytes(most, arrays);
+    const int64_t build = GraphOnStorage::buildBytes(
+        E, GraphOnStorage::buildBlockEdges(most), arrays);
     need.graph = add(mul(V + 1, 2 * 8 + 2 * 4), std::max(windows, build));
   }
   // Feature partitioning: the same arrays of the whole graph (every vertex,

@@ -138,6 +138,12 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
   std::optional<SpmmMatch> match = matchSpmm(fg);
   if (!match)
     return success();
+  // With the graph out of core, per-edge weights computed over every edge
+  // at once are not possible (a window holds a row chunk's edges): the
+  // kernel computes them per edge in its row chunks' tiles instead, and no
+  // buffer of |E| weights exists.
+  if (match->computedScale && tiles && lb.graphOutOfCore)
+    return success();
   lowered = true;
   // Row partitioning: an all-gather's rows that arrive in stages; the own
   // rows are what the call reads.

@@ -317,12 +317,12 @@ static uint64_t residentStateBytes(func::FuncOp train,
                    csr = ((graphArrays >> 2) & 1) + ((graphArrays >> 3) & 1);
     const uint64_t windows =
         4 * static_cast<uint64_t>(windowEdges) * (csc + csr);
-    // A block of 8 Mi edges of each CSR array with its cursors, and a read
-    // of 4 Mi sources (GraphOnStorage::kBlockEdges, kReadEdges).
-    const uint64_t build =
-        csr == 0 ? 0
-                 : std::min<uint64_t>(E, 8 << 20) * (4 * csr + 8) +
-                       4 * std::min<uint64_t>(E, 4 << 20);
+    // The start-up's CSR blocks, as large as a window (at least 2^16
+    // edges): each CSR array, the sources read and the cursors
+    // (GraphOnStorage::buildBytes).
+    const uint64_t blockEdges =
+        std::min<uint64_t>(E, std::max<int64_t>(windowEdges, 1 << 16));
+    const uint64_t build = csr == 0 ? 0 : blockEdges * (4 * csr + 12);
     edgeArrays = std::max(windows, build);
   }
   const uint64_t graph = edgeArrays + 24 * (V + 1) + 4 * E * edgeFloats;
@@ -450,13 +450,13 @@ struct ConvertGNNToRuntime
       return signalPassFailure();
     }
     if (graphOutOfCore && (target == "cuda" || rowChunks < 2)) {
-      module.emitError() << "convert-gnn-to-runtime: option "
-                            "graph-out-of-core needs row chunks (option "
-                            "row-chunks above 1)"
+      module.emitError() << "convert-gnn-to-runtime: option graph-out-of-core "
                          << (target == "cuda"
-                                 ? " and is not supported on the CUDA target "
-                                   "yet"
-                                 : "");
+                                 ? "is not supported on the CUDA target yet "
+                                   "(its device pool comes with issue 20)"
+                                 : "needs row chunks (option row-chunks "
+                                   "above 1): a window holds a row chunk's "
+                                   "edges");
       return signalPassFailure();
     }
     if (graphWindowEdges < 0) {
