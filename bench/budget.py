@@ -74,6 +74,7 @@ def compile_cell(model, data, out, budget, strategy, row_chunks=0):
                   p.stderr)
     info["row_chunks"] = int(k.group(1)) if k else 1
     info["features_out_of_core"] = "the features out of core" in p.stderr
+    info["graph_out_of_core"] = "the graph out of core" in p.stderr
     plans = re.findall(r"buffer placement: (.*)", p.stderr)
     info["placement"] = plans
     m = re.search(r"buffer placement: (\S+).*?; (\d+) bytes for the buffers \(minimum (\d+)\), "
@@ -103,8 +104,10 @@ def run_exe(exe, data, budget, epochs, spill, log_path, threads):
         r.update(epoch_ms=times[len(times) // 2], final_loss=s["final"]["loss"],
                  device_peak=m["device_peak_bytes"], peak_resident=m["peak_resident_bytes"],
                  read_per_epoch=(m["spill_read_bytes"]
-                                 + m.get("features_read_bytes", 0)) / epochs,
+                                 + m.get("features_read_bytes", 0)
+                                 + m.get("graph_read_bytes", 0)) / epochs,
                  features_read_per_epoch=m.get("features_read_bytes", 0) / epochs,
+                 graph_read_per_epoch=m.get("graph_read_bytes", 0) / epochs,
                  written_per_epoch=m["spill_written_bytes"] / epochs,
                  losses=[h["loss"] for h in s["history"]])
     return r
@@ -213,30 +216,33 @@ def write_report(out: str) -> None:
         "resident set (wait4), dataset and runtime included. **Device peak**: the runtime's "
         "high-water mark of its allocations. **Read / written**: the slow tier's bytes per "
         "epoch (the spill file and, with the features out of core, features.npy: "
-        "**of it features**; both in the page cache here). **Slow-down**: median epoch time / "
+        "**of it features**; with the graph out of core, indices.npy and the spill file's "
+        "CSR: **of it graph**; all in the page cache here). **Slow-down**: median epoch "
+        "time / "
         "the in-memory run's. **P**: the chunk tiling's choices. **K**: the row chunks "
         "of the steps over the vertices (gnn-compile's choice unless --row-chunks). "
         "**Losses**: every epoch's "
         "loss against the in-memory run's (DESIGN.md's rule). A budget below what any plan "
         "needs shows the compiler's refusal.",
         "",
-        "**Features**: in memory, or out of core (read by row chunks from features.npy; "
+        "**Features**, **graph**: in memory, or out of core (the features read by row chunks "
+        "from features.npy, the graph's per-edge arrays by windows of a row chunk's edges; "
         "gnn-compile's choice when no plan fits with them in memory).",
         "",
-        "| model | budget GiB | placement | P | K | features | peak RSS GiB "
-        "| device peak GiB | read GiB/epoch | of it features | written GiB/epoch | epoch s "
-        "| slow-down | losses |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | budget GiB | placement | P | K | features | graph | peak RSS GiB "
+        "| device peak GiB | read GiB/epoch | of it features | of it graph "
+        "| written GiB/epoch | epoch s | slow-down | losses |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in cells:
         budget = "—" if not c["budget"] else fmt_gib(c["budget"])
         if c.get("compile_rc"):
-            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | | | "
-                         f"{refusal(c['error'])} |")
+            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | | "
+                         f"| | | {refusal(c['error'])} |")
             continue
         if c.get("status") != "ok":
-            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | | | "
-                         f"{c.get('status')}: {c.get('error', '')[:200]} |")
+            lines.append(f"| {c['model']} | {budget} | {c['strategy']} | | | | | | | | | | "
+                         f"| | | {c.get('status')}: {c.get('error', '')[:200]} |")
             continue
         p = ",".join(str(x) for x in c.get("chunks", [])) or "1"
         strategy = c.get("strategy_run", c["strategy"])
@@ -245,9 +251,11 @@ def write_report(out: str) -> None:
         lines.append(
             f"| {c['model']} | {budget} | {strategy} | {p} | {c.get('row_chunks', 1)} | "
             f"{'out of core' if c.get('features_out_of_core') else 'in memory'} | "
+            f"{'out of core' if c.get('graph_out_of_core') else 'in memory'} | "
             f"{c['maxrss_mib'] / 1024:.2f} | "
             f"{fmt_gib(c['device_peak'])} | {fmt_gib(c['read_per_epoch'])} | "
             f"{fmt_gib(c.get('features_read_per_epoch', 0))} | "
+            f"{fmt_gib(c.get('graph_read_per_epoch', 0))} | "
             f"{fmt_gib(c['written_per_epoch'])} | {c['epoch_ms'] / 1000:.2f} | "
             f"{c.get('slowdown', 1.0):.2f}× | "
             f"{'agree' if c.get('losses_agree', True) else 'DIFFER'} |")

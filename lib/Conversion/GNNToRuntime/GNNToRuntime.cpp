@@ -283,7 +283,7 @@ static uint64_t residentStateBytes(func::FuncOp train,
                                    ArrayRef<EdgeTensorType> edgeTypes,
                                    const DatasetMeta &m, unsigned graphArrays,
                                    bool featuresOutOfCore, int64_t windowEdges,
-                                   std::string &parts) {
+                                   std::string &parts, uint64_t &loadPeak) {
   const uint64_t V = m.numVertices, E = m.numEdges, F = m.numFeatures,
                  C = m.numClasses;
   uint64_t params = 0;
@@ -340,6 +340,9 @@ static uint64_t residentStateBytes(func::FuncOp train,
                             : "features " + std::to_string(features) + ", ",
                         host + graph, state, kProcess)
               .str();
+  // Loading: the features as read and their copy in the device's memory,
+  // at once (bindDataset; the read ones are freed after).
+  loadPeak = host + 2 * features + kProcess;
   return host + features + graph + state + kProcess;
 }
 
@@ -534,15 +537,25 @@ struct ConvertGNNToRuntime
             graphWindowEdges > 0
                 ? graphWindowEdges.getValue()
                 : 2 * ((datasetMeta->numEdges + rowChunks - 1) / rowChunks);
+      uint64_t loadPeak = 0;
       const uint64_t resident =
           residentStateBytes(train, edgeTypes, *datasetMeta, graphArrays,
-                             featuresOutOfCore, windowEdges, parts);
+                             featuresOutOfCore, windowEdges, parts, loadPeak);
       if (resident >= static_cast<uint64_t>(memBudget)) {
         module.emitError()
             << "the memory budget of " << memBudget.getValue()
             << " bytes is below what stays resident through the run, "
             << resident << " bytes (" << parts
             << "), before any buffer of the training step";
+        return signalPassFailure();
+      }
+      if (loadPeak > static_cast<uint64_t>(memBudget)) {
+        module.emitError()
+            << "the memory budget of " << memBudget.getValue()
+            << " bytes is below what loading the dataset takes, " << loadPeak
+            << " bytes (its arrays, the features as read and their copy in "
+               "the device's memory, and the process), before the training "
+               "state (the features out of core need none of it)";
         return signalPassFailure();
       }
       capacity = memBudget - static_cast<int64_t>(resident);

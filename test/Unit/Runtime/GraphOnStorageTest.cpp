@@ -224,6 +224,11 @@ TEST(RuntimeGraphOnStorageDeathTest, EdgesOutsideTheWindowsAreAnError) {
       result{out.data(), out.data(), 0, {500 * 4}, {1}};
   _mlir_ciface_gnnrtSpmmRows(ctx.get(), 1, 0, &none, &in, &result, 4, 64, 128,
                              0, 500);
+  // An empty row chunk (a small graph in many chunks) reads no edges.
+  gnnrtGraphWindow(ctx.get(), 1, 64, 64);
+  _mlir_ciface_gnnrtSpmmRows(ctx.get(), 1, 0, &none, &in, &result, 4, 64, 64, 0,
+                             500);
+  gnnrtGraphWindow(ctx.get(), 1, 64, 128);
   EXPECT_EXIT(
       _mlir_ciface_gnnrtSpmmRows(ctx.get(), 1, 0, &none, &in, &result, 4, 32,
                                  128, 0, 500),
