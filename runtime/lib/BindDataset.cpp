@@ -185,7 +185,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     if (!ctx->graphOnStorage)
       return false;
     g.dstOffsets = std::move(ds.indptr);
-    g.srcOffsets = ctx->graphOnStorage->sourceOffsets();
+    g.srcOffsets = ctx->graphOnStorage->takeSourceOffsets();
     g.edgesOnStorage = ds.numEdges;
   } else {
     g = buildGraphArrays(ds, m.graphArrays);
@@ -203,6 +203,10 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     countDegrees(g);
   }
   ctx->device->bindGraph(std::move(g));
+  // The windows read the device's offsets (kept for the run), not copies.
+  if (ctx->graphOnStorage)
+    ctx->graphOnStorage->useOffsets(ctx->device->graph().offsets[0],
+                                    ctx->device->graph().offsets[1]);
   std::vector<EdgeInputArrays> edgeInputs;
   for (const EdgeInputInfo &in : m.edgeInputs) {
     auto it = ds.edgeData.find(in.name);

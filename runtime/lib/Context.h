@@ -164,12 +164,6 @@ struct gnnrtContext {
   /// features.npy open for the run, read by the chunks gnnrtFeaturesChunks
   /// takes; `features` is then null.
   gnnrt::FeaturesOnStorage featuresFile;
-  /// The graph out of core (the model's `graph-out-of-core` record): the
-  /// sources stay in indices.npy, the CSR goes to the spill file, and the
-  /// kernels read windows of rows (gnnrtGraphWindow). Null in memory.
-  std::unique_ptr<gnnrt::GraphOnStorage> graphOnStorage;
-  /// indices.npy as the loader left it open for graphOnStorage.
-  gnnrt::IndicesOnStorage indicesFile;
   gnnrt::ModelInfo model;
   std::vector<std::unique_ptr<gnnrt::Buffer>> params, grads;
   std::vector<gnnrt::OptState> opt;
@@ -178,6 +172,13 @@ struct gnnrtContext {
   /// The slow tier (--spill-dir): the slots gnnrtEvict wrote to storage,
   /// whose `buffers` entries are then null. Null without a spill directory.
   std::unique_ptr<gnnrt::SpillStore> spill;
+  /// The graph out of core (the model's `graph-out-of-core` record): the
+  /// sources stay in indices.npy, the CSR goes to the spill file, and the
+  /// kernels read windows of rows (gnnrtGraphWindow). Null in memory.
+  /// Declared after `spill`, whose file holds its CSR: destroyed first.
+  std::unique_ptr<gnnrt::GraphOnStorage> graphOnStorage;
+  /// indices.npy as the loader left it open for graphOnStorage.
+  gnnrt::IndicesOnStorage indicesFile;
   uint64_t seed = 0;
   int64_t step = 0;
   bool training = false;

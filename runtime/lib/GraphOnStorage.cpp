@@ -22,6 +22,8 @@ std::unique_ptr<GraphOnStorage> GraphOnStorage::create(
   g->name = indices.name;
   g->dstOffsets = dstOffsets;
   g->srcOffsets = std::move(indices.srcOffsets);
+  g->offsets[0] = g->srcOffsets.data();
+  g->offsets[1] = g->dstOffsets.data();
   g->arrays = arrays;
   g->spill = &spill;
   const int64_t V = static_cast<int64_t>(dstOffsets.size()) - 1;
@@ -37,7 +39,9 @@ std::unique_ptr<GraphOnStorage> GraphOnStorage::create(
   std::vector<int64_t> fill;
   for (int64_t uLo = 0; uLo < V;) {
     int64_t uHi = uLo + 1;
-    while (uHi < V && g->srcOffsets[uHi + 1] - g->srcOffsets[uLo] <= blockEdges)
+    // (At most blockEdges sources too: their cursors are the block's.)
+    while (uHi < V && uHi - uLo < blockEdges &&
+           g->srcOffsets[uHi + 1] - g->srcOffsets[uLo] <= blockEdges)
       ++uHi;
     const int64_t pLo = g->srcOffsets[uLo], pHi = g->srcOffsets[uHi];
     if (pHi == pLo) {
@@ -94,6 +98,14 @@ GraphOnStorage::~GraphOnStorage() {
     ::close(fd);
 }
 
+void GraphOnStorage::useOffsets(const int64_t *sources,
+                                const int64_t *destinations) {
+  offsets[0] = sources;
+  offsets[1] = destinations;
+  std::vector<int64_t>().swap(srcOffsets);
+  std::vector<int64_t>().swap(dstOffsets);
+}
+
 bool GraphOnStorage::readCsr(int which, int64_t first, int64_t last,
                              int32_t *out, std::string &error) {
   // The block holding `first`, then the next ones.
@@ -116,8 +128,7 @@ bool GraphOnStorage::open(Device &device, int side, int64_t lo, int64_t hi,
   const int firstArray = side == 1 ? 0 : 2;
   if (w.lo == lo && w.hi == hi && lo < hi)
     return true;
-  const std::vector<int64_t> &offsets = side == 1 ? dstOffsets : srcOffsets;
-  const int64_t first = offsets[lo], last = offsets[hi];
+  const int64_t first = offsets[side][lo], last = offsets[side][hi];
   for (int a = 0; a < 2; ++a) {
     w.data[a].reset();
     device.setGraphWindow(firstArray + a, nullptr, 0);
@@ -129,8 +140,7 @@ bool GraphOnStorage::open(Device &device, int side, int64_t lo, int64_t hi,
     // The CSC's sources are always there (the graph-arrays record's bit 0).
     if (!(side == 1 && a == 0) && !(arrays & (1u << (firstArray + a))))
       continue;
-    w.data[a] =
-        std::make_unique<Buffer>(device, std::max<int64_t>(1, last - first));
+    w.data[a] = std::make_unique<Buffer>(device, last - first + kPadding);
     auto *out = reinterpret_cast<int32_t *>(w.data[a]->data);
     if (side == 1 && a == 0) {
       if (!readAt(fd, name, dataOffset + first * 4, out, (last - first) * 4,
@@ -139,8 +149,8 @@ bool GraphOnStorage::open(Device &device, int side, int64_t lo, int64_t hi,
       counted.readBytes += (last - first) * 4;
     } else if (side == 1) {
       for (int64_t v = lo; v < hi; ++v)
-        std::fill(out + (dstOffsets[v] - first),
-                  out + (dstOffsets[v + 1] - first), static_cast<int32_t>(v));
+        std::fill(out + (offsets[1][v] - first),
+                  out + (offsets[1][v + 1] - first), static_cast<int32_t>(v));
     } else {
       if (!readCsr(a, first, last, out, error))
         return false;
@@ -182,7 +192,8 @@ int64_t GraphOnStorage::windowBytes(const std::array<int64_t, 2> &mostEdges,
                                     unsigned arrays) {
   const int64_t cscArrays = 1 + ((arrays >> 1) & 1);
   const int64_t csrArrays = ((arrays >> 2) & 1) + ((arrays >> 3) & 1);
-  return 4 * (mostEdges[1] * cscArrays + mostEdges[0] * csrArrays);
+  return 4 * ((mostEdges[1] + kPadding) * cscArrays +
+              (mostEdges[0] + kPadding) * csrArrays);
 }
 
 int64_t GraphOnStorage::buildBytes(int64_t numEdges, int64_t blockEdges,

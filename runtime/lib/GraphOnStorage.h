@@ -45,6 +45,9 @@ public:
   /// window (buildBlockEdges), so that the start-up takes no more memory
   /// than the windows, but not smaller than this.
   static constexpr int64_t kMinBlockEdges = int64_t(1) << 16;
+  /// Entries after a window's edges that may be read (never used): the
+  /// kernels' prefetches look up to 8 positions ahead.
+  static constexpr int64_t kPadding = 64;
 
   /// Takes over the open indices.npy of `indices` and writes the CSR
   /// arrays the program reads (`arrays`: the graph-arrays mask, bit 2 the
@@ -73,8 +76,12 @@ public:
   const GraphWindowCounters &counters() const { return counted; }
 
   /// The CSR offsets over the sources ([V+1]), counted by the check of
-  /// indices.npy.
-  const std::vector<int64_t> &sourceOffsets() const { return srcOffsets; }
+  /// indices.npy, for the device's graph (moved out: call useOffsets next).
+  std::vector<int64_t> takeSourceOffsets() { return std::move(srcOffsets); }
+  /// The row offsets of each side ([V+1], by side: 0 sources, 1
+  /// destinations) that the windows use from now on, the device's copies
+  /// (kept for the run): its own are freed.
+  void useOffsets(const int64_t *sources, const int64_t *destinations);
 
   /// The most edges of a row chunk of a program in `chunks` chunks
   /// (RowChunks.h's boundaries) on each side: [0] out-edges (by
@@ -106,7 +113,10 @@ private:
   int fd = -1;
   int64_t dataOffset = 0;
   std::string name;
+  /// Its own offsets until useOffsets; then the device's, at `offsets`
+  /// (by side).
   std::vector<int64_t> dstOffsets, srcOffsets;
+  const int64_t *offsets[2] = {};
   unsigned arrays = 0;
   SpillFile *spill = nullptr;
   /// The CSR's blocks in the spill file: the first position of each, and
@@ -116,7 +126,9 @@ private:
   struct Window {
     int64_t lo = 0, hi = 0;
     /// Per array of the side (CSC: sources, destinations; CSR: edge ids,
-    /// destinations); null when the program does not read it.
+    /// destinations); null when the program does not read it. Padded by
+    /// kPadding entries: kernels prefetch a few positions ahead of the one
+    /// they read.
     std::unique_ptr<Buffer> data[2];
   };
   Window windows[2];

@@ -315,8 +315,9 @@ static uint64_t residentStateBytes(func::FuncOp train,
   if (graphOutOfCore) {
     const uint64_t csc = 1 + ((graphArrays >> 1) & 1),
                    csr = ((graphArrays >> 2) & 1) + ((graphArrays >> 3) & 1);
+    // Each array padded by 64 entries (GraphOnStorage::kPadding).
     const uint64_t windows =
-        4 * static_cast<uint64_t>(windowEdges) * (csc + csr);
+        4 * (static_cast<uint64_t>(windowEdges) + 64) * (csc + csr);
     // The start-up's CSR blocks, as large as a window (at least 2^16
     // edges): each CSR array, the sources read and the cursors
     // (GraphOnStorage::buildBytes).

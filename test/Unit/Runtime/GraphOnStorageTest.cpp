@@ -80,11 +80,13 @@ std::unique_ptr<gnnrtContext> outOfCore(const std::string &dir, Dataset &ds,
   EXPECT_TRUE(ctx->graphOnStorage) << error;
   GraphArrays g;
   g.dstOffsets = loaded.indptr;
-  g.srcOffsets = ctx->graphOnStorage->sourceOffsets();
+  g.srcOffsets = ctx->graphOnStorage->takeSourceOffsets();
   g.edgesOnStorage = loaded.numEdges;
   g.inDegree.assign(loaded.numVertices, 1.0f);
   g.outDegree.assign(loaded.numVertices, 1.0f);
   ctx->device->bindGraph(std::move(g));
+  ctx->graphOnStorage->useOffsets(ctx->device->graph().offsets[0],
+                                  ctx->device->graph().offsets[1]);
   ctx->ds = std::move(loaded);
   return ctx;
 }
@@ -99,7 +101,9 @@ TEST(RuntimeGraphOnStorage, WindowsHoldTheArraysBuiltInMemory) {
   // Blocks of 777 edges: many passes, blocks that end inside a window.
   auto ctx = outOfCore(dir.path, ds, 777);
   ASSERT_TRUE(ctx->graphOnStorage);
-  EXPECT_EQ(ctx->graphOnStorage->sourceOffsets(), want.srcOffsets);
+  const DeviceGraph &bound = ctx->device->graph();
+  EXPECT_TRUE(std::equal(want.srcOffsets.begin(), want.srcOffsets.end(),
+                         bound.offsets[0]));
   EXPECT_TRUE(ctx->ds.indices.empty()) << "the sources stay on storage";
   const DeviceGraph &g = ctx->device->graph();
   EXPECT_EQ(g.numEdges, ds.numEdges);
@@ -154,9 +158,12 @@ TEST(RuntimeGraphOnStorage, WindowBytesAreTheLargestRowChunks) {
         GraphOnStorage::mostChunkEdges(ds.indptr, r.srcOffsets, chunks);
     EXPECT_EQ(got[0], most[0]) << chunks << " chunks";
     EXPECT_EQ(got[1], most[1]) << chunks << " chunks";
+    // Each array padded by GraphOnStorage::kPadding entries.
+    const int64_t pad = GraphOnStorage::kPadding;
     EXPECT_EQ(GraphOnStorage::windowBytes(got, 0xF),
-              4 * (2 * most[1] + 2 * most[0]));
-    EXPECT_EQ(GraphOnStorage::windowBytes(got, 0x9), 4 * (most[1] + most[0]))
+              4 * (2 * (most[1] + pad) + 2 * (most[0] + pad)));
+    EXPECT_EQ(GraphOnStorage::windowBytes(got, 0x9),
+              4 * (most[1] + pad + most[0] + pad))
         << "sources and CSR destinations";
   }
 }
