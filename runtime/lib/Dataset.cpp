@@ -267,8 +267,10 @@ bool loadGraphOnStorage(const std::string &dir, Dataset &ds,
   out.offset = static_cast<int64_t>(h.dataOffset);
   out.srcOffsets.assign(V + 1, 0);
   // Blocks of 16 MiB: ids in range, ascending within a destination (the
-  // destination of the block's first edge found by binary search).
+  // destination and the edge before carried across blocks).
   constexpr int64_t kBlockEdges = int64_t(4) << 20;
+  int64_t v = 0;
+  int32_t previous = 0;
   for (int64_t first = 0; first < E; first += kBlockEdges) {
     NpyRange range;
     range.begin = first;
@@ -276,8 +278,6 @@ bool loadGraphOnStorage(const std::string &dir, Dataset &ds,
     if (!readNpyRows(path, "indices.npy", DType::I32, 1, range, h, block,
                      error))
       return false;
-    int64_t v = std::upper_bound(ds.indptr.begin(), ds.indptr.end(), first) -
-                ds.indptr.begin() - 1;
     for (int64_t e = first; e < range.end; ++e) {
       while (ds.indptr[v + 1] <= e)
         ++v;
@@ -287,29 +287,14 @@ bool loadGraphOnStorage(const std::string &dir, Dataset &ds,
                 " out of range [0, " + std::to_string(V) + ")";
         return false;
       }
-      if (e > ds.indptr[v] && e > first && u < block[e - first - 1]) {
+      if (e > ds.indptr[v] && u < previous) {
         error = "indices.npy: sources not ascending within a destination "
                 "(edge " +
                 std::to_string(e) + ")";
         return false;
       }
+      previous = u;
       ++out.srcOffsets[u + 1];
-    }
-    // The first edge of a block against the last of the one before.
-    if (first > 0 &&
-        first > ds.indptr[std::upper_bound(ds.indptr.begin(), ds.indptr.end(),
-                                           first) -
-                          ds.indptr.begin() - 1]) {
-      int32_t previous;
-      if (!readAt(out.fd, "indices.npy", out.offset + (first - 1) * 4,
-                  &previous, 4, error))
-        return false;
-      if (block[0] < previous) {
-        error = "indices.npy: sources not ascending within a destination "
-                "(edge " +
-                std::to_string(first) + ")";
-        return false;
-      }
     }
   }
   for (int64_t u = 0; u < V; ++u)

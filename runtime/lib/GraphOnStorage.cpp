@@ -34,7 +34,6 @@ std::unique_ptr<GraphOnStorage> GraphOnStorage::create(
   // a pass over indices.npy fills the positions of the block's sources,
   // with the edge ids ascending within a source (as bindDataset's CSR).
   blockEdges = std::max<int64_t>(blockEdges, 1);
-  const int64_t kReadEdges = blockEdges;
   std::vector<int32_t> sources, edgeIds, destinations;
   std::vector<int64_t> fill;
   for (int64_t uLo = 0; uLo < V;) {
@@ -54,8 +53,8 @@ std::unique_ptr<GraphOnStorage> GraphOnStorage::create(
     if (arrays & 8)
       destinations.assign(pHi - pLo, 0);
     int64_t v = 0;
-    for (int64_t first = 0; first < E; first += kReadEdges) {
-      const int64_t last = std::min(E, first + kReadEdges);
+    for (int64_t first = 0; first < E; first += blockEdges) {
+      const int64_t last = std::min(E, first + blockEdges);
       sources.resize(last - first);
       if (!readAt(g->fd, g->name, g->dataOffset + first * 4, sources.data(),
                   (last - first) * 4, error))

@@ -211,6 +211,35 @@ TEST(RuntimeGraphOnStorage, TheLoaderChecksTheSourcesByBlocks) {
   }
 }
 
+// The loader reads indices.npy by blocks of 4 Mi edges: the order within a
+// destination is checked across a block's first edge too, and a destination
+// that starts there is not compared with the one before.
+TEST(RuntimeGraphOnStorage, TheAscendingCheckSpansBlocks) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  constexpr int64_t kBlock = int64_t(4) << 20, E = kBlock + 10;
+  Dataset ds;
+  ds.indices.assign(E, 1);
+  std::fill(ds.indices.begin(), ds.indices.begin() + kBlock - 1, 0);
+  ds.indices[kBlock - 1] = 1; // then 0 at the next block's first edge
+  ds.indices[kBlock] = 0;
+  std::string error;
+  for (bool split : {false, true}) {
+    // One destination holding every edge, or a second starting at kBlock.
+    ds.indptr = split ? std::vector<int64_t>{0, kBlock, E}
+                      : std::vector<int64_t>{0, E, E};
+    writeGraph(dir.path, ds);
+    Dataset out;
+    IndicesOnStorage indices;
+    EXPECT_EQ(loadGraphOnStorage(dir.path, out, indices, error), split)
+        << error;
+    if (!split)
+      EXPECT_EQ(error, "indices.npy: sources not ascending within a "
+                       "destination (edge " +
+                           std::to_string(kBlock) + ")");
+  }
+}
+
 TEST(RuntimeGraphOnStorageDeathTest, EdgesOutsideTheWindowsAreAnError) {
   TempDir dir;
   ASSERT_FALSE(dir.path.empty());
