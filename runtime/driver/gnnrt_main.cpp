@@ -22,6 +22,7 @@
 #include "Preload.h"
 #include "Programs.h"
 #include "RowSplit.h"
+#include "Summary.h"
 #include "Threads.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -72,6 +73,7 @@ struct Options {
   double dropout = -1.0;
   bool quiet = false;
   OptimizerConfig opt;
+  SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
 };
 
 const char *kUsage =
@@ -103,6 +105,10 @@ const char *kUsage =
     "                       there (default: none; a model compiled with\n"
     "                       gnn-compile --mem-budget then uses $TMPDIR, else\n"
     "                       /tmp)\n"
+    "  --selective-loads M  a tile's input chunk out of memory is read\n"
+    "                       whole or only at the rows its edges reach:\n"
+    "                       'auto' by NeuGraph's rule on throughputs\n"
+    "                       measured once (default), 'always' or 'never'\n"
     "  --preload-hops M     under mpirun: each process holds the vertices\n"
     "                       within M hops of its own (default: the model's\n"
     "                       hops, the exact closure; fewer approximate)\n"
@@ -287,6 +293,12 @@ Options parseArgs(int argc, char **argv) {
       o.spillDir = next();
       if (o.spillDir.empty())
         usageError("option --spill-dir: expected a directory but got ''");
+    } else if (a == "--selective-loads") {
+      const std::string mode = next();
+      if (!SelectiveLoader::parseMode(mode, o.selective))
+        usageError("option --selective-loads: expected auto, always or never "
+                   "but got '" +
+                   mode + "'");
     } else if (a == "--batch-size") {
       o.batchSize = integer(1, kMaxCount);
     } else if (a == "--fanouts") {
@@ -477,6 +489,7 @@ int main(int argc, char **argv) {
   setMemoryBudget(o.memBudget);
   auto *ctx = new gnnrtContext(); // the CPU device
   ctx->spill = std::move(spill);
+  ctx->selective.mode = o.selective;
   joinWorld(ctx);
   const int rank = ctx->comm->rank(), worldSize = ctx->comm->size();
   // Rank 0 speaks for the world: the others print and write nothing.
@@ -890,50 +903,7 @@ int main(int argc, char **argv) {
             last.loss, last.train, last.val, last.test);
     appendf("  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n",
             median, static_cast<long long>(ctx->bytesAllocated));
-    // What the driver estimated before allocating (TrainingMemory) and the
-    // device memory's high-water mark: they agree when the estimate holds.
-    const MemoryCounters counters = ctx->device->memoryCounters();
-    appendf("  \"memory\": {\"budget_bytes\": %lld, \"peak_resident_bytes\": "
-            "%lld, \"copied_to_device_bytes\": %lld, "
-            "\"copied_to_host_bytes\": %lld,\n             "
-            "\"device_peak_bytes\": %lld, ",
-            static_cast<long long>(o.memBudget),
-            static_cast<long long>(peakResidentMemory()),
-            static_cast<long long>(counters.copiedToDevice),
-            static_cast<long long>(counters.copiedToHost),
-            static_cast<long long>(counters.peak));
-    // The slow tier's traffic (gnnrtEvict, gnnrtFetch): 0 without a spill
-    // directory or when the program evicts nothing.
-    const SpillCounters spilled =
-        ctx->spill ? ctx->spill->counters() : SpillCounters();
-    appendf("\"spill_written_bytes\": %lld, \"spill_read_bytes\": %lld, "
-            "\"evictions\": %lld, \"fetches\": %lld,\n             ",
-            static_cast<long long>(spilled.writtenBytes),
-            static_cast<long long>(spilled.readBytes),
-            static_cast<long long>(spilled.evictions),
-            static_cast<long long>(spilled.fetches));
-    // The features and the graph out of core: what their chunks and
-    // windows read of features.npy, indices.npy and the spill file's CSR.
-    const GraphWindowCounters windows = ctx->graphOnStorage
-                                            ? ctx->graphOnStorage->counters()
-                                            : GraphWindowCounters();
-    appendf("\"features_read_bytes\": %lld, \"feature_fetches\": %lld, "
-            "\"graph_read_bytes\": %lld, \"graph_windows\": %lld,\n"
-            "             ",
-            static_cast<long long>(spilled.sourceReadBytes),
-            static_cast<long long>(spilled.sourceFetches),
-            static_cast<long long>(windows.readBytes),
-            static_cast<long long>(windows.windows));
-    appendf("\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
-            "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
-            "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",
-            static_cast<long long>(need.activations),
-            static_cast<long long>(need.parameters),
-            static_cast<long long>(need.optimizer),
-            static_cast<long long>(need.features),
-            static_cast<long long>(need.graph),
-            static_cast<long long>(need.edgeInputs),
-            need.unknownBuffers ? "true" : "false");
+    text += memoryJson(ctx, o.memBudget, need);
     // This rank's collectives (a world of one: none move anything).
     appendf("  \"communication\": {\"communicator\": \"%s\", \"rank\": %d, "
             "\"world_size\": %d",

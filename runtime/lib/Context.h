@@ -9,6 +9,7 @@
 #include "GraphOnStorage.h"
 #include "Memory.h"
 #include "Random.h"
+#include "SelectiveLoad.h"
 #include "Spill.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -179,6 +180,8 @@ struct gnnrtContext {
   std::unique_ptr<gnnrt::GraphOnStorage> graphOnStorage;
   /// indices.npy as the loader left it open for graphOnStorage.
   gnnrt::IndicesOnStorage indicesFile;
+  /// Selective loading of tiles' input chunks (gnnrtFetchChunkFor).
+  gnnrt::SelectiveLoader selective;
   uint64_t seed = 0;
   int64_t step = 0;
   bool training = false;

@@ -721,6 +721,12 @@ void gnnrtFetchChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk) {
     fatal("gnnrtFetchChunk: " + error);
 }
 
+void gnnrtFetchChunkFor(gnnrtContext *ctx, int64_t slot, int64_t chunk,
+                        int64_t side, int64_t outChunk) {
+  Buffer &buf = chunkBuffer(ctx, "gnnrtFetchChunkFor", slot);
+  fetchTileInput(ctx, buf, slot, chunk, side, outChunk);
+}
+
 void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk) {
   Buffer &buf = chunkBuffer(ctx, "gnnrtEvictChunk", slot);
   std::string error;

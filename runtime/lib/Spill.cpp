@@ -661,37 +661,46 @@ SpillStore::ChunkedSlot *SpillStore::findChunk(int64_t slot, int64_t chunk,
   return &it->second;
 }
 
+bool SpillStore::readChunkPart(ChunkedSlot &cs, Device &device, Buffer &buf,
+                               int64_t chunk, int64_t chunkOffset,
+                               int64_t offset, int64_t bytes,
+                               std::string &error) {
+  float *data = buf.data + offset;
+  if (cs.sourceFd >= 0) {
+    // The file's rows: at `sourceOffset` plus the element's place.
+    const int64_t at = cs.sourceOffset + offset * int64_t(sizeof(float));
+    return readInto(device, data, bytes, [&](void *host) {
+      return readAt(cs.sourceFd, cs.sourceName, at, host, bytes, error);
+    });
+  }
+  const int64_t within = (offset - chunkOffset) * int64_t(sizeof(float));
+  return readInto(device, data, bytes, [&](void *host) {
+    return storage->readPart(cs.copy[chunk], within, host, bytes, error);
+  });
+}
+
 bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
                             int64_t chunk, std::string &error) {
   error.clear();
   ChunkedSlot *cs = findChunk(slot, chunk, error);
   if (!cs)
     return false;
-  if (cs->state[chunk] == ChunkedSlot::Resident)
+  const ChunkedSlot::State state = cs->state[chunk];
+  if (state == ChunkedSlot::Resident)
     return true;
-  const bool out = cs->state[chunk] == ChunkedSlot::Out;
-  commitChunk(*cs, device, buf, chunk);
-  if (!out)
+  if (state != ChunkedSlot::Partial) // a partial one has its memory
+    commitChunk(*cs, device, buf, chunk);
+  if (state == ChunkedSlot::Absent)
     return true; // memory only: its contents are dead
   auto [offset, count] = chunkElements(*cs, chunk);
   const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
-  float *data = buf.data + offset;
-  bool read;
-  if (cs->sourceFd >= 0) {
-    // The file's rows: at `sourceOffset` plus the chunk's first element.
-    const int64_t at = cs->sourceOffset + offset * int64_t(sizeof(float));
-    read = readInto(device, data, bytes, [&](void *host) {
-      return readAt(cs->sourceFd, cs->sourceName, at, host, bytes, error);
-    });
-  } else {
-    read = readInto(device, cs->copy[chunk], data, bytes, error);
-  }
-  if (!read) {
+  if (!readChunkPart(*cs, device, buf, chunk, offset, offset, bytes, error)) {
     releaseChunk(*cs, device, buf, chunk);
     cs->state[chunk] = ChunkedSlot::Out;
     error = chunkName(slot, chunk) + " (" + formatBytes(bytes) + "): " + error;
     return false;
   }
+  cs->state[chunk] = ChunkedSlot::Resident;
   if (cs->sourceFd >= 0) {
     stats.sourceReadBytes += bytes;
     stats.sourceFetches += 1;
@@ -700,6 +709,72 @@ bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
     stats.fetches += 1;
   }
   return true;
+}
+
+bool SpillStore::fetchChunkRows(
+    int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+    const std::vector<std::pair<int64_t, int64_t>> &runs, std::string &error) {
+  error.clear();
+  ChunkedSlot *cs = findChunk(slot, chunk, error);
+  if (!cs)
+    return false;
+  if (cs->state[chunk] != ChunkedSlot::Out)
+    return fetchChunk(slot, device, buf, chunk, error);
+  auto [offset, count] = chunkElements(*cs, chunk);
+  const int64_t rows = cs->rowElements ? count / cs->rowElements : 0;
+  int64_t previousEnd = 0;
+  for (auto [first, end] : runs) {
+    if (first < previousEnd || end <= first || end > rows) {
+      error = chunkName(slot, chunk) + ": rows [" + std::to_string(first) +
+              ", " + std::to_string(end) + ") to read are not ascending " +
+              "runs within its " + std::to_string(rows) + " rows";
+      return false;
+    }
+    previousEnd = end;
+  }
+  commitChunk(*cs, device, buf, chunk);
+  const int64_t rowBytes = cs->rowElements * int64_t(sizeof(float));
+  int64_t read = 0;
+  for (auto [first, end] : runs) {
+    const int64_t bytes = (end - first) * rowBytes;
+    if (!readChunkPart(*cs, device, buf, chunk, offset,
+                       offset + first * cs->rowElements, bytes, error)) {
+      releaseChunk(*cs, device, buf, chunk);
+      cs->state[chunk] = ChunkedSlot::Out;
+      error = chunkName(slot, chunk) + " (rows " + std::to_string(first) +
+              " to " + std::to_string(end) + " of it): " + error;
+      return false;
+    }
+    read += bytes;
+  }
+  cs->state[chunk] = ChunkedSlot::Partial;
+  if (cs->sourceFd >= 0) {
+    stats.sourceReadBytes += read;
+    stats.sourceFetches += 1;
+  } else {
+    stats.readBytes += read;
+    stats.fetches += 1;
+  }
+  stats.selectiveFetches += 1;
+  stats.selectiveSkippedBytes += count * int64_t(sizeof(float)) - read;
+  return true;
+}
+
+bool SpillStore::chunkShape(int64_t slot, int64_t &rows, int64_t &rowElements,
+                            int64_t &chunks) const {
+  auto it = chunked.find(slot);
+  if (it == chunked.end())
+    return false;
+  rows = it->second.rows;
+  rowElements = it->second.rowElements;
+  chunks = it->second.chunks;
+  return true;
+}
+
+bool SpillStore::isChunkOut(int64_t slot, int64_t chunk) const {
+  auto it = chunked.find(slot);
+  return it != chunked.end() && chunk >= 0 && chunk < it->second.chunks &&
+         it->second.state[chunk] == ChunkedSlot::Out;
 }
 
 bool SpillStore::evictChunk(int64_t slot, Device &device, Buffer &buf,
@@ -717,6 +792,12 @@ bool SpillStore::evictChunk(int64_t slot, Device &device, Buffer &buf,
     return true;
   if (cs->state[chunk] == ChunkedSlot::Absent) {
     error = chunkName(slot, chunk) + " is absent (nothing written to evict)";
+    return false;
+  }
+  if (cs->state[chunk] == ChunkedSlot::Partial) {
+    error = chunkName(slot, chunk) +
+            " holds only the rows a tile reads (a selective fetch): drop it, "
+            "never evict it";
     return false;
   }
   auto [offset, count] = chunkElements(*cs, chunk);
@@ -746,8 +827,10 @@ bool SpillStore::dropChunk(int64_t slot, Device &device, Buffer &buf,
   if (!cs)
     return false;
   ChunkedSlot::State &state = cs->state[chunk];
+  const bool holds =
+      state == ChunkedSlot::Resident || state == ChunkedSlot::Partial;
   if (cs->sourceFd >= 0) { // the file stays the copy
-    if (state == ChunkedSlot::Resident)
+    if (holds)
       releaseChunk(*cs, device, buf, chunk);
     state = ChunkedSlot::Out;
     return true;
@@ -764,7 +847,7 @@ bool SpillStore::dropChunk(int64_t slot, Device &device, Buffer &buf,
     state = ChunkedSlot::Out;
     return true;
   }
-  if (state == ChunkedSlot::Resident)
+  if (holds)
     releaseChunk(*cs, device, buf, chunk);
   if (cs->hasCopy[chunk])
     storage->release(cs->copy[chunk]);
@@ -778,7 +861,7 @@ bool SpillStore::hasChunksOut(int64_t slot) const {
   if (it == chunked.end())
     return false;
   for (ChunkedSlot::State state : it->second.state)
-    if (state == ChunkedSlot::Out)
+    if (state == ChunkedSlot::Out || state == ChunkedSlot::Partial)
       return true;
   return false;
 }

@@ -55,6 +55,9 @@ struct SpillCounters {
   /// The reads of read-only slots' files (the dataset's features out of
   /// core), not in readBytes and fetches (the spill file's).
   int64_t sourceReadBytes = 0, sourceFetches = 0;
+  /// fetchChunkRows's partial reads (their bytes also in readBytes or
+  /// sourceReadBytes) and the bytes of their chunks left unread.
+  int64_t selectiveFetches = 0, selectiveSkippedBytes = 0;
 };
 
 /// A range of a spill file: `bytes` of data at `offset` (a multiple of
@@ -193,6 +196,23 @@ public:
                   std::string &error);
   bool dropChunk(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
                  bool keep, std::string &error);
+  /// Selective loading (NeuGraph's filter): fetchChunk reading only the
+  /// rows `runs` of a chunk that is out (pairs [first, end) of rows counted
+  /// from the chunk's first, ascending, disjoint), for a step that reads no
+  /// other row of it (a tile of an aggregation: SelectiveLoad.h). The chunk
+  /// is then *partial*: resident memory whose other rows are dead, until
+  /// dropChunk gives it back (the copy stays: out again; or, without
+  /// `keep`, absent) or fetchChunk reads it whole. evictChunk refuses it.
+  /// A resident or absent chunk is as fetchChunk leaves it.
+  bool fetchChunkRows(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+                      const std::vector<std::pair<int64_t, int64_t>> &runs,
+                      std::string &error);
+  /// Whether chunk `chunk` of `slot` is out (its contents in storage only).
+  bool isChunkOut(int64_t slot, int64_t chunk) const;
+  /// The rows, floats per row and chunks of chunked slot `slot`; false when
+  /// it is not chunked.
+  bool chunkShape(int64_t slot, int64_t &rows, int64_t &rowElements,
+                  int64_t &chunks) const;
   bool isChunked(int64_t slot) const { return chunked.count(slot) != 0; }
   /// Read-only chunked slots whose copies are rows of a file (the dataset's
   /// features read by ranges, out of core): takeSourceChunks defines the
@@ -251,7 +271,7 @@ private:
                        int64_t count, std::string &error);
   struct ChunkedSlot {
     int64_t rows = 0, rowElements = 0, chunks = 0;
-    enum State : uint8_t { Absent, Resident, Out };
+    enum State : uint8_t { Absent, Resident, Out, Partial };
     std::vector<State> state;
     std::vector<SpillExtent> copy;
     std::vector<bool> hasCopy;
@@ -273,6 +293,12 @@ private:
   static void releaseChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
                            int64_t chunk);
   ChunkedSlot *findChunk(int64_t slot, int64_t chunk, std::string &error);
+  /// Reads `bytes` at element `offset` of the slot's buffer from its copy
+  /// (the chunk's extent in the spill file, or the source file's rows),
+  /// `chunkOffset` the element of the chunk's first row.
+  bool readChunkPart(ChunkedSlot &cs, Device &device, Buffer &buf,
+                     int64_t chunk, int64_t chunkOffset, int64_t offset,
+                     int64_t bytes, std::string &error);
   /// Reads `bytes` into device memory at `data` with `read`, which fills
   /// host memory (directly, or the staging buffer where the host cannot
   /// address the device's memory).

@@ -64,7 +64,10 @@
 ///      chunks read from features.npy by ranges (the features out of core).
 ///  15: gnnrtGraphWindow makes the per-edge arrays of a range of rows
 ///      resident (the graph out of core).
-#define GNNRT_API_VERSION 15
+///  16: gnnrtFetchChunkFor fetches a tile's input chunk, reading only the
+///      rows the tile's edges reach when NeuGraph's rule says so (selective
+///      loading).
+#define GNNRT_API_VERSION 16
 
 #ifdef __cplusplus
 extern "C" {
@@ -427,6 +430,20 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtFeaturesChunks(gnnrtMemRefF32 *result,
                                                    int64_t chunks);
 GNNRT_EXPORT void gnnrtFetchChunk(gnnrtContext *ctx, int64_t slot,
                                   int64_t chunk);
+/// gnnrtFetchChunkFor is gnnrtFetchChunk for a step that reads the chunk
+/// only as the input of one tile of an aggregation (ABI 16; issue 18,
+/// NeuGraph's selective loading): the tile's rows are output chunk
+/// `outChunk` (of the slot's count) on `side` (1: destinations, reading the
+/// sources of their in-edges; 0: sources, reading the destinations of their
+/// out-edges). A chunk that is out is read whole, or, when the fraction θ
+/// of its rows those edges reach is below T_copy / (T_copy + T_trans)
+/// (measured; the executable's --selective-loads), only those rows: the
+/// chunk is then resident for that tile only and must be dropped next
+/// (gnnrtDropChunk; gnnrtFetchChunk reads it whole, gnnrtEvictChunk
+/// refuses it).
+GNNRT_EXPORT void gnnrtFetchChunkFor(gnnrtContext *ctx, int64_t slot,
+                                     int64_t chunk, int64_t side,
+                                     int64_t outChunk);
 GNNRT_EXPORT void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot,
                                   int64_t chunk);
 GNNRT_EXPORT void gnnrtDropChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk,

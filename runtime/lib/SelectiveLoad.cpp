@@ -1,0 +1,241 @@
+//===- SelectiveLoad.cpp - NeuGraph's selective loading of chunks ---------===//
+
+#include "SelectiveLoad.h"
+
+#include "Context.h"
+#include "Device.h"
+#include "GraphOnStorage.h"
+
+#include "gnnrt/GNNRuntime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace gnnrt {
+
+bool tileInputRows(const DeviceGraph &g, int side, int64_t lo, int64_t hi,
+                   int64_t inLo, int64_t inHi, std::vector<uint8_t> &marks,
+                   RowRuns &runs, int64_t &rows) {
+  runs.clear();
+  rows = 0;
+  const int64_t *offsets = g.offsets[side != 0];
+  // The other ends, ascending within a row: the sources of a destination
+  // (CSC), the destinations of a source (CSR; or through its edge ids).
+  const int32_t *ends = side ? g.index[0] : g.index[3];
+  const int32_t *edgeIds = side ? nullptr : g.index[2];
+  const int32_t *dst = g.index[1];
+  if (!offsets || (!ends && !(edgeIds && dst)))
+    return false;
+  auto end = [&](int64_t e) -> int64_t {
+    return ends ? ends[e] : dst[edgeIds[e]];
+  };
+  marks.assign(static_cast<size_t>(std::max<int64_t>(inHi - inLo, 0)), 0);
+  for (int64_t r = lo; r < hi; ++r) {
+    // The row's edges into [inLo, inHi): a contiguous range.
+    int64_t a = offsets[r], b = offsets[r + 1];
+    while (a < b) { // the first end >= inLo
+      const int64_t mid = a + (b - a) / 2;
+      if (end(mid) < inLo)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    for (int64_t e = a; e < offsets[r + 1]; ++e) {
+      const int64_t v = end(e);
+      if (v >= inHi)
+        break;
+      marks[v - inLo] = 1;
+    }
+  }
+  const int64_t n = inHi - inLo;
+  for (int64_t i = 0; i < n;) {
+    if (!marks[i]) {
+      ++i;
+      continue;
+    }
+    int64_t j = i;
+    while (j < n && marks[j])
+      ++j;
+    runs.emplace_back(i, j);
+    rows += j - i;
+    i = j;
+  }
+  return true;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The least seconds of five runs of `run`; false when one fails.
+template <typename Run>
+bool bestOfFive(Run run, double &seconds) {
+  seconds = 0;
+  for (int i = 0; i < 5; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    if (!run())
+      return false;
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    seconds = i == 0 ? s : std::min(seconds, s);
+  }
+  seconds = std::max(seconds, 1e-9);
+  return true;
+}
+
+constexpr int64_t kProbeBytes = int64_t(4) << 20;
+
+} // namespace
+
+bool SelectiveLoader::throughputs(SpillFile &file, int64_t rowBytes,
+                                  double &copy, double &trans,
+                                  std::string &error) {
+  rowBytes = std::clamp<int64_t>(rowBytes, 4, kProbeBytes);
+  auto known = tCopy.find(rowBytes);
+  if (probed && known != tCopy.end()) {
+    copy = known->second;
+    trans = tTrans;
+    return true;
+  }
+  std::vector<char> host(static_cast<size_t>(kProbeBytes));
+  for (int64_t i = 0; i < kProbeBytes; ++i)
+    host[i] = static_cast<char>(i * 131 + 7);
+  if (!probed) {
+    if (!file.write(host.data(), kProbeBytes, probe, error)) {
+      error = "the selective loads' probe of the spill file: " + error;
+      return false;
+    }
+    probed = true;
+    double seconds;
+    if (!bestOfFive([&] { return file.read(probe, host.data(), error); },
+                    seconds))
+      return false;
+    tTrans = static_cast<double>(kProbeBytes) / seconds;
+  }
+  // Rows of `rowBytes` at every other row of the probe.
+  const int64_t rows = std::max<int64_t>(kProbeBytes / (2 * rowBytes), 1);
+  double seconds;
+  if (!bestOfFive(
+          [&] {
+            for (int64_t r = 0; r < rows; ++r)
+              if (!file.readPart(probe, 2 * r * rowBytes,
+                                 host.data() + r * rowBytes, rowBytes, error))
+                return false;
+            return true;
+          },
+          seconds))
+    return false;
+  copy = tCopy[rowBytes] = static_cast<double>(rows * rowBytes) / seconds;
+  trans = tTrans;
+  return true;
+}
+
+std::string SelectiveLoader::json(const SpillCounters &spilled) const {
+  const char *modes[] = {"auto", "always", "never"};
+  const int64_t decided = filtered + whole;
+  std::string text;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "\"selective\": {\"mode\": \"%s\", \"filtered\": %lld, "
+                "\"whole\": %lld, \"no_edges\": %lld, \"mean_theta\": %.6g, "
+                "\"skipped_bytes\": %lld, \"t_trans_bytes_per_s\": %.6g, "
+                "\"t_copy\": [",
+                modes[static_cast<int>(mode)], static_cast<long long>(filtered),
+                static_cast<long long>(whole), static_cast<long long>(noEdges),
+                decided ? thetaSum / static_cast<double>(decided) : 0.0,
+                static_cast<long long>(spilled.selectiveSkippedBytes), tTrans);
+  text += line;
+  bool first = true;
+  for (auto [rowBytes, copy] : tCopy) {
+    std::snprintf(line, sizeof line,
+                  "%s{\"row_bytes\": %lld, \"bytes_per_s\": %.6g, "
+                  "\"threshold\": %.6g}",
+                  first ? "" : ", ", static_cast<long long>(rowBytes), copy,
+                  copy / (copy + tTrans));
+    text += line;
+    first = false;
+  }
+  return text + "]}";
+}
+
+bool SelectiveLoader::parseMode(const std::string &text, Mode &mode) {
+  if (text == "auto")
+    mode = Mode::Auto;
+  else if (text == "always")
+    mode = Mode::Always;
+  else if (text == "never")
+    mode = Mode::Never;
+  else
+    return false;
+  return true;
+}
+
+bool fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                    int64_t side, int64_t outChunk) {
+  SpillStore &spill = *ctx->spill;
+  SelectiveLoader &sel = ctx->selective;
+  std::string error;
+  auto fetchWhole = [&] {
+    if (!spill.fetchChunk(slot, *ctx->device, buf, chunk, error))
+      fatal("gnnrtFetchChunkFor: " + error);
+    return false;
+  };
+  int64_t rows = 0, rowElements = 0, chunks = 0;
+  if (!spill.chunkShape(slot, rows, rowElements, chunks))
+    fatal("gnnrtFetchChunkFor: slot " + std::to_string(slot) +
+          " is not chunked (no gnnrtBufferChunks for it)");
+  if (side != 0 && side != 1)
+    fatal("gnnrtFetchChunkFor: side " + std::to_string(side) +
+          " (expected 0, sources, or 1, destinations)");
+  if (outChunk < 0 || outChunk >= chunks)
+    fatal("gnnrtFetchChunkFor: slot " + std::to_string(slot) + " has " +
+          std::to_string(chunks) + " chunks, not output chunk " +
+          std::to_string(outChunk));
+  if (!spill.isChunkOut(slot, chunk))
+    return fetchWhole(); // resident, partial or absent: as gnnrtFetchChunk
+  const int64_t lo = gnnrtChunkRowBound(rows, chunks, outChunk);
+  const int64_t hi = gnnrtChunkRowBound(rows, chunks, outChunk + 1);
+  const int64_t inLo = gnnrtChunkRowBound(rows, chunks, chunk);
+  const int64_t inHi = gnnrtChunkRowBound(rows, chunks, chunk + 1);
+  const DeviceGraph &g = ctx->device->graph();
+  const bool edgesAtHand =
+      ctx->device->deviceMemoryIsHostMemory() && g.rowsOn(side) == rows &&
+      g.rowsOn(1 - side) == rows &&
+      (!ctx->graphOnStorage || lo == hi ||
+       ctx->graphOnStorage->covers(static_cast<int>(side), lo, hi));
+  if (!edgesAtHand || inHi == inLo) {
+    ++sel.noEdges;
+    return fetchWhole();
+  }
+  if (sel.mode == SelectiveLoader::Mode::Never) {
+    ++sel.whole;
+    return fetchWhole();
+  }
+  RowRuns runs;
+  int64_t needed = 0;
+  if (!tileInputRows(g, static_cast<int>(side), lo, hi, inLo, inHi, sel.marks,
+                     runs, needed)) {
+    ++sel.noEdges;
+    return fetchWhole();
+  }
+  const double theta =
+      static_cast<double>(needed) / static_cast<double>(inHi - inLo);
+  sel.thetaSum += theta;
+  bool filter = sel.mode == SelectiveLoader::Mode::Always;
+  if (!filter) {
+    double tCopy, tTrans;
+    if (!sel.throughputs(spill.file(), rowElements * 4, tCopy, tTrans, error))
+      fatal("gnnrtFetchChunkFor: " + error);
+    filter = shouldFilter(theta, tCopy, tTrans);
+  }
+  if (!filter) {
+    ++sel.whole;
+    return fetchWhole();
+  }
+  if (!spill.fetchChunkRows(slot, *ctx->device, buf, chunk, runs, error))
+    fatal("gnnrtFetchChunkFor: " + error);
+  ++sel.filtered;
+  return true;
+}
+
+} // namespace gnnrt

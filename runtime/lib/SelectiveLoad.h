@@ -1,0 +1,107 @@
+//===- SelectiveLoad.h - NeuGraph's selective loading of chunks -*- C++ -*-===//
+//
+// Issue 18 (NeuGraph §3.2, the digest's §2.3): a tile of an aggregation
+// reads its input chunk at the other ends of its rows' edges only. When the
+// chunk is in the slow tier and the fraction θ of its rows those edges reach
+// is small, reading only those rows moves θ of the bytes. NeuGraph filters
+// iff θ < T_copy / (T_copy + T_trans), T_copy the throughput of the filter
+// and T_trans that of a bulk transfer, both measured.
+//
+// On the CPU the slow tier is storage (the spill file, features.npy) and
+// the fast tier resident memory: a bulk transfer is one read of the chunk,
+// the filter one read per run of consecutive rows the tile needs, written at
+// the rows' places (so the tile's kernel indexes them unchanged). T_trans is
+// measured as the bytes per second of one 4 MiB read of the spill file,
+// T_copy as those of rows of the chunk's width read one by one at every
+// other row of the same 4 MiB: once per run for T_trans, once per row width
+// for T_copy, before the first tile that needs it, the best of five each.
+// (NeuGraph's GPU copies the selected rows into a staging buffer on the host
+// and transfers that; the formula charges both stages. Here the filter's
+// reads are also its transfer, so the rule is conservative: it filters a
+// little less often than the costs alone would.)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_SELECTIVELOAD_H
+#define GNNRT_SELECTIVELOAD_H
+
+#include "Spill.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct gnnrtContext;
+
+namespace gnnrt {
+
+struct Buffer;
+struct DeviceGraph;
+
+/// Runs [first, end) of rows, ascending and disjoint.
+using RowRuns = std::vector<std::pair<int64_t, int64_t>>;
+
+/// The rows of input range [inLo, inHi) that the edges of rows [lo, hi) on
+/// `side` (1: in-edges of destinations, 0: out-edges of sources) reach, as
+/// runs counted from inLo; returns how many rows. False (and nothing) when
+/// the graph has no array of those edges' other ends. `marks` is scratch.
+bool tileInputRows(const DeviceGraph &g, int side, int64_t lo, int64_t hi,
+                   int64_t inLo, int64_t inHi, std::vector<uint8_t> &marks,
+                   RowRuns &runs, int64_t &rows);
+
+/// NeuGraph's rule: filter iff theta < tCopy / (tCopy + tTrans).
+inline bool shouldFilter(double theta, double tCopy, double tTrans) {
+  return tCopy > 0 && tTrans > 0 && theta < tCopy / (tCopy + tTrans);
+}
+
+/// The run's selective loading: its mode, throughputs and counts.
+class SelectiveLoader {
+public:
+  enum class Mode { Auto, Always, Never };
+  Mode mode = Mode::Auto;
+
+  /// T_trans and T_copy for rows of `rowBytes` (bytes per second), measured
+  /// on `file` the first time; false with a message on a failed write or
+  /// read of the probe.
+  bool throughputs(SpillFile &file, int64_t rowBytes, double &tCopy,
+                   double &tTrans, std::string &error);
+
+  /// Tiles whose input chunk was out when fetched: read filtered, read
+  /// whole by the rule (or mode), or whole because their edges were not at
+  /// hand (the graph out of core with another window open, a device whose
+  /// memory the host cannot read).
+  int64_t filtered = 0, whole = 0, noEdges = 0;
+  /// The sum of θ over the tiles decided (filtered + whole).
+  double thetaSum = 0;
+
+  /// The "selective" member of the --json summary's "memory" object, with
+  /// the spill store's count of the bytes the filtered reads skipped.
+  std::string json(const SpillCounters &spilled) const;
+
+  /// Parses --selective-loads' value; false when it is none of auto,
+  /// always, never.
+  static bool parseMode(const std::string &text, Mode &mode);
+
+private:
+  double tTrans = 0;
+  std::map<int64_t, double> tCopy; // by row bytes
+  bool probed = false;
+  SpillExtent probe; // 4 MiB of the spill file
+  std::vector<uint8_t> marks;
+  friend bool fetchTileInput(gnnrtContext *, Buffer &, int64_t, int64_t,
+                             int64_t, int64_t);
+};
+
+/// gnnrtFetchChunkFor: fetches chunk `chunk` of chunked slot `slot` (buffer
+/// `buf`) for the tile of an aggregation on `side` whose rows are output
+/// chunk `outChunk`, reading only the rows the tile's edges reach when the
+/// rule says so. Returns whether it filtered. Stops the run on a failed
+/// read.
+bool fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                    int64_t side, int64_t outChunk);
+
+} // namespace gnnrt
+
+#endif // GNNRT_SELECTIVELOAD_H

@@ -1,0 +1,214 @@
+//===- SelectiveLoadTest.cpp - NeuGraph's selective loading ---------------===//
+//
+// The rows a tile reads (tileInputRows) equal a brute force over the edge
+// list on both sides, also through the CSR's edge ids; NeuGraph's rule
+// filters iff θ < T_copy / (T_copy + T_trans) (0.5 at equal throughputs);
+// gnnrtFetchChunkFor reads exactly those rows of a chunk that is out (bit
+// for bit at their places, the bytes counted and the rest counted as
+// skipped), reads it whole with --selective-loads never or when the rule
+// says so, leaves a resident chunk alone, and a partial chunk cannot be
+// evicted but is read whole by gnnrtFetchChunk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SelectiveLoad.h"
+#include "Context.h"
+#include "Device.h"
+#include "RandomGraph.h"
+#include "TempDir.h"
+#include "gnnrt/GNNRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+
+using namespace gnnrt;
+
+namespace {
+
+/// The rows of [inLo, inHi) that edges of rows [lo, hi) on `side` reach,
+/// from the dataset's edge list.
+std::set<int64_t> bruteForce(const Dataset &ds, int side, int64_t lo,
+                             int64_t hi, int64_t inLo, int64_t inHi) {
+  std::set<int64_t> rows;
+  for (int64_t d = 0; d < ds.numVertices; ++d)
+    for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e) {
+      const int64_t s = ds.indices[e];
+      const int64_t row = side ? d : s, other = side ? s : d;
+      if (row >= lo && row < hi && other >= inLo && other < inHi)
+        rows.insert(other - inLo);
+    }
+  return rows;
+}
+
+std::set<int64_t> expand(const RowRuns &runs) {
+  std::set<int64_t> rows;
+  for (auto [a, b] : runs)
+    for (int64_t r = a; r < b; ++r)
+      rows.insert(r);
+  return rows;
+}
+
+/// A context with a spill store in `dir` and the random graph `ds` bound.
+std::unique_ptr<gnnrtContext> boundContext(const std::string &dir,
+                                           const Dataset &ds) {
+  auto ctx = std::make_unique<gnnrtContext>();
+  std::string error;
+  ctx->spill = SpillStore::open(dir, error);
+  EXPECT_TRUE(ctx->spill) << error;
+  ctx->ds = ds;
+  EXPECT_TRUE(bindDataset(ctx.get(), error)) << error;
+  return ctx;
+}
+
+} // namespace
+
+TEST(SelectiveLoad, TileRowsEqualBruteForceOnBothSides) {
+  std::mt19937 rng(3);
+  for (bool skew : {false, true}) {
+    const Dataset ds = randomDataset(2000, 9000, rng, skew);
+    test::TempDir dir("gnnrt-selective-test");
+    auto ctx = boundContext(dir.path, ds);
+    DeviceGraph g = ctx->device->graph();
+    DeviceGraph byEdgeIds = g; // the destinations through the CSR's ids
+    byEdgeIds.index[3] = nullptr;
+    std::vector<uint8_t> marks;
+    RowRuns runs;
+    constexpr int64_t K = 5;
+    for (int side : {0, 1})
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t c = 0; c < K; ++c) {
+          const int64_t lo = gnnrtChunkRowBound(2000, K, k),
+                        hi = gnnrtChunkRowBound(2000, K, k + 1);
+          const int64_t inLo = gnnrtChunkRowBound(2000, K, c),
+                        inHi = gnnrtChunkRowBound(2000, K, c + 1);
+          const std::set<int64_t> want =
+              bruteForce(ds, side, lo, hi, inLo, inHi);
+          for (const DeviceGraph *graph : {&g, &byEdgeIds}) {
+            if (side == 1 && graph == &byEdgeIds)
+              continue;
+            int64_t rows = -1;
+            ASSERT_TRUE(tileInputRows(*graph, side, lo, hi, inLo, inHi, marks,
+                                      runs, rows));
+            EXPECT_EQ(expand(runs), want)
+                << "side " << side << " tile " << k << ", " << c;
+            EXPECT_EQ(rows, static_cast<int64_t>(want.size()));
+            for (size_t i = 1; i < runs.size(); ++i)
+              EXPECT_LT(runs[i - 1].second, runs[i].first) << "maximal runs";
+          }
+        }
+    DeviceGraph none = g;
+    none.index[0] = nullptr;
+    int64_t rows;
+    EXPECT_FALSE(tileInputRows(none, 1, 0, 10, 0, 10, marks, runs, rows));
+  }
+}
+
+TEST(SelectiveLoad, TheRuleIsNeuGraphs) {
+  EXPECT_TRUE(shouldFilter(0.49, 1e9, 1e9));
+  EXPECT_FALSE(shouldFilter(0.5, 1e9, 1e9)) << "0.5 at equal throughputs";
+  EXPECT_TRUE(shouldFilter(0.24, 1e9, 3e9));
+  EXPECT_FALSE(shouldFilter(0.25, 1e9, 3e9));
+  EXPECT_FALSE(shouldFilter(0.0, 0.0, 1e9)) << "nothing measured";
+}
+
+TEST(SelectiveLoad, FetchChunkForReadsOnlyTheTilesRows) {
+  std::mt19937 rng(11);
+  constexpr int64_t V = 3000, kWidth = 24, K = 4;
+  const Dataset ds = randomDataset(V, 5000, rng);
+  test::TempDir dir("gnnrt-selective-test");
+  auto ctx = boundContext(dir.path, ds);
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, V * kWidth, V, K);
+  float *p = m.aligned + m.offset;
+  std::vector<float> want(V * kWidth);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (float &x : want)
+    x = u(rng);
+  for (int64_t c = 0; c < K; ++c) {
+    gnnrtFetchChunk(ctx.get(), 0, c);
+    const int64_t b = gnnrtChunkRowBound(V, K, c),
+                  e = gnnrtChunkRowBound(V, K, c + 1);
+    std::memcpy(p + b * kWidth, want.data() + b * kWidth, (e - b) * kWidth * 4);
+    gnnrtEvictChunk(ctx.get(), 0, c);
+  }
+  ctx->selective.mode = SelectiveLoader::Mode::Always;
+  std::vector<uint8_t> marks;
+  RowRuns runs;
+  int64_t expectRead = 0, expectSkipped = 0;
+  for (int side : {1, 0})
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t c = 0; c < K; ++c) {
+        const int64_t inLo = gnnrtChunkRowBound(V, K, c),
+                      inHi = gnnrtChunkRowBound(V, K, c + 1);
+        const std::set<int64_t> need =
+            bruteForce(ds, side, gnnrtChunkRowBound(V, K, k),
+                       gnnrtChunkRowBound(V, K, k + 1), inLo, inHi);
+        const SpillCounters before = ctx->spill->counters();
+        gnnrtFetchChunkFor(ctx.get(), 0, c, side, k);
+        const SpillCounters after = ctx->spill->counters();
+        const int64_t bytes = static_cast<int64_t>(need.size()) * kWidth * 4;
+        EXPECT_EQ(after.readBytes - before.readBytes, bytes);
+        EXPECT_EQ(after.selectiveSkippedBytes - before.selectiveSkippedBytes,
+                  (inHi - inLo) * kWidth * 4 - bytes);
+        expectRead += bytes;
+        expectSkipped += (inHi - inLo) * kWidth * 4 - bytes;
+        for (int64_t r : need)
+          ASSERT_EQ(std::memcmp(p + (inLo + r) * kWidth,
+                                want.data() + (inLo + r) * kWidth, kWidth * 4),
+                    0)
+              << "row " << inLo + r << " (tile " << k << ", " << c << ")";
+        // A second fetch of the partial chunk for the tile reads it whole.
+        if (k == 0 && c == 1) {
+          EXPECT_EXIT(gnnrtEvictChunk(ctx.get(), 0, c),
+                      testing::ExitedWithCode(1),
+                      "holds only the rows a tile reads");
+          gnnrtFetchChunk(ctx.get(), 0, c);
+          EXPECT_EQ(std::memcmp(p + inLo * kWidth, want.data() + inLo * kWidth,
+                                (inHi - inLo) * kWidth * 4),
+                    0);
+          expectRead += (inHi - inLo) * kWidth * 4 - bytes;
+          const SpillCounters whole = ctx->spill->counters();
+          gnnrtFetchChunkFor(ctx.get(), 0, c, side, k); // resident
+          EXPECT_EQ(ctx->spill->counters().readBytes, whole.readBytes);
+        }
+        gnnrtDropChunk(ctx.get(), 0, c, 1);
+      }
+  EXPECT_EQ(ctx->selective.filtered, 2 * K * K);
+  EXPECT_EQ(ctx->spill->counters().selectiveSkippedBytes, expectSkipped);
+  EXPECT_GT(expectSkipped, 0) << "a sparse graph: tiles skip rows";
+  // Never: whole chunks.
+  ctx->selective.mode = SelectiveLoader::Mode::Never;
+  const SpillCounters before = ctx->spill->counters();
+  gnnrtFetchChunkFor(ctx.get(), 0, 2, 1, 0);
+  EXPECT_EQ(ctx->spill->counters().readBytes - before.readBytes,
+            (gnnrtChunkRowBound(V, K, 3) - gnnrtChunkRowBound(V, K, 2)) *
+                kWidth * 4);
+  EXPECT_EQ(ctx->selective.whole, 1);
+  gnnrtDropChunk(ctx.get(), 0, 2, 1);
+  // Auto: the throughputs are measured once per row width, and the
+  // decision follows the rule on them.
+  ctx->selective.mode = SelectiveLoader::Mode::Auto;
+  gnnrtFetchChunkFor(ctx.get(), 0, 3, 1, 1);
+  const std::string json = ctx->selective.json(ctx->spill->counters());
+  EXPECT_NE(json.find("\"row_bytes\": 96"), std::string::npos) << json;
+  EXPECT_EQ(ctx->selective.filtered + ctx->selective.whole, 2 * K * K + 2);
+  EXPECT_GE(ctx->spill->counters().readBytes, expectRead);
+}
+
+TEST(SelectiveLoadDeathTest, MisuseIsAnError) {
+  std::mt19937 rng(2);
+  const Dataset ds = randomDataset(300, 900, rng);
+  test::TempDir dir("gnnrt-selective-test");
+  auto ctx = boundContext(dir.path, ds);
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, 300 * 4, 300, 3);
+  EXPECT_EXIT(gnnrtFetchChunkFor(ctx.get(), 0, 0, 2, 0),
+              testing::ExitedWithCode(1), "gnnrtFetchChunkFor: side 2");
+  EXPECT_EXIT(gnnrtFetchChunkFor(ctx.get(), 0, 0, 1, 3),
+              testing::ExitedWithCode(1), "not output chunk 3");
+  EXPECT_EXIT(gnnrtFetchChunkFor(ctx.get(), 1, 0, 1, 0),
+              testing::ExitedWithCode(1), "slot 1 is not chunked");
+}
