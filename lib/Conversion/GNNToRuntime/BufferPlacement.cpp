@@ -145,6 +145,12 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     SmallVector<int64_t, 4> subs; // sorted, unique
     // The row chunks each sub-step's code reads or writes (-1: all).
     std::map<int64_t, std::set<int64_t>> chunksUsed;
+    // Of those, by sub-step, the input chunks of tiles (to the side of the
+    // tile, -1 where two tiles of other sides read it) and the chunks
+    // something else reads or writes: a chunk only tiles of one side read
+    // may be fetched selectively (gnnrtFetchChunkFor).
+    std::map<int64_t, std::map<int64_t, int64_t>> tileSide;
+    std::map<int64_t, std::set<int64_t>> otherChunks;
     bool chunked = false;
     // Read-only and in the slow tier from the start (a source of the
     // placement's graph): fetched by its readers, dropped with the copy
@@ -179,9 +185,18 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
                  << "buffer placement: a buffer is used before any step";
         seen.insert(s);
         std::optional<int64_t> input = inputChunkOf(use);
-        u.chunksUsed[s].insert(readsAllRows(use) ? -1
-                               : input           ? *input
-                                                 : subs[s].chunk);
+        const int64_t chunk = readsAllRows(use) ? -1
+                              : input           ? *input
+                                                : subs[s].chunk;
+        u.chunksUsed[s].insert(chunk);
+        std::optional<int64_t> side = tileSideOf(use);
+        if (input && side) {
+          auto [it, fresh] = u.tileSide[s].try_emplace(*input, *side);
+          if (!fresh && it->second != *side)
+            it->second = -1;
+        } else {
+          u.otherChunks[s].insert(chunk);
+        }
         bool view = top == user && !isa<func::CallOp>(user) &&
                     llvm::any_of(user->getResultTypes(),
                                  [](Type ty) { return isa<MemRefType>(ty); });
@@ -490,6 +505,28 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       args.push_back(lb.cI64(*keep));
     lb.call(callee, args);
   };
+  // The side of the tile for which sub-step s alone reads unit x (a chunk),
+  // when it leaves the fast tier right after s and s neither creates nor
+  // writes it; else -1.
+  auto tileInputSide = [&](unsigned x, int64_t s) -> int64_t {
+    const Unit &unit = units[x];
+    const Use &u = uses[unit.take];
+    if (subs[s].chunk < 0 || s + 1 >= numSubs ||
+        !llvm::is_contained(plan->steps[s].evict, x) ||
+        llvm::is_contained(created[s], x) || llvm::is_contained(written[s], x))
+      return -1;
+    auto tiles = u.tileSide.find(s);
+    if (tiles == u.tileSide.end())
+      return -1;
+    auto side = tiles->second.find(unit.chunk);
+    if (side == tiles->second.end())
+      return -1;
+    auto others = u.otherChunks.find(s);
+    if (others != u.otherChunks.end() &&
+        (others->second.count(unit.chunk) || others->second.count(-1)))
+      return -1;
+    return side->second;
+  };
   for (int64_t s = 0; s < numSubs; ++s) {
     const PlacementStep &step = plan->steps[s];
     // Before the sub-step: fetch what it reads and is not resident.
@@ -507,6 +544,16 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       report.fetchBytes += unit.ioBytes;
       ++report.fetches;
       if (unit.chunk >= 0) {
+        // Read only for one tile of one side and dropped after it: the
+        // runtime may read only the rows the tile's edges reach.
+        const int64_t side = tileInputSide(x, s);
+        if (side >= 0) {
+          lb.call(rt::Call::gnnrtFetchChunkFor,
+                  {ctx, slotConst(uses[t].slot), lb.cI64(unit.chunk),
+                   lb.cI64(side), lb.cI64(subs[s].chunk)});
+          ++report.tileFetches;
+          continue;
+        }
         chunkCall(rt::Call::gnnrtFetchChunk, unit);
         continue;
       }

@@ -46,6 +46,9 @@ struct BufferPlacementReport {
   uint64_t capacity = 0, minCapacity = 0, peakBytes = 0, unplacedBytes = 0;
   uint64_t fetchBytes = 0, evictBytes = 0;
   int64_t fetches = 0, evictions = 0, drops = 0;
+  /// Of the fetches, those of a tile's input chunk read by that tile only
+  /// (gnnrtFetchChunkFor: the runtime may read only the rows it needs).
+  int64_t tileFetches = 0;
 };
 
 class BufferPlacement {

@@ -357,7 +357,8 @@ static void emitPlacementRemark(func::FuncOp fn,
   d << "; " << r.capacity << " bytes for the buffers (minimum " << r.minCapacity
     << "), peak " << r.peakBytes << "; " << r.fetches << " fetches ("
     << r.fetchBytes << " bytes), " << r.evictions << " evictions ("
-    << r.evictBytes << " bytes), " << r.drops << " drops";
+    << r.evictBytes << " bytes), " << r.drops << " drops; " << r.tileFetches
+    << " fetches for one tile (selective)";
 }
 
 struct ConvertGNNToRuntime

@@ -147,6 +147,7 @@ static constexpr StringLiteral kNeighbourRowsAttr = "gnn.neighbour_rows";
 static constexpr StringLiteral kInputChunkAttr = "gnn.input_chunk";
 static constexpr StringLiteral kTileIntsAttr = "gnn.tile_ints";
 static constexpr StringLiteral kTileResetAttr = "gnn.tile_reset";
+static constexpr StringLiteral kTileSideAttr = "gnn.tile_side";
 
 void mlir::gnn::finishRowChunks(ModuleOp module) {
   module.walk([](func::FuncOp fn) {
@@ -175,8 +176,9 @@ void mlir::gnn::finishRowChunks(ModuleOp module) {
     }
   });
   module.walk([](Operation *op) {
-    for (StringRef name : {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr,
-                           kTileIntsAttr, kTileResetAttr, kOwnRowLoopAttr})
+    for (StringRef name :
+         {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr, kTileIntsAttr,
+          kTileResetAttr, kTileSideAttr, kOwnRowLoopAttr})
       op->removeAttr(name);
   });
 }
@@ -227,6 +229,17 @@ static bool readsNeighbours(OpOperand &use) {
 
 std::optional<int64_t> mlir::gnn::inputChunkOf(OpOperand &use) {
   return readsNeighbours(use) ? tileOf(use.getOwner()) : std::nullopt;
+}
+
+std::optional<int64_t> mlir::gnn::tileSideOf(OpOperand &use) {
+  if (!inputChunkOf(use))
+    return std::nullopt;
+  Operation *user = use.getOwner();
+  if (calleeOf(user) == rt::Call::gnnrtSpmmRows)
+    return getConstantIntValue(user->getOperand(1));
+  if (auto side = user->getAttrOfType<IntegerAttr>(kTileSideAttr))
+    return side.getInt();
+  return std::nullopt;
 }
 
 bool mlir::gnn::readsAllRows(OpOperand &use) {
@@ -378,8 +391,10 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
             Operation *use = i == 0 ? arg : b.clone(*arg);
             if (i > 0)
               use->setAttr(kTileResetAttr, b.getUnitAttr());
-            if (use->hasAttr(kNeighbourRowsAttr))
+            if (use->hasAttr(kNeighbourRowsAttr)) {
               setTile(use, i);
+              use->setAttr(kTileSideAttr, b.getI64IntegerAttr(ints[2]));
+            }
           }
           lb.call(rt::Call::gnnrtKernelInt,
                   {op->getOperand(0), lb.cI64(ints[0]), bounds[i]});

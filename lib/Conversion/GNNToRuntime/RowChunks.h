@@ -37,6 +37,10 @@ bool readsAllRows(OpOperand &use);
 /// rows only: the input of one tile of an aggregation (gnnrtSpmmRows) or a
 /// neighbour-side operand of one tile of a fused gather's kernel.
 std::optional<int64_t> inputChunkOf(OpOperand &use);
+/// The side of the tile whose input `use` is (inputChunkOf): 1 when the
+/// tile's rows are destinations reading their in-edges' sources, 0 when
+/// sources reading their out-edges' destinations; nothing when unknown.
+std::optional<int64_t> tileSideOf(OpOperand &use);
 /// Marks a kernel argument call (gnnrtKernelArg) whose buffer the kernel
 /// reads at any row (a fused gather's edge inputs and parameters).
 void markReadsAllRows(Operation *kernelArg);

@@ -82,6 +82,32 @@
 // OOC-FITS-NEXT:    %{{.*}} = arith.constant
 // OOC-FITS-NEXT:    call @gnnrtFetchChunk(%arg0, %c[[FS]]_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
 // OOC-FITS-NOT:     call @gnnrtDropChunk
+//
+// Selective loading (NeuGraph): a tile's input chunk that the plan fetches
+// for that tile alone and drops after it is fetched with gnnrtFetchChunkFor
+// (slot, chunk, the tile's side, its output chunk), so that the runtime may
+// read only the rows the tile's edges reach: forward tiles to the
+// destinations (side 1), backward to the sources (side 0). Streaming drops
+// every input after its tile.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=40000 row-chunks=4 placement=streaming" 2>&1 | FileCheck %s --check-prefix=SELECTIVE
+// SELECTIVE: remark: buffer placement: streaming; 40000 bytes for the buffers (minimum 36864), peak {{[0-9]+}}; {{[0-9]+}} fetches ({{[0-9]+}} bytes), {{[0-9]+}} evictions ({{[0-9]+}} bytes), {{[0-9]+}} drops; {{[1-9][0-9]*}} fetches for one tile (selective)
+// SELECTIVE-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+// SELECTIVE:         call @gnnrtFetchChunkFor(%arg0, %c[[H:[0-9]+]]_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// SELECTIVE-NEXT:    arith.constant
+// SELECTIVE-NEXT:    arith.constant
+// SELECTIVE-NEXT:    call @gnnrtFetchChunk(
+// SELECTIVE-NEXT:    call @gnnrtSpmmRows(%arg0, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[a-z_0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %c0_i64{{[_0-9]*}}, %[[B1:[0-9]+]], %[[B1]], %{{[0-9]+}})
+// SELECTIVE:         call @gnnrtDropChunk(%arg0, %c[[H]]_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// SELECTIVE:         call @gnnrtFetchChunkFor(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// SELECTIVE-NEXT:    arith.constant
+// SELECTIVE-NEXT:    arith.constant
+// SELECTIVE-NEXT:    call @gnnrtFetchChunk(
+// SELECTIVE-NEXT:    call @gnnrtSpmmRows(%arg0, %c0_i64
+// SELECTIVE:         return
+//
+// Where every slot fits nothing moves, so no fetch is a tile's.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=96128 row-chunks=4" 2>/dev/null | FileCheck %s --check-prefix=FITS-CHUNKS
+// FITS-CHUNKS-NOT: call @gnnrtFetchChunkFor
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json features-out-of-core" 2>&1 | FileCheck %s --check-prefix=OOC-NOBUDGET
 // OOC-NOBUDGET: error: convert-gnn-to-runtime: option features-out-of-core needs a budget (option mem-budget or buffer-budget)
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json mem-budget=1000 features-out-of-core" 2>&1 | FileCheck %s --check-prefix=OOC-STATE

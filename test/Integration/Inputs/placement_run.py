@@ -147,7 +147,9 @@ def main():
                          f"{resident} resident")
             # The training step's copies, every epoch (the evaluation fits
             # or is planned too; its bytes are in the JSON as well).
-            read = mem["spill_read_bytes"] + mem["features_read_bytes"]
+            # (A tile's input chunk read selectively skips rows: counted.)
+            read = mem["spill_read_bytes"] + mem["features_read_bytes"] + \
+                mem["selective"]["skipped_bytes"]
             if out_of_core and mem["features_read_bytes"] == 0:
                 sys.exit(f"{name} at {budget} ({strategy}): the features "
                          f"were never read from storage")
