@@ -8,19 +8,17 @@
 //   L_i = L_{i-1} + t_i,  C_i = max(L_i, C_{i-1}) + c_i,  makespan = C_n
 // (transfers in order on one link, computes in order on one device), for
 // which Johnson's rule is optimal: the oracle the swap heuristic is checked
-// against. LLVM Support only, like TensorPlacement.h.
+// against. The runtime orders a tile's sub-chunks with it from their
+// profiled times (TilePipeline.h).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GNN_ANALYSIS_SUBCHUNKSCHEDULE_H
-#define GNN_ANALYSIS_SUBCHUNKSCHEDULE_H
+#ifndef GNNRT_SUBCHUNKSCHEDULE_H
+#define GNNRT_SUBCHUNKSCHEDULE_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/SmallVector.h"
+#include <vector>
 
-#include <cstdint>
-
-namespace mlir::gnn {
+namespace gnnrt {
 
 /// One sub-chunk's profiled times: transferring it in, computing on it.
 struct SubChunkTimes {
@@ -28,17 +26,17 @@ struct SubChunkTimes {
 };
 
 /// The flow shop's makespan of running `times` in `order`.
-double simulateMakespan(llvm::ArrayRef<SubChunkTimes> times,
-                        llvm::ArrayRef<unsigned> order);
+double simulateMakespan(const std::vector<SubChunkTimes> &times,
+                        const std::vector<unsigned> &order);
 
 /// Johnson's rule: the sub-chunks whose transfer is at most their compute
 /// first, by increasing transfer; then the others by decreasing compute.
 /// Optimal for the two-stage flow shop.
-llvm::SmallVector<unsigned> johnsonOrder(llvm::ArrayRef<SubChunkTimes> times);
+std::vector<unsigned> johnsonOrder(const std::vector<SubChunkTimes> &times);
 
 /// What the swap heuristic did.
 struct SwapResult {
-  llvm::SmallVector<unsigned> order;
+  std::vector<unsigned> order;
   double initialMakespan = 0, makespan = 0;
   unsigned iterations = 0; // swaps made
   bool converged = false;  // no improving swap left (else the cap stopped it)
@@ -49,10 +47,10 @@ struct SwapResult {
 /// than its compute and one the opposite, that lowers the simulated
 /// makespan most; stop when no such swap improves it or after
 /// `maxIterations` swaps. The makespan never increases.
-SwapResult swapSchedule(llvm::ArrayRef<SubChunkTimes> times,
-                        llvm::ArrayRef<unsigned> initial,
+SwapResult swapSchedule(const std::vector<SubChunkTimes> &times,
+                        const std::vector<unsigned> &initial,
                         unsigned maxIterations = 1000);
 
-} // namespace mlir::gnn
+} // namespace gnnrt
 
-#endif // GNN_ANALYSIS_SUBCHUNKSCHEDULE_H
+#endif // GNNRT_SUBCHUNKSCHEDULE_H

@@ -1,16 +1,14 @@
 //===- SubChunkSchedule.cpp - NeuGraph's sub-chunk ordering ---------------===//
 
-#include "gnn/Analysis/SubChunkSchedule.h"
-
-#include "llvm/ADT/STLExtras.h"
+#include "SubChunkSchedule.h"
 
 #include <algorithm>
 #include <utility>
 
-using namespace mlir::gnn;
+namespace gnnrt {
 
-double mlir::gnn::simulateMakespan(llvm::ArrayRef<SubChunkTimes> times,
-                                   llvm::ArrayRef<unsigned> order) {
+double simulateMakespan(const std::vector<SubChunkTimes> &times,
+                        const std::vector<unsigned> &order) {
   double loaded = 0, computed = 0;
   for (unsigned i : order) {
     loaded += times[i].transfer;
@@ -19,26 +17,25 @@ double mlir::gnn::simulateMakespan(llvm::ArrayRef<SubChunkTimes> times,
   return computed;
 }
 
-llvm::SmallVector<unsigned>
-mlir::gnn::johnsonOrder(llvm::ArrayRef<SubChunkTimes> times) {
-  llvm::SmallVector<unsigned> first, last;
+std::vector<unsigned> johnsonOrder(const std::vector<SubChunkTimes> &times) {
+  std::vector<unsigned> first, last;
   for (unsigned i = 0, e = times.size(); i < e; ++i)
     (times[i].transfer <= times[i].compute ? first : last).push_back(i);
-  llvm::stable_sort(first, [&](unsigned a, unsigned b) {
+  std::stable_sort(first.begin(), first.end(), [&](unsigned a, unsigned b) {
     return times[a].transfer < times[b].transfer;
   });
-  llvm::stable_sort(last, [&](unsigned a, unsigned b) {
+  std::stable_sort(last.begin(), last.end(), [&](unsigned a, unsigned b) {
     return times[a].compute > times[b].compute;
   });
-  llvm::append_range(first, last);
+  first.insert(first.end(), last.begin(), last.end());
   return first;
 }
 
-SwapResult mlir::gnn::swapSchedule(llvm::ArrayRef<SubChunkTimes> times,
-                                   llvm::ArrayRef<unsigned> initial,
-                                   unsigned maxIterations) {
+SwapResult swapSchedule(const std::vector<SubChunkTimes> &times,
+                        const std::vector<unsigned> &initial,
+                        unsigned maxIterations) {
   SwapResult r;
-  r.order.assign(initial.begin(), initial.end());
+  r.order = initial;
   r.initialMakespan = r.makespan = simulateMakespan(times, r.order);
   auto transferHeavy = [&](unsigned i) {
     return times[i].transfer > times[i].compute;
@@ -70,3 +67,5 @@ SwapResult mlir::gnn::swapSchedule(llvm::ArrayRef<SubChunkTimes> times,
   }
   return r;
 }
+
+} // namespace gnnrt

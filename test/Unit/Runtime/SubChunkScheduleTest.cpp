@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnn/Analysis/SubChunkSchedule.h"
+#include "SubChunkSchedule.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-using namespace mlir::gnn;
+using namespace gnnrt;
 
 namespace {
 
@@ -34,8 +34,8 @@ std::vector<SubChunkTimes> randomColumn(std::mt19937 &rng, unsigned n,
   return times;
 }
 
-llvm::SmallVector<unsigned> shuffled(unsigned n, std::mt19937 &rng) {
-  llvm::SmallVector<unsigned> order(n);
+std::vector<unsigned> shuffled(unsigned n, std::mt19937 &rng) {
+  std::vector<unsigned> order(n);
   std::iota(order.begin(), order.end(), 0u);
   std::shuffle(order.begin(), order.end(), rng);
   return order;
@@ -72,7 +72,7 @@ TEST(SubChunkSchedule, SwapNeverRaisesTheMakespanAndConverges) {
   for (int trial = 0; trial < 200; ++trial) {
     const unsigned n = 2 + trial % 30;
     std::vector<SubChunkTimes> t = randomColumn(rng, n, trial % 2);
-    llvm::SmallVector<unsigned> start = shuffled(n, rng);
+    std::vector<unsigned> start = shuffled(n, rng);
     SwapResult r = swapSchedule(t, start);
     EXPECT_DOUBLE_EQ(r.initialMakespan, simulateMakespan(t, start));
     EXPECT_DOUBLE_EQ(r.makespan, simulateMakespan(t, r.order));
@@ -80,8 +80,8 @@ TEST(SubChunkSchedule, SwapNeverRaisesTheMakespanAndConverges) {
     EXPECT_TRUE(r.converged);
     EXPECT_GE(r.makespan, simulateMakespan(t, johnsonOrder(t)) - 1e-9);
     // A permutation of the sub-chunks.
-    llvm::SmallVector<unsigned> sorted = r.order;
-    llvm::sort(sorted);
+    std::vector<unsigned> sorted = r.order;
+    std::sort(sorted.begin(), sorted.end());
     for (unsigned i = 0; i < n; ++i)
       ASSERT_EQ(sorted[i], i);
   }
