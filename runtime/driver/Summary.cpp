@@ -59,6 +59,7 @@ std::string memoryJson(const gnnrtContext *ctx, int64_t budget,
           static_cast<long long>(windows.windows));
   // Selective loading of the tiles' input chunks (SelectiveLoad.h).
   text += ctx->selective.json(spilled) + ",\n             ";
+  text += ctx->pipeline.json() + ",\n             ";
   appendf("\"estimate\": {\"activations\": %lld, \"parameters\": %lld, "
           "\"optimizer\": %lld, \"features\": %lld, \"graph\": %lld, "
           "\"edge_inputs\": %lld, \"unknown_buffers\": %s}},\n",

@@ -74,6 +74,7 @@ struct Options {
   bool quiet = false;
   OptimizerConfig opt;
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
+  int64_t subChunks = 4;
 };
 
 const char *kUsage =
@@ -109,6 +110,9 @@ const char *kUsage =
     "                       whole or only at the rows its edges reach:\n"
     "                       'auto' by NeuGraph's rule on throughputs\n"
     "                       measured once (default), 'always' or 'never'\n"
+    "  --sub-chunks K       a tile's input chunk out of memory is read in K\n"
+    "                       parts, each while the tile computes on the ones\n"
+    "                       before, 1 to 1024 (default 4; 1: no pipeline)\n"
     "  --preload-hops M     under mpirun: each process holds the vertices\n"
     "                       within M hops of its own (default: the model's\n"
     "                       hops, the exact closure; fewer approximate)\n"
@@ -299,6 +303,8 @@ Options parseArgs(int argc, char **argv) {
         usageError("option --selective-loads: expected auto, always or never "
                    "but got '" +
                    mode + "'");
+    } else if (a == "--sub-chunks") {
+      o.subChunks = integer(1, 1024);
     } else if (a == "--batch-size") {
       o.batchSize = integer(1, kMaxCount);
     } else if (a == "--fanouts") {
@@ -490,6 +496,7 @@ int main(int argc, char **argv) {
   auto *ctx = new gnnrtContext(); // the CPU device
   ctx->spill = std::move(spill);
   ctx->selective.mode = o.selective;
+  ctx->pipeline.subChunks = o.subChunks;
   joinWorld(ctx);
   const int rank = ctx->comm->rank(), worldSize = ctx->comm->size();
   // Rank 0 speaks for the world: the others print and write nothing.

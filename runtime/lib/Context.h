@@ -11,6 +11,7 @@
 #include "Random.h"
 #include "SelectiveLoad.h"
 #include "Spill.h"
+#include "TilePipeline.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
@@ -182,6 +183,8 @@ struct gnnrtContext {
   gnnrt::IndicesOnStorage indicesFile;
   /// Selective loading of tiles' input chunks (gnnrtFetchChunkFor).
   gnnrt::SelectiveLoader selective;
+  /// The sub-chunk pipeline of tiles' input chunks (gnnrtSpmmRowsFetch).
+  gnnrt::TilePipeline pipeline;
   uint64_t seed = 0;
   int64_t step = 0;
   bool training = false;

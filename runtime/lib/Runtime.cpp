@@ -727,6 +727,17 @@ void gnnrtFetchChunkFor(gnnrtContext *ctx, int64_t slot, int64_t chunk,
   fetchTileInput(ctx, buf, slot, chunk, side, outChunk);
 }
 
+void _mlir_ciface_gnnrtSpmmRowsFetch(gnnrtContext *ctx, int64_t slot,
+                                     int64_t chunk, int64_t side, int64_t mean,
+                                     gnnrtMemRefF32 *weights,
+                                     gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                                     int64_t width, int64_t begin, int64_t end,
+                                     int64_t inBegin, int64_t inEnd) {
+  Buffer &buf = chunkBuffer(ctx, "gnnrtSpmmRowsFetch", slot);
+  aggregateTile(ctx, buf, slot, chunk, side, mean, weights, in, out, width,
+                begin, end, inBegin, inEnd);
+}
+
 void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk) {
   Buffer &buf = chunkBuffer(ctx, "gnnrtEvictChunk", slot);
   std::string error;

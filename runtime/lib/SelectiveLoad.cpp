@@ -5,6 +5,7 @@
 #include "Context.h"
 #include "Device.h"
 #include "GraphOnStorage.h"
+#include "TilePipeline.h"
 
 #include "gnnrt/GNNRuntime.h"
 
@@ -170,33 +171,40 @@ bool SelectiveLoader::parseMode(const std::string &text, Mode &mode) {
   return true;
 }
 
-bool fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
-                    int64_t side, int64_t outChunk) {
+namespace {
+
+/// How a tile reads its input chunk.
+enum class TileRead {
+  NotOut,   // resident, partial or absent: as gnnrtFetchChunk leaves it
+  NoEdges,  // out, its edges not at hand: whole
+  Whole,    // out, read whole by the rule or the mode
+  Filtered, // out, read at `runs` only
+};
+
+/// The read of chunk `chunk` of `slot` for the tile of rows [lo, hi) on
+/// `side`; `runs` the rows to read, counted from the chunk's first (every
+/// row unless filtered).
+TileRead planTileRead(gnnrtContext *ctx, const char *entry, int64_t slot,
+                      int64_t chunk, int64_t side, int64_t lo, int64_t hi,
+                      RowRuns &runs) {
   SpillStore &spill = *ctx->spill;
   SelectiveLoader &sel = ctx->selective;
-  std::string error;
-  auto fetchWhole = [&] {
-    if (!spill.fetchChunk(slot, *ctx->device, buf, chunk, error))
-      fatal("gnnrtFetchChunkFor: " + error);
-    return false;
-  };
   int64_t rows = 0, rowElements = 0, chunks = 0;
   if (!spill.chunkShape(slot, rows, rowElements, chunks))
-    fatal("gnnrtFetchChunkFor: slot " + std::to_string(slot) +
+    fatal(std::string(entry) + ": slot " + std::to_string(slot) +
           " is not chunked (no gnnrtBufferChunks for it)");
   if (side != 0 && side != 1)
-    fatal("gnnrtFetchChunkFor: side " + std::to_string(side) +
+    fatal(std::string(entry) + ": side " + std::to_string(side) +
           " (expected 0, sources, or 1, destinations)");
-  if (outChunk < 0 || outChunk >= chunks)
-    fatal("gnnrtFetchChunkFor: slot " + std::to_string(slot) + " has " +
-          std::to_string(chunks) + " chunks, not output chunk " +
-          std::to_string(outChunk));
+  if (chunk < 0 || chunk >= chunks)
+    fatal(std::string(entry) + ": slot " + std::to_string(slot) + " has " +
+          std::to_string(chunks) + " chunks, not chunk " +
+          std::to_string(chunk));
   if (!spill.isChunkOut(slot, chunk))
-    return fetchWhole(); // resident, partial or absent: as gnnrtFetchChunk
-  const int64_t lo = gnnrtChunkRowBound(rows, chunks, outChunk);
-  const int64_t hi = gnnrtChunkRowBound(rows, chunks, outChunk + 1);
+    return TileRead::NotOut;
   const int64_t inLo = gnnrtChunkRowBound(rows, chunks, chunk);
   const int64_t inHi = gnnrtChunkRowBound(rows, chunks, chunk + 1);
+  runs.assign(1, {0, inHi - inLo});
   const DeviceGraph &g = ctx->device->graph();
   const bool edgesAtHand =
       ctx->device->deviceMemoryIsHostMemory() && g.rowsOn(side) == rows &&
@@ -205,37 +213,154 @@ bool fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
        ctx->graphOnStorage->covers(static_cast<int>(side), lo, hi));
   if (!edgesAtHand || inHi == inLo) {
     ++sel.noEdges;
-    return fetchWhole();
+    return TileRead::NoEdges;
   }
   if (sel.mode == SelectiveLoader::Mode::Never) {
     ++sel.whole;
-    return fetchWhole();
+    return TileRead::Whole;
   }
-  RowRuns runs;
-  int64_t needed = 0;
+  RowRuns needed;
+  int64_t count = 0;
   if (!tileInputRows(g, static_cast<int>(side), lo, hi, inLo, inHi, sel.marks,
-                     runs, needed)) {
+                     needed, count)) {
     ++sel.noEdges;
-    return fetchWhole();
+    return TileRead::NoEdges;
   }
   const double theta =
-      static_cast<double>(needed) / static_cast<double>(inHi - inLo);
+      static_cast<double>(count) / static_cast<double>(inHi - inLo);
   sel.thetaSum += theta;
   bool filter = sel.mode == SelectiveLoader::Mode::Always;
   if (!filter) {
     double tCopy, tTrans;
+    std::string error;
     if (!sel.throughputs(spill.file(), rowElements * 4, tCopy, tTrans, error))
-      fatal("gnnrtFetchChunkFor: " + error);
+      fatal(std::string(entry) + ": " + error);
     filter = shouldFilter(theta, tCopy, tTrans);
   }
   if (!filter) {
     ++sel.whole;
-    return fetchWhole();
+    return TileRead::Whole;
   }
-  if (!spill.fetchChunkRows(slot, *ctx->device, buf, chunk, runs, error))
-    fatal("gnnrtFetchChunkFor: " + error);
   ++sel.filtered;
-  return true;
+  runs = std::move(needed);
+  return TileRead::Filtered;
+}
+
+/// Reads the chunk as planned, at once.
+void readTileInput(gnnrtContext *ctx, const char *entry, Buffer &buf,
+                   int64_t slot, int64_t chunk, TileRead how,
+                   const RowRuns &runs) {
+  std::string error;
+  const bool ok =
+      how == TileRead::Filtered
+          ? ctx->spill->fetchChunkRows(slot, *ctx->device, buf, chunk, runs,
+                                       error)
+          : ctx->spill->fetchChunk(slot, *ctx->device, buf, chunk, error);
+  if (!ok)
+    fatal(std::string(entry) + ": " + error);
+}
+
+} // namespace
+
+void fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                    int64_t side, int64_t outChunk) {
+  int64_t rows = 0, rowElements = 0, chunks = 0;
+  if (ctx->spill->chunkShape(slot, rows, rowElements, chunks) &&
+      (outChunk < 0 || outChunk >= chunks))
+    fatal("gnnrtFetchChunkFor: slot " + std::to_string(slot) + " has " +
+          std::to_string(chunks) + " chunks, not output chunk " +
+          std::to_string(outChunk));
+  RowRuns runs;
+  const TileRead how =
+      planTileRead(ctx, "gnnrtFetchChunkFor", slot, chunk, side,
+                   gnnrtChunkRowBound(rows, chunks, outChunk),
+                   gnnrtChunkRowBound(rows, chunks, outChunk + 1), runs);
+  readTileInput(ctx, "gnnrtFetchChunkFor", buf, slot, chunk, how, runs);
+}
+
+void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                   int64_t side, int64_t mean, gnnrtMemRefF32 *weights,
+                   gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width,
+                   int64_t begin, int64_t end, int64_t inBegin, int64_t inEnd) {
+  const char *entry = "gnnrtSpmmRowsFetch";
+  Device &device = *ctx->device;
+  const DeviceGraph &g = device.graph();
+  needRange(begin, end, g.rowsOn(side), std::string(entry) + ": rows");
+  needRange(inBegin, inEnd, g.rowsOn(1 - side),
+            std::string(entry) + ": input rows");
+  int64_t rows = 0, rowElements = 0, chunks = 0;
+  if (ctx->spill->chunkShape(slot, rows, rowElements, chunks) &&
+      (in->aligned + in->offset != buf.data || rowElements != width ||
+       chunk < 0 || chunk >= chunks ||
+       inBegin != gnnrtChunkRowBound(rows, chunks, chunk) ||
+       inEnd != gnnrtChunkRowBound(rows, chunks, chunk + 1)))
+    fatal(std::string(entry) + ": the input is not chunk " +
+          std::to_string(chunk) + " of slot " + std::to_string(slot) +
+          "'s buffer (rows [" + std::to_string(inBegin) + ", " +
+          std::to_string(inEnd) + ") of " + std::to_string(width) + " floats)");
+  RowRuns runs;
+  const TileRead how =
+      planTileRead(ctx, entry, slot, chunk, side, begin, end, runs);
+  TilePipeline &pipe = ctx->pipeline;
+  const int64_t n = std::min(pipe.subChunks, inEnd - inBegin);
+  const TilePipeline::Key key{slot, chunk, side, begin};
+  const TilePipeline::Plan plan =
+      how != TileRead::NotOut && n > 1 && device.deviceMemoryIsHostMemory()
+          ? pipe.planFor(key)
+          : TilePipeline::Plan::Unpipelined;
+  if (plan != TilePipeline::Plan::Pipelined) {
+    const auto t0 = std::chrono::steady_clock::now();
+    readTileInput(ctx, entry, buf, slot, chunk, how, runs);
+    needGraphRows(ctx, side, begin, end, entry);
+    device.spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
+                    inBegin, inEnd);
+    if (plan == TilePipeline::Plan::Baseline) {
+      device.synchronize();
+      pipe.recordBaseline(key, std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - t0)
+                                   .count());
+    } else if (how != TileRead::NotOut && n > 1) {
+      ++pipe.unpipelined;
+    }
+    return;
+  }
+  needGraphRows(ctx, side, begin, end, entry);
+  // Sub-chunk j: input rows [a_j, a_{j+1}) and the runs within them.
+  std::vector<int64_t> bounds(n + 1);
+  for (int64_t j = 0; j <= n; ++j)
+    bounds[j] = inBegin + j * (inEnd - inBegin) / n;
+  std::vector<RowRuns> parts(n);
+  for (auto [first, last] : runs)
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t a = std::max(first, bounds[j] - inBegin);
+      const int64_t b = std::min(last, bounds[j + 1] - inBegin);
+      if (a < b)
+        parts[j].emplace_back(a, b);
+    }
+  std::string error;
+  if (!ctx->spill->beginChunkRead(slot, device, buf, chunk, error))
+    fatal(std::string(entry) + ": " + error);
+  std::vector<int64_t> bytes(n, 0);
+  const std::vector<unsigned> order = pipe.orderFor(
+      key, static_cast<unsigned>(n), inBegin == 0, inEnd == g.rowsOn(1 - side));
+  const bool ok = pipe.run(
+      key, order,
+      [&](unsigned j, std::string &message) {
+        return ctx->spill->readChunkRows(slot, device, buf, chunk, parts[j],
+                                         bytes[j], message);
+      },
+      [&](unsigned j) {
+        device.spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
+                        bounds[j], bounds[j + 1]);
+      },
+      error);
+  int64_t total = 0;
+  for (int64_t b : bytes)
+    total += b;
+  ctx->spill->endChunkRead(slot, device, buf, chunk, total,
+                           how != TileRead::Filtered, !ok);
+  if (!ok)
+    fatal(std::string(entry) + ": " + error);
 }
 
 } // namespace gnnrt

@@ -26,6 +26,7 @@
 #define GNNRT_SELECTIVELOAD_H
 
 #include "Spill.h"
+#include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
 #include <map>
@@ -75,6 +76,8 @@ public:
   int64_t filtered = 0, whole = 0, noEdges = 0;
   /// The sum of θ over the tiles decided (filtered + whole).
   double thetaSum = 0;
+  /// Scratch of tileInputRows.
+  std::vector<uint8_t> marks;
 
   /// The "selective" member of the --json summary's "memory" object, with
   /// the spill store's count of the bytes the filtered reads skipped.
@@ -89,18 +92,25 @@ private:
   std::map<int64_t, double> tCopy; // by row bytes
   bool probed = false;
   SpillExtent probe; // 4 MiB of the spill file
-  std::vector<uint8_t> marks;
-  friend bool fetchTileInput(gnnrtContext *, Buffer &, int64_t, int64_t,
-                             int64_t, int64_t);
 };
 
 /// gnnrtFetchChunkFor: fetches chunk `chunk` of chunked slot `slot` (buffer
 /// `buf`) for the tile of an aggregation on `side` whose rows are output
 /// chunk `outChunk`, reading only the rows the tile's edges reach when the
-/// rule says so. Returns whether it filtered. Stops the run on a failed
-/// read.
-bool fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+/// rule says so. Stops the run on a failed read.
+void fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
                     int64_t side, int64_t outChunk);
+
+/// gnnrtSpmmRowsFetch: the tile gnnrtSpmmRows(side, mean, weights, in, out,
+/// width, begin, end, inBegin, inEnd) whose input rows [inBegin, inEnd) are
+/// chunk `chunk` of slot `slot` (`in` its buffer `buf`), fetched as
+/// fetchTileInput does; a chunk that is out is read in sub-chunks by the
+/// prefetch thread while the tile computes on those already read
+/// (TilePipeline.h).
+void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                   int64_t side, int64_t mean, gnnrtMemRefF32 *weights,
+                   gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width,
+                   int64_t begin, int64_t end, int64_t inBegin, int64_t inEnd);
 
 } // namespace gnnrt
 

@@ -711,17 +711,34 @@ bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
   return true;
 }
 
-bool SpillStore::fetchChunkRows(
-    int64_t slot, Device &device, Buffer &buf, int64_t chunk,
-    const std::vector<std::pair<int64_t, int64_t>> &runs, std::string &error) {
+bool SpillStore::beginChunkRead(int64_t slot, Device &device, Buffer &buf,
+                                int64_t chunk, std::string &error) {
   error.clear();
   ChunkedSlot *cs = findChunk(slot, chunk, error);
   if (!cs)
     return false;
-  if (cs->state[chunk] != ChunkedSlot::Out)
-    return fetchChunk(slot, device, buf, chunk, error);
-  auto [offset, count] = chunkElements(*cs, chunk);
-  const int64_t rows = cs->rowElements ? count / cs->rowElements : 0;
+  if (cs->state[chunk] != ChunkedSlot::Out) {
+    error = chunkName(slot, chunk) + " is not out (nothing to read)";
+    return false;
+  }
+  commitChunk(*cs, device, buf, chunk);
+  return true;
+}
+
+bool SpillStore::readChunkRows(
+    int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+    const std::vector<std::pair<int64_t, int64_t>> &runs, int64_t &bytes,
+    std::string &error) {
+  error.clear();
+  auto it = chunked.find(slot);
+  if (it == chunked.end() || chunk < 0 || chunk >= it->second.chunks) {
+    error = chunkName(slot, chunk) + " is not a chunk of a chunked slot";
+    return false;
+  }
+  ChunkedSlot &cs = it->second;
+  auto [offset, count] = chunkElements(cs, chunk);
+  const int64_t rows = cs.rowElements ? count / cs.rowElements : 0;
+  const int64_t rowBytes = cs.rowElements * int64_t(sizeof(float));
   int64_t previousEnd = 0;
   for (auto [first, end] : runs) {
     if (first < previousEnd || end <= first || end > rows) {
@@ -732,32 +749,58 @@ bool SpillStore::fetchChunkRows(
     }
     previousEnd = end;
   }
-  commitChunk(*cs, device, buf, chunk);
-  const int64_t rowBytes = cs->rowElements * int64_t(sizeof(float));
-  int64_t read = 0;
   for (auto [first, end] : runs) {
-    const int64_t bytes = (end - first) * rowBytes;
-    if (!readChunkPart(*cs, device, buf, chunk, offset,
-                       offset + first * cs->rowElements, bytes, error)) {
-      releaseChunk(*cs, device, buf, chunk);
-      cs->state[chunk] = ChunkedSlot::Out;
+    const int64_t part = (end - first) * rowBytes;
+    if (!readChunkPart(cs, device, buf, chunk, offset,
+                       offset + first * cs.rowElements, part, error)) {
       error = chunkName(slot, chunk) + " (rows " + std::to_string(first) +
               " to " + std::to_string(end) + " of it): " + error;
       return false;
     }
-    read += bytes;
+    bytes += part;
   }
-  cs->state[chunk] = ChunkedSlot::Partial;
-  if (cs->sourceFd >= 0) {
-    stats.sourceReadBytes += read;
+  return true;
+}
+
+void SpillStore::endChunkRead(int64_t slot, Device &device, Buffer &buf,
+                              int64_t chunk, int64_t bytes, bool whole,
+                              bool failed) {
+  ChunkedSlot &cs = chunked.at(slot);
+  if (failed) {
+    releaseChunk(cs, device, buf, chunk);
+    cs.state[chunk] = ChunkedSlot::Out;
+    return;
+  }
+  cs.state[chunk] = whole ? ChunkedSlot::Resident : ChunkedSlot::Partial;
+  if (cs.sourceFd >= 0) {
+    stats.sourceReadBytes += bytes;
     stats.sourceFetches += 1;
   } else {
-    stats.readBytes += read;
+    stats.readBytes += bytes;
     stats.fetches += 1;
   }
-  stats.selectiveFetches += 1;
-  stats.selectiveSkippedBytes += count * int64_t(sizeof(float)) - read;
-  return true;
+  if (!whole) {
+    stats.selectiveFetches += 1;
+    stats.selectiveSkippedBytes +=
+        chunkElements(cs, chunk).second * int64_t(sizeof(float)) - bytes;
+  }
+}
+
+bool SpillStore::fetchChunkRows(
+    int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+    const std::vector<std::pair<int64_t, int64_t>> &runs, std::string &error) {
+  error.clear();
+  ChunkedSlot *cs = findChunk(slot, chunk, error);
+  if (!cs)
+    return false;
+  if (cs->state[chunk] != ChunkedSlot::Out)
+    return fetchChunk(slot, device, buf, chunk, error);
+  if (!beginChunkRead(slot, device, buf, chunk, error))
+    return false;
+  int64_t bytes = 0;
+  const bool read = readChunkRows(slot, device, buf, chunk, runs, bytes, error);
+  endChunkRead(slot, device, buf, chunk, bytes, /*whole=*/false, !read);
+  return read;
 }
 
 bool SpillStore::chunkShape(int64_t slot, int64_t &rows, int64_t &rowElements,

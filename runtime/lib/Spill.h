@@ -207,6 +207,21 @@ public:
   bool fetchChunkRows(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
                       const std::vector<std::pair<int64_t, int64_t>> &runs,
                       std::string &error);
+  /// fetchChunkRows in parts (a tile's sub-chunks, read by another thread
+  /// while the program computes on those read before: TilePipeline.h):
+  /// beginChunkRead gives a chunk that is out its memory; readChunkRows
+  /// reads runs of its rows as fetchChunkRows does, adding their bytes to
+  /// `bytes`, and changes no state (two threads may read disjoint runs; a
+  /// device whose memory the host addresses only); endChunkRead leaves the
+  /// chunk resident (`whole`: every row read) or partial, counting `bytes`
+  /// as one fetch, or, when `failed`, out again with its memory given back.
+  bool beginChunkRead(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+                      std::string &error);
+  bool readChunkRows(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+                     const std::vector<std::pair<int64_t, int64_t>> &runs,
+                     int64_t &bytes, std::string &error);
+  void endChunkRead(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
+                    int64_t bytes, bool whole, bool failed);
   /// Whether chunk `chunk` of `slot` is out (its contents in storage only).
   bool isChunkOut(int64_t slot, int64_t chunk) const;
   /// The rows, floats per row and chunks of chunked slot `slot`; false when

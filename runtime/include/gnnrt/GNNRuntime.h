@@ -66,7 +66,9 @@
 ///      resident (the graph out of core).
 ///  16: gnnrtFetchChunkFor fetches a tile's input chunk, reading only the
 ///      rows the tile's edges reach when NeuGraph's rule says so (selective
-///      loading).
+///      loading); gnnrtSpmmRowsFetch fetches it as a tile of gnnrtSpmmRows
+///      reads it, in sub-chunks that a prefetch thread reads while the tile
+///      computes (NeuGraph's pipeline).
 #define GNNRT_API_VERSION 16
 
 #ifdef __cplusplus
@@ -444,6 +446,19 @@ GNNRT_EXPORT void gnnrtFetchChunk(gnnrtContext *ctx, int64_t slot,
 GNNRT_EXPORT void gnnrtFetchChunkFor(gnnrtContext *ctx, int64_t slot,
                                      int64_t chunk, int64_t side,
                                      int64_t outChunk);
+/// gnnrtSpmmRowsFetch is gnnrtFetchChunkFor(slot, chunk, side, the chunk of
+/// rows [begin, end)) followed by gnnrtSpmmRows(side, mean, weights, in, out,
+/// width, begin, end, inBegin, inEnd), where `in` is the slot's buffer and
+/// [inBegin, inEnd) the chunk's rows. A chunk that is out is read in
+/// sub-chunks (the executable's --sub-chunks, ranges of its rows), each
+/// read by a prefetch thread while the tile computes on the ones read
+/// before, in the order NeuGraph's swap heuristic gives the times profiled
+/// in the tile's first visits (the sub-chunk with input row 0 first, the one
+/// with the last input row last).
+GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmRowsFetch(
+    gnnrtContext *ctx, int64_t slot, int64_t chunk, int64_t side, int64_t mean,
+    gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+    int64_t width, int64_t begin, int64_t end, int64_t inBegin, int64_t inEnd);
 GNNRT_EXPORT void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot,
                                   int64_t chunk);
 GNNRT_EXPORT void gnnrtDropChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk,
