@@ -150,6 +150,9 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     // something else reads or writes: a chunk only tiles of one side read
     // may be fetched selectively (gnnrtFetchChunkFor).
     std::map<int64_t, std::map<int64_t, int64_t>> tileSide;
+    // The ops that read it so, by sub-step and chunk.
+    std::map<int64_t, std::map<int64_t, SmallVector<Operation *, 1>>>
+        tileReaders;
     std::map<int64_t, std::set<int64_t>> otherChunks;
     bool chunked = false;
     // Read-only and in the slow tier from the start (a source of the
@@ -194,6 +197,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
           auto [it, fresh] = u.tileSide[s].try_emplace(*input, *side);
           if (!fresh && it->second != *side)
             it->second = -1;
+          u.tileReaders[s][*input].push_back(user);
         } else {
           u.otherChunks[s].insert(chunk);
         }
@@ -527,6 +531,41 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       return -1;
     return side->second;
   };
+  // A tile input fetched for one gnnrtSpmmRows tile alone: the tile becomes
+  // gnnrtSpmmRowsFetch, which fetches the chunk in sub-chunks while it
+  // computes (the runtime's pipeline). The call takes the tile's place (its
+  // sub-step may start at it; later copies find it at its position).
+  auto fuseTile = [&](unsigned x, int64_t s) -> bool {
+    const Unit &unit = units[x];
+    const Use &u = uses[unit.take];
+    auto readers = u.tileReaders.find(s);
+    if (readers == u.tileReaders.end())
+      return false;
+    auto ops = readers->second.find(unit.chunk);
+    if (ops == readers->second.end() || ops->second.size() != 1)
+      return false;
+    auto tile = dyn_cast<func::CallOp>(ops->second.front());
+    if (!tile || tile.getCallee() != rt::getName(rt::Call::gnnrtSpmmRows) ||
+        tile.getNumOperands() != 11)
+      return false;
+    Operation *before = tile->getPrevNode();
+    lb.b.setInsertionPoint(tile);
+    SmallVector<Value> args{ctx, slotConst(u.slot), lb.cI64(unit.chunk)};
+    llvm::append_range(args, tile.getOperands().drop_front());
+    lb.call(rt::Call::gnnrtSpmmRowsFetch, args);
+    Operation *first = before ? before->getNextNode() : &entry.front();
+    for (Sub &sub : subs)
+      if (sub.first == tile)
+        sub.first = first;
+    // The new ops (the constants and the call) at the tile's position.
+    const int64_t at = positions.lookup(tile);
+    for (Operation *op = first; op != tile.getOperation();
+         op = op->getNextNode())
+      positions[op] = at;
+    positions.erase(tile);
+    tile.erase();
+    return true;
+  };
   for (int64_t s = 0; s < numSubs; ++s) {
     const PlacementStep &step = plan->steps[s];
     // Before the sub-step: fetch what it reads and is not resident.
@@ -547,6 +586,11 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         // Read only for one tile of one side and dropped after it: the
         // runtime may read only the rows the tile's edges reach.
         const int64_t side = tileInputSide(x, s);
+        if (side >= 0 && fuseTile(x, s)) {
+          ++report.tileFetches;
+          ++report.pipelinedTiles;
+          continue;
+        }
         if (side >= 0) {
           lb.call(rt::Call::gnnrtFetchChunkFor,
                   {ctx, slotConst(uses[t].slot), lb.cI64(unit.chunk),

@@ -49,6 +49,9 @@ struct BufferPlacementReport {
   /// Of the fetches, those of a tile's input chunk read by that tile only
   /// (gnnrtFetchChunkFor: the runtime may read only the rows it needs).
   int64_t tileFetches = 0;
+  /// Of those, the tiles of a gnnrtSpmmRows that fetch their input in
+  /// sub-chunks as they compute (gnnrtSpmmRowsFetch).
+  int64_t pipelinedTiles = 0;
 };
 
 class BufferPlacement {

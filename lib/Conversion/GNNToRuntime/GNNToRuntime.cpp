@@ -358,7 +358,8 @@ static void emitPlacementRemark(func::FuncOp fn,
     << "), peak " << r.peakBytes << "; " << r.fetches << " fetches ("
     << r.fetchBytes << " bytes), " << r.evictions << " evictions ("
     << r.evictBytes << " bytes), " << r.drops << " drops; " << r.tileFetches
-    << " fetches for one tile (selective)";
+    << " fetches for one tile (selective), " << r.pipelinedTiles
+    << " of them in sub-chunks";
 }
 
 struct ConvertGNNToRuntime

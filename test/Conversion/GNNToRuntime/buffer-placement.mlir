@@ -83,27 +83,34 @@
 // OOC-FITS-NEXT:    call @gnnrtFetchChunk(%arg0, %c[[FS]]_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
 // OOC-FITS-NOT:     call @gnnrtDropChunk
 //
-// Selective loading (NeuGraph): a tile's input chunk that the plan fetches
-// for that tile alone and drops after it is fetched with gnnrtFetchChunkFor
-// (slot, chunk, the tile's side, its output chunk), so that the runtime may
-// read only the rows the tile's edges reach: forward tiles to the
-// destinations (side 1), backward to the sources (side 0). Streaming drops
-// every input after its tile.
+// Selective loading and the sub-chunk pipeline (NeuGraph): a tile's input
+// chunk that the plan fetches for that tile alone and drops after it is
+// fetched by the tile: a gnnrtSpmmRows tile becomes gnnrtSpmmRowsFetch
+// (slot, chunk, then the tile's operands), which may read only the rows
+// the tile's edges reach and reads them in sub-chunks as it computes;
+// forward tiles to the destinations (side 1), backward to the sources
+// (side 0). No gnnrtSpmmRows is left: streaming drops every input after
+// its tile.
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=40000 row-chunks=4 placement=streaming" 2>&1 | FileCheck %s --check-prefix=SELECTIVE
-// SELECTIVE: remark: buffer placement: streaming; 40000 bytes for the buffers (minimum 36864), peak {{[0-9]+}}; {{[0-9]+}} fetches ({{[0-9]+}} bytes), {{[0-9]+}} evictions ({{[0-9]+}} bytes), {{[0-9]+}} drops; {{[1-9][0-9]*}} fetches for one tile (selective)
+// SELECTIVE: remark: buffer placement: streaming; 40000 bytes for the buffers (minimum 36864), peak {{[0-9]+}}; {{[0-9]+}} fetches ({{[0-9]+}} bytes), {{[0-9]+}} evictions ({{[0-9]+}} bytes), {{[0-9]+}} drops; [[N:[1-9][0-9]*]] fetches for one tile (selective), [[N]] of them in sub-chunks
 // SELECTIVE-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
-// SELECTIVE:         call @gnnrtFetchChunkFor(%arg0, %c[[H:[0-9]+]]_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
-// SELECTIVE-NEXT:    arith.constant
-// SELECTIVE-NEXT:    arith.constant
-// SELECTIVE-NEXT:    call @gnnrtFetchChunk(
-// SELECTIVE-NEXT:    call @gnnrtSpmmRows(%arg0, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[a-z_0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %c0_i64{{[_0-9]*}}, %[[B1:[0-9]+]], %[[B1]], %{{[0-9]+}})
+// SELECTIVE-NOT:     call @gnnrtSpmmRows(
+// SELECTIVE:         call @gnnrtSpmmRowsFetch(%arg0, %c[[H:[0-9]+]]_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[a-z_0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %c0_i64{{[_0-9]*}}, %[[B1:[0-9]+]], %[[B1]], %{{[0-9]+}})
+// SELECTIVE-NOT:     call @gnnrtSpmmRows(
 // SELECTIVE:         call @gnnrtDropChunk(%arg0, %c[[H]]_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
-// SELECTIVE:         call @gnnrtFetchChunkFor(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
-// SELECTIVE-NEXT:    arith.constant
-// SELECTIVE-NEXT:    arith.constant
-// SELECTIVE-NEXT:    call @gnnrtFetchChunk(
-// SELECTIVE-NEXT:    call @gnnrtSpmmRows(%arg0, %c0_i64
+// SELECTIVE-NOT:     call @gnnrtSpmmRows(
+// SELECTIVE:         call @gnnrtSpmmRowsFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}
+// SELECTIVE-NOT:     call @gnnrtSpmmRows(
 // SELECTIVE:         return
+//
+// A fused gather's kernel reads its tile's input through its arguments: the
+// chunk is fetched for the tile (gnnrtFetchChunkFor: slot, chunk, side,
+// output chunk), selectively, but not in sub-chunks.
+// RUN: gnn-opt %S/fused-gather.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=60000 row-chunks=4 placement=streaming" 2>&1 | FileCheck %s --check-prefix=KERNEL-TILE
+// KERNEL-TILE: remark: buffer placement: streaming; 60000 bytes for the buffers {{.*}}; {{[1-9][0-9]*}} fetches for one tile (selective), 0 of them in sub-chunks
+// KERNEL-TILE: call @gnnrtFetchChunkFor(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// KERNEL-TILE: call @gnnrtKernelInt(
+// KERNEL-TILE: call @gnnrtParallelForRange(
 //
 // Where every slot fits nothing moves, so no fetch is a tile's.
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=96128 row-chunks=4" 2>/dev/null | FileCheck %s --check-prefix=FITS-CHUNKS
