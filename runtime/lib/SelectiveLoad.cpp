@@ -133,7 +133,6 @@ bool SelectiveLoader::throughputs(SpillFile &file, int64_t rowBytes,
 
 std::string SelectiveLoader::json(const SpillCounters &spilled) const {
   const char *modes[] = {"auto", "always", "never"};
-  const int64_t decided = filtered + whole;
   std::string text;
   char line[256];
   std::snprintf(line, sizeof line,
@@ -143,7 +142,7 @@ std::string SelectiveLoader::json(const SpillCounters &spilled) const {
                 "\"t_copy\": [",
                 modes[static_cast<int>(mode)], static_cast<long long>(filtered),
                 static_cast<long long>(whole), static_cast<long long>(noEdges),
-                decided ? thetaSum / static_cast<double>(decided) : 0.0,
+                thetaCount ? thetaSum / static_cast<double>(thetaCount) : 0.0,
                 static_cast<long long>(spilled.selectiveSkippedBytes), tTrans);
   text += line;
   bool first = true;
@@ -229,6 +228,7 @@ TileRead planTileRead(gnnrtContext *ctx, const char *entry, int64_t slot,
   const double theta =
       static_cast<double>(count) / static_cast<double>(inHi - inLo);
   sel.thetaSum += theta;
+  ++sel.thetaCount;
   bool filter = sel.mode == SelectiveLoader::Mode::Always;
   if (!filter) {
     double tCopy, tTrans;

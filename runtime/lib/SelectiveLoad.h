@@ -74,8 +74,10 @@ public:
   /// hand (the graph out of core with another window open, a device whose
   /// memory the host cannot read).
   int64_t filtered = 0, whole = 0, noEdges = 0;
-  /// The sum of θ over the tiles decided (filtered + whole).
+  /// The sum of θ over the tiles whose θ was computed (not with mode
+  /// never), and their count.
   double thetaSum = 0;
+  int64_t thetaCount = 0;
   /// Scratch of tileInputRows.
   std::vector<uint8_t> marks;
 

@@ -2,6 +2,7 @@
 
 #include "Spill.h"
 
+#include "Context.h"
 #include "Device.h"
 #include "File.h"
 #include "Memory.h"
@@ -722,6 +723,14 @@ bool SpillStore::beginChunkRead(int64_t slot, Device &device, Buffer &buf,
     return false;
   }
   commitChunk(*cs, device, buf, chunk);
+  // Debugging a plan: the rows a partial read leaves are NaN, so that a
+  // step that reads them (which the compiler must not emit) shows.
+  static const bool poison = envFlag("GNNRT_POISON_FREED", false);
+  if (poison && device.deviceMemoryIsHostMemory()) {
+    auto [offset, count] = chunkElements(*cs, chunk);
+    std::fill_n(buf.data + offset, count,
+                std::numeric_limits<float>::quiet_NaN());
+  }
   return true;
 }
 

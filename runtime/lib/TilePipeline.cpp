@@ -65,7 +65,10 @@ std::vector<unsigned> TilePipeline::orderFor(const Key &key, unsigned n,
       it->second.visits < kProfiledVisits)
     return order;
   Profile &p = it->second;
-  if (!p.order.empty())
+  // A fixed order keeps the pins it was made with: the same tile (slot,
+  // chunk, side, rows) always has the same.
+  if (!p.order.empty() && (!pinFirst || p.order.front() == 0) &&
+      (!pinLast || p.order.back() == n - 1))
     return p.order;
   // The free sub-chunks: a random order, improved by swaps on their mean
   // times; the pinned ones around them.
