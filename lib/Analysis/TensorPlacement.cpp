@@ -700,3 +700,171 @@ mlir::gnn::planOptimalPlacement(const PlacementGraph &graph, uint64_t capacity,
                      llvm::Twine(optimum));
   return plan;
 }
+
+//===----------------------------------------------------------------------===//
+// The bounded search over one order
+//===----------------------------------------------------------------------===//
+//
+// Over a fixed order the states are its prefixes, and what is left to decide
+// is which cached tensors leave the fast tier when an op's working set would
+// not fit. Dropping is free and can wait until it is needed, so a
+// configuration after step i is the largest keepable set: what the fast tier
+// held, the op's inputs and outputs, less what no later op reads. Before op
+// i + 1, a configuration whose working set would not fit drops a subset of
+// the tensors the op does not touch; the search branches over a bounded
+// family of such subsets: Belady's (farthest next use first), the largest
+// first, and, for each droppable tensor, that one first and then Belady's.
+// Each step keeps the `beamWidth` cheapest configurations (the same set
+// reached twice keeps its cheaper way; ties prefer more bytes cached), and
+// the answer is the cheapest final one, or LRU's plan over the same order
+// where that loads fewer bytes, so the result never loads more than LRU.
+
+llvm::Expected<PlacementPlan>
+mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
+                                ArrayRef<unsigned> order, unsigned beamWidth) {
+  if (llvm::Error error = graph.verify())
+    return std::move(error);
+  uint64_t minCapacity = getMinimumCapacity(graph);
+  if (capacity < minCapacity)
+    return infeasiblePlan(PlacementStrategy::Optimal, capacity, minCapacity);
+  llvm::Expected<PlacementPlan> lru = planLRUPlacement(graph, capacity, order);
+  if (!lru)
+    return lru.takeError();
+  GraphFacts facts(graph);
+  SmallVector<unsigned> ops = defaultOrder(graph, facts, order);
+  const unsigned numOps = graph.getNumOps(), numTensors = graph.getNumTensors();
+  if (numOps == 0)
+    return lru;
+  beamWidth = std::max(beamWidth, 1u);
+  // The positions at which each tensor is read, ascending.
+  std::vector<SmallVector<unsigned, 4>> reads(numTensors);
+  for (unsigned i = 0; i < numOps; ++i)
+    for (unsigned t : graph.getInputs(ops[i]))
+      reads[t].push_back(i);
+  auto nextRead = [&](unsigned t, unsigned after) -> unsigned {
+    auto it = llvm::upper_bound(reads[t], after);
+    return it == reads[t].end() ? numOps : *it;
+  };
+  auto bytesOf = [&](const BitVector &set) {
+    uint64_t bytes = 0;
+    for (unsigned t : set.set_bits())
+      bytes += graph.getBytes(t);
+    return bytes;
+  };
+
+  struct Entry {
+    BitVector config; // the largest keepable set after the step (freed
+                      // once the next step is searched)
+    SmallVector<unsigned, 4> kept; // what was kept into the step's op
+    uint64_t cost = 0, cachedBytes = 0;
+    int parent = -1;
+  };
+  std::vector<std::vector<Entry>> beams(numOps + 1);
+  beams[0].push_back(Entry{BitVector(numTensors), {}, 0, 0, -1});
+  BitVector touched(numTensors);
+  for (unsigned i = 0; i < numOps; ++i) {
+    const unsigned op = ops[i];
+    touched.reset();
+    for (unsigned t : facts.touched[op])
+      touched.set(t);
+    const uint64_t touchedBytes = graph.getBytes(facts.touched[op]);
+    std::vector<Entry> next;
+    llvm::DenseMap<BitVector, unsigned> seen;
+    auto add = [&](unsigned from, const BitVector &kept) {
+      const Entry &e = beams[i][from];
+      uint64_t cost = e.cost;
+      for (unsigned t : graph.getInputs(op))
+        if (!kept.test(t))
+          cost += graph.getBytes(t);
+      BitVector config = kept;
+      config |= touched;
+      for (unsigned t : config.set_bits())
+        if (reads[t].empty() || reads[t].back() <= i)
+          config.reset(t);
+      auto [it, fresh] = seen.try_emplace(config, next.size());
+      if (!fresh && next[it->second].cost <= cost)
+        return;
+      Entry entry{config, toList(kept), cost, bytesOf(config),
+                  static_cast<int>(from)};
+      if (fresh)
+        next.push_back(std::move(entry));
+      else
+        next[it->second] = std::move(entry);
+    };
+    for (unsigned from = 0; from < beams[i].size(); ++from) {
+      const BitVector &config = beams[i][from].config;
+      BitVector outside = config;
+      outside.reset(touched);
+      uint64_t need = touchedBytes + bytesOf(outside);
+      if (need <= capacity) {
+        add(from, config);
+        continue;
+      }
+      SmallVector<unsigned> droppable(outside.set_bits().begin(),
+                                      outside.set_bits().end());
+      // Drops tensors in `rank` order (after `first`) until the op fits.
+      auto dropUntilFits = [&](SmallVector<unsigned> rank, int first) {
+        BitVector kept = config;
+        uint64_t bytes = need;
+        if (first >= 0) {
+          kept.reset(first);
+          bytes -= graph.getBytes(first);
+        }
+        for (unsigned t : rank) {
+          if (bytes <= capacity)
+            break;
+          if (!kept.test(t))
+            continue;
+          kept.reset(t);
+          bytes -= graph.getBytes(t);
+        }
+        add(from, kept);
+      };
+      SmallVector<unsigned> belady = droppable;
+      llvm::stable_sort(belady, [&](unsigned a, unsigned b) {
+        unsigned na = nextRead(a, i), nb = nextRead(b, i);
+        if (na != nb)
+          return na > nb;
+        return graph.getBytes(a) > graph.getBytes(b);
+      });
+      SmallVector<unsigned> largest = droppable;
+      llvm::stable_sort(largest, [&](unsigned a, unsigned b) {
+        return graph.getBytes(a) > graph.getBytes(b);
+      });
+      dropUntilFits(belady, -1);
+      dropUntilFits(largest, -1);
+      for (unsigned t : droppable)
+        dropUntilFits(belady, static_cast<int>(t));
+    }
+    // The cheapest `beamWidth`, more bytes cached first on ties.
+    llvm::stable_sort(next, [](const Entry &a, const Entry &b) {
+      if (a.cost != b.cost)
+        return a.cost < b.cost;
+      return a.cachedBytes > b.cachedBytes;
+    });
+    if (next.size() > beamWidth)
+      next.resize(beamWidth);
+    beams[i + 1] = std::move(next);
+    for (Entry &e : beams[i])
+      e.config = BitVector();
+  }
+  // The cheapest final configuration (nothing is active after the last op).
+  const std::vector<Entry> &last = beams[numOps];
+  if (last.empty() || last.front().cost >= lru->loadBytes)
+    return lru; // never more than LRU
+  std::vector<SmallVector<unsigned, 4>> keep(numOps);
+  int at = 0;
+  for (unsigned i = numOps; i > 0; --i) {
+    const Entry &e = beams[i][at];
+    if (i >= 2)
+      keep[i - 2] = e.kept;
+    at = e.parent;
+  }
+  auto plan = buildPlacementPlan(graph, capacity, PlacementStrategy::Optimal,
+                                 ops, keep);
+  if (plan && plan->loadBytes != last.front().cost)
+    return makeError("internal error: the bounded search's schedule loads " +
+                     llvm::Twine(plan->loadBytes) + " bytes, its cost is " +
+                     llvm::Twine(last.front().cost));
+  return plan;
+}

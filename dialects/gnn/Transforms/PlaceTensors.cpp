@@ -161,10 +161,19 @@ struct GNNPlaceTensors
     limits.maxActiveTensors = 14;
     llvm::Expected<PlacementPlan> dp =
         planOptimalPlacement(graph, capacity, limits);
-    if (dp)
+    if (dp) {
       remark << "DP " << describe(*dp);
-    else
+    } else {
       remark << "DP not run (" << llvm::toString(dp.takeError()) << ")";
+      // The bounded search over the default order in its place.
+      llvm::Expected<PlacementPlan> bounded =
+          planBoundedPlacement(graph, capacity);
+      if (bounded)
+        remark << "; bounded search " << describe(*bounded);
+      else
+        remark << "; bounded search not run ("
+               << llvm::toString(bounded.takeError()) << ")";
+    }
     remark << "; LRU " << describe(*lru) << "; streaming "
            << describe(*stream);
     return success();

@@ -166,6 +166,19 @@ llvm::Expected<PlacementPlan>
 planOptimalPlacement(const PlacementGraph &graph, uint64_t capacity,
                      const PlacementLimits &limits = {});
 
+/// Where the DP's table is beyond its limits: the same objective over the
+/// fixed op order `order` (or the default one), a beam search over a
+/// bounded family of cache sets (which cached tensors leave when an op's
+/// working set would not fit: Belady's choice, the largest first, and each
+/// tensor first then Belady's), keeping the `beamWidth` cheapest per step.
+/// Never loads more than LRU over the same order (it returns LRU's plan
+/// then); equal to the DP's optimum where the order is the DP's and the
+/// family holds its choices. Strategy Optimal.
+llvm::Expected<PlacementPlan>
+planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
+                     llvm::ArrayRef<unsigned> order = {},
+                     unsigned beamWidth = 64);
+
 /// LRU over a fixed op order (`order`, or when empty the topological order
 /// that takes the lowest ready op id first): before each op, the least
 /// recently used tensors the op does not touch are evicted until its working
