@@ -248,6 +248,8 @@ def write_report(out: str) -> None:
         strategy = c.get("strategy_run", c["strategy"])
         if c["strategy"] == "optimal" and strategy == "lru":
             strategy = "optimal (DP over its limits: LRU)"
+        elif strategy == "optimal-bounded":
+            strategy = "optimal (DP over its limits: bounded search)"
         lines.append(
             f"| {c['model']} | {budget} | {strategy} | {p} | {c.get('row_chunks', 1)} | "
             f"{'out of core' if c.get('features_out_of_core') else 'in memory'} | "

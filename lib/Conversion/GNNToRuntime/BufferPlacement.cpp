@@ -420,9 +420,24 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
           planOptimalPlacement(graph, capacity, limits);
       if (dp)
         return dp;
-      report.strategy =
-          "lru (dp not run: " + llvm::toString(dp.takeError()) + ")";
-      return planLRUPlacement(graph, capacity, order);
+      // Beyond its limits: the bounded search over the lowering's order,
+      // never worse than LRU (whose plan it returns when it finds nothing
+      // better).
+      std::string why = llvm::toString(dp.takeError());
+      llvm::Expected<PlacementPlan> bounded =
+          planBoundedPlacement(graph, capacity, order);
+      if (!bounded) {
+        report.strategy =
+            "lru (dp not run: " + why +
+            "; bounded search failed: " + llvm::toString(bounded.takeError()) +
+            ")";
+        return planLRUPlacement(graph, capacity, order);
+      }
+      report.strategy = (bounded->strategy == PlacementStrategy::LRU
+                             ? "lru (bounded search no better; dp not run: "
+                             : "optimal-bounded (dp not run: ") +
+                        why + ")";
+      return bounded;
     }
     case PlacementStrategy::LRU:
       return planLRUPlacement(graph, capacity, order);
@@ -564,6 +579,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       positions[op] = at;
     positions.erase(tile);
     tile.erase();
+    lb.b.setInsertionPoint(first);
     return true;
   };
   for (int64_t s = 0; s < numSubs; ++s) {
