@@ -112,6 +112,15 @@
 // KERNEL-TILE: call @gnnrtKernelInt(
 // KERNEL-TILE: call @gnnrtParallelForRange(
 //
+// Beyond the DP's limits (16 row chunks of 100000 vertices keep 21 tensors
+// live), the bounded search plans over the lowering's order: 65692160 bytes
+// fetched per step at 3000000 bytes, where LRU fetches 111397888.
+// RUN: echo '{"num_vertices": 100000, "num_edges": 2000000, "num_features": 64, "num_classes": 4}' > %t.big.json
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.big.json buffer-budget=3000000 row-chunks=16" 2>&1 >/dev/null | FileCheck %s --check-prefix=BOUNDED
+// BOUNDED: remark: buffer placement: optimal-bounded (dp not run: a valid execution state of {{[0-9]+}} ops has 21 active tensors, over the limit of 20 (2^20 cache sets per state)); 3000000 bytes for the buffers (minimum 1804928), peak {{[0-9]+}}; {{[0-9]+}} fetches (65692160 bytes)
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.big.json buffer-budget=3000000 row-chunks=16 placement=lru" 2>&1 >/dev/null | FileCheck %s --check-prefix=BOUNDED-LRU
+// BOUNDED-LRU: remark: buffer placement: lru; 3000000 bytes for the buffers (minimum 1804928), peak {{[0-9]+}}; {{[0-9]+}} fetches (111397888 bytes)
+//
 // Where every slot fits nothing moves, so no fetch is a tile's.
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=96128 row-chunks=4" 2>/dev/null | FileCheck %s --check-prefix=FITS-CHUNKS
 // FITS-CHUNKS-NOT: call @gnnrtFetchChunkFor
