@@ -822,8 +822,9 @@ TEST(TensorPlacement, BoundedSearchPlansWhereTheDPCannot) {
       ++cases;
     }
     // The exact DP refuses these (dozens of active tensors).
-    if (trial == 0)
+    if (trial == 0) {
       EXPECT_NE(errorOf(planOptimalPlacement(graph, lo * 2)), "");
+    }
   }
   // Measured: it beats LRU in all 160 cases, loading 1.48x fewer bytes on
   // average (2.57x at most), and 5.1x fewer than streaming.

@@ -233,10 +233,11 @@ TEST(RuntimeGraphOnStorage, TheAscendingCheckSpansBlocks) {
     IndicesOnStorage indices;
     EXPECT_EQ(loadGraphOnStorage(dir.path, out, indices, error), split)
         << error;
-    if (!split)
+    if (!split) {
       EXPECT_EQ(error, "indices.npy: sources not ascending within a "
                        "destination (edge " +
                            std::to_string(kBlock) + ")");
+    }
   }
 }
 

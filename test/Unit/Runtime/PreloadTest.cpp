@@ -366,8 +366,9 @@ TEST(Preload, SampledPartIsWithinItsBounds) {
       external += g < inner.begin || g >= inner.end;
     }
     EXPECT_LE(external, bound);
-    if (k == 0)
+    if (k == 0) {
       EXPECT_EQ(external, 0);
+    }
     for (int64_t v = inner.begin; v < inner.end; ++v)
       EXPECT_TRUE(
           std::binary_search(part.globalIds.begin(), part.globalIds.end(), v));
