@@ -13,15 +13,7 @@ std::string memoryJson(const gnnrtContext *ctx, int64_t budget,
                        const TrainingMemory &need) {
   std::string text;
   auto appendf = [&text](const char *format, auto... args) {
-    char buf[512];
-    int n = std::snprintf(buf, sizeof(buf), format, args...);
-    if (n >= static_cast<int>(sizeof(buf))) {
-      std::vector<char> big(static_cast<size_t>(n) + 1);
-      std::snprintf(big.data(), big.size(), format, args...);
-      text.append(big.data(), static_cast<size_t>(n));
-    } else if (n > 0) {
-      text.append(buf, static_cast<size_t>(n));
-    }
+    appendFormat(text, format, args...);
   };
   // What the driver estimated before allocating (TrainingMemory) and the
   // device memory's high-water mark: they agree when the estimate holds.

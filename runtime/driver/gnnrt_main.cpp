@@ -886,15 +886,7 @@ int main(int argc, char **argv) {
   if (!o.json.empty()) {
     std::string text;
     auto appendf = [&text](const char *format, auto... args) {
-      char buf[512];
-      int n = std::snprintf(buf, sizeof(buf), format, args...);
-      if (n >= static_cast<int>(sizeof(buf))) {
-        std::vector<char> big(static_cast<size_t>(n) + 1);
-        std::snprintf(big.data(), big.size(), format, args...);
-        text.append(big.data(), static_cast<size_t>(n));
-      } else if (n > 0) {
-        text.append(buf, static_cast<size_t>(n));
-      }
+      appendFormat(text, format, args...);
     };
     appendf("{\n  \"model\": %s,\n  \"dataset\": %s,\n  \"threads\": %d,\n",
             jsonString(ctx->model.name).c_str(),

@@ -695,21 +695,12 @@ bool SpillStore::fetchChunk(int64_t slot, Device &device, Buffer &buf,
     return true; // memory only: its contents are dead
   auto [offset, count] = chunkElements(*cs, chunk);
   const int64_t bytes = count * static_cast<int64_t>(sizeof(float));
-  if (!readChunkPart(*cs, device, buf, chunk, offset, offset, bytes, error)) {
-    releaseChunk(*cs, device, buf, chunk);
-    cs->state[chunk] = ChunkedSlot::Out;
+  const bool read =
+      readChunkPart(*cs, device, buf, chunk, offset, offset, bytes, error);
+  endChunkRead(slot, device, buf, chunk, bytes, /*whole=*/true, !read);
+  if (!read)
     error = chunkName(slot, chunk) + " (" + formatBytes(bytes) + "): " + error;
-    return false;
-  }
-  cs->state[chunk] = ChunkedSlot::Resident;
-  if (cs->sourceFd >= 0) {
-    stats.sourceReadBytes += bytes;
-    stats.sourceFetches += 1;
-  } else {
-    stats.readBytes += bytes;
-    stats.fetches += 1;
-  }
-  return true;
+  return read;
 }
 
 bool SpillStore::beginChunkRead(int64_t slot, Device &device, Buffer &buf,
