@@ -565,10 +565,14 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   view(result, buf->data, numElements);
 }
 
-void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
-                                    int64_t slot, int64_t numElements,
-                                    int64_t rows, int64_t chunks) {
-  const std::string what = "gnnrtBufferChunks: slot " + std::to_string(slot);
+/// gnnrtBufferChunks, and gnnrtBufferEdgeChunks with `bounds`; `entry`
+/// names the entry point in messages.
+static void takeChunkedSlot(const char *entry, gnnrtMemRefF32 *result,
+                            gnnrtContext *ctx, int64_t slot,
+                            int64_t numElements, int64_t rows, int64_t chunks,
+                            const std::vector<int64_t> *bounds) {
+  const std::string what =
+      std::string(entry) + ": slot " + std::to_string(slot);
   if (slot < 0 || numElements < 0 || rows < 0 || chunks < 1 || chunks > 4096 ||
       rows > INT32_MAX ||
       (rows == 0 ? numElements != 0 : numElements % rows != 0))
@@ -607,9 +611,38 @@ void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     ctx->bytesAllocated += numElements * 4;
   }
   if (!ctx->spill->takeChunks(slot, *ctx->device, *buf, rows, rowElements,
-                              chunks, error))
-    fatal("gnnrtBufferChunks: " + error);
+                              chunks, error, bounds))
+    fatal(std::string(entry) + ": " + error);
   view(result, buf->data, numElements);
+}
+
+void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                    int64_t slot, int64_t numElements,
+                                    int64_t rows, int64_t chunks) {
+  takeChunkedSlot("gnnrtBufferChunks", result, ctx, slot, numElements, rows,
+                  chunks, nullptr);
+}
+
+void _mlir_ciface_gnnrtBufferEdgeChunks(gnnrtMemRefF32 *result,
+                                        gnnrtContext *ctx, int64_t slot,
+                                        int64_t numElements, int64_t chunks) {
+  const std::string what =
+      "gnnrtBufferEdgeChunks: slot " + std::to_string(slot);
+  if (chunks < 1 || chunks > 4096)
+    fatal(what + ": " + std::to_string(chunks) + " chunks");
+  if (!ctx->device->deviceMemoryIsHostMemory())
+    fatal(what + ": not supported on the " +
+          std::string(ctx->device->name()) + " device");
+  const DeviceGraph &g = ctx->device->graph();
+  const int64_t E = g.numEdges, V = g.numVertices;
+  if (!g.offsets[1])
+    fatal(what + ": no graph is bound");
+  // Chunk c: the in-edges of destination chunk c (contiguous in the CSC).
+  std::vector<int64_t> bounds(chunks + 1);
+  for (int64_t c = 0; c <= chunks; ++c)
+    bounds[c] = g.offsets[1][gnnrtChunkRowBound(V, chunks, c)];
+  takeChunkedSlot("gnnrtBufferEdgeChunks", result, ctx, slot, numElements, E,
+                  chunks, &bounds);
 }
 
 void _mlir_ciface_gnnrtBufferI32(gnnrtMemRefI32 *result, gnnrtContext *ctx,

@@ -191,7 +191,7 @@ TileRead planTileRead(gnnrtContext *ctx, const char *entry, int64_t slot,
   int64_t rows = 0, rowElements = 0, chunks = 0;
   if (!spill.chunkShape(slot, rows, rowElements, chunks))
     fatal(std::string(entry) + ": slot " + std::to_string(slot) +
-          " is not chunked (no gnnrtBufferChunks for it)");
+          " is not chunked by rows (no gnnrtBufferChunks for it)");
   if (side != 0 && side != 1)
     fatal(std::string(entry) + ": side " + std::to_string(side) +
           " (expected 0, sources, or 1, destinations)");

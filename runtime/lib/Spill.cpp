@@ -558,8 +558,11 @@ std::string chunkName(int64_t slot, int64_t chunk) {
 
 std::pair<int64_t, int64_t> SpillStore::chunkElements(const ChunkedSlot &cs,
                                                       int64_t chunk) {
-  const int64_t b = gnnrtChunkRowBound(cs.rows, cs.chunks, chunk);
-  const int64_t e = gnnrtChunkRowBound(cs.rows, cs.chunks, chunk + 1);
+  const bool given = !cs.bounds.empty();
+  const int64_t b =
+      given ? cs.bounds[chunk] : gnnrtChunkRowBound(cs.rows, cs.chunks, chunk);
+  const int64_t e = given ? cs.bounds[chunk + 1]
+                          : gnnrtChunkRowBound(cs.rows, cs.chunks, chunk + 1);
   return {b * cs.rowElements, (e - b) * cs.rowElements};
 }
 
@@ -611,7 +614,8 @@ void SpillStore::releaseChunk(ChunkedSlot &cs, Device &device, Buffer &buf,
 
 bool SpillStore::takeChunks(int64_t slot, Device &device, Buffer &buf,
                             int64_t rows, int64_t rowElements, int64_t chunks,
-                            std::string &error) {
+                            std::string &error,
+                            const std::vector<int64_t> *bounds) {
   error.clear();
   if (!buf.released || rows < 0 || rowElements < 0 || chunks < 1 ||
       rows * rowElements > buf.size) {
@@ -620,10 +624,25 @@ bool SpillStore::takeChunks(int64_t slot, Device &device, Buffer &buf,
             std::to_string(rowElements) + " floats do not fit its buffer";
     return false;
   }
+  if (bounds) {
+    bool ok = static_cast<int64_t>(bounds->size()) == chunks + 1 &&
+              bounds->front() == 0 && bounds->back() == rows;
+    for (size_t c = 1; ok && c < bounds->size(); ++c)
+      ok = (*bounds)[c - 1] <= (*bounds)[c];
+    if (!ok) {
+      error = "slot " + std::to_string(slot) + ": the bounds of " +
+              std::to_string(chunks) + " chunks are not " +
+              std::to_string(chunks + 1) + " ascending rows from 0 to " +
+              std::to_string(rows);
+      return false;
+    }
+  }
   auto it = chunked.find(slot);
   if (it != chunked.end()) {
     ChunkedSlot &cs = it->second;
-    if (cs.rows == rows && cs.rowElements == rowElements && cs.chunks == chunks)
+    if (cs.rows == rows && cs.rowElements == rowElements &&
+        cs.chunks == chunks &&
+        cs.bounds == (bounds ? *bounds : std::vector<int64_t>()))
       return true;
     if (hasChunksOut(slot)) {
       error = "slot " + std::to_string(slot) +
@@ -636,6 +655,8 @@ bool SpillStore::takeChunks(int64_t slot, Device &device, Buffer &buf,
   cs.rows = rows;
   cs.rowElements = rowElements;
   cs.chunks = chunks;
+  if (bounds)
+    cs.bounds = *bounds;
   cs.state.assign(chunks, ChunkedSlot::Absent);
   cs.copy.assign(chunks, SpillExtent());
   cs.hasCopy.assign(chunks, false);
@@ -806,7 +827,7 @@ bool SpillStore::fetchChunkRows(
 bool SpillStore::chunkShape(int64_t slot, int64_t &rows, int64_t &rowElements,
                             int64_t &chunks) const {
   auto it = chunked.find(slot);
-  if (it == chunked.end())
+  if (it == chunked.end() || !it->second.bounds.empty())
     return false;
   rows = it->second.rows;
   rowElements = it->second.rowElements;

@@ -188,8 +188,13 @@ public:
   /// the copy kept (`keep`: there must be one; out stays out) or makes the
   /// chunk absent, forgetting its copy. False with a one-line message; on a
   /// failed write or read nothing changes.
+  ///
+  /// With `bounds` (chunks + 1 ascending rows from 0 to `rows`), chunk c is
+  /// the rows [bounds[c], bounds[c+1]) instead (gnnrtBufferEdgeChunks: the
+  /// edges of each destination chunk).
   bool takeChunks(int64_t slot, Device &device, Buffer &buf, int64_t rows,
-                  int64_t rowElements, int64_t chunks, std::string &error);
+                  int64_t rowElements, int64_t chunks, std::string &error,
+                  const std::vector<int64_t> *bounds = nullptr);
   bool fetchChunk(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
                   std::string &error);
   bool evictChunk(int64_t slot, Device &device, Buffer &buf, int64_t chunk,
@@ -225,7 +230,8 @@ public:
   /// Whether chunk `chunk` of `slot` is out (its contents in storage only).
   bool isChunkOut(int64_t slot, int64_t chunk) const;
   /// The rows, floats per row and chunks of chunked slot `slot`; false when
-  /// it is not chunked.
+  /// it is not chunked, or not by gnnrtChunkRowBound's rows (explicit
+  /// bounds: gnnrtBufferEdgeChunks).
   bool chunkShape(int64_t slot, int64_t &rows, int64_t &rowElements,
                   int64_t &chunks) const;
   bool isChunked(int64_t slot) const { return chunked.count(slot) != 0; }
@@ -286,6 +292,8 @@ private:
                        int64_t count, std::string &error);
   struct ChunkedSlot {
     int64_t rows = 0, rowElements = 0, chunks = 0;
+    /// Chunk c's rows [bounds[c], bounds[c+1]); empty: gnnrtChunkRowBound.
+    std::vector<int64_t> bounds;
     enum State : uint8_t { Absent, Resident, Out, Partial };
     std::vector<State> state;
     std::vector<SpillExtent> copy;

@@ -69,7 +69,9 @@
 ///      loading); gnnrtSpmmRowsFetch fetches it as a tile of gnnrtSpmmRows
 ///      reads it, in sub-chunks that a prefetch thread reads while the tile
 ///      computes (NeuGraph's pipeline).
-#define GNNRT_API_VERSION 16
+///  17: gnnrtBufferEdgeChunks takes a slot of per-edge values as chunks by
+///      destination chunk (a fused gather's edge caches in row chunks).
+#define GNNRT_API_VERSION 17
 
 #ifdef __cplusplus
 extern "C" {
@@ -416,6 +418,20 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtBufferChunks(gnnrtMemRefF32 *result,
                                                  int64_t slot,
                                                  int64_t numElements,
                                                  int64_t rows, int64_t chunks);
+/// A chunked slot of per-edge values (ABI 17; issue 18, a fused gather's
+/// edge caches in row chunks): `numElements` floats, |E| rows of
+/// numElements / |E| floats indexed by edge id (the CSC's positions), in
+/// `chunks` chunks by destination: chunk c is the in-edges of the
+/// destination rows [b_c, b_{c+1}) of gnnrtChunkRowBound (|V|, chunks), the
+/// edges [dstOffsets[b_c], dstOffsets[b_{c+1}]). Otherwise as
+/// gnnrtBufferChunks (gnnrtFetchChunkFor refuses it: its chunks are not rows
+/// of vertices). Needs the bound graph's offsets in memory the host
+/// addresses.
+GNNRT_EXPORT void _mlir_ciface_gnnrtBufferEdgeChunks(gnnrtMemRefF32 *result,
+                                                     gnnrtContext *ctx,
+                                                     int64_t slot,
+                                                     int64_t numElements,
+                                                     int64_t chunks);
 /// The dataset's features [V, F] as a chunked slot (ABI 14; issue 18, the
 /// features out of core): slot `slot` holds V rows of F floats in `chunks`
 /// chunks, every chunk out at first, its copy the rows of features.npy, which

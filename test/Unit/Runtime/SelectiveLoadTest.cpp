@@ -212,3 +212,68 @@ TEST(SelectiveLoadDeathTest, MisuseIsAnError) {
   EXPECT_EXIT(gnnrtFetchChunkFor(ctx.get(), 1, 0, 1, 0),
               testing::ExitedWithCode(1), "slot 1 is not chunked");
 }
+
+// gnnrtBufferEdgeChunks (ABI 17): per-edge values chunked by destination
+// chunk. Chunk c is the edges [indptr[b_c], indptr[b_{c+1}]) of the bound
+// graph's CSC; chunks round-trip through the spill file bit for bit at their
+// places, an evicted chunk gives its pages back, and gnnrtFetchChunkFor
+// refuses the slot (its chunks are not rows of vertices).
+TEST(SelectiveLoad, EdgeChunksAreTheDestinationChunksEdges) {
+  std::mt19937 rng(17);
+  constexpr int64_t V = 4000, kWidth = 4, K = 5;
+  const Dataset ds = randomDataset(V, 30000, rng, /*skew=*/true);
+  const int64_t E = static_cast<int64_t>(ds.indices.size());
+  test::TempDir dir("gnnrt-selective-test");
+  auto ctx = boundContext(dir.path, ds);
+  const int64_t live0 = ctx->device->memoryCounters().live;
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 0, E * kWidth, K);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0) << "a take is free";
+  ASSERT_EQ(m.sizes[0], E * kWidth);
+  float *p = m.aligned + m.offset;
+  std::vector<float> want(E * kWidth);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (float &x : want)
+    x = u(rng);
+  auto edgeBound = [&](int64_t c) {
+    return ds.indptr[gnnrtChunkRowBound(V, K, c)];
+  };
+  for (int64_t c = 0; c < K; ++c) {
+    gnnrtFetchChunk(ctx.get(), 0, c);
+    std::memcpy(p + edgeBound(c) * kWidth, want.data() + edgeBound(c) * kWidth,
+                (edgeBound(c + 1) - edgeBound(c)) * kWidth * 4);
+  }
+  const SpillCounters before = ctx->spill->counters();
+  for (int64_t c = 0; c < K; ++c)
+    gnnrtEvictChunk(ctx.get(), 0, c);
+  EXPECT_EQ(ctx->spill->counters().writtenBytes - before.writtenBytes,
+            E * kWidth * 4)
+      << "the chunks cover the edges once";
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0);
+  // Chunk 2 alone: exactly its edges come back.
+  gnnrtFetchChunk(ctx.get(), 0, 2);
+  EXPECT_EQ(ctx->spill->counters().readBytes - before.readBytes,
+            (edgeBound(3) - edgeBound(2)) * kWidth * 4);
+  EXPECT_EQ(std::memcmp(p + edgeBound(2) * kWidth,
+                        want.data() + edgeBound(2) * kWidth,
+                        (edgeBound(3) - edgeBound(2)) * kWidth * 4),
+            0);
+  for (int64_t c : {0, 1, 3, 4})
+    gnnrtFetchChunk(ctx.get(), 0, c);
+  EXPECT_EQ(std::memcmp(p, want.data(), E * kWidth * 4), 0);
+  // The same take again changes nothing; a row take of the slot redefines
+  // its chunks (none is out).
+  _mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 0, E * kWidth, K);
+  EXPECT_EQ(m.aligned + m.offset, p);
+  EXPECT_EQ(std::memcmp(p, want.data(), E * kWidth * 4), 0);
+  EXPECT_EXIT(gnnrtFetchChunkFor(ctx.get(), 0, 1, 1, 0),
+              testing::ExitedWithCode(1),
+              "gnnrtFetchChunkFor: slot 0 is not chunked by rows");
+  EXPECT_EXIT(_mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 1,
+                                                 E * kWidth + 1, K),
+              testing::ExitedWithCode(1),
+              "gnnrtBufferEdgeChunks: slot 1: [0-9]+ floats in [0-9]+ rows");
+  EXPECT_EXIT(
+      _mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 1, E * kWidth, 0),
+      testing::ExitedWithCode(1), "gnnrtBufferEdgeChunks: slot 1: 0 chunks");
+}
