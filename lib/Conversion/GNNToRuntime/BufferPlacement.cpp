@@ -71,19 +71,6 @@ void BufferPlacement::emitDropAll(func::FuncOp fn, LoweringBuilder &lb) {
   lb.call(rt::Call::gnnrtDropAll, {lb.ctx});
 }
 
-/// Whether `key` is V times factors of F and C only: a row buffer, whose
-/// rows a chunked stage reads and writes by chunk.
-static bool isRowKey(const SizeKey &key) {
-  int64_t vertices = 0;
-  for (StringRef part : llvm::split(StringRef(key.dynamic), '*')) {
-    if (part == "V")
-      ++vertices;
-    else if (!part.empty() && part != "F" && part != "C")
-      return false;
-  }
-  return vertices == 1;
-}
-
 /// Bytes the runtime's pages for `bytes` at any alignment may hold: the
 /// whole pages it spans plus one at an edge (this machine's pages: the
 /// program runs where it is compiled, or on one of the same kind).
@@ -96,9 +83,9 @@ LogicalResult
 BufferPlacement::place(func::FuncOp fn, Operation *source,
                        const SlotPlanner &slots,
                        const DenseMap<StringRef, int64_t> &estimates,
-                       uint64_t capacity, PlacementStrategy strategy,
-                       int64_t rowChunks, LoweringBuilder &lb,
-                       BufferPlacementReport &report) {
+                       ArrayRef<int64_t> chunkEdges, uint64_t capacity,
+                       PlacementStrategy strategy, int64_t rowChunks,
+                       LoweringBuilder &lb, BufferPlacementReport &report) {
   Block &entry = fn.getBody().front();
   const int64_t numSteps = steps.size();
   const int64_t K = std::max<int64_t>(rowChunks, 1);
@@ -155,6 +142,9 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         tileReaders;
     std::map<int64_t, std::set<int64_t>> otherChunks;
     bool chunked = false;
+    // Per-edge values chunked by destination (isEdgeChunked): chunk c is
+    // the in-edges of destination chunk c.
+    bool edges = false;
     // Read-only and in the slow tier from the start (a source of the
     // placement's graph): fetched by its readers, dropped with the copy
     // kept, never taken or written (the features out of core).
@@ -193,7 +183,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
                                                 : subs[s].chunk;
         u.chunksUsed[s].insert(chunk);
         std::optional<int64_t> side = tileSideOf(use);
-        if (input && side) {
+        if (input && side && !u.edges) {
           auto [it, fresh] = u.tileSide[s].try_emplace(*input, *side);
           if (!fresh && it->second != *side)
             it->second = -1;
@@ -229,6 +219,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
              << "buffer placement: a buffer is taken outside the function's "
                 "sequence of steps (inside a loop); not supported";
     u.taken = subOf.lookup(take.call);
+    u.edges = isEdgeChunked(take.call);
     if (failed(findUses(take.call->getResult(0), u)))
       return failure();
   }
@@ -248,18 +239,25 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     if (failed(findUses(featuresCall->getResult(0), u)))
       return failure();
   }
-  // Row buffers in chunks: f32 row buffers in slots that hold only those.
+  // Buffers in chunks: f32 row buffers in slots that hold only those, and
+  // edge-chunked buffers in slots that hold only those.
   if (K > 1) {
-    std::map<int64_t, bool> rowSlot;
+    std::map<int64_t, int> slotKind; // 1 rows, 2 edges, 0 mixed or other
     for (auto [t, take] : llvm::enumerate(takes)) {
-      bool row = isRowKey(planned[take.id].second) &&
-                 cast<func::CallOp>(take.call).getCallee() != i32Name;
-      auto [it, fresh] = rowSlot.try_emplace(uses[t].slot, row);
-      if (!fresh)
-        it->second = it->second && row;
+      const int kind =
+          uses[t].edges ? 2
+          : isRowSize(planned[take.id].second) &&
+                  cast<func::CallOp>(take.call).getCallee() != i32Name
+              ? 1
+              : 0;
+      auto [it, fresh] = slotKind.try_emplace(uses[t].slot, kind);
+      if (!fresh && it->second != kind)
+        it->second = 0;
     }
-    for (Use &u : uses)
-      u.chunked = u.source || rowSlot[u.slot];
+    for (Use &u : uses) {
+      u.chunked = u.source || slotKind[u.slot] != 0;
+      u.edges = u.edges && u.chunked;
+    }
   }
 
   // Everything fits at once: the slots as they are, nothing moves.
@@ -295,7 +293,28 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   SmallVector<SmallVector<unsigned, 1>> unitsOf(uses.size());
   PlacementGraph graph;
   const int64_t estV = estimates.lookup("V");
+  const int64_t estE = estimates.lookup("E");
   for (auto [t, u] : llvm::enumerate(uses)) {
+    if (u.edges) {
+      // Chunk c: the in-edges of destination chunk c (`chunkEdges`, or
+      // twice an even share where the dataset's offsets are unknown).
+      const uint64_t edgeBytes = estE > 0 ? u.bytes / estE : 0;
+      for (int64_t c = 0; c < K; ++c) {
+        const uint64_t n =
+            static_cast<int64_t>(chunkEdges.size()) == K
+                ? chunkEdges[c]
+                : 2 * static_cast<uint64_t>((std::max<int64_t>(estE, 0) + K -
+                                             1) /
+                                            K);
+        unitsOf[t].push_back(units.size());
+        units.push_back(Unit{static_cast<unsigned>(t), c, n * edgeBytes});
+        graph.addTensor(("slot " + Twine(u.slot) + " #" + Twine(t) +
+                         " edge chunk " + Twine(c))
+                            .str(),
+                        pagesFor(n * edgeBytes));
+      }
+      continue;
+    }
     if (!u.chunked) {
       unitsOf[t].push_back(units.size());
       units.push_back(Unit{static_cast<unsigned>(t), -1, u.bytes});
@@ -468,6 +487,39 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
               : "raise the budget")
       << ")";
     d.attachNote(worst.op->getLoc()) << "this op";
+    // What it holds at once, largest first: a whole buffer of a step run in
+    // row chunks is one it reads at every row (edge weights and caches, a
+    // gather's input that is not tiled) or one in a slot that also holds
+    // buffers of other shapes.
+    const unsigned worstOp = getLargestOp(graph);
+    SmallVector<unsigned> held;
+    for (ArrayRef<unsigned> list :
+         {graph.getInputs(worstOp), graph.getOutputs(worstOp)})
+      for (unsigned x : list)
+        if (x < numUnits && graph.getBytes(x) > 0 &&
+            !llvm::is_contained(held, x))
+          held.push_back(x);
+    llvm::stable_sort(held, [&](unsigned a, unsigned b) {
+      return graph.getBytes(a) > graph.getBytes(b);
+    });
+    std::string list;
+    llvm::raw_string_ostream os(list);
+    for (auto [i, x] : llvm::enumerate(held)) {
+      if (i == 6) {
+        os << ", and " << held.size() - i << " more";
+        break;
+      }
+      const Unit &unit = units[x];
+      const Use &u = uses[unit.take];
+      os << (i ? ", " : "") << "slot " << u.slot;
+      if (unit.chunk >= 0)
+        os << " chunk " << unit.chunk;
+      else if (K > 1)
+        os << (u.chunked ? " (every chunk: read at every row)" : " (whole)");
+      os << " " << bytesText(graph.getBytes(x));
+    }
+    d.attachNote(worst.op->getLoc())
+        << "its buffers at once: " << os.str();
     return failure();
   }
   for (unsigned s = 0; s < plan->steps.size(); ++s)
@@ -490,9 +542,12 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     auto call = cast<func::CallOp>(take.call);
     lb.b.setInsertionPoint(call);
     Value chunked =
-        lb.call(rt::Call::gnnrtBufferChunks,
-                {ctx, call.getOperand(1), call.getOperand(2),
-                 lb.toI64(lb.sizes.numV), lb.cI64(K)});
+        uses[t].edges
+            ? lb.call(rt::Call::gnnrtBufferEdgeChunks,
+                      {ctx, call.getOperand(1), call.getOperand(2), lb.cI64(K)})
+            : lb.call(rt::Call::gnnrtBufferChunks,
+                      {ctx, call.getOperand(1), call.getOperand(2),
+                       lb.toI64(lb.sizes.numV), lb.cI64(K)});
     call.getResult(0).replaceAllUsesWith(chunked);
     take.call = chunked.getDefiningOp();
     call.erase();

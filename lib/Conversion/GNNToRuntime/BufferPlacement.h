@@ -82,12 +82,16 @@ public:
 
   /// Places the buffers of `fn` (lowered, its slots numbered by `slots`) in a
   /// fast tier of `capacity` bytes with `strategy`, sizes compared at
-  /// `estimates`. Does nothing when every slot fits at once. Errors (on
-  /// `source`) when the capacity is below what one step needs, naming it.
+  /// `estimates`; an edge-chunked buffer's chunk c holds `chunkEdges[c]`
+  /// edges (the in-edges of destination row chunk c at the dataset's sizes;
+  /// empty when unknown: twice an even share). Does nothing when every slot
+  /// fits at once. Errors (on `source`) when the capacity is below what one
+  /// step needs, naming it.
   LogicalResult place(func::FuncOp fn, Operation *source,
                       const SlotPlanner &slots,
                       const DenseMap<StringRef, int64_t> &estimates,
-                      uint64_t capacity, PlacementStrategy strategy,
+                      ArrayRef<int64_t> chunkEdges, uint64_t capacity,
+                      PlacementStrategy strategy,
                       int64_t rowChunks, LoweringBuilder &lb,
                       BufferPlacementReport &report);
 

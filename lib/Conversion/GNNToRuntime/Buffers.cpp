@@ -7,11 +7,15 @@
 using namespace mlir;
 using namespace mlir::gnn;
 
-Value Buffers::slotBuffer(rt::Call call, Value numElements, int64_t &slot) {
-  slot = slots.take(sizeKey(numElements));
+Value Buffers::slotBuffer(rt::Call call, Value numElements, int64_t &slot,
+                          bool edgeChunks) {
+  slot = slots.take(sizeKey(numElements), call == rt::Call::gnnrtBufferI32,
+                    edgeChunks);
   Value id = lb.cI64(-1);
   slots.addSlotConstant(slot, id.getDefiningOp());
   Value buf = lb.call(call, {lb.ctx, id, lb.toI64(numElements)});
+  if (edgeChunks)
+    markEdgeChunks(buf.getDefiningOp());
   placement.recordTake(slot, buf.getDefiningOp());
   return buf;
 }
@@ -30,8 +34,9 @@ Value Buffers::bufferI32(Value numElements) {
   return buf;
 }
 
-Value Buffers::unboundBuffer(Value numElements, int64_t &slot) {
-  return slotBuffer(rt::Call::gnnrtBuffer, numElements, slot);
+Value Buffers::unboundBuffer(Value numElements, int64_t &slot,
+                             bool edgeChunks) {
+  return slotBuffer(rt::Call::gnnrtBuffer, numElements, slot, edgeChunks);
 }
 
 void Buffers::bind(Value v, const Tensor &t) {

@@ -28,8 +28,11 @@ public:
   Value buffer(Value numElements);
   Value bufferI32(Value numElements);
   /// A slot buffer of `numElements` floats outside the liveness of values:
-  /// its slot id is returned in `slot`, for releaseSlot().
-  Value unboundBuffer(Value numElements, int64_t &slot);
+  /// its slot id is returned in `slot`, for releaseSlot(). With
+  /// `edgeChunks`, per-edge values that the placement moves by destination
+  /// chunks (markEdgeChunks: an edge cache in row chunks).
+  Value unboundBuffer(Value numElements, int64_t &slot,
+                      bool edgeChunks = false);
   void releaseSlot(int64_t slot) { releaseNowOrAtStepEnd(slot); }
   /// Releases the slot of `buffer()`'s result `buf` now.
   void release(Value buf) {
@@ -88,7 +91,8 @@ public:
   }
 
 private:
-  Value slotBuffer(rt::Call call, Value numElements, int64_t &slot);
+  Value slotBuffer(rt::Call call, Value numElements, int64_t &slot,
+                   bool edgeChunks = false);
 
   LoweringBuilder &lb;
   SlotPlanner &slots;

@@ -39,6 +39,7 @@ public:
     rowChunks = chunks;
     fusedGathers.setTiles(chunks > 1 && !gpu);
     buffers.setReleaseBetweenStepsOnly(chunks > 1);
+    slots.setSeparateRowBuffers(chunks > 1);
   }
   /// Reads the features as row chunks from storage (gnnrtFeaturesChunks),
   /// which the placement fetches; before run().
@@ -63,12 +64,14 @@ public:
   }
   /// After planSlots(): keeps the buffers within `capacity` bytes at once
   /// (BufferPlacement), when they do not all fit.
+  /// `chunkEdges`: the in-edges of each row chunk (BufferPlacement::place).
   LogicalResult placeBuffers(const DenseMap<StringRef, int64_t> &estimates,
-                             uint64_t capacity, PlacementStrategy strategy,
+                             ArrayRef<int64_t> chunkEdges, uint64_t capacity,
+                             PlacementStrategy strategy,
                              BufferPlacementReport &report) {
     LogicalResult result =
-        placement.place(lowered, source, slots, estimates, capacity, strategy,
-                        rowChunks, lb, report);
+        placement.place(lowered, source, slots, estimates, chunkEdges,
+                        capacity, strategy, rowChunks, lb, report);
     planned = succeeded(result) && report.planned;
     return result;
   }

@@ -138,11 +138,13 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
   std::optional<SpmmMatch> match = matchSpmm(fg);
   if (!match)
     return success();
-  // With the graph out of core, per-edge weights computed over every edge
-  // at once are not possible (a window holds a row chunk's edges): the
-  // kernel computes them per edge in its row chunks' tiles instead, and no
-  // buffer of |E| weights exists.
-  if (match->computedScale && tiles && lb.graphOutOfCore)
+  // In row chunks, per-edge weights computed over every edge at once would
+  // be an |E| buffer that every chunk reads whole, computed by a step over
+  // every edge that reads its inputs whole (and with the graph out of core
+  // not possible at all: a window holds a row chunk's edges): the kernel
+  // computes them per edge in its row chunks' tiles instead, and no buffer
+  // of |E| weights exists.
+  if (match->computedScale && tiles)
     return success();
   lowered = true;
   // Row partitioning: an all-gather's rows that arrive in stages; the own
@@ -313,9 +315,15 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   }
   KernelCaches caches = edgeCachesFor(fg);
   int64_t firstCacheArg = numOuts + static_cast<int64_t>(tensors.size());
+  // In tiles, a kernel reads and writes its caches at the edges of its
+  // rows' edges to one destination chunk: its own chunk's (to the
+  // destinations) or its tile's input chunk's (to the sources), which is
+  // how the caches are chunked (edge-chunked takes, edgeCachesFor).
+  const RowAccess cacheAccess =
+      !tiles ? RowAccess::All : toDst ? RowAccess::Own : RowAccess::Neighbours;
   for (auto [i, c] : llvm::enumerate(caches))
     kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
-                      std::get<1>(c)->buf, RowAccess::All);
+                      std::get<1>(c)->buf, cacheAccess);
   // Tiles: the input range [lo, hi) of the edges' other ends, as kernel
   // integers after the operands' (the whole range unless RowChunks runs the
   // kernel in tiles).
@@ -409,8 +417,8 @@ KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
       continue;
     edgeCacheFloatsUsed += width;
     int64_t slot;
-    Value buf =
-        buffers.unboundBuffer(lb.mul(lb.sizes.numE, lb.cIndex(width)), slot);
+    Value buf = buffers.unboundBuffer(lb.mul(lb.sizes.numE, lb.cIndex(width)),
+                                      slot, /*edgeChunks=*/tiles);
     edgeCaches.push_back({fg, v, buf, width, slot, last});
     result.push_back({v, &edgeCaches.back(), true});
     fg.emitRemark() << "keeps its per-edge " << op.getName() << " "

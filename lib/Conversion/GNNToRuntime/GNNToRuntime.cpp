@@ -14,6 +14,7 @@
 #include "gnn/Conversion/Passes.h"
 #include "gnn/IR/GNNOps.h"
 #include "gnn/Support/DatasetMeta.h"
+#include "gnnrt/GNNRuntime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -563,6 +564,20 @@ struct ConvertGNNToRuntime
       }
       capacity = memBudget - static_cast<int64_t>(resident);
     }
+    // The in-edges of each row chunk at the dataset's sizes (edge-chunked
+    // buffers: a fused gather's edge caches), from its indptr.npy when the
+    // meta file is a dataset's; unknown otherwise.
+    SmallVector<int64_t> chunkEdges;
+    if (rowChunks > 1 && capacity > 0 && datasetMeta) {
+      std::string ignored;
+      FailureOr<std::vector<int64_t>> indptr = readIndptr(meta, ignored);
+      const int64_t V = datasetMeta->numVertices;
+      if (succeeded(indptr) && static_cast<int64_t>(indptr->size()) == V + 1)
+        for (int64_t c = 0; c < rowChunks; ++c)
+          chunkEdges.push_back(
+              (*indptr)[gnnrtChunkRowBound(V, rowChunks, c + 1)] -
+              (*indptr)[gnnrtChunkRowBound(V, rowChunks, c)]);
+    }
     std::string placementRecords;
     bool anyPlanned = false;
     for (auto [lowering, fn, training] :
@@ -571,7 +586,8 @@ struct ConvertGNNToRuntime
       if (capacity <= 0)
         break;
       BufferPlacementReport report;
-      if (failed(lowering->placeBuffers(estimates, capacity, strategy, report)))
+      if (failed(lowering->placeBuffers(estimates, chunkEdges, capacity,
+                                        strategy, report)))
         return signalPassFailure();
       emitPlacementRemark(fn, report);
       anyPlanned |= report.planned;

@@ -148,6 +148,15 @@ static constexpr StringLiteral kInputChunkAttr = "gnn.input_chunk";
 static constexpr StringLiteral kTileIntsAttr = "gnn.tile_ints";
 static constexpr StringLiteral kTileResetAttr = "gnn.tile_reset";
 static constexpr StringLiteral kTileSideAttr = "gnn.tile_side";
+static constexpr StringLiteral kEdgeChunksAttr = "gnn.edge_chunks";
+
+void mlir::gnn::markEdgeChunks(Operation *take) {
+  take->setAttr(kEdgeChunksAttr, UnitAttr::get(take->getContext()));
+}
+
+bool mlir::gnn::isEdgeChunked(Operation *take) {
+  return take->hasAttr(kEdgeChunksAttr);
+}
 
 void mlir::gnn::finishRowChunks(ModuleOp module) {
   module.walk([](func::FuncOp fn) {
@@ -178,7 +187,7 @@ void mlir::gnn::finishRowChunks(ModuleOp module) {
   module.walk([](Operation *op) {
     for (StringRef name :
          {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr, kTileIntsAttr,
-          kTileResetAttr, kTileSideAttr, kOwnRowLoopAttr})
+          kTileResetAttr, kTileSideAttr, kOwnRowLoopAttr, kEdgeChunksAttr})
       op->removeAttr(name);
   });
 }

@@ -59,6 +59,15 @@ void markNeighbourRows(Operation *kernelArg);
 /// input chunk, in order.
 void markTiledLaunch(Operation *launch, int64_t loInt, int64_t hiInt,
                      int64_t side);
+/// Marks the take (gnnrtBuffer) of a buffer of per-edge values indexed by
+/// edge id that steps in row chunks read and write only at the in-edges of
+/// the destination chunk they touch (a fused gather's edge cache: a to-dst
+/// kernel's rows are its chunk's destinations; a to-src kernel's tile i
+/// reads the edges to destination chunk i), so that the placement moves it
+/// by those chunks (gnnrtBufferEdgeChunks).
+void markEdgeChunks(Operation *take);
+/// Whether `take` was marked so.
+bool isEdgeChunked(Operation *take);
 /// Once the placement has read them: removes those marks, and the kernel
 /// buffers that tiles set again (for the placement to see their uses) where
 /// they are still set (no fetch took the buffer again in between).

@@ -79,8 +79,21 @@ double gnn::estimateElements(const SizeKey &key,
   return n;
 }
 
-int64_t SlotPlanner::take(const SizeKey &size) {
-  buffers.push_back({size, clock++, std::numeric_limits<int64_t>::max(), {}});
+bool gnn::isRowSize(const SizeKey &key) {
+  int64_t vertices = 0;
+  for (StringRef part : llvm::split(StringRef(key.dynamic), '*')) {
+    if (part == "V")
+      ++vertices;
+    else if (!part.empty() && part != "F" && part != "C")
+      return false;
+  }
+  return vertices == 1;
+}
+
+int64_t SlotPlanner::take(const SizeKey &size, bool i32, bool edgeChunks) {
+  const int kind = edgeChunks ? 2 : !i32 && isRowSize(size) ? 1 : 0;
+  buffers.push_back({size, kind, clock++,
+                     std::numeric_limits<int64_t>::max(), {}});
   return static_cast<int64_t>(buffers.size()) - 1;
 }
 
@@ -106,6 +119,7 @@ void SlotPlanner::plan(const DenseMap<StringRef, int64_t> &estimates) {
   struct Slot {
     double capacity = 0;
     SmallVector<int64_t> members;
+    int kind = 0;
   };
   SmallVector<Slot> slots;
   SmallVector<int64_t> slotOfBuffer(buffers.size(), -1);
@@ -117,6 +131,8 @@ void SlotPlanner::plan(const DenseMap<StringRef, int64_t> &estimates) {
     const double size = sizes[id];
     int best = -1;
     for (int s = 0, e = slots.size(); s < e; ++s) {
+      if (separateRows && slots[s].kind != use.kind)
+        continue;
       if (llvm::any_of(slots[s].members, [&](int64_t other) {
             return overlaps(use, buffers[other]);
           }))
@@ -133,6 +149,7 @@ void SlotPlanner::plan(const DenseMap<StringRef, int64_t> &estimates) {
     if (best < 0) {
       best = static_cast<int>(slots.size());
       slots.emplace_back();
+      slots.back().kind = use.kind;
     }
     slots[best].capacity = std::max(slots[best].capacity, size);
     slots[best].members.push_back(id);

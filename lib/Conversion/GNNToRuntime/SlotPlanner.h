@@ -35,10 +35,22 @@ SizeKey getSizeKey(Value numElements, const GraphSizes &sizes);
 double estimateElements(const SizeKey &key,
                         const DenseMap<StringRef, int64_t> &estimates);
 
+/// Whether `key` is V times factors of F and C only: a row buffer, whose
+/// rows a step run in row chunks reads and writes by chunk.
+bool isRowSize(const SizeKey &key);
+
 class SlotPlanner {
 public:
-  /// A new buffer of `size` from now until release().
-  int64_t take(const SizeKey &size);
+  /// A new buffer of `size` (of i32 elements with `i32`; per-edge values
+  /// taken as chunks by destination with `edgeChunks`: an edge cache in row
+  /// chunks) from now until release().
+  int64_t take(const SizeKey &size, bool i32 = false, bool edgeChunks = false);
+  /// With row chunks, an f32 row buffer (isRowSize) never shares a slot with
+  /// a buffer of another kind, nor an edge-chunked one: the placement moves
+  /// a slot by chunks only when every buffer it holds is chunked the same
+  /// way, so one parameter-sized buffer in the slot would make it whole in
+  /// every step.
+  void setSeparateRowBuffers(bool enable) { separateRows = enable; }
   /// `constant` (an i64 arith.constant) becomes buffer `id`'s slot number.
   void addSlotConstant(int64_t id, Operation *constant) {
     buffers[id].slotConstants.push_back(constant);
@@ -62,12 +74,14 @@ private:
   /// when one is released before the other is taken.
   struct BufferUse {
     SizeKey size;
+    int kind; // 0 other, 1 an f32 row buffer, 2 edge-chunked
     int64_t taken, released = std::numeric_limits<int64_t>::max();
     SmallVector<Operation *> slotConstants;
   };
   std::vector<BufferUse> buffers;
   SmallVector<int64_t> slotNumbers; // by buffer, after plan()
   int64_t clock = 0;
+  bool separateRows = false;
 };
 
 } // namespace mlir::gnn

@@ -5,8 +5,8 @@ resident, the bytes the runtime moved equal to what the compiler planned,
 and, at each budget, fetched bytes DP <= LRU <= streaming.
 
     placement_run.py [--row-chunks K] [--features-out-of-core]
-                     [--graph-out-of-core] GNN_COMPILE MODEL.mlir DATASET
-                     WORKDIR [FRACTION...]
+                     [--graph-out-of-core] [--no-midpoint] GNN_COMPILE
+                     MODEL.mlir DATASET WORKDIR [FRACTION...]
 
 Every compilation runs the steps over the vertices in K row chunks
 (--row-chunks, default 1: whole buffers; the placement's tensors are then
@@ -23,7 +23,8 @@ the graph).
 Budgets: the least any plan needs (read from gnn-compile's error at a budget
 of 1 byte), each FRACTION of the working set (the unbudgeted slot buffers,
 the JSON's estimate.activations) that is not below it, and halfway between
-the least and the working set. Runs use GNNRT_POISON_FREED=1, so a memref
+the least and the working set (not with --no-midpoint: a test that runs the
+fractions it needs and no more). Runs use GNNRT_POISON_FREED=1, so a memref
 used after its buffer left the fast tier computes NaN, and a spill
 directory under WORKDIR. Prints one line per budget and strategy.
 """
@@ -75,7 +76,13 @@ def main():
         chunk_flags = ["--row-chunks", args[1]]
         args = args[2:]
     out_of_core = graph_out_of_core = False
-    while args[0] in ("--features-out-of-core", "--graph-out-of-core"):
+    midpoint = True
+    while args[0] in ("--features-out-of-core", "--graph-out-of-core",
+                      "--no-midpoint"):
+        if args[0] == "--no-midpoint":
+            midpoint = False
+            args = args[1:]
+            continue
         chunk_flags.append(args[0])
         out_of_core |= args[0] == "--features-out-of-core"
         graph_out_of_core |= args[0] == "--graph-out-of-core"
@@ -99,7 +106,7 @@ def main():
     if r.returncode == 0 or not m:
         sys.exit(f"{name}: a budget of 1 byte was not refused:\n{r.stderr}")
     least = int(m.group(1))
-    budgets = {least, (least + working) // 2}
+    budgets = {least, (least + working) // 2} if midpoint else {least}
     budgets |= {int(f * working) for f in fractions if f * working >= least}
     skipped = [f for f in fractions if f * working < least]
     if skipped:
