@@ -65,6 +65,11 @@ struct ModelInfo {
   std::vector<EdgeInputInfo> edgeInputs;
   std::vector<BufferInfo> buffers;
   std::vector<PlacementInfo> placements;
+  /// The in-edges of each row chunk that the placements sized their
+  /// edge-chunked buffers with (gnnrtBufferEdgeChunks: a fused gather's edge
+  /// caches); empty when none is. A dataset whose chunks hold more edges
+  /// does not get the plans' peaks in the memory check.
+  std::vector<int64_t> edgeChunks;
   /// The per-edge arrays of the graph the program reads (bit i: gnnrtGraphIndex
   /// i: 0 src, 1 dst, 2 csrEdge, 3 csrDst); all of them when not recorded.
   unsigned graphArrays = 0xF;

@@ -216,6 +216,14 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");
+    } else if (kind == "edge-chunks") {
+      int64_t chunks = 0;
+      if (!(ls >> chunks) || chunks < 1 || chunks > 4096)
+        return bad("malformed edge-chunks record");
+      info.edgeChunks.assign(chunks, 0);
+      for (int64_t &edges : info.edgeChunks)
+        if (!(ls >> edges) || edges < 0)
+          return bad("malformed edge-chunks record");
     } else if (kind == "placement") {
       PlacementInfo p;
       int planned = -1;

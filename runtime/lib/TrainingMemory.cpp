@@ -39,6 +39,24 @@ bool plannedAtSizes(const std::vector<PlacementInfo> &plans, int64_t V,
   });
 }
 
+/// Whether each row chunk of the graph `indptr` has at most the in-edges
+/// `planned` says (the sizes of the plans' edge-chunked buffers; none: true).
+bool edgeChunksWithin(const std::vector<int64_t> &planned,
+                      const std::vector<int64_t> &indptr) {
+  if (planned.empty())
+    return true;
+  if (indptr.empty())
+    return false;
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
+  const int64_t K = static_cast<int64_t>(planned.size());
+  for (int64_t c = 0; c < K; ++c)
+    if (indptr[gnnrtChunkRowBound(V, K, c + 1)] -
+            indptr[gnnrtChunkRowBound(V, K, c)] >
+        planned[c])
+      return false;
+  return true;
+}
+
 } // namespace
 
 int64_t TrainingMemory::peak() const {
@@ -131,7 +149,8 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
   // another dataset the plan still runs, but its peak is not known here.
   const std::vector<PlacementInfo> &plans = ctx->model.placements;
   if (!plans.empty() &&
-      plannedAtSizes(plans, V, E, ds.numFeatures, ds.numClasses)) {
+      plannedAtSizes(plans, V, E, ds.numFeatures, ds.numClasses) &&
+      edgeChunksWithin(ctx->model.edgeChunks, ds.indptr)) {
     int64_t peak = 0;
     for (const PlacementInfo &p : plans)
       peak = std::max(peak, p.peak);

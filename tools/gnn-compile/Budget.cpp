@@ -67,6 +67,7 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
       continue; // the windows of more chunks are smaller
     if (!least)
       break; // another error: the compilation reports it
+    best.fusedGatherLimited |= op == "gnn.fused_gather";
     if (*least < best.least) {
       best.least = *least;
       best.chunks = k;

@@ -30,6 +30,9 @@ struct RowChunkSearch {
   int64_t chunks = 1;
   uint64_t least = std::numeric_limits<uint64_t>::max();
   std::string largestOp;
+  /// Whether some count's least plan was a fused gather's (whose edge caches
+  /// may be what held it), not only the smallest one's.
+  bool fusedGatherLimited = false;
 };
 
 /// The fewest row chunks (1, 2, 4, ... 64) with which `lowering` (its other

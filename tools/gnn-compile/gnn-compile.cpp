@@ -668,8 +668,10 @@ int main(int argc, char **argv) {
                       indptr ? &*indptr : nullptr);
     bool outOfCore = givenOutOfCore, graph = givenGraph;
     int64_t caches = givenCaches;
-    // Whether any search's least plan was a fused gather's.
-    bool cachesMatter = best.largestOp == "gnn.fused_gather";
+    // Whether any search's least plan was a fused gather's, at any count
+    // (with more chunks a fused gather's share shrinks below what another
+    // step reads whole, such as the logits at the output).
+    bool cachesMatter = best.fusedGatherLimited;
     auto retry = [&](bool withOutOfCore, int64_t withCaches,
                      bool withGraph = false) {
       if (best.fits)
@@ -680,7 +682,7 @@ int main(int argc, char **argv) {
       gnn::RowChunkSearch r =
           findRowChunks(context, *module, options, lowering, budget,
                         !noOptimize, indptr ? &*indptr : nullptr);
-      cachesMatter |= r.largestOp == "gnn.fused_gather";
+      cachesMatter |= r.fusedGatherLimited;
       if (r.fits || r.least < best.least) {
         best = r;
         outOfCore = withOutOfCore;

@@ -297,15 +297,14 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   for (auto [t, u] : llvm::enumerate(uses)) {
     if (u.edges) {
       // Chunk c: the in-edges of destination chunk c (`chunkEdges`, or
-      // twice an even share where the dataset's offsets are unknown).
+      // every edge where the dataset's offsets are unknown: one chunk may
+      // hold them all).
       const uint64_t edgeBytes = estE > 0 ? u.bytes / estE : 0;
+      report.edgeChunks = true;
       for (int64_t c = 0; c < K; ++c) {
-        const uint64_t n =
-            static_cast<int64_t>(chunkEdges.size()) == K
-                ? chunkEdges[c]
-                : 2 * static_cast<uint64_t>((std::max<int64_t>(estE, 0) + K -
-                                             1) /
-                                            K);
+        const uint64_t n = static_cast<int64_t>(chunkEdges.size()) == K
+                               ? chunkEdges[c]
+                               : static_cast<uint64_t>(std::max<int64_t>(estE, 0));
         unitsOf[t].push_back(units.size());
         units.push_back(Unit{static_cast<unsigned>(t), c, n * edgeBytes});
         graph.addTensor(("slot " + Twine(u.slot) + " #" + Twine(t) +
@@ -487,36 +486,55 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
               : "raise the budget")
       << ")";
     d.attachNote(worst.op->getLoc()) << "this op";
-    // What it holds at once, largest first: a whole buffer of a step run in
-    // row chunks is one it reads at every row (edge weights and caches, a
-    // gather's input that is not tiled) or one in a slot that also holds
-    // buffers of other shapes.
+    // What it holds at once, by buffer, largest first: a whole buffer of a
+    // step run in row chunks is one in a slot that also holds buffers of
+    // another kind; a chunked one with every chunk, one it reads at every
+    // row (edge weights, an aggregation's input that is not tiled).
     const unsigned worstOp = getLargestOp(graph);
-    SmallVector<unsigned> held;
+    struct Held {
+      unsigned take;
+      SmallVector<int64_t> chunks; // -1: the whole buffer
+      uint64_t bytes = 0;
+    };
+    SmallVector<Held> held;
     for (ArrayRef<unsigned> list :
          {graph.getInputs(worstOp), graph.getOutputs(worstOp)})
-      for (unsigned x : list)
-        if (x < numUnits && graph.getBytes(x) > 0 &&
-            !llvm::is_contained(held, x))
-          held.push_back(x);
-    llvm::stable_sort(held, [&](unsigned a, unsigned b) {
-      return graph.getBytes(a) > graph.getBytes(b);
+      for (unsigned x : list) {
+        if (x >= numUnits || graph.getBytes(x) == 0)
+          continue;
+        auto it = llvm::find_if(
+            held, [&](const Held &h) { return h.take == units[x].take; });
+        if (it == held.end()) {
+          held.push_back(Held{units[x].take, {}, 0});
+          it = std::prev(held.end());
+        }
+        if (llvm::is_contained(it->chunks, units[x].chunk))
+          continue;
+        it->chunks.push_back(units[x].chunk);
+        it->bytes += graph.getBytes(x);
+      }
+    llvm::stable_sort(held, [](const Held &a, const Held &b) {
+      return a.bytes > b.bytes;
     });
     std::string list;
     llvm::raw_string_ostream os(list);
-    for (auto [i, x] : llvm::enumerate(held)) {
+    for (auto [i, h] : llvm::enumerate(held)) {
       if (i == 6) {
         os << ", and " << held.size() - i << " more";
         break;
       }
-      const Unit &unit = units[x];
-      const Use &u = uses[unit.take];
+      const Use &u = uses[h.take];
       os << (i ? ", " : "") << "slot " << u.slot;
-      if (unit.chunk >= 0)
-        os << " chunk " << unit.chunk;
-      else if (K > 1)
-        os << (u.chunked ? " (every chunk: read at every row)" : " (whole)");
-      os << " " << bytesText(graph.getBytes(x));
+      const char *kind = u.edges ? " edge chunk" : " chunk";
+      if (h.chunks.size() == 1 && h.chunks[0] < 0)
+        os << (K > 1 ? " (whole)" : "");
+      else if (static_cast<int64_t>(h.chunks.size()) == K)
+        os << " (every" << kind << ")";
+      else if (h.chunks.size() == 1)
+        os << kind << " " << h.chunks[0];
+      else
+        os << kind << "s " << h.chunks.size() << " of " << K;
+      os << " " << bytesText(h.bytes);
     }
     d.attachNote(worst.op->getLoc())
         << "its buffers at once: " << os.str();

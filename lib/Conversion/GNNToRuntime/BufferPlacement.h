@@ -52,6 +52,9 @@ struct BufferPlacementReport {
   /// Of those, the tiles of a gnnrtSpmmRows that fetch their input in
   /// sub-chunks as they compute (gnnrtSpmmRowsFetch).
   int64_t pipelinedTiles = 0;
+  /// Whether some buffer is edge-chunked (its chunks sized by the row
+  /// chunks' in-edges).
+  bool edgeChunks = false;
 };
 
 class BufferPlacement {
@@ -84,7 +87,7 @@ public:
   /// fast tier of `capacity` bytes with `strategy`, sizes compared at
   /// `estimates`; an edge-chunked buffer's chunk c holds `chunkEdges[c]`
   /// edges (the in-edges of destination row chunk c at the dataset's sizes;
-  /// empty when unknown: twice an even share). Does nothing when every slot
+  /// empty when unknown: every edge). Does nothing when every slot
   /// fits at once. Errors (on `source`) when the capacity is below what one
   /// step needs, naming it.
   LogicalResult place(func::FuncOp fn, Operation *source,

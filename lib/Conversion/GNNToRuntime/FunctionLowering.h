@@ -39,7 +39,7 @@ public:
     rowChunks = chunks;
     fusedGathers.setTiles(chunks > 1 && !gpu);
     buffers.setReleaseBetweenStepsOnly(chunks > 1);
-    slots.setSeparateRowBuffers(chunks > 1);
+    slots.setSeparateRowBuffers(chunks > 1 && !gpu);
   }
   /// Reads the features as row chunks from storage (gnnrtFeaturesChunks),
   /// which the placement fetches; before run().

@@ -566,20 +566,22 @@ struct ConvertGNNToRuntime
     }
     // The in-edges of each row chunk at the dataset's sizes (edge-chunked
     // buffers: a fused gather's edge caches), from its indptr.npy when the
-    // meta file is a dataset's; unknown otherwise.
+    // meta file is a dataset's; unknown otherwise (each chunk then counts
+    // every edge).
     SmallVector<int64_t> chunkEdges;
     if (rowChunks > 1 && capacity > 0 && datasetMeta) {
       std::string ignored;
       FailureOr<std::vector<int64_t>> indptr = readIndptr(meta, ignored);
       const int64_t V = datasetMeta->numVertices;
-      if (succeeded(indptr) && static_cast<int64_t>(indptr->size()) == V + 1)
+      if (succeeded(indptr) && static_cast<int64_t>(indptr->size()) == V + 1 &&
+          indptr->front() == 0 && indptr->back() == datasetMeta->numEdges)
         for (int64_t c = 0; c < rowChunks; ++c)
           chunkEdges.push_back(
               (*indptr)[gnnrtChunkRowBound(V, rowChunks, c + 1)] -
               (*indptr)[gnnrtChunkRowBound(V, rowChunks, c)]);
     }
     std::string placementRecords;
-    bool anyPlanned = false;
+    bool anyPlanned = false, anyEdgeChunks = false;
     for (auto [lowering, fn, training] :
          llvm::zip_equal(lowerings, SmallVector<func::FuncOp>{train, eval},
                          SmallVector<bool>{true, false})) {
@@ -591,6 +593,7 @@ struct ConvertGNNToRuntime
         return signalPassFailure();
       emitPlacementRemark(fn, report);
       anyPlanned |= report.planned;
+      anyEdgeChunks |= report.planned && report.edgeChunks;
       // The peak at the sizes it was planned at, for the driver's memory
       // check (TrainingMemory.cpp).
       placementRecords += llvm::formatv(
@@ -599,6 +602,16 @@ struct ConvertGNNToRuntime
           estimates["V"], estimates["E"], estimates["F"], estimates["C"]);
     }
     finishRowChunks(module);
+    // The edges per row chunk the plans' edge-chunked buffers were sized
+    // with: the driver's memory check takes the plans' peaks only for a
+    // dataset whose chunks hold no more (TrainingMemory.cpp).
+    if (anyEdgeChunks && !chunkEdges.empty()) {
+      placementRecords +=
+          llvm::formatv("edge-chunks {0}", rowChunks.getValue()).str();
+      for (int64_t edges : chunkEdges)
+        placementRecords += llvm::formatv(" {0}", edges).str();
+      placementRecords += "\n";
+    }
     // One function planned: the other starts with nothing resident too, so
     // that the run's peak is the larger of the two (when both fit, nothing
     // is dropped and the slots stay allocated across calls).

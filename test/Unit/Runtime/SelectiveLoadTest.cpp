@@ -261,14 +261,24 @@ TEST(SelectiveLoad, EdgeChunksAreTheDestinationChunksEdges) {
   for (int64_t c : {0, 1, 3, 4})
     gnnrtFetchChunk(ctx.get(), 0, c);
   EXPECT_EQ(std::memcmp(p, want.data(), E * kWidth * 4), 0);
-  // The same take again changes nothing; a row take of the slot redefines
-  // its chunks (none is out).
+  // The same take again changes nothing; a take by rows (other bounds) is
+  // refused while a chunk is out, and redefines the chunks once none is.
   _mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 0, E * kWidth, K);
   EXPECT_EQ(m.aligned + m.offset, p);
   EXPECT_EQ(std::memcmp(p, want.data(), E * kWidth * 4), 0);
   EXPECT_EXIT(gnnrtFetchChunkFor(ctx.get(), 0, 1, 1, 0),
               testing::ExitedWithCode(1),
               "gnnrtFetchChunkFor: slot 0 is not chunked by rows");
+  gnnrtEvictChunk(ctx.get(), 0, 1);
+  EXPECT_EXIT(
+      _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, E * kWidth, E, K),
+      testing::ExitedWithCode(1),
+      "gnnrtBufferChunks: slot 0 is taken with other chunks while chunks of "
+      "it are out");
+  gnnrtDropChunk(ctx.get(), 0, 1, 0);
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, E * kWidth, E, K);
+  EXPECT_EQ(ctx->device->memoryCounters().live, live0)
+      << "every chunk absent after the new take";
   EXPECT_EXIT(_mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 1,
                                                  E * kWidth + 1, K),
               testing::ExitedWithCode(1),

@@ -6,7 +6,9 @@
 // equals a direct evaluation of the records on random sizes (a slot costs
 // its largest buffer); sizes saturate instead of wrapping; a parameter too
 // large for int64 arithmetic is refused with its shape; and the message
-// names the parts, the limit and the optimizer hint only when it helps.
+// names the parts, the limit and the optimizer hint only when it helps; a
+// plan's peak stands for the buffers only on a dataset whose row chunks hold
+// no more edges than its edge-chunked buffers were sized with.
 // (test/Runtime/memory.test checks the estimate against the device's
 // high-water mark on the zoo models.)
 //
@@ -99,6 +101,48 @@ TEST(TrainingMemory, GraphArraysRecordSizesTheGraph) {
     ModelInfo info;
     EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
     EXPECT_NE(error.find("graph-arrays"), std::string::npos) << error;
+  }
+}
+
+// A plan's peak counts for a dataset of its sizes, and, when its
+// edge-chunked buffers (gnnrtBufferEdgeChunks) were sized by the row
+// chunks' in-edges (the edge-chunks record), only for one whose chunks hold
+// no more edges than that; otherwise the unplanned estimate stands.
+TEST(TrainingMemory, EdgeChunksRecordBoundsThePlansPeak) {
+  // 64 vertices in 2 row chunks ([0, 32), [32, 64)), 100 edges.
+  const std::string planned = std::string(kModel) +
+                              "placement train 1 4096 64 100 4 2\n"
+                              "placement eval 0 0 64 100 4 2\n";
+  auto activations = [&](const std::string &model,
+                         const std::vector<int64_t> &indptr) {
+    std::unique_ptr<gnnrtContext> ctx(makeContext(model.c_str(), 64, 100, 4, 2));
+    ctx->ds.indptr = indptr;
+    TrainingMemory need;
+    std::string error;
+    EXPECT_TRUE(estimateTrainingMemory(ctx.get(), OptimizerConfig(), need,
+                                       error))
+        << error;
+    return need.placed ? need.activations : -1;
+  };
+  std::vector<int64_t> even(65), skewed(65);
+  for (int64_t v = 0; v <= 64; ++v) {
+    even[v] = v * 100 / 64;
+    skewed[v] = v <= 32 ? v * 3 : 96 + (v - 32) / 8; // 96 edges in chunk 0
+  }
+  skewed[64] = 100;
+  EXPECT_EQ(activations(planned, even), 4096) << "no edge-chunks record";
+  EXPECT_EQ(activations(planned, skewed), 4096);
+  const std::string chunked = planned + "edge-chunks 2 50 50\n";
+  EXPECT_EQ(activations(chunked, even), 4096) << "50 and 50 edges";
+  EXPECT_EQ(activations(chunked, skewed), -1) << "96 edges in chunk 0";
+  EXPECT_EQ(activations(chunked, {}), -1) << "no offsets to compare";
+  for (const char *bad : {"edge-chunks 0\n", "edge-chunks 2 5\n",
+                          "edge-chunks 2 5 -1\n", "edge-chunks x\n",
+                          "edge-chunks 5000 1\n"}) {
+    ModelInfo info;
+    std::string error;
+    EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
+    EXPECT_NE(error.find("edge-chunks"), std::string::npos) << error;
   }
 }
 
