@@ -179,20 +179,27 @@ FailureOr<std::vector<int64_t>> mlir::gnn::readIndptr(StringRef metaPath,
   return indptr;
 }
 
-int64_t mlir::gnn::mostRowChunkEdges(const std::vector<int64_t> &indptr,
-                                     int64_t chunks) {
+std::vector<int64_t>
+mlir::gnn::rowChunkEdges(const std::vector<int64_t> &indptr, int64_t chunks) {
   const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
   constexpr int64_t kAlign = GNNRT_PARALLEL_CHUNK;
   chunks = std::max<int64_t>(chunks, 1);
-  int64_t most = 0, lo = 0;
+  std::vector<int64_t> edges;
+  int64_t lo = 0;
   for (int64_t k = 1; k <= chunks; ++k) {
     const int64_t hi =
         k == chunks ? V
                     : static_cast<int64_t>(static_cast<unsigned __int128>(V) *
                                            k / chunks) /
                           kAlign * kAlign;
-    most = std::max(most, indptr[hi] - indptr[lo]);
+    edges.push_back(indptr[hi] - indptr[lo]);
     lo = hi;
   }
-  return most;
+  return edges;
+}
+
+int64_t mlir::gnn::mostRowChunkEdges(const std::vector<int64_t> &indptr,
+                                     int64_t chunks) {
+  std::vector<int64_t> edges = rowChunkEdges(indptr, chunks);
+  return *std::max_element(edges.begin(), edges.end());
 }

@@ -33,9 +33,12 @@ FailureOr<DatasetMeta> readDatasetMeta(llvm::StringRef path,
 FailureOr<std::vector<int64_t>> readIndptr(llvm::StringRef metaPath,
                                            std::string &error);
 
-/// The most in-edges of a row chunk when `indptr`'s vertices are cut into
+/// The in-edges of each row chunk when `indptr`'s vertices are cut into
 /// `chunks` row chunks at the lowering's boundaries (RowChunks.h: b_k =
 /// floor(floor(k V / K) / GNNRT_PARALLEL_CHUNK) * GNNRT_PARALLEL_CHUNK).
+std::vector<int64_t> rowChunkEdges(const std::vector<int64_t> &indptr,
+                                   int64_t chunks);
+/// The most of those.
 int64_t mostRowChunkEdges(const std::vector<int64_t> &indptr, int64_t chunks);
 
 } // namespace mlir::gnn

@@ -14,7 +14,6 @@
 #include "gnn/Conversion/Passes.h"
 #include "gnn/IR/GNNOps.h"
 #include "gnn/Support/DatasetMeta.h"
-#include "gnnrt/GNNRuntime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -575,10 +574,7 @@ struct ConvertGNNToRuntime
       const int64_t V = datasetMeta->numVertices;
       if (succeeded(indptr) && static_cast<int64_t>(indptr->size()) == V + 1 &&
           indptr->front() == 0 && indptr->back() == datasetMeta->numEdges)
-        for (int64_t c = 0; c < rowChunks; ++c)
-          chunkEdges.push_back(
-              (*indptr)[gnnrtChunkRowBound(V, rowChunks, c + 1)] -
-              (*indptr)[gnnrtChunkRowBound(V, rowChunks, c)]);
+        llvm::append_range(chunkEdges, rowChunkEdges(*indptr, rowChunks));
     }
     std::string placementRecords;
     bool anyPlanned = false, anyEdgeChunks = false;
