@@ -52,7 +52,20 @@ unsigned PlacementGraph::addOp(StringRef name, ArrayRef<unsigned> inputs,
   opNames.push_back(name.str());
   opInputs.push_back(sortedUnique(inputs));
   opOutputs.push_back(sortedUnique(outputs));
+  opFiltered.emplace_back();
   return opInputs.size() - 1;
+}
+
+void PlacementGraph::setFilteredLoad(unsigned op, unsigned tensor,
+                                     uint64_t bytes) {
+  auto &list = opFiltered[op];
+  auto it = llvm::lower_bound(list, tensor,
+                              [](const std::pair<unsigned, uint64_t> &entry,
+                                 unsigned t) { return entry.first < t; });
+  if (it != list.end() && it->first == tensor)
+    it->second = bytes;
+  else
+    list.insert(it, {tensor, bytes});
 }
 
 int PlacementGraph::getProducer(unsigned tensor) const {
@@ -110,6 +123,17 @@ llvm::Error PlacementGraph::verify() const {
       if (llvm::is_contained(opInputs[op], t))
         return makeError("op '" + opNames[op] + "' reads its own output '" +
                          tensorNames[t] + "'");
+    }
+    for (auto [t, bytes] : opFiltered[op]) {
+      if (!llvm::is_contained(opInputs[op], t))
+        return makeError("op '" + opNames[op] +
+                         "' has a filtered load of tensor " + llvm::Twine(t) +
+                         ", which it does not read");
+      if (bytes > tensorBytes[t])
+        return makeError("op '" + opNames[op] + "' has a filtered load of " +
+                         llvm::Twine(bytes) + " bytes of tensor '" +
+                         tensorNames[t] + "', which has " +
+                         llvm::Twine(tensorBytes[t]));
     }
   }
   // Kahn's algorithm over the edges producer(t) -> reader of t.
@@ -384,7 +408,14 @@ llvm::Expected<PlacementPlan> mlir::gnn::buildPlacementPlan(
     }
     step.keep = toList(kept);
     resident = kept;
-    plan.loadBytes += graph.getBytes(step.load);
+    // A filtered load moves its record's bytes when it does not stay.
+    uint64_t loaded = graph.getBytes(step.load);
+    for (auto [t, bytes] : graph.getFilteredLoads(op))
+      if (!kept.test(t) && llvm::is_contained(step.load, t)) {
+        step.filtered.push_back(t);
+        loaded -= graph.getBytes(t) - bytes;
+      }
+    plan.loadBytes += loaded;
     plan.writeBytes += graph.getBytes(step.writeBack);
     plan.peakBytes = std::max(plan.peakBytes, step.workingSetBytes);
     plan.steps.push_back(std::move(step));
@@ -649,7 +680,24 @@ mlir::gnn::planOptimalPlacement(const PlacementGraph &graph, uint64_t capacity,
       for (uint32_t m = 1; m < width; ++m)
         mapped[m] = mapped[m & (m - 1)] |
                     bitIn(nextActive, prevActive[llvm::countr_zero(m)]);
+      // The op's filtered loads: their bits in S' and in the next state,
+      // and the bytes a load saves when it leaves after the op.
+      struct Filtered {
+        uint32_t prevBit, nextBit;
+        uint64_t saved;
+      };
+      SmallVector<Filtered, 2> filtered;
+      for (auto [t, bytes] : graph.getFilteredLoads(op))
+        filtered.push_back(Filtered{bitIn(prevActive, t), bitIn(nextActive, t),
+                                    graph.getBytes(t) - bytes});
       DPRow &nextRow = rows[next];
+      auto relax = [&](uint32_t m, uint32_t keepable, uint64_t cost) {
+        if (cost < nextRow.reach[keepable]) {
+          nextRow.reach[keepable] = cost;
+          nextRow.parent[keepable] = DPParent{s, m, op};
+        }
+      };
+      SmallVector<std::pair<uint32_t, uint64_t>, 2> choices;
       for (uint32_t m = 0; m < width; ++m) {
         if (row.cost[m] == kInfinity)
           continue;
@@ -659,9 +707,31 @@ mlir::gnn::planOptimalPlacement(const PlacementGraph &graph, uint64_t capacity,
           continue;
         uint64_t cost = row.cost[m] + (inBytes - cachedInputs);
         uint32_t keepable = mapped[m] | touchedNext;
-        if (cost < nextRow.reach[keepable]) {
-          nextRow.reach[keepable] = cost;
-          nextRow.parent[keepable] = DPParent{s, m, op};
+        if (filtered.empty()) {
+          relax(m, keepable, cost);
+          continue;
+        }
+        // A filtered input it loads (not in T') that no later op reads
+        // leaves after it and moves its filtered bytes; one a later op
+        // reads may stay (whole) or leave (filtered): both are relaxed.
+        choices.clear();
+        for (const Filtered &f : filtered) {
+          if (m & f.prevBit)
+            continue;
+          if (f.nextBit)
+            choices.emplace_back(f.nextBit, f.saved);
+          else
+            cost -= f.saved;
+        }
+        for (uint32_t pick = 0; pick < (1u << choices.size()); ++pick) {
+          uint32_t keep = keepable;
+          uint64_t c = cost;
+          for (auto [i, choice] : llvm::enumerate(choices))
+            if (pick & (1u << i)) {
+              keep &= ~choice.first;
+              c -= choice.second;
+            }
+          relax(m, keep, c);
         }
       }
     }
@@ -758,6 +828,9 @@ mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
     SmallVector<unsigned, 4> kept; // what was kept into the step's op
     uint64_t cost = 0, cachedBytes = 0;
     int parent = -1;
+    // The filtered loads of the step's op that `config` keeps, charged
+    // whole, with the bytes they save if the next step drops them.
+    SmallVector<std::pair<unsigned, uint64_t>, 1> wholeFiltered;
   };
   std::vector<std::vector<Entry>> beams(numOps + 1);
   beams[0].push_back(Entry{BitVector(numTensors), {}, 0, 0, -1});
@@ -770,9 +843,27 @@ mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
     const uint64_t touchedBytes = graph.getBytes(facts.touched[op]);
     std::vector<Entry> next;
     llvm::DenseMap<BitVector, unsigned> seen;
+    SmallVector<std::pair<unsigned, uint64_t>, 1> whole;
+    auto addConfig = [&](unsigned from, const BitVector &kept, BitVector config,
+                         uint64_t cost) {
+      auto [it, fresh] = seen.try_emplace(config, next.size());
+      if (!fresh && next[it->second].cost <= cost)
+        return;
+      Entry entry{config,          toList(kept),           cost,
+                  bytesOf(config), static_cast<int>(from), whole};
+      if (fresh)
+        next.push_back(std::move(entry));
+      else
+        next[it->second] = std::move(entry);
+    };
     auto add = [&](unsigned from, const BitVector &kept) {
       const Entry &e = beams[i][from];
       uint64_t cost = e.cost;
+      // The previous op's filtered loads charged whole that leave now
+      // moved only their filtered bytes.
+      for (auto [t, saved] : e.wholeFiltered)
+        if (!kept.test(t))
+          cost -= saved;
       for (unsigned t : graph.getInputs(op))
         if (!kept.test(t))
           cost += graph.getBytes(t);
@@ -781,15 +872,29 @@ mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
       for (unsigned t : config.set_bits())
         if (reads[t].empty() || reads[t].back() <= i)
           config.reset(t);
-      auto [it, fresh] = seen.try_emplace(config, next.size());
-      if (!fresh && next[it->second].cost <= cost)
-        return;
-      Entry entry{config, toList(kept), cost, bytesOf(config),
-                  static_cast<int>(from)};
-      if (fresh)
-        next.push_back(std::move(entry));
-      else
-        next[it->second] = std::move(entry);
+      // The filtered inputs it loads: dead ones leave (filtered); the
+      // others are tried all kept (whole) and all dropped (filtered).
+      uint64_t dropped = cost;
+      BitVector lean = config;
+      whole.clear();
+      for (auto [t, bytes] : graph.getFilteredLoads(op)) {
+        if (kept.test(t))
+          continue;
+        const uint64_t saved = graph.getBytes(t) - bytes;
+        dropped -= saved;
+        if (config.test(t)) {
+          lean.reset(t);
+          whole.emplace_back(t, saved);
+        } else {
+          cost -= saved;
+        }
+      }
+      const bool choice = !whole.empty();
+      addConfig(from, kept, config, cost);
+      if (choice) {
+        whole.clear();
+        addConfig(from, kept, lean, dropped);
+      }
     };
     for (unsigned from = 0; from < beams[i].size(); ++from) {
       const BitVector &config = beams[i][from].config;

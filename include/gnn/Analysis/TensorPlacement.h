@@ -42,6 +42,19 @@ public:
   /// are dropped) and returns its id (0, 1, ...).
   unsigned addOp(llvm::StringRef name, llvm::ArrayRef<unsigned> inputs,
                  llvm::ArrayRef<unsigned> outputs);
+  /// Loading input `tensor` for `op` moves only `bytes` (at most its size)
+  /// when the tensor leaves the fast tier right after the op: a read for
+  /// this op alone may skip what the op does not touch (NeuGraph's selective
+  /// loading of a source chunk, θ of its rows). A load that stays resident
+  /// for later ops, or one without such a record, moves the whole tensor.
+  /// The tensor still occupies its whole size in the fast tier. A second
+  /// record for the same pair replaces the first.
+  void setFilteredLoad(unsigned op, unsigned tensor, uint64_t bytes);
+  /// The filtered loads of `op`: (tensor, bytes), sorted by tensor.
+  llvm::ArrayRef<std::pair<unsigned, uint64_t>>
+  getFilteredLoads(unsigned op) const {
+    return opFiltered[op];
+  }
 
   unsigned getNumTensors() const { return tensorBytes.size(); }
   unsigned getNumOps() const { return opInputs.size(); }
@@ -68,7 +81,8 @@ public:
   uint64_t getTotalBytes() const;
 
   /// Checks the ids, that each tensor has at most one producer, that the ops
-  /// form a DAG and that byte sums cannot overflow.
+  /// form a DAG, that byte sums cannot overflow and that each filtered load
+  /// is of an input of its op and at most the input's size.
   llvm::Error verify() const;
 
 private:
@@ -76,6 +90,7 @@ private:
   std::vector<uint64_t> tensorBytes;
   std::vector<std::string> opNames;
   std::vector<llvm::SmallVector<unsigned, 4>> opInputs, opOutputs;
+  std::vector<llvm::SmallVector<std::pair<unsigned, uint64_t>, 1>> opFiltered;
 };
 
 /// Bounds on the DP's work; a graph beyond them is refused with an error,
@@ -132,6 +147,9 @@ llvm::StringRef stringifyPlacementStrategy(PlacementStrategy strategy);
 struct PlacementStep {
   unsigned op = 0;
   llvm::SmallVector<unsigned, 4> load;
+  /// Of `load`, those evicted after the op with a filtered-load record: they
+  /// move only the record's bytes.
+  llvm::SmallVector<unsigned, 1> filtered;
   llvm::SmallVector<unsigned, 4> writeBack;
   llvm::SmallVector<unsigned, 4> evict;
   llvm::SmallVector<unsigned, 4> keep;
@@ -139,7 +157,8 @@ struct PlacementStep {
 };
 
 /// A placement: op order and per-step copies, with its byte counts. The
-/// objective is `loadBytes` (slow→fast), as in ROC. `writeBytes` (fast→slow)
+/// objective is `loadBytes` (slow→fast), as in ROC, a filtered load counted
+/// at its record's bytes. `writeBytes` (fast→slow)
 /// is reported, not minimised: a tensor an op wrote is copied back once, when
 /// it leaves the fast tier while a later op still reads it, or as soon as it
 /// is written when no op reads it (a program output); a source tensor, or a
@@ -161,7 +180,9 @@ struct PlacementPlan {
 /// with the corrected recurrence. The fast tier holds at most `capacity`
 /// bytes (non-strict: a working set of exactly `capacity` fits). An error
 /// when the graph is invalid or beyond `limits`; an infeasible plan when
-/// `capacity` is below getMinimumCapacity.
+/// `capacity` is below getMinimumCapacity. A transition that loads an input
+/// with a filtered-load record chooses between keeping it (its whole size
+/// moved) and dropping it after the op (the record's bytes).
 llvm::Expected<PlacementPlan>
 planOptimalPlacement(const PlacementGraph &graph, uint64_t capacity,
                      const PlacementLimits &limits = {});
@@ -173,7 +194,8 @@ planOptimalPlacement(const PlacementGraph &graph, uint64_t capacity,
 /// tensor first then Belady's), keeping the `beamWidth` cheapest per step.
 /// Never loads more than LRU over the same order (it returns LRU's plan
 /// then); equal to the DP's optimum where the order is the DP's and the
-/// family holds its choices. Strategy Optimal.
+/// family holds its choices. A filtered load is tried both kept and
+/// dropped after its op. Strategy Optimal.
 llvm::Expected<PlacementPlan>
 planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
                      llvm::ArrayRef<unsigned> order = {},
@@ -182,7 +204,8 @@ planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
 /// LRU over a fixed op order (`order`, or when empty the topological order
 /// that takes the lowest ready op id first): before each op, the least
 /// recently used tensors the op does not touch are evicted until its working
-/// set fits; a tensor no later op reads is dropped at once.
+/// set fits; a tensor no later op reads is dropped at once. The choice
+/// ignores filtered loads (what they move is accounted).
 llvm::Expected<PlacementPlan>
 planLRUPlacement(const PlacementGraph &graph, uint64_t capacity,
                  llvm::ArrayRef<unsigned> order = {});
