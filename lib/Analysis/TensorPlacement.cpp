@@ -789,23 +789,23 @@ mlir::gnn::planOptimalPlacement(const PlacementGraph &graph, uint64_t capacity,
 // the answer is the cheapest final one, or LRU's plan over the same order
 // where that loads fewer bytes, so the result never loads more than LRU.
 
-llvm::Expected<PlacementPlan>
-mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
-                                ArrayRef<unsigned> order, unsigned beamWidth) {
-  if (llvm::Error error = graph.verify())
-    return std::move(error);
-  uint64_t minCapacity = getMinimumCapacity(graph);
-  if (capacity < minCapacity)
-    return infeasiblePlan(PlacementStrategy::Optimal, capacity, minCapacity);
-  llvm::Expected<PlacementPlan> lru = planLRUPlacement(graph, capacity, order);
-  if (!lru)
-    return lru.takeError();
-  GraphFacts facts(graph);
-  SmallVector<unsigned> ops = defaultOrder(graph, facts, order);
-  const unsigned numOps = graph.getNumOps(), numTensors = graph.getNumTensors();
-  if (numOps == 0)
-    return lru;
-  beamWidth = std::max(beamWidth, 1u);
+namespace {
+/// What one beam search found: its cost and the keep sets of its schedule.
+struct BeamResult {
+  uint64_t cost = 0;
+  std::vector<SmallVector<unsigned, 4>> keep;
+};
+} // namespace
+
+/// The beam search over the order `ops`; with `useRecords`, the filtered
+/// loads are choices with their costs, else every load is charged whole
+/// (the plan's accounting may then find it cheaper). None when no final
+/// configuration is reached.
+static std::optional<BeamResult>
+beamSearch(const PlacementGraph &graph, const GraphFacts &facts,
+           ArrayRef<unsigned> ops, uint64_t capacity, unsigned beamWidth,
+           bool useRecords) {
+  const unsigned numOps = ops.size(), numTensors = graph.getNumTensors();
   // The positions at which each tensor is read, ascending.
   std::vector<SmallVector<unsigned, 4>> reads(numTensors);
   for (unsigned i = 0; i < numOps; ++i)
@@ -877,6 +877,10 @@ mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
       uint64_t dropped = cost;
       BitVector lean = config;
       whole.clear();
+      if (!useRecords) {
+        addConfig(from, kept, config, cost);
+        return;
+      }
       for (auto [t, bytes] : graph.getFilteredLoads(op)) {
         if (kept.test(t))
           continue;
@@ -955,21 +959,57 @@ mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
   }
   // The cheapest final configuration (nothing is active after the last op).
   const std::vector<Entry> &last = beams[numOps];
-  if (last.empty() || last.front().cost >= lru->loadBytes)
-    return lru; // never more than LRU
-  std::vector<SmallVector<unsigned, 4>> keep(numOps);
+  if (last.empty())
+    return std::nullopt;
+  BeamResult result{last.front().cost, {}};
+  result.keep.resize(numOps);
   int at = 0;
   for (unsigned i = numOps; i > 0; --i) {
     const Entry &e = beams[i][at];
     if (i >= 2)
-      keep[i - 2] = e.kept;
+      result.keep[i - 2] = e.kept;
     at = e.parent;
   }
-  auto plan = buildPlacementPlan(graph, capacity, PlacementStrategy::Optimal,
-                                 ops, keep);
-  if (plan && plan->loadBytes != last.front().cost)
-    return makeError("internal error: the bounded search's schedule loads " +
-                     llvm::Twine(plan->loadBytes) + " bytes, its cost is " +
-                     llvm::Twine(last.front().cost));
-  return plan;
+  return result;
+}
+
+llvm::Expected<PlacementPlan>
+mlir::gnn::planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
+                                ArrayRef<unsigned> order, unsigned beamWidth) {
+  if (llvm::Error error = graph.verify())
+    return std::move(error);
+  uint64_t minCapacity = getMinimumCapacity(graph);
+  if (capacity < minCapacity)
+    return infeasiblePlan(PlacementStrategy::Optimal, capacity, minCapacity);
+  llvm::Expected<PlacementPlan> best = planLRUPlacement(graph, capacity, order);
+  if (!best || graph.getNumOps() == 0)
+    return best;
+  GraphFacts facts(graph);
+  SmallVector<unsigned> ops = defaultOrder(graph, facts, order);
+  bool records = false;
+  for (unsigned op = 0; op < graph.getNumOps(); ++op)
+    records |= !graph.getFilteredLoads(op).empty();
+  // With filtered loads, also the search that charges every load whole: the
+  // choices of cheap loads now can cost more later in a narrow beam, and
+  // its schedule is accounted at the true costs.
+  for (bool useRecords : {true, false}) {
+    if (!useRecords && !records)
+      break;
+    std::optional<BeamResult> found = beamSearch(
+        graph, facts, ops, capacity, std::max(beamWidth, 1u), useRecords);
+    if (!found)
+      continue;
+    auto plan = buildPlacementPlan(graph, capacity, PlacementStrategy::Optimal,
+                                   ops, found->keep);
+    if (!plan)
+      return plan.takeError();
+    if (useRecords ? plan->loadBytes != found->cost
+                   : plan->loadBytes > found->cost)
+      return makeError("internal error: the bounded search's schedule loads " +
+                       llvm::Twine(plan->loadBytes) + " bytes, its cost is " +
+                       llvm::Twine(found->cost));
+    if (plan->loadBytes < best->loadBytes) // never more than LRU
+      best = std::move(plan);
+  }
+  return best;
 }

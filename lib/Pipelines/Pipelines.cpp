@@ -81,6 +81,7 @@ loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   lowering.rowChunks = options.rowChunks;
   lowering.featuresOutOfCore = options.featuresOutOfCore;
   lowering.graphOutOfCore = options.graphOutOfCore;
+  lowering.selectiveCosts = options.selectiveCosts;
   lowering.graphWindowEdges = options.graphWindowEdges;
   lowering.meta = options.meta;
   lowering.target = target.str();

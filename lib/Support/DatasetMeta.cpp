@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <memory>
 
 #include <optional>
 #include <tuple>
@@ -80,9 +82,10 @@ FailureOr<gnn::DatasetMeta> gnn::readDatasetMeta(StringRef path,
     return failure();
   }
   if (status.getSize() > kMaxMetaBytes) {
-    error = "cannot read '" + path.str() + "': " +
-            std::to_string(status.getSize()) + " bytes, more than the " +
-            std::to_string(kMaxMetaBytes) + " a meta.json may have";
+    error = "cannot read '" + path.str() +
+            "': " + std::to_string(status.getSize()) +
+            " bytes, more than the " + std::to_string(kMaxMetaBytes) +
+            " a meta.json may have";
     return failure();
   }
   auto buf = llvm::MemoryBuffer::getFile(path);
@@ -130,11 +133,24 @@ FailureOr<gnn::DatasetMeta> gnn::readDatasetMeta(StringRef path,
   return meta;
 }
 
-FailureOr<std::vector<int64_t>> mlir::gnn::readIndptr(StringRef metaPath,
-                                                      std::string &error) {
+namespace {
+/// A .npy file of a dataset, mapped: its elements after the header.
+struct NpyArray {
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  StringRef values;
+  uint64_t size = 0;
+};
+} // namespace
+
+/// Maps the array `name` next to the meta.json at `metaPath`: C order, of
+/// dtype `descr` (elements of `elementBytes`), one dimension; on failure,
+/// the file and a reason in `error`.
+static FailureOr<NpyArray> mapNpy(StringRef metaPath, StringRef name,
+                                  StringRef descr, uint64_t elementBytes,
+                                  std::string &error) {
   llvm::SmallString<256> path(metaPath);
   llvm::sys::path::remove_filename(path);
-  llvm::sys::path::append(path, "indptr.npy");
+  llvm::sys::path::append(path, name);
   auto fail = [&](const std::string &why) {
     error = std::string(path) + ": " + why;
     return failure();
@@ -160,41 +176,121 @@ FailureOr<std::vector<int64_t>> mlir::gnn::readIndptr(StringRef metaPath,
   if (data.size() < start + headerLength)
     return fail("truncated header");
   StringRef header = data.substr(start, headerLength);
-  if (!header.contains("'descr': '<i8'") ||
+  if (!header.contains(("'descr': '" + descr + "'").str()) ||
       !header.contains("'fortran_order': False"))
-    return fail("not a C-order int64 array");
+    return fail(("not a C-order array of '" + descr + "'").str());
   size_t shape = header.find("'shape': (");
   uint64_t n = 0;
   if (shape == StringRef::npos ||
       header.substr(shape + 10).consumeInteger(10, n))
     return fail("no shape");
   StringRef values = data.substr(start + headerLength);
-  if (n == 0 || values.size() < n * 8)
+  if (n > values.size() / elementBytes)
     return fail("shorter than its shape");
-  std::vector<int64_t> indptr(n);
-  std::memcpy(indptr.data(), values.data(), n * 8);
-  for (size_t v = 1; v < n; ++v)
-    if (indptr[v] < indptr[v - 1])
-      return fail("not monotone");
+  return NpyArray{std::move(*buffer), values.take_front(n * elementBytes), n};
+}
+
+FailureOr<std::vector<int64_t>> mlir::gnn::readIndptr(StringRef metaPath,
+                                                      std::string &error) {
+  FailureOr<NpyArray> array = mapNpy(metaPath, "indptr.npy", "<i8", 8, error);
+  if (failed(array))
+    return failure();
+  if (array->size == 0) {
+    error = "indptr.npy: empty";
+    return failure();
+  }
+  std::vector<int64_t> indptr(array->size);
+  std::memcpy(indptr.data(), array->values.data(), array->size * 8);
+  for (size_t v = 1; v < indptr.size(); ++v)
+    if (indptr[v] < indptr[v - 1]) {
+      error = "indptr.npy: not monotone";
+      return failure();
+    }
   return indptr;
+}
+
+/// Row chunk c's first row of `V` rows in `chunks` (gnnrtChunkRowBound,
+/// without its overflow at large V).
+static int64_t rowChunkBound(int64_t V, int64_t chunks, int64_t c) {
+  constexpr int64_t kAlign = GNNRT_PARALLEL_CHUNK;
+  if (c >= chunks)
+    return V;
+  return static_cast<int64_t>(static_cast<unsigned __int128>(V) * c / chunks) /
+         kAlign * kAlign;
+}
+
+FailureOr<gnn::TileInputRows>
+mlir::gnn::countTileInputRows(StringRef metaPath,
+                              const std::vector<int64_t> &indptr,
+                              int64_t chunks, std::string &error) {
+  const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
+  if (V <= 0 || chunks < 1 || chunks > V || indptr.front() != 0 ||
+      V > std::numeric_limits<int32_t>::max()) {
+    error = "no rows to count";
+    return failure();
+  }
+  FailureOr<NpyArray> indices =
+      mapNpy(metaPath, "indices.npy", "<i4", 4, error);
+  if (failed(indices))
+    return failure();
+  if (static_cast<int64_t>(indices->size) != indptr.back()) {
+    error = "indices.npy: " + std::to_string(indices->size) +
+            " edges where indptr.npy ends at " + std::to_string(indptr.back());
+    return failure();
+  }
+  std::vector<int64_t> bounds(chunks + 1);
+  for (int64_t c = 0; c <= chunks; ++c)
+    bounds[c] = rowChunkBound(V, chunks, c);
+  auto chunkOf = [&](int64_t v) {
+    return static_cast<int64_t>(
+               std::upper_bound(bounds.begin() + 1, bounds.end(), v) -
+               bounds.begin()) -
+           1;
+  };
+  gnn::TileInputRows rows;
+  rows.chunks = chunks;
+  rows.toDestinations.assign(chunks * chunks, 0);
+  rows.toSources.assign(chunks * chunks, 0);
+  // To the destinations, tile (k, i): the distinct sources in chunk i of
+  // the in-edges of destination chunk k (marked with k + 1). To the
+  // sources, tile (k, i): the distinct destinations in chunk i of the
+  // out-edges of source chunk k (each destination once per source chunk).
+  std::vector<int32_t> marked(V, 0);
+  std::vector<int64_t> lastDestination(chunks, -1);
+  const auto *sources =
+      reinterpret_cast<const unsigned char *>(indices->values.data());
+  for (int64_t k = 0; k < chunks; ++k)
+    for (int64_t d = bounds[k]; d < bounds[k + 1]; ++d)
+      for (int64_t e = indptr[d]; e < indptr[d + 1]; ++e) {
+        int32_t u;
+        std::memcpy(&u, sources + 4 * e, 4);
+        if (u < 0 || u >= V) {
+          error = "indices.npy: edge " + std::to_string(e) + " has source " +
+                  std::to_string(u) + ", outside [0, " + std::to_string(V) +
+                  ")";
+          return failure();
+        }
+        const int64_t i = chunkOf(u);
+        if (marked[u] != k + 1) {
+          marked[u] = static_cast<int32_t>(k + 1);
+          ++rows.toDestinations[k * chunks + i];
+        }
+        if (lastDestination[i] != d) {
+          lastDestination[i] = d;
+          ++rows.toSources[i * chunks + k];
+        }
+      }
+  return rows;
 }
 
 std::vector<int64_t>
 mlir::gnn::rowChunkEdges(const std::vector<int64_t> &indptr, int64_t chunks) {
   const int64_t V = static_cast<int64_t>(indptr.size()) - 1;
-  constexpr int64_t kAlign = GNNRT_PARALLEL_CHUNK;
   chunks = std::max<int64_t>(chunks, 1);
   std::vector<int64_t> edges;
-  int64_t lo = 0;
-  for (int64_t k = 1; k <= chunks; ++k) {
-    const int64_t hi =
-        k == chunks ? V
-                    : static_cast<int64_t>(static_cast<unsigned __int128>(V) *
-                                           k / chunks) /
-                          kAlign * kAlign;
-    edges.push_back(indptr[hi] - indptr[lo]);
-    lo = hi;
-  }
+  for (int64_t k = 0; k < chunks; ++k)
+    edges.push_back(indptr[rowChunkBound(V, chunks, k + 1)] -
+                    indptr[rowChunkBound(V, chunks, k)]);
   return edges;
 }
 

@@ -54,17 +54,16 @@ enum class EmitKind { MLIR, MLIRLLVM, LLVM, Obj, Exe, PTX };
 /// options still work, unlisted).
 static llvm::cl::OptionCategory gnnCompileCategory("gnn-compile options");
 
-static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
-                                                llvm::cl::desc("<model.mlir>"),
-                                                llvm::cl::init("-"),
-    llvm::cl::cat(gnnCompileCategory));
+static llvm::cl::opt<std::string>
+    inputFilename(llvm::cl::Positional, llvm::cl::desc("<model.mlir>"),
+                  llvm::cl::init("-"), llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<std::string>
     outputFilename("o",
                    llvm::cl::desc("Output file (default: stdout; for -emit=exe "
                                   "and obj: a.out / model.o)"),
                    llvm::cl::value_desc("file"), llvm::cl::init(""),
-    llvm::cl::cat(gnnCompileCategory));
+                   llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"), llvm::cl::init(EmitKind::Exe),
@@ -117,17 +116,15 @@ static llvm::cl::opt<std::string>
 
 static llvm::cl::opt<bool>
     noOptimize("no-optimize", llvm::cl::desc("Skip gnn-optimize-pipeline"),
-               llvm::cl::init(false),
-    llvm::cl::cat(gnnCompileCategory));
+               llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
     noHoist("no-hoist", llvm::cl::desc("Skip --gnn-hoist-apply-edge"),
-            llvm::cl::init(false),
-    llvm::cl::cat(gnnCompileCategory));
+            llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
 
-static llvm::cl::opt<bool> noFactor(
-    "no-factor", llvm::cl::desc("Skip --gnn-factor-edge-scale"),
-    llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
+static llvm::cl::opt<bool>
+    noFactor("no-factor", llvm::cl::desc("Skip --gnn-factor-edge-scale"),
+             llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<std::string> reorderMode(
     "reorder",
@@ -147,14 +144,13 @@ static llvm::cl::opt<std::string> datasetPath(
 static llvm::cl::opt<bool> noFuse("no-fuse",
                                   llvm::cl::desc("Skip --gnn-fuse-sag"),
                                   llvm::cl::init(false),
-    llvm::cl::cat(gnnCompileCategory));
+                                  llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool> noShare(
     "no-share",
     llvm::cl::desc("Skip --gnn-share-contractions (backward stages then "
                    "recompute the forward linears they read)"),
-    llvm::cl::init(false),
-    llvm::cl::cat(gnnCompileCategory));
+    llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<std::string> partitionMode(
     "partition",
@@ -252,6 +248,15 @@ static llvm::cl::opt<std::string> placementStrategy(
     llvm::cl::value_desc("strategy"), llvm::cl::init("optimal"),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<bool> selectiveCosts(
+    "selective-costs",
+    llvm::cl::desc("With row chunks: the placement charges a tile input "
+                   "fetched for its tile alone the rows the tile reads "
+                   "(counted from the dataset's indices.npy) where the "
+                   "runtime's selective loading would read only those "
+                   "(default true; =false charges whole chunks)"),
+    llvm::cl::init(true), llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<bool> featuresOutOfCore(
     "features-out-of-core",
     llvm::cl::desc("Under --mem-budget or --buffer-budget: keep the features "
@@ -282,8 +287,7 @@ static llvm::cl::opt<bool>
     showRemarks("remarks",
                 llvm::cl::desc("Print the passes' remarks (what each "
                                "rewrite did or why it was refused)"),
-                llvm::cl::init(false),
-    llvm::cl::cat(gnnCompileCategory));
+                llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool>
     keepTemps("keep-temps",
@@ -302,8 +306,8 @@ static int fail(const std::string &message) {
 /// optional binary suffix K, M, G, T (or KiB, ...), in [1, 2^62].
 static std::optional<int64_t> parseByteCount(llvm::StringRef text) {
   size_t digits = text.find_first_not_of("0123456789");
-  llvm::StringRef number = text.take_front(digits), suffix = text.drop_front(
-                                                        number.size());
+  llvm::StringRef number = text.take_front(digits),
+                  suffix = text.drop_front(number.size());
   uint64_t value;
   if (number.empty() || number.getAsInteger(10, value) || value == 0)
     return std::nullopt;
@@ -434,11 +438,10 @@ int main(int argc, char **argv) {
 
   // The output, checked before the compilation: a missing directory or a
   // directory named as the file fails now, not after codegen.
-  const std::string out =
-      !outputFilename.empty()       ? outputFilename.getValue()
-      : emitKind == EmitKind::Obj   ? "model.o"
-      : emitKind == EmitKind::Exe   ? "a.out"
-                                    : "-";
+  const std::string out = !outputFilename.empty() ? outputFilename.getValue()
+                          : emitKind == EmitKind::Obj ? "model.o"
+                          : emitKind == EmitKind::Exe ? "a.out"
+                                                      : "-";
   if (!gnn::checkOutputFile(out, error))
     return fail("-o: " + error);
   if (target != "cpu" && target != "cuda")
@@ -617,6 +620,7 @@ int main(int argc, char **argv) {
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();
   lowering.meta = options.meta.getValue();
   lowering.placement = placementStrategy.getValue();
+  lowering.selectiveCosts = selectiveCosts.getValue();
   if (budget)
     lowering.memBudget = *budget;
   if (bufferBytes)

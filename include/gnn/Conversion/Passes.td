@@ -92,6 +92,16 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     its side and rows, which reads those rows' edges from storage; a step
     that reads every edge at once (one that does not run in row chunks)
     is an error naming it.
+
+    Selective loading in the costs (`selective-costs`, with row chunks and
+    a dataset's meta; docs/MemoryBudget.md, "Selective loading"): a chunk
+    fetched for one tile and dropped after it is read by the runtime at
+    only the rows the tile's edges reach when their fraction θ is below
+    NeuGraph's threshold. The pass counts those rows per tile from the
+    dataset's indptr.npy and indices.npy, and the placement charges such a
+    fetch those rows when θ is below its model of the threshold, w / (2w
+    + 3 KiB) for rows of w bytes: the DP then weighs streaming a sparse
+    tile input against keeping it.
   }];
   let options = [
     Option<"edgeCacheFloats", "edge-cache-floats", "int64_t", /*default=*/"16",
@@ -107,6 +117,12 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"placement", "placement", "std::string", /*default=*/"\"optimal\"",
            "How buffers are placed under buffer-budget: optimal (ROC's "
            "DP), lru or streaming">,
+    Option<"selectiveCosts", "selective-costs", "bool", /*default=*/"true",
+           "With row chunks and a dataset's meta: a tile input fetched for "
+           "its tile alone costs the placement the rows the tile reads "
+           "(counted from indptr.npy and indices.npy) where the runtime's "
+           "selective-loading rule would read only those; false: its whole "
+           "chunk">,
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
            "Runs each step over the vertices in this many row chunks, 1 to "
            "256 (1: whole)">,

@@ -114,6 +114,12 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: the features stay on "
                      "storage, read by row chunks as the placement plans"),
       llvm::cl::init(false)};
+  Option<bool> selectiveCosts{
+      *this, "selective-costs",
+      llvm::cl::desc("--convert-gnn-to-runtime: a tile input fetched for its "
+                     "tile alone costs the placement the rows it reads where "
+                     "selective loading would read only those"),
+      llvm::cl::init(true)};
   Option<bool> graphOutOfCore{
       *this, "graph-out-of-core",
       llvm::cl::desc("--convert-gnn-to-runtime: the graph's per-edge arrays "

@@ -41,6 +41,31 @@ std::vector<int64_t> rowChunkEdges(const std::vector<int64_t> &indptr,
 /// The most of those.
 int64_t mostRowChunkEdges(const std::vector<int64_t> &indptr, int64_t chunks);
 
+/// The input rows each tile of an aggregation in row chunks reads (what
+/// NeuGraph's selective loading reads of a source chunk), at the lowering's
+/// chunk bounds. Tile (k, i) is output chunk k's edges from input chunk i.
+struct TileInputRows {
+  int64_t chunks = 0;
+  /// [k * chunks + i]: to the destinations, the distinct sources in chunk i
+  /// of the in-edges of destination chunk k.
+  std::vector<int64_t> toDestinations;
+  /// [k * chunks + i]: to the sources, the distinct destinations in chunk i
+  /// of the out-edges of source chunk k.
+  std::vector<int64_t> toSources;
+  /// Tile (out, in) of an aggregation to `side` (the runtime's: 0 the
+  /// sources, 1 the destinations).
+  int64_t get(int64_t side, int64_t out, int64_t in) const {
+    return (side ? toDestinations : toSources)[out * chunks + in];
+  }
+};
+
+/// Counts TileInputRows for `chunks` row chunks from `indptr` (readIndptr)
+/// and the indices.npy next to the meta.json at `metaPath` (one pass over
+/// its edges; V int32 marks); on failure, a reason in `error`.
+FailureOr<TileInputRows> countTileInputRows(llvm::StringRef metaPath,
+                                            const std::vector<int64_t> &indptr,
+                                            int64_t chunks, std::string &error);
+
 } // namespace mlir::gnn
 
 #endif // GNN_SUPPORT_DATASETMETA_H

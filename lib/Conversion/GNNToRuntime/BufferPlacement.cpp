@@ -71,6 +71,31 @@ void BufferPlacement::emitDropAll(func::FuncOp fn, LoweringBuilder &lb) {
   lb.call(rt::Call::gnnrtDropAll, {lb.ctx});
 }
 
+/// What a tile moves reading `read` of its input chunk's `rows` rows of
+/// `rowBytes` selectively, where the runtime's rule would filter them; none
+/// where it would read the chunk whole. NeuGraph's rule filters when θ <
+/// T_copy / (T_copy + T_trans); the runtime measures both throughputs at
+/// start-up (runtime/lib/SelectiveLoad.cpp). Here a row read costs a bulk
+/// read of its w bytes plus a fixed kRowReadOverheadBytes o (a call per
+/// run of rows): T_copy = T_trans w / (w + o), so the threshold is
+/// w / (2w + o). o = 3 KiB fits this machine's measurement (T_trans 13.6
+/// GB/s; T_copy 3.4 GB/s at 1 KiB rows and 0.34 GB/s at 64-byte rows,
+/// thresholds 0.20 and 0.024; the model gives 3.4 and 0.28 GB/s, 0.20 and
+/// 0.020).
+static constexpr uint64_t kRowReadOverheadBytes = 3072;
+static std::optional<uint64_t> selectiveLoadBytes(uint64_t read, uint64_t rows,
+                                                  uint64_t rowBytes) {
+  if (rows == 0 || read > rows)
+    return std::nullopt;
+  // θ < w / (2w + o), in integers: read (2w + o) < rows w.
+  const unsigned __int128 lhs = static_cast<unsigned __int128>(read) *
+                                (2 * rowBytes + kRowReadOverheadBytes);
+  const unsigned __int128 rhs = static_cast<unsigned __int128>(rows) * rowBytes;
+  if (lhs >= rhs)
+    return std::nullopt;
+  return read * rowBytes;
+}
+
 /// Bytes the runtime's pages for `bytes` at any alignment may hold: the
 /// whole pages it spans plus one at an edge (this machine's pages: the
 /// program runs where it is compiled, or on one of the same kind).
@@ -79,13 +104,12 @@ static uint64_t pagesFor(uint64_t bytes) {
   return bytes == 0 ? 0 : ((bytes + page - 1) / page + 1) * page;
 }
 
-LogicalResult
-BufferPlacement::place(func::FuncOp fn, Operation *source,
-                       const SlotPlanner &slots,
-                       const DenseMap<StringRef, int64_t> &estimates,
-                       ArrayRef<int64_t> chunkEdges, uint64_t capacity,
-                       PlacementStrategy strategy, int64_t rowChunks,
-                       LoweringBuilder &lb, BufferPlacementReport &report) {
+LogicalResult BufferPlacement::place(
+    func::FuncOp fn, Operation *source, const SlotPlanner &slots,
+    const DenseMap<StringRef, int64_t> &estimates, ArrayRef<int64_t> chunkEdges,
+    const TileInputRows *tileRows, uint64_t capacity,
+    PlacementStrategy strategy, int64_t rowChunks, LoweringBuilder &lb,
+    BufferPlacementReport &report) {
   Block &entry = fn.getBody().front();
   const int64_t numSteps = steps.size();
   const int64_t K = std::max<int64_t>(rowChunks, 1);
@@ -128,7 +152,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   struct Use {
     int64_t slot;
     uint64_t bytes;
-    int64_t taken; // the sub-step of the take
+    int64_t taken;                // the sub-step of the take
     SmallVector<int64_t, 4> subs; // sorted, unique
     // The row chunks each sub-step's code reads or writes (-1: all).
     std::map<int64_t, std::set<int64_t>> chunksUsed;
@@ -302,9 +326,10 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       const uint64_t edgeBytes = estE > 0 ? u.bytes / estE : 0;
       report.edgeChunks = true;
       for (int64_t c = 0; c < K; ++c) {
-        const uint64_t n = static_cast<int64_t>(chunkEdges.size()) == K
-                               ? chunkEdges[c]
-                               : static_cast<uint64_t>(std::max<int64_t>(estE, 0));
+        const uint64_t n =
+            static_cast<int64_t>(chunkEdges.size()) == K
+                ? chunkEdges[c]
+                : static_cast<uint64_t>(std::max<int64_t>(estE, 0));
         unitsOf[t].push_back(units.size());
         units.push_back(Unit{static_cast<unsigned>(t), c, n * edgeBytes});
         graph.addTensor(("slot " + Twine(u.slot) + " #" + Twine(t) +
@@ -374,8 +399,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     // Produced by the taking step: each chunk by its own sub-step when the
     // step runs in chunks.
     const int64_t step = subs[u.taken].step;
-    for (int64_t s = firstSub[step];
-         s < numSubs && subs[s].step == step; ++s) {
+    for (int64_t s = firstSub[step]; s < numSubs && subs[s].step == step; ++s) {
       if (subs[s].chunk < 0 && s != u.taken)
         continue;
       for (unsigned x : touched(t, s))
@@ -400,6 +424,28 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
   }
   for (Unit &x : units)
     x.last = std::max(x.last, uses[x.take].taken);
+  // The side of the tile for which sub-step s reads unit x (a chunk) as its
+  // input only, neither creating nor writing it, and nothing else of s reads
+  // it; else -1. Fetched for s and dropped right after, it is read
+  // selectively (gnnrtFetchChunkFor).
+  auto tileReadSide = [&](unsigned x, int64_t s) -> int64_t {
+    const Unit &unit = units[x];
+    const Use &u = uses[unit.take];
+    if (subs[s].chunk < 0 || unit.chunk < 0 ||
+        llvm::is_contained(created[s], x) || llvm::is_contained(written[s], x))
+      return -1;
+    auto tiles = u.tileSide.find(s);
+    if (tiles == u.tileSide.end())
+      return -1;
+    auto side = tiles->second.find(unit.chunk);
+    if (side == tiles->second.end())
+      return -1;
+    auto others = u.otherChunks.find(s);
+    if (others != u.otherChunks.end() &&
+        (others->second.count(unit.chunk) || others->second.count(-1)))
+      return -1;
+    return side->second;
+  };
   DenseMap<int64_t, unsigned> takeOfBuffer; // planner id -> take
   for (auto [t, take] : llvm::enumerate(takes))
     takeOfBuffer[take.id] = t;
@@ -418,7 +464,24 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       os << " chunk " << subs[s].chunk;
     if (subs[s].tile > 0)
       os << " tile " << subs[s].tile;
-    graph.addOp(name, inputs[s], outputs[s]);
+    const unsigned op = graph.addOp(name, inputs[s], outputs[s]);
+    // A tile input read selectively moves θ of its chunk, where the
+    // runtime's rule would filter it (selectiveLoadBytes).
+    if (!tileRows || tileRows->chunks != K || estV <= 0)
+      continue;
+    for (unsigned x : inputs[s]) {
+      if (x >= numUnits)
+        continue;
+      const int64_t side = tileReadSide(x, s);
+      if (side < 0)
+        continue;
+      const uint64_t rows = gnnrtChunkRowBound(estV, K, units[x].chunk + 1) -
+                            gnnrtChunkRowBound(estV, K, units[x].chunk);
+      const uint64_t read = tileRows->get(side, subs[s].chunk, units[x].chunk);
+      if (std::optional<uint64_t> bytes =
+              selectiveLoadBytes(read, rows, uses[units[x].take].bytes / estV))
+        graph.setFilteredLoad(op, x, *bytes);
+    }
   }
   SmallVector<unsigned> order;
   for (int64_t s = 0; s < numSubs; ++s)
@@ -513,9 +576,8 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         it->chunks.push_back(units[x].chunk);
         it->bytes += graph.getBytes(x);
       }
-    llvm::stable_sort(held, [](const Held &a, const Held &b) {
-      return a.bytes > b.bytes;
-    });
+    llvm::stable_sort(
+        held, [](const Held &a, const Held &b) { return a.bytes > b.bytes; });
     std::string list;
     llvm::raw_string_ostream os(list);
     for (auto [i, h] : llvm::enumerate(held)) {
@@ -536,8 +598,7 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         os << kind << "s " << h.chunks.size() << " of " << K;
       os << " " << bytesText(h.bytes);
     }
-    d.attachNote(worst.op->getLoc())
-        << "its buffers at once: " << os.str();
+    d.attachNote(worst.op->getLoc()) << "its buffers at once: " << os.str();
     return failure();
   }
   for (unsigned s = 0; s < plan->steps.size(); ++s)
@@ -598,26 +659,11 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
     lb.call(callee, args);
   };
   // The side of the tile for which sub-step s alone reads unit x (a chunk),
-  // when it leaves the fast tier right after s and s neither creates nor
-  // writes it; else -1.
+  // when it leaves the fast tier right after s; else -1.
   auto tileInputSide = [&](unsigned x, int64_t s) -> int64_t {
-    const Unit &unit = units[x];
-    const Use &u = uses[unit.take];
-    if (subs[s].chunk < 0 || s + 1 >= numSubs ||
-        !llvm::is_contained(plan->steps[s].evict, x) ||
-        llvm::is_contained(created[s], x) || llvm::is_contained(written[s], x))
+    if (s + 1 >= numSubs || !llvm::is_contained(plan->steps[s].evict, x))
       return -1;
-    auto tiles = u.tileSide.find(s);
-    if (tiles == u.tileSide.end())
-      return -1;
-    auto side = tiles->second.find(unit.chunk);
-    if (side == tiles->second.end())
-      return -1;
-    auto others = u.otherChunks.find(s);
-    if (others != u.otherChunks.end() &&
-        (others->second.count(unit.chunk) || others->second.count(-1)))
-      return -1;
-    return side->second;
+    return tileReadSide(x, s);
   };
   // A tile input fetched for one gnnrtSpmmRows tile alone: the tile becomes
   // gnnrtSpmmRowsFetch, which fetches the chunk in sub-chunks while it
@@ -664,13 +710,20 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
       const Unit &unit = units[x];
       const unsigned t = unit.take;
       if (!subs[s].first || (!uses[t].source && ownerOf(uses[t].slot) != t))
-        return source->emitError()
-               << "buffer placement: slot " << uses[t].slot
-               << " holds another buffer when step " << subs[s].step
-               << " reads it";
+        return source->emitError() << "buffer placement: slot " << uses[t].slot
+                                   << " holds another buffer when step "
+                                   << subs[s].step << " reads it";
       lb.b.setInsertionPoint(subs[s].first);
-      report.fetchBytes += unit.ioBytes;
       ++report.fetches;
+      if (llvm::is_contained(step.filtered, x)) {
+        // Read selectively by the runtime's rule, at the dataset's rows.
+        for (auto [y, bytes] : graph.getFilteredLoads(s))
+          if (y == x)
+            report.fetchBytes += bytes;
+        ++report.filteredFetches;
+      } else {
+        report.fetchBytes += unit.ioBytes;
+      }
       if (unit.chunk >= 0) {
         // Read only for one tile of one side and dropped after it: the
         // runtime may read only the rows the tile's edges reach.
@@ -753,10 +806,9 @@ BufferPlacement::place(func::FuncOp fn, Operation *source,
         continue;
       }
       if (!mine)
-        return source->emitError()
-               << "buffer placement: slot " << slot
-               << " holds another buffer while buffer #" << unit.take
-               << " is live";
+        return source->emitError() << "buffer placement: slot " << slot
+                                   << " holds another buffer while buffer #"
+                                   << unit.take << " is live";
       if (dirty[x]) {
         if (unit.chunk >= 0)
           chunkCall(rt::Call::gnnrtEvictChunk, unit);

@@ -33,6 +33,7 @@
 #include "SlotPlanner.h"
 
 #include "gnn/Analysis/TensorPlacement.h"
+#include "gnn/Support/DatasetMeta.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -49,8 +50,12 @@ struct BufferPlacementReport {
   /// Of the fetches, those of a tile's input chunk read by that tile only
   /// (gnnrtFetchChunkFor: the runtime may read only the rows it needs).
   int64_t tileFetches = 0;
-  /// Of those, the tiles of a gnnrtSpmmRows that fetch their input in
-  /// sub-chunks as they compute (gnnrtSpmmRowsFetch).
+  /// Of those, the ones the plan expects the runtime to read selectively
+  /// (their θ below the rule's threshold at the dataset's rows): counted in
+  /// fetchBytes at the rows their tiles read.
+  int64_t filteredFetches = 0;
+  /// Of the tile fetches, the tiles of a gnnrtSpmmRows that fetch their input
+  /// in sub-chunks as they compute (gnnrtSpmmRowsFetch).
   int64_t pipelinedTiles = 0;
   /// Whether some buffer is edge-chunked (its chunks sized by the row
   /// chunks' in-edges).
@@ -87,16 +92,19 @@ public:
   /// fast tier of `capacity` bytes with `strategy`, sizes compared at
   /// `estimates`; an edge-chunked buffer's chunk c holds `chunkEdges[c]`
   /// edges (the in-edges of destination row chunk c at the dataset's sizes;
-  /// empty when unknown: every edge). Does nothing when every slot
+  /// empty when unknown: every edge). With `tileRows` (the dataset's, for
+  /// the same row chunks; null when unknown), a tile input fetched for its
+  /// tile alone costs the rows the tile reads where the runtime's rule
+  /// would read only those. Does nothing when every slot
   /// fits at once. Errors (on `source`) when the capacity is below what one
   /// step needs, naming it.
   LogicalResult place(func::FuncOp fn, Operation *source,
                       const SlotPlanner &slots,
                       const DenseMap<StringRef, int64_t> &estimates,
-                      ArrayRef<int64_t> chunkEdges, uint64_t capacity,
-                      PlacementStrategy strategy,
-                      int64_t rowChunks, LoweringBuilder &lb,
-                      BufferPlacementReport &report);
+                      ArrayRef<int64_t> chunkEdges,
+                      const TileInputRows *tileRows, uint64_t capacity,
+                      PlacementStrategy strategy, int64_t rowChunks,
+                      LoweringBuilder &lb, BufferPlacementReport &report);
 
   /// Inserts gnnrtDropAll at the start of `fn` (what place() does to a
   /// function it plans).

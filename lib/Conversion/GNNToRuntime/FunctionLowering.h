@@ -66,11 +66,12 @@ public:
   /// (BufferPlacement), when they do not all fit.
   /// `chunkEdges`: the in-edges of each row chunk (BufferPlacement::place).
   LogicalResult placeBuffers(const DenseMap<StringRef, int64_t> &estimates,
-                             ArrayRef<int64_t> chunkEdges, uint64_t capacity,
+                             ArrayRef<int64_t> chunkEdges,
+                             const TileInputRows *tileRows, uint64_t capacity,
                              PlacementStrategy strategy,
                              BufferPlacementReport &report) {
     LogicalResult result =
-        placement.place(lowered, source, slots, estimates, chunkEdges,
+        placement.place(lowered, source, slots, estimates, chunkEdges, tileRows,
                         capacity, strategy, rowChunks, lb, report);
     planned = succeeded(result) && report.planned;
     return result;
@@ -121,7 +122,7 @@ private:
   ModuleOp module;
   func::FuncOp source;
   func::FuncOp lowered; // after run()
-  bool planned = false;  // after placeBuffers()
+  bool planned = false; // after placeBuffers()
   int64_t rowChunks = 1;
   bool featuresOutOfCore = false;
   Value featuresChunks; // their memref, once taken

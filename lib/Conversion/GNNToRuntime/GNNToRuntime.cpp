@@ -165,9 +165,7 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
                                    name == "C" || name == "S") &&
                                   (by.empty() || name == "V"));
         });
-    std::string expr = !known                ? "?"
-                       : key.dynamic.empty() ? "1"
-                                             : key.dynamic;
+    std::string expr = !known ? "?" : key.dynamic.empty() ? "1" : key.dynamic;
     if (seen.insert({slot, std::to_string(key.factor) + " " + expr}).second)
       os << "buffer " << slot << " " << key.factor << " " << expr << "\n";
   }
@@ -358,8 +356,8 @@ static void emitPlacementRemark(func::FuncOp fn,
     << "), peak " << r.peakBytes << "; " << r.fetches << " fetches ("
     << r.fetchBytes << " bytes), " << r.evictions << " evictions ("
     << r.evictBytes << " bytes), " << r.drops << " drops; " << r.tileFetches
-    << " fetches for one tile (selective), " << r.pipelinedTiles
-    << " of them in sub-chunks";
+    << " fetches for one tile (selective), " << r.filteredFetches
+    << " of them expected filtered, " << r.pipelinedTiles << " in sub-chunks";
 }
 
 struct ConvertGNNToRuntime
@@ -567,14 +565,24 @@ struct ConvertGNNToRuntime
     // buffers: a fused gather's edge caches), from its indptr.npy when the
     // meta file is a dataset's; unknown otherwise (each chunk then counts
     // every edge).
+    // With its indices.npy too, the rows each tile reads of its input chunk
+    // (the placement's costs of selective reads).
     SmallVector<int64_t> chunkEdges;
+    std::optional<TileInputRows> tileRows;
     if (rowChunks > 1 && capacity > 0 && datasetMeta) {
       std::string ignored;
       FailureOr<std::vector<int64_t>> indptr = readIndptr(meta, ignored);
       const int64_t V = datasetMeta->numVertices;
       if (succeeded(indptr) && static_cast<int64_t>(indptr->size()) == V + 1 &&
-          indptr->front() == 0 && indptr->back() == datasetMeta->numEdges)
+          indptr->front() == 0 && indptr->back() == datasetMeta->numEdges) {
         llvm::append_range(chunkEdges, rowChunkEdges(*indptr, rowChunks));
+        if (selectiveCosts) {
+          FailureOr<TileInputRows> rows =
+              countTileInputRows(meta, *indptr, rowChunks, ignored);
+          if (succeeded(rows))
+            tileRows = std::move(*rows);
+        }
+      }
     }
     std::string placementRecords;
     bool anyPlanned = false, anyEdgeChunks = false;
@@ -584,8 +592,9 @@ struct ConvertGNNToRuntime
       if (capacity <= 0)
         break;
       BufferPlacementReport report;
-      if (failed(lowering->placeBuffers(estimates, chunkEdges, capacity,
-                                        strategy, report)))
+      if (failed(lowering->placeBuffers(estimates, chunkEdges,
+                                        tileRows ? &*tileRows : nullptr,
+                                        capacity, strategy, report)))
         return signalPassFailure();
       emitPlacementRemark(fn, report);
       anyPlanned |= report.planned;
