@@ -10,10 +10,11 @@
 
 #include "gnnrt/GNNRuntime.h"
 
+#include "../Runtime/TempDir.h"
+
 #include "gtest/gtest.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <set>
@@ -21,29 +22,10 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
 using namespace mlir::gnn;
+using gnnrt::test::TempDir;
 
 namespace {
-
-/// A fresh directory, removed at the end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp && *tmp ? tmp : "/tmp") + "/gnn-meta-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()))
-      path = buf.data();
-  }
-  ~TempDir() {
-    if (!path.empty())
-      (void)!std::system(("rm -rf '" + path + "'").c_str());
-  }
-};
 
 /// Writes a one-dimensional .npy of `descr` (version 1).
 template <typename T>
