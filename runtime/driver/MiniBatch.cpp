@@ -104,6 +104,7 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       next = std::async(std::launch::async, prepare, i + 1);
     sampledEdges += edges;
     ctx->ds = std::move(ds);
+    batchBound = true;
     if (!bindDataset(ctx, error))
       fatal("a sampled batch: " + error);
     ctx->training = true;
@@ -113,10 +114,17 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     lossSum += static_cast<double>(program.train(ctx)) * n;
     count += n;
   }
+  return count ? static_cast<float>(lossSum / count) : 0.0f;
+}
+
+void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
+  if (!batchBound)
+    return;
   ctx->ds = full;
+  std::string error;
   if (!bindDataset(ctx, error))
     fatal(error);
-  return count ? static_cast<float>(lossSum / count) : 0.0f;
+  batchBound = false;
 }
 
 std::string MiniBatchTraining::json() const {

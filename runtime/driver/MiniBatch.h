@@ -45,9 +45,12 @@ public:
   MiniBatchTraining &operator=(const MiniBatchTraining &) = delete;
 
   /// One epoch: each batch bound and trained (ctx->step counts the
-  /// batches), then the whole graph bound again for the evaluation. The
-  /// seeds' mean loss.
+  /// batches); the last batch stays bound. The seeds' mean loss.
   float epoch(gnnrtContext *ctx, const Program &program, int64_t epochIndex);
+  /// Binds the whole graph again where a batch is bound: before an
+  /// evaluation, and once training ends (an epoch whose evaluation
+  /// --eval-every skips pays no rebinding).
+  void bindFull(gnnrtContext *ctx);
 
   /// The batch size, the fanouts, and what the epochs sampled, as the
   /// --json summary's "mini_batch" object.
@@ -62,6 +65,8 @@ private:
   uint64_t seed;
   std::vector<int64_t> fanouts;
   int64_t steps = 0, sampledEdges = 0;
+  // Whether ctx->ds holds a batch (bindFull binds the whole graph).
+  bool batchBound = false;
   std::unique_ptr<NeighborSampler> sampler;
 };
 

@@ -811,6 +811,8 @@ int main(int argc, char **argv) {
       fatal("the loss became " + std::to_string(loss) + " at epoch " +
             std::to_string(epoch) + " (try a smaller --lr)");
     if (epoch % o.evalEvery == 0 || epoch == o.epochs) {
+      if (miniBatch)
+        miniBatch->bindFull(ctx);
       ctx->training = false;
       program->eval(ctx);
       ++evalCalls;
@@ -842,6 +844,9 @@ int main(int argc, char **argv) {
       lastProgress = now;
     }
   }
+  // What follows (predictions, the summary) reads the whole graph.
+  if (miniBatch)
+    miniBatch->bindFull(ctx);
   EpochRecord last{0, 0, 0, 0, 0, 0, true};
   if (o.epochs == 0) {
     ctx->training = false;
