@@ -8,6 +8,11 @@
     python -m gnnc.check determinism EXE [--data DIR]
         Two runs with the same thread count save bitwise identical
         parameters; 1 and 2 threads agree within the rule above.
+    python -m gnnc.check batches EXE --model gcn --batch-size B --fanouts K1,K2
+        Mini-batch training from the NumPy executor's initial parameters,
+        dropout off, each sampled batch saved (--save-batches) and replayed
+        by the NumPy executor with the same optimizer: every batch's loss
+        must match the executable's under the rule above.
 
 The model is a name from `gnnc.zoo` (with its default widths), the program
 the executable was compiled from.
@@ -216,6 +221,50 @@ def check_accuracy(exe: str, model: str, data: str, seeds: int = 5, epochs: int 
     return [] if diff <= tol else [f"mean test accuracy differs by {diff:.4f} > {tol:.4f}"]
 
 
+def check_batches(exe: str, model: str, data: str, batch_size: int, fanouts: str,
+                  epochs: int = 2, lr: float = 0.01, seed: int = 0,
+                  log=print) -> List[str]:
+    """The executable's mini-batch losses against the NumPy executor on the
+    very batches it sampled (saved and replayed), from the same initial
+    parameters, dropout off, Adam without weight decay on both sides."""
+    import json
+    from .data import load
+    from .train import Optimizer, OptimizerConfig
+    program = zoo.ZOO[model]()
+    full = load(data)
+    params = init_params(program, Executor(program, full), seed)
+    failures: List[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        save_params(params, os.path.join(tmp, "init"))
+        summary = os.path.join(tmp, "run.json")
+        batches = os.path.join(tmp, "batches")
+        run([exe, "--data", data, "--epochs", str(epochs), "--batch-size", str(batch_size),
+             "--fanouts", fanouts, "--dropout", "0", "--lr", str(lr), "--weight-decay", "0",
+             "--optimizer", "adam", "--seed", str(seed), "--load-params",
+             os.path.join(tmp, "init"), "--save-batches", batches, "--json", summary,
+             "--quiet"])
+        with open(summary) as f:
+            ours = json.load(f)["mini_batch"]["batch_losses"]
+        names = sorted(os.listdir(batches))
+        if len(names) != len(ours):
+            return [f"{len(names)} batches saved but {len(ours)} losses reported"]
+        opt = Optimizer(OptimizerConfig("adam", lr=lr, weight_decay=0.0))
+        worst = 0.0
+        for i, (name, loss) in enumerate(zip(names, ours)):
+            step = Executor(program, load(os.path.join(batches, name))).run(
+                params, grads=True, dropout=False)
+            err = rel_error(np.float64(loss), np.float64(step.loss))
+            worst = max(worst, err)
+            if err >= TOLERANCE:
+                failures.append(f"batch {i + 1} ({name}): loss {loss} against the "
+                                f"NumPy executor's {step.loss} (relative {err:.2e})")
+            opt.step(params, step.grads)
+        log(f"{len(ours)} batches over {epochs} epochs replayed: losses agree within "
+            f"{worst:.1e} (rule {TOLERANCE:g})" if not failures else
+            f"{len(failures)} of {len(ours)} batches differ")
+    return failures
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gnnc.check", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -236,6 +285,16 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=int_in(0, 1000000000), default=200)
     p.add_argument("--lr", type=float_in(0.0, 1e6), default=0.01)
     p.add_argument("--weight-decay", type=float_in(0.0, 1e6), default=5e-4)
+    p = sub.add_parser("batches", help="mini-batch losses against the NumPy executor "
+                                       "on the saved batches")
+    p.add_argument("exe")
+    p.add_argument("--model", required=True, choices=sorted(zoo.ZOO))
+    p.add_argument("--data", default=None)
+    p.add_argument("--batch-size", type=int_in(1, 2**40), required=True)
+    p.add_argument("--fanouts", required=True)
+    p.add_argument("--epochs", type=int_in(1, 1000000), default=2)
+    p.add_argument("--lr", type=float_in(0.0, 1e6), default=0.01)
+    p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=0)
     p = sub.add_parser("determinism", help="bitwise repeatability and 1 vs 2 threads")
     p.add_argument("exe")
     p.add_argument("--data", default=None)
@@ -253,6 +312,9 @@ def main(argv=None) -> int:
         if args.command == "accuracy":
             failures = check_accuracy(args.exe, args.model, data, args.seeds, args.epochs,
                                       args.lr, args.weight_decay)
+        elif args.command == "batches":
+            failures = check_batches(args.exe, args.model, data, args.batch_size,
+                                     args.fanouts, args.epochs, args.lr, args.seed)
         else:
             failures = check_determinism(args.exe, data, args.epochs)
     for f in failures:

@@ -9,6 +9,7 @@
 #include "Programs.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <utility>
 
@@ -103,15 +104,26 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     if (i + 1 < batches.size())
       next = std::async(std::launch::async, prepare, i + 1);
     sampledEdges += edges;
+    const int64_t step = steps + 1;
+    if (!saveDir.empty()) {
+      char name[32];
+      std::snprintf(name, sizeof name, "/batch-%06lld",
+                    static_cast<long long>(step));
+      if (!writeDataset(ds, saveDir + name, error))
+        fatal("option --save-batches: " + error);
+    }
     ctx->ds = std::move(ds);
     batchBound = true;
     if (!bindDataset(ctx, error))
       fatal("a sampled batch: " + error);
     ctx->training = true;
-    ctx->step = ++steps;
+    ctx->step = steps = step;
     zeroGrads(ctx);
     const int64_t n = static_cast<int64_t>(batches[i].size());
-    lossSum += static_cast<double>(program.train(ctx)) * n;
+    const float loss = program.train(ctx);
+    if (!saveDir.empty())
+      batchLosses.push_back(loss);
+    lossSum += static_cast<double>(loss) * n;
     count += n;
   }
   return count ? static_cast<float>(lossSum / count) : 0.0f;
@@ -131,19 +143,32 @@ std::string MiniBatchTraining::json() const {
   std::string list;
   for (int64_t f : fanouts)
     list += (list.empty() ? "" : ", ") + std::to_string(f);
+  std::string losses;
+  for (float loss : batchLosses) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", loss);
+    losses += (losses.empty() ? "" : ", ") + std::string(text);
+  }
   return "  \"mini_batch\": {\"batch_size\": " + std::to_string(batchSize) +
          ", \"fanouts\": [" + list +
          "], \"seeds\": " + std::to_string(seeds.size()) +
          ", \"batches\": " + std::to_string(steps) +
-         ", \"sampled_edges\": " + std::to_string(sampledEdges) + "},\n";
+         ", \"sampled_edges\": " + std::to_string(sampledEdges) +
+         (saveDir.empty() ? std::string()
+                          : ", \"batch_losses\": [" + losses + "]") +
+         "},\n";
 }
 
 std::unique_ptr<MiniBatchTraining>
 gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
                       const std::string &fanoutText, uint64_t seed,
-                      int worldSize) {
-  if (batchSize == 0 && fanoutText.empty())
+                      int worldSize, const std::string &saveBatches) {
+  if (batchSize == 0 && fanoutText.empty()) {
+    if (!saveBatches.empty())
+      fatal("--save-batches writes the batches of mini-batch training "
+            "(--batch-size and --fanouts)");
     return nullptr;
+  }
   if (batchSize == 0 || fanoutText.empty())
     fatal("--batch-size and --fanouts go together: mini-batch training "
           "samples each batch's neighbourhood with the fanouts");
@@ -174,5 +199,6 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   if (mb->numSeeds() == 0)
     fatal("--batch-size: the train split has no labelled vertex to sample "
           "batches from");
+  mb->saveBatchesTo(saveBatches);
   return mb;
 }

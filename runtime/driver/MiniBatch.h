@@ -58,6 +58,10 @@ public:
 
   int64_t numSeeds() const { return static_cast<int64_t>(seeds.size()); }
 
+  /// Writes each batch's subgraph to `dir`/batch-<step> (six digits) before
+  /// it trains, and keeps each batch's loss for json() (--save-batches).
+  void saveBatchesTo(std::string dir) { saveDir = std::move(dir); }
+
 private:
   Dataset full;
   std::vector<int64_t> seeds;
@@ -67,6 +71,8 @@ private:
   int64_t steps = 0, sampledEdges = 0;
   // Whether ctx->ds holds a batch (bindFull binds the whole graph).
   bool batchBound = false;
+  std::string saveDir;
+  std::vector<float> batchLosses;
   std::unique_ptr<NeighborSampler> sampler;
 };
 
@@ -74,10 +80,9 @@ private:
 /// and `fanouts` empty: full-graph training, null): checks them against the
 /// model's hops and the run, and keeps ctx->ds, before it is bound. Stops
 /// the run with the reason on a bad combination.
-std::unique_ptr<MiniBatchTraining> startMiniBatch(gnnrtContext *ctx,
-                                                  int64_t batchSize,
-                                                  const std::string &fanouts,
-                                                  uint64_t seed, int worldSize);
+std::unique_ptr<MiniBatchTraining>
+startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
+               uint64_t seed, int worldSize, const std::string &saveBatches);
 
 } // namespace gnnrt
 

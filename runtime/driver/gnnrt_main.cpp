@@ -15,6 +15,7 @@
 #include "Device.h"
 #include "Distributed.h"
 #include "File.h"
+#include "Json.h"
 #include "Memory.h"
 #include "MiniBatch.h"
 #include "Npy.h"
@@ -68,7 +69,7 @@ struct Options {
   /// Mini-batch training (MiniBatch.h): seeds per batch (0: full-graph)
   /// and the fanout of each hop.
   int64_t batchSize = 0;
-  std::string fanouts;
+  std::string fanouts, saveBatches;
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
@@ -149,6 +150,10 @@ const char *kUsage =
     "                       neighbourhood (one process; docs/MiniBatch.md)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
+    "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
+    "                       as a dataset DIR/batch-<step> and its loss to\n"
+    "                       the --json summary (for a replay by\n"
+    "                       python -m gnnc.check batches)\n"
     "  --json FILE          write a JSON summary\n"
     "                       (output files are written whole or not at all)\n"
     "  --save-params DIR    write <param>.npy after training\n"
@@ -244,8 +249,8 @@ Options parseArgs(int argc, char **argv) {
       double v;
       if (!parseDouble(s, v) || v < lo || v > hi || (loOpen && v == lo)) {
         char range[64];
-        std::snprintf(range, sizeof(range), "%c%g, %g]", loOpen ? '(' : '[',
-                      lo, hi);
+        std::snprintf(range, sizeof(range), "%c%g, %g]", loOpen ? '(' : '[', lo,
+                      hi);
         usageError("option " + a + ": expected a number in " + range +
                    " but got '" + s + "'");
       }
@@ -309,6 +314,8 @@ Options parseArgs(int argc, char **argv) {
       o.batchSize = integer(1, kMaxCount);
     } else if (a == "--fanouts") {
       o.fanouts = next();
+    } else if (a == "--save-batches") {
+      o.saveBatches = next();
     } else if (a == "--eval-every") {
       o.evalEvery = integer(1, kMaxCount);
     } else if (a == "--preload-hops") {
@@ -359,12 +366,13 @@ Options parseArgs(int argc, char **argv) {
 /// file is created and written there) and returned.
 std::unique_ptr<SpillStore> checkOutputs(const Options &o) {
   std::string error;
-  for (auto [flag, path] : {std::pair{"--json", &o.json},
-                            std::pair{"--predict", &o.predict}})
+  for (auto [flag, path] :
+       {std::pair{"--json", &o.json}, std::pair{"--predict", &o.predict}})
     if (!path->empty() && !checkOutputFile(*path, error))
       usageError(std::string("option ") + flag + ": " + error);
-  for (auto [flag, path] : {std::pair{"--save-params", &o.saveParams},
-                            std::pair{"--dump", &o.dump}})
+  for (auto [flag, path] :
+       {std::pair{"--save-params", &o.saveParams}, std::pair{"--dump", &o.dump},
+        std::pair{"--save-batches", &o.saveBatches}})
     if (!path->empty() && !checkOutputDirectory(*path, error))
       usageError(std::string("option ") + flag + ": " + error);
   std::unique_ptr<SpillStore> spill;
@@ -408,22 +416,6 @@ std::vector<int64_t> predictions(gnnrtContext *ctx) {
     pred[v] = std::max_element(row, row + C) - row;
   }
   return pred;
-}
-
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
 }
 
 struct EpochRecord {
@@ -693,8 +685,8 @@ int main(int argc, char **argv) {
   if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
     fatal(error);
   // Mini-batch training keeps the dataset, which binding gives the device.
-  std::unique_ptr<MiniBatchTraining> miniBatch =
-      startMiniBatch(ctx, o.batchSize, o.fanouts, o.seed, worldSize);
+  std::unique_ptr<MiniBatchTraining> miniBatch = startMiniBatch(
+      ctx, o.batchSize, o.fanouts, o.seed, worldSize, o.saveBatches);
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
   if (whole.numVertices && !bindWholeGraph(ctx, whole, error))
@@ -905,8 +897,8 @@ int main(int argc, char **argv) {
     appendf("  \"final\": {\"loss\": %.9g, \"train_acc\": %.9g, \"val_acc\": "
             "%.9g, \"test_acc\": %.9g},\n",
             last.loss, last.train, last.val, last.test);
-    appendf("  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n",
-            median, static_cast<long long>(ctx->bytesAllocated));
+    appendf("  \"median_epoch_ms\": %.6g,\n  \"buffer_bytes\": %lld,\n", median,
+            static_cast<long long>(ctx->bytesAllocated));
     text += memoryJson(ctx, o.memBudget, need);
     // This rank's collectives (a world of one: none move anything).
     appendf("  \"communication\": {\"communicator\": \"%s\", \"rank\": %d, "

@@ -161,8 +161,8 @@ bool readDatasetMeta(const std::string &dir, Dataset &ds, int64_t metaCounts[4],
     if (metaCounts[i] > kCountLimits[i].max) {
       error = std::string("meta.json: '") + kCountLimits[i].key + "' is " +
               std::to_string(metaCounts[i]) + ", more than " +
-              std::to_string(kCountLimits[i].max) + " (" +
-              kCountLimits[i].why + ")";
+              std::to_string(kCountLimits[i].max) + " (" + kCountLimits[i].why +
+              ")";
       return false;
     }
   for (const char *k : {"name", "source"})
@@ -499,6 +499,54 @@ selectEdgeData(const std::map<std::string, EdgeData> &all,
     }
   }
   return selected;
+}
+
+bool writeDataset(const Dataset &ds, const std::string &dir,
+                  std::string &error) {
+  if (!makeDirectories(dir, error))
+    return false;
+  const int64_t V = ds.numVertices, E = ds.numEdges, F = ds.numFeatures;
+  std::string edgeNames;
+  for (const auto &[name, data] : ds.edgeData)
+    edgeNames += (edgeNames.empty() ? "" : ", ") + jsonString(name);
+  const std::string meta =
+      "{\n  \"format_version\": 1,\n  \"name\": " + jsonString(ds.name) +
+      ",\n  \"num_vertices\": " + std::to_string(V) +
+      ",\n  \"num_edges\": " + std::to_string(E) +
+      ",\n  \"num_features\": " + std::to_string(F) +
+      ",\n  \"num_classes\": " + std::to_string(ds.numClasses) +
+      ",\n  \"directed\": " + (ds.directed ? "true" : "false") +
+      ",\n  \"self_loops\": " + (ds.selfLoops ? "true" : "false") +
+      ",\n  \"source\": " + jsonString(ds.source) + ",\n  \"edge_data\": [" +
+      edgeNames + "]\n}\n";
+  if (!writeWholeFile(dir + "/meta.json", {{meta.data(), meta.size()}}, error))
+    return false;
+  auto file = [&](const char *name) { return datasetFile(dir, name); };
+  if (!writeNpy(file("indptr.npy"), DType::I64, {V + 1}, ds.indptr.data(),
+                error) ||
+      !writeNpy(file("indices.npy"), DType::I32, {E}, ds.indices.data(),
+                error) ||
+      !writeNpy(file("features.npy"), DType::F32, {V, F}, ds.features.data(),
+                error) ||
+      !writeNpy(file("labels.npy"), DType::I64, {V}, ds.labels.data(), error))
+    return false;
+  const char *splits[] = {"train", "val", "test"};
+  for (int s = 0; s < 3; ++s)
+    if (!writeNpy(datasetFile(dir, std::string(splits[s]) + "_mask.npy"),
+                  DType::Bool, {V}, ds.masks[s].data(), error))
+      return false;
+  for (const auto &[name, data] : ds.edgeData) {
+    std::vector<int64_t> shape{E};
+    if (!data.isInt && data.width != 1)
+      shape.push_back(data.width);
+    if (!writeNpy(datasetFile(dir, "edge_" + name + ".npy"),
+                  data.isInt ? DType::I32 : DType::F32, shape,
+                  data.isInt ? static_cast<const void *>(data.i32.data())
+                             : static_cast<const void *>(data.f32.data()),
+                  error))
+      return false;
+  }
+  return true;
 }
 
 } // namespace gnnrt

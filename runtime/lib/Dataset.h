@@ -122,6 +122,14 @@ bool checkLength(const std::string &file, int64_t actual, int64_t want,
 bool checkMetaCounts(const int64_t counts[4], const int64_t actual[3],
                      std::string &error);
 
+/// Writes `ds` (features, labels and masks in memory) as a dataset directory
+/// `dir` in DESIGN.md's format, which loadDataset reads back: meta.json,
+/// indptr.npy, indices.npy, features.npy, labels.npy, the three masks and
+/// edge_<name>.npy for each edge data; `dir` is created. On failure, the
+/// file and the reason in `error`.
+bool writeDataset(const Dataset &ds, const std::string &dir,
+                  std::string &error);
+
 /// The rows of `all`'s edge data at the edge positions `edges`, in that
 /// order (a subgraph's edge data).
 std::map<std::string, EdgeData>

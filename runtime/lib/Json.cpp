@@ -2,6 +2,8 @@
 
 #include "Json.h"
 
+#include <cstdio>
+
 #include <cerrno>
 #include <cstdlib>
 #include <set>
@@ -392,6 +394,22 @@ bool parseJson(const std::string &text, JsonValue &out, std::string &error) {
     return false;
   }
   return true;
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
 }
 
 } // namespace gnnrt

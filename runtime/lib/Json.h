@@ -37,6 +37,10 @@ struct JsonValue {
 
 bool parseJson(const std::string &text, JsonValue &out, std::string &error);
 
+/// `s` as a JSON string literal (quotes, backslashes and control characters
+/// escaped).
+std::string jsonString(const std::string &s);
+
 } // namespace gnnrt
 
 #endif // GNNRT_JSON_H
