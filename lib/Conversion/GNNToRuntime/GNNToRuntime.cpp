@@ -577,10 +577,16 @@ struct ConvertGNNToRuntime
           indptr->front() == 0 && indptr->back() == datasetMeta->numEdges) {
         llvm::append_range(chunkEdges, rowChunkEdges(*indptr, rowChunks));
         if (selectiveCosts) {
+          std::string why;
           FailureOr<TileInputRows> rows =
-              countTileInputRows(meta, *indptr, rowChunks, ignored);
+              countTileInputRows(meta, *indptr, rowChunks, why);
           if (succeeded(rows))
             tileRows = std::move(*rows);
+          else
+            module.emitRemark() << "buffer placement: a tile input fetched "
+                                   "for its tile alone costs its whole chunk "
+                                   "(the rows tiles read are unknown: "
+                                << why << ")";
         }
       }
     }
