@@ -22,15 +22,15 @@ void gnnrt::zeroGrads(gnnrtContext *ctx) {
 }
 
 Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
-  const std::vector<int64_t> &vertices = batch.blocks.front().vertices;
+  // blocks[0] holds every sampled edge (each block is a prefix of it).
+  const Block &input = batch.blocks.front();
+  const std::vector<int64_t> &vertices = input.vertices;
   const int64_t n = static_cast<int64_t>(vertices.size());
-  // Each destination's (local source, graph position) pairs over the
-  // blocks; an edge two blocks hold is kept once.
+  // Each destination's (local source, graph position) pairs.
   std::vector<std::vector<std::pair<int32_t, int64_t>>> rows(n);
-  for (const Block &b : batch.blocks)
-    for (int64_t i = 0; i < b.numDst; ++i)
-      for (int64_t e = b.offsets[i]; e < b.offsets[i + 1]; ++e)
-        rows[i].push_back({b.sources[e], b.edgePositions[e]});
+  for (int64_t i = 0; i < input.numDst; ++i)
+    for (int64_t e = input.offsets[i]; e < input.offsets[i + 1]; ++e)
+      rows[i].push_back({input.sources[e], input.edgePositions[e]});
   Dataset ds;
   ds.name = full.name;
   ds.source = full.source;
@@ -44,7 +44,6 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
   for (int64_t v = 0; v < n; ++v) {
     auto &row = rows[v];
     std::sort(row.begin(), row.end());
-    row.erase(std::unique(row.begin(), row.end()), row.end());
     for (auto [u, p] : row) {
       ds.indices.push_back(u);
       positions.push_back(p);
@@ -66,6 +65,7 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
   for (size_t s = 0; s < batch.seeds.size(); ++s)
     ds.masks[0][s] = full.masks[0][batch.seeds[s]];
   ds.edgeData = selectEdgeData(full.edgeData, positions);
+  ds.levelRows = batch.levelRows();
   return ds;
 }
 

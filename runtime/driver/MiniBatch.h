@@ -27,10 +27,11 @@ struct Program;
 void zeroGrads(gnnrtContext *ctx);
 
 /// The sampled subgraph of `batch` in `full`: the input block's vertices
-/// (the seeds first: every block's vertices are a prefix of them), every
-/// edge a block holds once, each destination's in-edges by ascending local
+/// (the seeds first: every block's vertices are a prefix of them), its
+/// edges (every block's), each destination's in-edges by ascending local
 /// source; the features, labels and edge data of those vertices and edges;
-/// the train mask set on the seeds alone, the other masks clear.
+/// the train mask set on the seeds alone, the other masks clear; the rows
+/// of each level (SampledBatch::levelRows).
 Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch);
 
 class MiniBatchTraining {

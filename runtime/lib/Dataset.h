@@ -33,6 +33,10 @@ struct Dataset {
   std::vector<int64_t> labels;   // [V]
   std::vector<uint8_t> masks[3]; // train, val, test: [V]
   std::map<std::string, EdgeData> edgeData;
+  /// A sampled batch's rows per level of the model (gnnrtLevelRows),
+  /// non-increasing: its vertices ordered by the hop that reached them.
+  /// Empty for a whole graph (every level's rows are V).
+  std::vector<int64_t> levelRows;
 };
 
 /// The sources of `ds`'s edges range over [0, sourcesOf(ds)).

@@ -222,6 +222,14 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
   }
 }
 
+int64_t gnnrtLevelRows(gnnrtContext *ctx, int64_t level) {
+  const std::vector<int64_t> &rows = ctx->ds.levelRows;
+  if (level < 0)
+    fatal("gnnrtLevelRows: no level " + std::to_string(level));
+  return level < static_cast<int64_t>(rows.size()) ? rows[level]
+                                                   : ctx->ds.numVertices;
+}
+
 void gnnrtUseGraph(gnnrtContext *ctx, int64_t which) {
   // One process holds the whole graph as its own rows' (S = V).
   if (which == 1 && !ctx->device->hasWholeGraph() &&

@@ -20,10 +20,18 @@
 using namespace gnnrt;
 
 int64_t SampledBatch::numEdges() const {
-  int64_t n = 0;
+  return blocks.empty() ? 0
+                        : static_cast<int64_t>(blocks.front().sources.size());
+}
+
+std::vector<int64_t> SampledBatch::levelRows() const {
+  std::vector<int64_t> rows;
+  if (blocks.empty())
+    return rows;
+  rows.push_back(blocks.front().numSrc);
   for (const Block &b : blocks)
-    n += static_cast<int64_t>(b.sources.size());
-  return n;
+    rows.push_back(b.numDst);
+  return rows;
 }
 
 NeighborSampler::NeighborSampler(const int64_t *offsets, const int32_t *sources,
@@ -77,17 +85,28 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
     Block &b = out.blocks[l];
     const int64_t fanout = fanouts[l];
     b.numDst = static_cast<int64_t>(dst.size());
+    // The destinations an outer block expanded keep its rows (their local
+    // sources are the same ids here: that block's sources are this one's
+    // first destinations); the others are sampled with this layer's fanout.
+    const Block *outer = l + 1 < L ? &out.blocks[l + 1] : nullptr;
+    const int64_t kept = outer ? outer->numDst : 0;
+    const int64_t keptEdges = outer ? outer->offsets[kept] : 0;
     b.offsets.assign(b.numDst + 1, 0);
-    for (int64_t i = 0; i < b.numDst; ++i) {
+    if (outer)
+      std::copy_n(outer->offsets.begin(), kept + 1, b.offsets.begin());
+    for (int64_t i = kept; i < b.numDst; ++i) {
       const int64_t v = dst[i];
       const int64_t degree = offsets[v + 1] - offsets[v];
       b.offsets[i + 1] =
           b.offsets[i] + (fanout < 0 ? degree : std::min(fanout, degree));
     }
     b.edgePositions.resize(b.offsets[b.numDst]);
+    if (outer)
+      std::copy_n(outer->edgePositions.begin(), keptEdges,
+                  b.edgePositions.begin());
     const uint64_t layerKey = mix64(batchKey ^ mix64(static_cast<uint64_t>(l)));
 #pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t i = 0; i < b.numDst; ++i) {
+    for (int64_t i = kept; i < b.numDst; ++i) {
       const int64_t v = dst[i];
       pickRow(
           mix64(layerKey ^ (static_cast<uint64_t>(v) * 0x9e3779b97f4a7c15ULL)),
@@ -99,7 +118,10 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
     for (int64_t i = 0; i < b.numDst; ++i)
       local[dst[i]] = static_cast<int32_t>(i);
     b.sources.resize(b.edgePositions.size());
-    for (size_t e = 0; e < b.edgePositions.size(); ++e) {
+    if (outer)
+      std::copy_n(outer->sources.begin(), keptEdges, b.sources.begin());
+    for (size_t e = static_cast<size_t>(keptEdges); e < b.edgePositions.size();
+         ++e) {
       const int32_t u = sources[b.edgePositions[e]];
       if (local[u] < 0) {
         local[u] = static_cast<int32_t>(b.vertices.size());

@@ -3,8 +3,11 @@
 // Mini-batch training's sampler (issue 21, docs/MiniBatch.md), the runtime
 // side of PyG's NeighborLoader and DGL's NeighborSampler: batches of seed
 // vertices from the train mask, shuffled per epoch, and for each batch one
-// bipartite block per layer, sampled from the seeds outwards with the
-// layer's fanout (uniform without replacement; -1 takes every in-edge).
+// bipartite block per layer, sampled from the seeds outwards (uniform
+// without replacement; -1 takes every in-edge). Each vertex is expanded
+// once, at the hop that first reaches it, with the fanout of the layer
+// that hop feeds (PyG's NeighborLoader): the seeds with the last layer's,
+// the vertices they reach first with the layer before's, and so on.
 //
 // A block's destinations are its first sources (relabelled ids: the
 // destinations keep their order as sources 0 .. numDst - 1, the other
@@ -14,6 +17,11 @@
 // its position in the graph's CSC (for edge data). blocks[0] is the input
 // layer's: its sources are the rows of the features to gather
 // (`inputVertices`, global ids); blocks[L-1]'s destinations are the seeds.
+// Since each vertex is expanded once, block l's first rows are block
+// l + 1's (the same edges, the same local ids): every block is a prefix
+// of blocks[0], whose rows are then the batch's sampled edges, and layer
+// l's destinations read sources among the first levelRows()[l] vertices
+// (the prefix property the compiled program's per-level rows rely on).
 //
 // Draws are counter-based: edge position p of destination v in layer l of
 // batch b is kept when its hash of (seed, b, l, v, p) is among the fanout
@@ -53,8 +61,11 @@ struct SampledBatch {
   const std::vector<int64_t> &inputVertices() const {
     return blocks.front().vertices;
   }
-  /// Edges over all blocks.
+  /// The sampled edges: blocks[0]'s (every block is a prefix of it).
   int64_t numEdges() const;
+  /// The rows each level of the model computes, outermost first:
+  /// blocks[0]'s sources, then each block's destinations (the seeds last).
+  std::vector<int64_t> levelRows() const;
 };
 
 /// Samples blocks from a graph's CSC (`offsets`: V + 1, `sources`: the

@@ -71,7 +71,9 @@
 ///      computes (NeuGraph's pipeline).
 ///  17: gnnrtBufferEdgeChunks takes a slot of per-edge values as chunks by
 ///      destination chunk (a fused gather's edge caches in row chunks).
-#define GNNRT_API_VERSION 17
+///  18: gnnrtLevelRows gives the rows each level of the model computes (a
+///      sampled batch's hops; |V| for a whole graph).
+#define GNNRT_API_VERSION 18
 
 #ifdef __cplusplus
 extern "C" {
@@ -119,6 +121,14 @@ GNNRT_EXPORT uint64_t gnnrtGetAPIVersion(void);
 /// features), 7 = its first feature column (0 unless split by features),
 /// 8 = the dataset's feature columns.
 GNNRT_EXPORT int64_t gnnrtDim(gnnrtContext *ctx, int64_t which);
+
+/// The rows level `level` of the model computes (docs/MiniBatch.md, "The
+/// program on blocks"): a sampled batch's vertices are ordered by the hop
+/// that reached them, and level l's rows are the first gnnrtLevelRows(l)
+/// (level 0: every vertex of the batch, the last level: its seeds); a
+/// level's aggregation reads sources among the level before's rows only.
+/// |V| for a whole graph and for a level beyond the bound graph's.
+GNNRT_EXPORT int64_t gnnrtLevelRows(gnnrtContext *ctx, int64_t level);
 
 /// Feature partitioning (docs/Distributed.md): the graph the calls that
 /// follow run on, 0 the own rows' (the default), 1 the whole graph (every

@@ -1,9 +1,10 @@
 //===- SamplerTest.cpp - neighbour sampling into blocks -------------------===//
 //
 // The sampler's contract (Sampler.h) on random graphs: each row keeps
-// min(fanout, degree) distinct in-edges that exist, in the graph's order;
-// the blocks chain (a block's destinations are the next block's sources,
-// listed first); a batch is the same for any thread count and differs
+// min(fanout, degree) distinct in-edges that exist, in the graph's order,
+// with the fanout of the layer that first reaches it; the blocks chain (a
+// block's destinations are the next block's sources, listed first) and
+// each is a prefix of the one before; a batch is the same for any thread count and differs
 // between batches; picks are uniform; fanout -1 keeps every in-edge. The
 // epoch's batches partition the selected vertices, shuffled per epoch.
 //
@@ -83,7 +84,13 @@ TEST(Sampler, BlocksHoldTheirRowsEdges) {
         const int64_t v = dst[i];
         const int64_t degree = g.offsets[v + 1] - g.offsets[v];
         const int64_t kept = k.offsets[i + 1] - k.offsets[i];
-        EXPECT_EQ(kept, fanouts[l] < 0 ? degree : std::min(fanouts[l], degree));
+        // Expanded once, by the outermost block holding it as a
+        // destination, with that layer's fanout.
+        size_t by = l;
+        while (by + 1 < b.blocks.size() && i < b.blocks[by + 1].numDst)
+          ++by;
+        EXPECT_EQ(kept,
+                  fanouts[by] < 0 ? degree : std::min(fanouts[by], degree));
         for (int64_t e = k.offsets[i]; e < k.offsets[i + 1]; ++e) {
           const int64_t p = k.edgePositions[e];
           // An in-edge of v, its source the relabelled one, in order.
@@ -97,7 +104,27 @@ TEST(Sampler, BlocksHoldTheirRowsEdges) {
           }
         }
       }
+      // The next block is a prefix of this one: its rows, the same ids.
+      if (l + 1 < b.blocks.size()) {
+        const Block &n = b.blocks[l + 1];
+        const int64_t edges = n.offsets[n.numDst];
+        EXPECT_TRUE(std::equal(n.offsets.begin(), n.offsets.end(),
+                               k.offsets.begin()));
+        EXPECT_TRUE(std::equal(n.sources.begin(), n.sources.end(),
+                               k.sources.begin()));
+        EXPECT_TRUE(std::equal(n.edgePositions.begin(), n.edgePositions.end(),
+                               k.edgePositions.begin()));
+        ASSERT_LE(edges, k.offsets[k.numDst]);
+      }
     }
+    // The levels: blocks[0]'s sources, then each block's destinations.
+    std::vector<int64_t> levels = b.levelRows();
+    ASSERT_EQ(levels.size(), fanouts.size() + 1);
+    EXPECT_EQ(levels.front(), b.blocks.front().numSrc);
+    EXPECT_EQ(levels.back(), static_cast<int64_t>(seeds.size()));
+    EXPECT_TRUE(std::is_sorted(levels.rbegin(), levels.rend()));
+    EXPECT_EQ(b.numEdges(),
+              static_cast<int64_t>(b.blocks.front().sources.size()));
   }
 }
 
