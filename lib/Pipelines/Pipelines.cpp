@@ -79,6 +79,7 @@ loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   lowering.bufferBudget = options.bufferBudget;
   lowering.placement = options.placement;
   lowering.rowChunks = options.rowChunks;
+  lowering.levelRows = options.levelRows;
   lowering.featuresOutOfCore = options.featuresOutOfCore;
   lowering.graphOutOfCore = options.graphOutOfCore;
   lowering.selectiveCosts = options.selectiveCosts;

@@ -84,6 +84,17 @@ void _mlir_ciface_gnnrtSumRowsAdd(gnnrtContext *ctx, int64_t rows,
   of(ctx).sumRows(ctx, rows, width, in, out, true);
 }
 
+void _mlir_ciface_gnnrtZeroRows(gnnrtContext *ctx, gnnrtMemRefF32 *buf,
+                                int64_t begin, int64_t count) {
+  if (begin < 0 || count < 0 || begin + count > buf->sizes[0])
+    fatal("gnnrtZeroRows: elements [" + std::to_string(begin) + ", " +
+          std::to_string(begin + count) + ") outside a buffer of " +
+          std::to_string(buf->sizes[0]));
+  if (count > 0)
+    ctx->device->fill(buf->aligned + buf->offset + begin, 0,
+                      count * static_cast<int64_t>(sizeof(float)));
+}
+
 void _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
                                  int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
                                  gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,

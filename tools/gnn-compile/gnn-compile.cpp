@@ -273,6 +273,15 @@ static llvm::cl::opt<bool> graphOutOfCore(
                    "fits with them in memory; =false never)"),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<bool> levelRows(
+    "level-rows",
+    llvm::cl::desc("Each step of the training step computes only the rows "
+                   "of its level: a sampled batch's per-layer blocks under "
+                   "--batch-size (default true; off with row chunks, a "
+                   "budget, a partition or --target cuda; =false computes "
+                   "every row of the batch). docs/MiniBatch.md"),
+    llvm::cl::init(true), llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<int64_t> rowChunks(
     "row-chunks",
     llvm::cl::desc("Run each step over the vertices in this many row chunks, "
@@ -615,6 +624,7 @@ int main(int argc, char **argv) {
     return fail("--row-chunks must be in [1, 256], not " +
                 std::to_string(rowChunks.getValue()));
   lowering.rowChunks = rowChunks.getValue();
+  lowering.levelRows = levelRows.getValue();
   lowering.chip = gpuArch.getValue();
   lowering.cudaPath = toolkit;
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();

@@ -84,6 +84,19 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     anything else over its rows (a loop in the function, another runtime
     call) stays whole; a remark per function says how many ran in chunks.
 
+    Level rows (`level-rows`, on by default; docs/MiniBatch.md, "The
+    program on blocks"): in the training step, each step over the vertices
+    computes the first n_l rows of its level only (`gnnrtLevelRows`, read
+    once at the start): the loss and what it reads back to the last
+    aggregation the seeds' rows, the layer before the rows its sources
+    reach, and so on; backward steps stop where their gradients are zero
+    (a sum to the sources at the destinations its gradient rows reach),
+    and rows a later step reads beyond a step's are zeroed
+    (`gnnrtZeroRows`). On a whole graph every n_l is |V|; a sampled batch
+    gives its hops' counts (DGL's blocks, PyG's trim_to_layer). A step
+    whose code cannot be restricted lowers the function again over every
+    row, with a remark naming it. Edge caches are off with it.
+
     The graph out of core (`graph-out-of-core`, with row chunks;
     docs/MemoryBudget.md, "The graph out of core"): the per-edge arrays
     (sources, destinations, the CSR's edge ids and destinations) are no
@@ -126,6 +139,11 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
            "Runs each step over the vertices in this many row chunks, 1 to "
            "256 (1: whole)">,
+    Option<"levelRows", "level-rows", "bool", /*default=*/"true",
+           "The training step's steps compute the rows of their level "
+           "only (gnnrtLevelRows: a sampled batch's per-layer blocks; every "
+           "row on a whole graph); not with row chunks, a budget, a "
+           "partition or the CUDA target">,
     Option<"featuresOutOfCore", "features-out-of-core", "bool",
            /*default=*/"false",
            "Under a budget: the features stay on storage, read by row "

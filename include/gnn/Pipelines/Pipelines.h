@@ -109,6 +109,12 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: row chunks of each vertex "
                      "stage (1: whole)"),
       llvm::cl::init(1)};
+  Option<bool> levelRows{
+      *this, "level-rows",
+      llvm::cl::desc("--convert-gnn-to-runtime: the training step's steps "
+                     "compute their level's rows only (a sampled batch's "
+                     "per-layer blocks)"),
+      llvm::cl::init(true)};
   Option<bool> featuresOutOfCore{
       *this, "features-out-of-core",
       llvm::cl::desc("--convert-gnn-to-runtime: the features stay on "

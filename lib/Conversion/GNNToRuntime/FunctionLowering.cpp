@@ -63,6 +63,12 @@ LogicalResult FunctionLowering::run(bool training) {
   lb.partitioned = !getPartition(source).empty();
   if (failed(bindParameters()))
     return failure();
+  if (numLevels > 0 && training) {
+    levelPlan = planRowLevels(source, numLevels);
+    for (int64_t l = 0; l <= numLevels; ++l)
+      levelRows.push_back(lb.toIndex(
+          lb.b, lb.call(rt::Call::gnnrtLevelRows, {lb.ctx, lb.cI64(l)})));
+  }
 
   Block &body = source.getBody().front();
   planAggregations(body);
@@ -106,6 +112,8 @@ LogicalResult FunctionLowering::run(bool training) {
         placement.recordChunks(starts);
       }
     }
+    if (levelPlan)
+      restrictToLevel(op, before, *entry);
     announceGradients(&op);
     placement.endStep(lastOp());
     buffers.expireStep(buffers.indexOfOp(&op));
@@ -256,6 +264,47 @@ void FunctionLowering::planStagedGathers(Block &body) {
       continue;
     stagedReduces[rs.getInput()] = rs.getResult();
     skipped.insert(rs);
+  }
+}
+
+void FunctionLowering::restrictToLevel(Operation &op, Operation *before,
+                                       Block &entry) {
+  Operation *last = entry.empty() ? nullptr : &entry.back();
+  if (auto it = levelPlan->steps.find(&op); it != levelPlan->steps.end()) {
+    const LevelPlan::Step &step = it->second;
+    RowRange range{levelRows[step.rows],
+                   step.inputs ? levelRows[*step.inputs] : Value()};
+    DenseMap<Value, Value> replaced;
+    bool refused = false;
+    SmallVector<RowChunkStart> starts =
+        chunkStageRows(entry, before, last, 1, lb, replaced, &range, &refused);
+    if (Value total = replaced.lookup(loss))
+      loss = total;
+    if (refused && !levelsRefusedBy)
+      levelsRefusedBy = &op;
+    if (!starts.empty())
+      ++restrictedSteps;
+  }
+  // Rows read beyond what the step computed, zero there.
+  auto fills = levelPlan->fills.find(&op);
+  if (fills == levelPlan->fills.end())
+    return;
+  lb.b.setInsertionPointToEnd(&entry);
+  for (const LevelPlan::Fill &fill : fills->second) {
+    Operation *def = fill.value.getDefiningOp();
+    auto grad = lossGrads.find(def);
+    Tensor t = grad != lossGrads.end() ? grad->second
+                                       : buffers.lookup(fill.value);
+    if (!t.batched ||
+        !cast<MemRefType>(t.buf.getType()).getElementType().isF32())
+      continue;
+    Value begin = lb.mul(levelRows[fill.from], t.rowSize);
+    Value count = lb.mul(
+        lb.b.create<arith::SubIOp>(lb.loc, levelRows[fill.to],
+                                   levelRows[fill.from]),
+        t.rowSize);
+    lb.call(rt::Call::gnnrtZeroRows,
+            {lb.ctx, t.buf, lb.toI64(begin), lb.toI64(count)});
   }
 }
 

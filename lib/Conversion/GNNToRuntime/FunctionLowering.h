@@ -15,6 +15,7 @@
 #include "Buffers.h"
 #include "FusedGatherLowering.h"
 #include "KernelEmitter.h"
+#include "RowLevels.h"
 #include "RowLowering.h"
 #include "SlotPlanner.h"
 #include "StageLowering.h"
@@ -35,6 +36,18 @@ public:
 
   /// Runs each vertex stage's code as `chunks` row chunks (RowChunks.h);
   /// before run().
+  /// Restricts a training step's steps to the rows of their level of a
+  /// model of `hops` hops (RowLevels.h: a sampled batch's per-layer
+  /// blocks); before run(), not with row chunks.
+  void setLevels(int64_t hops) {
+    numLevels = hops;
+    fusedGathers.setTiles(hops > 0 && !gpu);
+  }
+  /// After run(): a step that the levels ask to restrict could not be (the
+  /// function must be lowered again without levels), or null.
+  Operation *getLevelsRefusedBy() const { return levelsRefusedBy; }
+  /// After run(): the steps restricted to their level's rows.
+  int64_t getRestrictedSteps() const { return restrictedSteps; }
   void setRowChunks(int64_t chunks) {
     rowChunks = chunks;
     fusedGathers.setTiles(chunks > 1 && !gpu);
@@ -124,6 +137,15 @@ private:
   func::FuncOp lowered; // after run()
   bool planned = false; // after placeBuffers()
   int64_t rowChunks = 1;
+  int64_t numLevels = 0;
+  std::optional<LevelPlan> levelPlan;
+  /// n_0 .. n_L (index), read at the function's start.
+  SmallVector<Value> levelRows;
+  Operation *levelsRefusedBy = nullptr;
+  int64_t restrictedSteps = 0;
+  /// The step just lowered (`op`, its code after `before`) over its
+  /// level's rows, then its fills.
+  void restrictToLevel(Operation &op, Operation *before, Block &entry);
   bool featuresOutOfCore = false;
   Value featuresChunks; // their memref, once taken
   bool gpu;

@@ -493,21 +493,59 @@ struct ConvertGNNToRuntime
       return signalPassFailure();
     }
     // Before the lowering rewrites the functions.
-    const std::string hops = hopsRecord(eval);
+    const std::string hopsText = hopsRecord(eval);
     SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
     SmallVector<std::unique_ptr<FunctionLowering>> lowerings;
+    // The training step over its levels' rows (RowLevels.h), where nothing
+    // else splits its rows.
+    int64_t hops = 0;
+    if (StringRef text = hopsText;
+        !text.consume_front("hops ") || text.trim().getAsInteger(10, hops))
+      hops = 0;
+    const bool levels = levelRows && hops > 0 && rowChunks == 1 &&
+                        target == "cpu" && getPartition(train).empty() &&
+                        bufferBudget == 0 && memBudget == 0;
     for (auto [fn, training] :
          {std::pair{train, true}, std::pair{eval, false}}) {
       // The two never run at once and nothing of one is read during the
       // other (gnnrtSetOutput's logits are read before the next call), so
       // they share the slots: the runtime keeps max(train, eval) per slot.
-      lowerings.push_back(std::make_unique<FunctionLowering>(
-          module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
-      lowerings.back()->setRowChunks(rowChunks);
-      lowerings.back()->setFeaturesOutOfCore(featuresOutOfCore);
-      lowerings.back()->setGraphOutOfCore(graphOutOfCore);
-      if (failed(lowerings.back()->run(training)))
+      auto lower = [&, fn = fn, training = training](bool withLevels) {
+        lowerings.push_back(std::make_unique<FunctionLowering>(
+            module, fn, edgeInputs, withLevels ? 0 : edgeCacheFloats,
+            target == "cuda"));
+        lowerings.back()->setRowChunks(rowChunks);
+        if (withLevels)
+          lowerings.back()->setLevels(hops);
+        lowerings.back()->setFeaturesOutOfCore(featuresOutOfCore);
+        lowerings.back()->setGraphOutOfCore(graphOutOfCore);
+        return lowerings.back()->run(training);
+      };
+      const bool withLevels = levels && training;
+      llvm::DenseSet<Operation *> before;
+      for (Operation &op : module.getBody()->getOperations())
+        before.insert(&op);
+      if (failed(lower(withLevels)))
         return signalPassFailure();
+      if (Operation *by = withLevels ? lowerings.back()->getLevelsRefusedBy()
+                                     : nullptr) {
+        // Again over every row: what the first lowering added goes.
+        by->emitRemark() << "level rows: this step's code cannot run over "
+                            "fewer rows; the training step computes every "
+                            "row";
+        lowerings.pop_back();
+        for (Operation &op :
+             llvm::make_early_inc_range(module.getBody()->getOperations()))
+          if (!before.contains(&op))
+            op.erase();
+        if (failed(lower(false)))
+          return signalPassFailure();
+      } else if (withLevels) {
+        fn.emitRemark() << "level rows: "
+                        << lowerings.back()->getRestrictedSteps()
+                        << " steps compute the rows of their level of "
+                        << hops << " hops";
+      }
       if (graphOutOfCore && failed(checkEdgesInWindows(module, fn)))
         return signalPassFailure();
       if (rowChunks > 1) {
@@ -635,7 +673,7 @@ struct ConvertGNNToRuntime
     std::string info = modelInfo(train, edgeInputs, edgeTypes) +
                        bufferRecords(bufferSizes) + placementRecords +
                        llvm::formatv("graph-arrays {0}\n", graphArrays).str() +
-                       hops;
+                       hopsText;
     if (target == "cuda")
       info += "target cuda\n";
     if (featuresOutOfCore)

@@ -267,8 +267,11 @@ bool mlir::gnn::readsAllRows(OpOperand &use) {
 SmallVector<RowChunkStart>
 mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
                           int64_t chunks, LoweringBuilder &lb,
-                          DenseMap<Value, Value> &replaced) {
-  if (chunks < 2 || !last || last == before)
+                          DenseMap<Value, Value> &replaced,
+                          const RowRange *range, bool *refused) {
+  if (refused)
+    *refused = false;
+  if ((range ? chunks != 1 : chunks < 2) || !last || last == before)
     return {};
   Operation *first = before ? before->getNextNode() : &block.front();
   SmallVector<Operation *> code;
@@ -276,8 +279,11 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
   bool rowWork = false;
   for (Operation *op = first;; op = op->getNextNode()) {
     std::optional<Role> role = roleOf(op, lb.sizes.numV);
-    if (!role)
+    if (!role) {
+      if (refused)
+        *refused = true;
       return {};
+    }
     rowWork |= *role != Role::Shared && *role != Role::Repeated;
     code.push_back(op);
     roles.push_back(*role);
@@ -303,7 +309,11 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
     bounds.push_back(
         lb.mul(b.create<arith::DivUIOp>(loc, at, align).getResult(), align));
   }
-  bounds.push_back(v64);
+  bounds.push_back(range ? lb.toI64(range->rows) : v64);
+  // The tiles' input ranges: the chunks', or a range's one tile.
+  SmallVector<Value> inBounds = bounds;
+  if (range)
+    inBounds = {bounds.front(), range->inputs ? lb.toI64(range->inputs) : v64};
   SmallVector<Operation *> starts{bounds.front().getDefiningOp()};
 
   // Chunks 1..K-1: clones after the stage's code (shared ops not cloned).
@@ -375,7 +385,8 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
           lb.call(rt::Call::gnnrtSpmmRows,
                   {op->getOperand(0), op->getOperand(1), op->getOperand(2),
                    op->getOperand(4), op->getOperand(5), op->getOperand(6),
-                   op->getOperand(7), begin, stop, bounds[i], bounds[i + 1]});
+                   op->getOperand(7), begin, stop, inBounds[i],
+                   inBounds[i + 1]});
           Operation *tile = lastCreated();
           setTile(tile, i);
           if (i > 0)
@@ -406,9 +417,9 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
             }
           }
           lb.call(rt::Call::gnnrtKernelInt,
-                  {op->getOperand(0), lb.cI64(ints[0]), bounds[i]});
+                  {op->getOperand(0), lb.cI64(ints[0]), inBounds[i]});
           lb.call(rt::Call::gnnrtKernelInt,
-                  {op->getOperand(0), lb.cI64(ints[1]), bounds[i + 1]});
+                  {op->getOperand(0), lb.cI64(ints[1]), inBounds[i + 1]});
           lb.call(rt::Call::gnnrtParallelForRange,
                   {op->getOperand(0), op->getOperand(1), begin, stop});
           if (i > 0)

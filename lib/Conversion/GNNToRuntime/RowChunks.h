@@ -82,6 +82,12 @@ struct RowChunkStart {
   int64_t tile;
 };
 
+/// A step restricted to its first rows (RowLevels.h): rows [0, rows), its
+/// aggregation's edges from input rows [0, inputs) (null: every row).
+struct RowRange {
+  Value rows, inputs;
+};
+
 /// Runs the code of one lowered step (a vertex stage, an aggregation, an
 /// outer sum), the ops after `before` (from the block's start when null)
 /// through `last`, as `chunks` row chunks. An aggregation (gnnrtSpmm, or a
@@ -95,10 +101,14 @@ struct RowChunkStart {
 /// the chunks' shares) is in `replaced`. With the graph out of core
 /// (lb.graphOutOfCore) each chunk of an aggregation first opens the window
 /// of its rows' edges (gnnrtGraphWindow).
-SmallVector<RowChunkStart> chunkStageRows(Block &block, Operation *before,
-                                          Operation *last, int64_t chunks,
-                                          LoweringBuilder &lb,
-                                          DenseMap<Value, Value> &replaced);
+/// With `range` (and `chunks` 1) the code runs once over the range's rows,
+/// its aggregation as one tile over the range's inputs. `refused` is set
+/// when the code holds something that cannot run over fewer rows.
+SmallVector<RowChunkStart>
+chunkStageRows(Block &block, Operation *before, Operation *last,
+               int64_t chunks, LoweringBuilder &lb,
+               DenseMap<Value, Value> &replaced,
+               const RowRange *range = nullptr, bool *refused = nullptr);
 
 } // namespace mlir::gnn
 

@@ -72,7 +72,8 @@
 ///  17: gnnrtBufferEdgeChunks takes a slot of per-edge values as chunks by
 ///      destination chunk (a fused gather's edge caches in row chunks).
 ///  18: gnnrtLevelRows gives the rows each level of the model computes (a
-///      sampled batch's hops; |V| for a whole graph).
+///      sampled batch's hops; |V| for a whole graph); gnnrtZeroRows zeroes
+///      a range of a buffer.
 #define GNNRT_API_VERSION 18
 
 #ifdef __cplusplus
@@ -296,6 +297,12 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtSumRowsAdd(gnnrtContext *ctx, int64_t rows,
                                                int64_t width,
                                                gnnrtMemRefF32 *in,
                                                gnnrtMemRefF32 *out);
+
+/// Zeroes elements [begin, begin + count) of `buf` (the rows of a tensor
+/// that a level's step left out and a later step reads as zeros: ABI 18).
+GNNRT_EXPORT void _mlir_ciface_gnnrtZeroRows(gnnrtContext *ctx,
+                                             gnnrtMemRefF32 *buf, int64_t begin,
+                                             int64_t count);
 
 /// C[M, N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when
 /// the flag is set (OpenBLAS sgemm on the CPU device).
