@@ -84,7 +84,7 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     anything else over its rows (a loop in the function, another runtime
     call) stays whole; a remark per function says how many ran in chunks.
 
-    Level rows (`level-rows`, on by default; docs/MiniBatch.md, "The
+    Level rows (`level-rows`; gnn-compile's default; docs/MiniBatch.md, "The
     program on blocks"): in the training step, each step over the vertices
     computes the first n_l rows of its level only (`gnnrtLevelRows`, read
     once at the start): the loss and what it reads back to the last
@@ -139,7 +139,7 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
            "Runs each step over the vertices in this many row chunks, 1 to "
            "256 (1: whole)">,
-    Option<"levelRows", "level-rows", "bool", /*default=*/"true",
+    Option<"levelRows", "level-rows", "bool", /*default=*/"false",
            "The training step's steps compute the rows of their level "
            "only (gnnrtLevelRows: a sampled batch's per-layer blocks; every "
            "row on a whole graph); not with row chunks, a budget, a "

@@ -114,7 +114,7 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: the training step's steps "
                      "compute their level's rows only (a sampled batch's "
                      "per-layer blocks)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(false)};
   Option<bool> featuresOutOfCore{
       *this, "features-out-of-core",
       llvm::cl::desc("--convert-gnn-to-runtime: the features stay on "
