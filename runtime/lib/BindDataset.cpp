@@ -152,7 +152,15 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
   // storage, read by chunks (gnnrtFeaturesChunks).
   if (m.featureChunks == 0) {
     const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
-    ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
+    // A smaller graph bound after a larger one (mini-batches) takes the
+    // same buffer: no fresh pages to clear per batch.
+    if (ctx->features && ctx->featuresCapacity >= numFeatureValues) {
+      ctx->features->size = numFeatureValues;
+    } else {
+      ctx->features.reset();
+      ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
+      ctx->featuresCapacity = numFeatureValues;
+    }
     ctx->device->copy(ctx->features->data, MemoryTier::Device,
                       ds.features.data(), MemoryTier::Host,
                       numFeatureValues * static_cast<int64_t>(sizeof(float)));

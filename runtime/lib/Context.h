@@ -167,6 +167,9 @@ struct gnnrtContext {
   /// (device->edgeData()).
   gnnrt::Dataset ds;
   std::unique_ptr<gnnrt::Buffer> features; // [V, F], set by bindDataset
+  /// The floats `features` was allocated with (a later, smaller dataset's
+  /// features reuse it: a mini-batch's each batch).
+  int64_t featuresCapacity = 0;
   /// The features out of core (the model's `features-out-of-core` record):
   /// features.npy open for the run, read by the chunks gnnrtFeaturesChunks
   /// takes; `features` is then null.
@@ -281,13 +284,13 @@ void initParams(gnnrtContext *ctx, uint64_t seed);
 /// What training `ctx->model` on the loaded `ctx->ds` will allocate beyond
 /// the dataset, by part (TrainingMemory.cpp).
 struct TrainingMemory {
-  int64_t graph = 0;        // the CSR, destinations, degrees
-  int64_t edgeInputs = 0;   // the device's copies of the edge data read
-  int64_t features = 0;     // the device's copy of the features (transient)
-  int64_t parameters = 0;   // parameters and gradients
-  int64_t optimizer = 0;    // Adam's moments or SGD's momentum
-  int64_t activations = 0;  // the slots' buffers (their largest sizes)
-  int64_t staging = 0;      // host copy of the largest parameter (initParams)
+  int64_t graph = 0;       // the CSR, destinations, degrees
+  int64_t edgeInputs = 0;  // the device's copies of the edge data read
+  int64_t features = 0;    // the device's copy of the features (transient)
+  int64_t parameters = 0;  // parameters and gradients
+  int64_t optimizer = 0;   // Adam's moments or SGD's momentum
+  int64_t activations = 0; // the slots' buffers (their largest sizes)
+  int64_t staging = 0;     // host copy of the largest parameter (initParams)
   bool unknownBuffers = false; // some buffer sizes could not be evaluated
   bool placed = false; // activations: the placement's peak, not every slot
   /// The most allocated at once: the features' copy replaces the dataset's,
@@ -297,9 +300,8 @@ struct TrainingMemory {
 
 /// Sizes the training state of `ctx` (after loadDataset, before
 /// bindDataset). False with a message when a size overflows.
-bool estimateTrainingMemory(const gnnrtContext *ctx,
-                            const OptimizerConfig &opt, TrainingMemory &need,
-                            std::string &error);
+bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
+                            TrainingMemory &need, std::string &error);
 
 /// estimateTrainingMemory (into `need`), compared with `avail`
 /// (availableMemory()): false with a one-line message naming the parts, what

@@ -293,16 +293,15 @@ void FunctionLowering::restrictToLevel(Operation &op, Operation *before,
   for (const LevelPlan::Fill &fill : fills->second) {
     Operation *def = fill.value.getDefiningOp();
     auto grad = lossGrads.find(def);
-    Tensor t = grad != lossGrads.end() ? grad->second
-                                       : buffers.lookup(fill.value);
+    Tensor t =
+        grad != lossGrads.end() ? grad->second : buffers.lookup(fill.value);
     if (!t.batched ||
         !cast<MemRefType>(t.buf.getType()).getElementType().isF32())
       continue;
     Value begin = lb.mul(levelRows[fill.from], t.rowSize);
-    Value count = lb.mul(
-        lb.b.create<arith::SubIOp>(lb.loc, levelRows[fill.to],
-                                   levelRows[fill.from]),
-        t.rowSize);
+    Value count = lb.mul(lb.b.create<arith::SubIOp>(lb.loc, levelRows[fill.to],
+                                                    levelRows[fill.from]),
+                         t.rowSize);
     lb.call(rt::Call::gnnrtZeroRows,
             {lb.ctx, t.buf, lb.toI64(begin), lb.toI64(count)});
   }

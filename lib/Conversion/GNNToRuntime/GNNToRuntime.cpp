@@ -527,8 +527,8 @@ struct ConvertGNNToRuntime
         before.insert(&op);
       if (failed(lower(withLevels)))
         return signalPassFailure();
-      if (Operation *by = withLevels ? lowerings.back()->getLevelsRefusedBy()
-                                     : nullptr) {
+      if (Operation *by =
+              withLevels ? lowerings.back()->getLevelsRefusedBy() : nullptr) {
         // Again over every row: what the first lowering added goes.
         by->emitRemark() << "level rows: this step's code cannot run over "
                             "fewer rows; the training step computes every "
@@ -543,8 +543,8 @@ struct ConvertGNNToRuntime
       } else if (withLevels) {
         fn.emitRemark() << "level rows: "
                         << lowerings.back()->getRestrictedSteps()
-                        << " steps compute the rows of their level of "
-                        << hops << " hops";
+                        << " steps compute the rows of their level of " << hops
+                        << " hops";
       }
       if (graphOutOfCore && failed(checkEdgesInWindows(module, fn)))
         return signalPassFailure();

@@ -105,9 +105,8 @@ struct RowRange {
 /// its aggregation as one tile over the range's inputs. `refused` is set
 /// when the code holds something that cannot run over fewer rows.
 SmallVector<RowChunkStart>
-chunkStageRows(Block &block, Operation *before, Operation *last,
-               int64_t chunks, LoweringBuilder &lb,
-               DenseMap<Value, Value> &replaced,
+chunkStageRows(Block &block, Operation *before, Operation *last, int64_t chunks,
+               LoweringBuilder &lb, DenseMap<Value, Value> &replaced,
                const RowRange *range = nullptr, bool *refused = nullptr);
 
 } // namespace mlir::gnn

@@ -102,7 +102,9 @@ private:
     for (Value v : op.getOperands())
       read(v, 0);
   }
-  static int64_t below(int64_t level) { return std::max<int64_t>(level - 1, 0); }
+  static int64_t below(int64_t level) {
+    return std::max<int64_t>(level - 1, 0);
+  }
 
   /// A step computing `rows`: its results read at more rows are zero there.
   void restrict(Operation &op, int64_t rows, std::optional<int64_t> inputs,
@@ -124,7 +126,9 @@ private:
   }
 
   void forward(Operation &op) {
-    auto set = [&](Value v, int64_t l) { support[v] = std::clamp<int64_t>(l, 0, L); };
+    auto set = [&](Value v, int64_t l) {
+      support[v] = std::clamp<int64_t>(l, 0, L);
+    };
     if (auto in = dyn_cast<InputOp>(op)) {
       // A batch's train mask is set on its seeds alone (the last level).
       set(in.getResult(), in.getName() == "train_mask" ? L : 0);
@@ -143,7 +147,8 @@ private:
     } else if (auto s = dyn_cast<ScatterOp>(op)) {
       // Edges to the destinations beyond a level are zero where their
       // destinations' rows are; sources give no such prefix.
-      set(s.getResult(), s.getSide() == Side::Dst ? supportOf(s.getInput()) : 0);
+      set(s.getResult(),
+          s.getSide() == Side::Dst ? supportOf(s.getInput()) : 0);
     } else if (auto g = dyn_cast<GatherOp>(op)) {
       // To the sources: a source beyond n_{l-1} has no edge to a
       // destination below n_l.

@@ -1,4 +1,5 @@
-//===- RowLevels.h - the rows each step of a training step needs -*- C++ -*-===//
+//===- RowLevels.h - the rows each step of a training step needs -*- C++
+//-*-===//
 //
 // Issue 21's program on blocks (docs/MiniBatch.md, "The program on
 // blocks"). A sampled batch orders its vertices by the hop that reached

@@ -186,18 +186,17 @@ GNNRT_EXPORT int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index);
 /// [c * GNNRT_PARALLEL_CHUNK, min(n, (c + 1) * GNNRT_PARALLEL_CHUNK)). Kernels
 /// rely on that split: one that sums rows keeps a partial per chunk, so its
 /// result does not depend on the threads.
-GNNRT_EXPORT void gnnrtParallelFor(gnnrtContext *ctx,
-                                   void (*kernel)(gnnrtContext *, int64_t,
-                                                  int64_t),
-                                   int64_t n);
+GNNRT_EXPORT void
+gnnrtParallelFor(gnnrtContext *ctx,
+                 void (*kernel)(gnnrtContext *, int64_t, int64_t), int64_t n);
 /// gnnrtParallelFor over rows [begin, end) only: the chunks
 /// [begin + c * GNNRT_PARALLEL_CHUNK, ...) clipped at `end`. `begin` is a
 /// multiple of GNNRT_PARALLEL_CHUNK (so a kernel's partial per chunk is the
 /// one gnnrtParallelFor would use) and 0 <= begin <= end; else the run stops
 /// with an error.
 GNNRT_EXPORT void gnnrtParallelForRange(gnnrtContext *ctx,
-                                        void (*kernel)(gnnrtContext *,
-                                                       int64_t, int64_t),
+                                        void (*kernel)(gnnrtContext *, int64_t,
+                                                       int64_t),
                                         int64_t begin, int64_t end);
 
 /// A buffer of `numElements` floats owned by the context and identified by
