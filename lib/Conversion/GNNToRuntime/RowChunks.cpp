@@ -24,6 +24,8 @@ enum class Role {
   SumGemm,   // gnnrtGemm summing over the vertices (A^T B: A and B rows)
   RowSpmm,   // gnnrtSpmm: its output rows, from the whole input
   RowSum,    // gnnrtSumRows over the vertices: added up over the chunks
+  RowSumOfParts, // gnnrtSumRows over a stage's partial sums, one per
+                 // ceil(V / C) row groups of C rows
   RowLoss,   // gnnrtSoftmaxCrossEntropy: the chunks' shares added up
   RowLoop,   // a loop in the function over the rows, each its own row only
 };
@@ -44,6 +46,21 @@ std::optional<rt::Call> calleeOf(Operation *op) {
 bool isVertexCount(Value v, Value numV) {
   auto cast = v.getDefiningOp<arith::IndexCastOp>();
   return cast && cast.getIn() == numV;
+}
+
+/// C, when i64 `v` is ceil(V / C) (index_cast of (numV + C - 1) / C): the
+/// row groups of a stage's partial sums (StageLowering's reductions).
+std::optional<int64_t> rowGroupOf(Value v, Value numV) {
+  auto cast = v.getDefiningOp<arith::IndexCastOp>();
+  auto div = cast ? cast.getIn().getDefiningOp<arith::DivUIOp>() : nullptr;
+  auto add = div ? div.getLhs().getDefiningOp<arith::AddIOp>() : nullptr;
+  if (!add || add.getLhs() != numV)
+    return std::nullopt;
+  std::optional<int64_t> c = getConstantIntValue(div.getRhs());
+  std::optional<int64_t> up = getConstantIntValue(add.getRhs());
+  if (!c || !up || *c < 1 || *up != *c - 1 || GNNRT_PARALLEL_CHUNK % *c != 0)
+    return std::nullopt;
+  return c;
 }
 
 bool isZero(Value v) {
@@ -93,6 +110,8 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
     case rt::Call::gnnrtSumRows:
       if (isVertexCount(op->getOperand(1), numV))
         return Role::RowSum;
+      if (rowGroupOf(op->getOperand(1), numV))
+        return Role::RowSumOfParts;
       return std::nullopt;
     case rt::Call::gnnrtSoftmaxCrossEntropy:
       return Role::RowLoss;
@@ -442,6 +461,26 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         op->setOperand(3, rows);
         op->setOperand(7, a);
         op->setOperand(10, c);
+        return;
+      }
+      if (role == Role::RowSumOfParts) {
+        // The groups of the chunk's rows (chunks start at multiples of
+        // GNNRT_PARALLEL_CHUNK, a multiple of C): [begin / C, ceil(stop /
+        // C)).
+        int64_t c = *rowGroupOf(op->getOperand(1), numV);
+        Value first = b.create<arith::DivUIOp>(loc, begin, lb.cI64(c));
+        Value last = b.create<arith::DivUIOp>(
+            loc, b.create<arith::AddIOp>(loc, stop, lb.cI64(c - 1)),
+            lb.cI64(c));
+        Value groups = b.create<arith::SubIOp>(loc, last, first);
+        Value in =
+            lb.call(rt::Call::gnnrtView, {op->getOperand(0), op->getOperand(3),
+                                          lb.mul(first, op->getOperand(2)),
+                                          lb.mul(groups, op->getOperand(2))});
+        lb.call(k == 0 ? rt::Call::gnnrtSumRows : rt::Call::gnnrtSumRowsAdd,
+                {op->getOperand(0), groups, op->getOperand(2), in,
+                 op->getOperand(4)});
+        op->erase();
         return;
       }
       if (role == Role::RowSum) {

@@ -10,9 +10,11 @@
 // computed on n_2 rows, is zeroed up to n_1 where the sum reads it.
 // RUN: gnn-opt %examples/models/sage_mean.mlir --gnn-train-pipeline 2>/dev/null | gnn-opt --convert-gnn-to-runtime="level-rows=true" -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 // RUN: gnn-opt %examples/models/sage_mean.mlir --gnn-train-pipeline 2>/dev/null | gnn-opt --convert-gnn-to-runtime 2>&1 | FileCheck %s --check-prefix=OFF
-// A step whose code cannot run over fewer rows (GAT's sums of attention
-// gradients over rows x heads) lowers the step over every row again.
+// For GAT, its stages' partial sums of the attention gradients (per group of 32
+// rows) are summed over the groups of the level's rows.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-train-pipeline 2>/dev/null | gnn-opt --convert-gnn-to-runtime="level-rows=true" -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=GAT
+// Row chunks split the rows themselves: no levels with them.
+// RUN: gnn-opt %examples/models/sage_mean.mlir --gnn-train-pipeline 2>/dev/null | gnn-opt --convert-gnn-to-runtime="level-rows=true row-chunks=2" 2>&1 | FileCheck %s --check-prefix=OFF
 
 // CHECK: remark: level rows: 17 steps compute the rows of their level of 2 hops
 // CHECK-LABEL: func.func @gnn_eval(%arg0: !llvm.ptr)
@@ -52,5 +54,10 @@
 // OFF-NOT: gnnrtLevelRows
 // OFF-NOT: gnnrtZeroRows
 
-// GAT: remark: level rows: this step's code cannot run over fewer rows; the training step computes every row
-// GAT-NOT: gnnrtLevelRows
+// GAT: remark: level rows: 25 steps compute the rows of their level of 2 hops
+// GAT-LABEL: func.func @gnn_train_step(
+// GAT:         %[[L2:.*]] = call @gnnrtLevelRows(%arg0, %c2_i64{{.*}})
+// GAT:         %[[UP:.*]] = arith.addi %{{.*}}, %c31_i64{{.*}} : i64
+// GAT-NEXT:    %[[LAST:.*]] = arith.divui %[[UP]], %c32_i64{{.*}} : i64
+// GAT-NEXT:    %[[GROUPS:.*]] = arith.subi %[[LAST]], %{{.*}} : i64
+// GAT:         call @gnnrtSumRows(%arg0, %[[GROUPS]],

@@ -9,7 +9,20 @@
 // touches only its own row (row_dot; marked gnn.own_row_loop by the
 // lowering) runs over the chunk's rows.
 // RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3" -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
-// CHECK: remark: row chunks: 11 of 12 steps over the vertices run in 3 chunks
+// A sum over the partial sums a stage leaves per group of 32 rows (ceil(V /
+// 32) of them) adds the groups of each chunk's rows, [b_k / 32,
+// ceil(b_{k+1} / 32)).
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3" 2>/dev/null | FileCheck %s --check-prefix=PARTS
+// PARTS-LABEL: func.func @gnn_train_step(
+// PARTS:         %[[FIRST:.*]] = arith.divui %c0_i64{{.*}}, %c32_i64{{.*}} : i64
+// PARTS:         %[[UP:.*]] = arith.addi %{{.*}}, %c31_i64{{.*}} : i64
+// PARTS-NEXT:    %[[LAST:.*]] = arith.divui %[[UP]], %c32_i64{{.*}} : i64
+// PARTS-NEXT:    %[[GROUPS:.*]] = arith.subi %[[LAST]], %[[FIRST]] : i64
+// PARTS:         call @gnnrtView(
+// PARTS-NEXT:    call @gnnrtSumRows(%arg0, %[[GROUPS]],
+// PARTS:         call @gnnrtSumRowsAdd(
+// PARTS:         call @gnnrtSumRowsAdd(
+// CHECK: remark: row chunks: 12 of 12 steps over the vertices run in 3 chunks
 // CHECK: remark: row chunks: 5 of 5 steps over the vertices run in 3 chunks
 // CHECK-LABEL: func.func @gnn_eval(%arg0: !llvm.ptr)
 // CHECK:         %[[V:.*]] = call @gnnrtDim(%arg0, %c0_i64)
