@@ -14,7 +14,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <numeric>
-#include <queue>
 #include <utility>
 
 using namespace gnnrt;
@@ -53,21 +52,16 @@ static void pickRow(uint64_t key, int64_t begin, int64_t end, int64_t k,
     std::iota(out, out + (end - begin), begin);
     return;
   }
-  // A max-heap of the k smallest (draw, position) pairs seen.
-  std::priority_queue<std::pair<uint64_t, int64_t>> heap;
-  for (int64_t p = begin; p < end; ++p) {
-    const uint64_t d = edgeDraw(key, p);
-    if (static_cast<int64_t>(heap.size()) < k) {
-      heap.push({d, p});
-    } else if (d < heap.top().first) {
-      heap.pop();
-      heap.push({d, p});
-    }
-  }
-  for (int64_t i = 0; i < k; ++i) {
-    out[i] = heap.top().second;
-    heap.pop();
-  }
+  // The k smallest (draw, position) pairs: a selection over the row's
+  // draws (distinct positions break ties, so the set is the same as a
+  // heap's), then the positions in order.
+  thread_local std::vector<std::pair<uint64_t, int64_t>> draws;
+  draws.clear();
+  for (int64_t p = begin; p < end; ++p)
+    draws.push_back({edgeDraw(key, p), p});
+  std::nth_element(draws.begin(), draws.begin() + (k - 1), draws.end());
+  for (int64_t i = 0; i < k; ++i)
+    out[i] = draws[i].second;
   std::sort(out, out + k);
 }
 
