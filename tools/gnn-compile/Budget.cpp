@@ -34,6 +34,7 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
     std::optional<uint64_t> least; // set when the error is the least plan
     std::string op;                // the op it names
     bool residentTooLarge = false; // the state besides the buffers
+    std::optional<uint64_t> moved; // the first (training) plan's bytes
     LogicalResult result = failure();
     {
       ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
@@ -44,6 +45,25 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
         if (d.getSeverity() == DiagnosticSeverity::Error &&
             text.find("is below what stays resident") != std::string::npos)
           residentTooLarge = true;
+        // "buffer placement: ...; F fetches (B bytes), E evictions (B
+        // bytes), ...[; W graph windows (B bytes)]": the bytes in brackets.
+        if (d.getSeverity() == DiagnosticSeverity::Remark && !moved &&
+            StringRef(text).starts_with("buffer placement: ") &&
+            text.find(" fetches (") != std::string::npos) {
+          uint64_t sum = 0;
+          for (StringRef rest = text; !rest.empty();) {
+            size_t open = rest.find(" (");
+            if (open == StringRef::npos)
+              break;
+            rest = rest.substr(open + 2);
+            uint64_t n = 0;
+            StringRef number = rest;
+            if (!number.consumeInteger(10, n) &&
+                number.starts_with(" bytes)"))
+              sum += n;
+          }
+          moved = sum;
+        }
         if (d.getSeverity() == DiagnosticSeverity::Error &&
             at != std::string::npos &&
             !StringRef(text).substr(at + kLeast.size()).consumeInteger(10, n)) {
@@ -61,6 +81,7 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
     if (succeeded(result)) {
       best.fits = true;
       best.chunks = k;
+      best.moved = moved.value_or(0);
       break;
     }
     if (!least && residentTooLarge && lowering.graphOutOfCore)

@@ -33,6 +33,9 @@ struct RowChunkSearch {
   /// Whether some count's least plan was a fused gather's (whose edge caches
   /// may be what held it), not only the smallest one's.
   bool fusedGatherLimited = false;
+  /// With `fits`: the bytes the training step's plan moves per step (its
+  /// fetches, evictions and graph windows, from the placement's remark).
+  uint64_t moved = 0;
 };
 
 /// The fewest row chunks (1, 2, 4, ... 64) with which `lowering` (its other

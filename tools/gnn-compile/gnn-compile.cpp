@@ -665,12 +665,16 @@ int main(int argc, char **argv) {
   sizeWindows();
   if (emitKind != EmitKind::MLIR && (budget || bufferBytes) &&
       rowChunks.getNumOccurrences() == 0) {
-    // The settings tried in turn until one fits: as given; then, unless the
-    // flags fix them, with no edge caches (the fused kernels recompute what
-    // they would keep) when the least plan is a fused gather's; then the
+    // The settings tried in turn: as given; then, unless the flags fix
+    // them, with no edge caches (the fused kernels recompute what they
+    // would keep) when the least plan is a fused gather's; then the
     // features out of core (under --mem-budget), with the caches, then
-    // without. With none fitting, the one whose least plan is smallest is
-    // compiled (its error says why).
+    // without; then the graph out of core. Of those that fit, the one whose
+    // training step moves the fewest bytes (fetches, evictions, graph
+    // windows: the plans' counts at the dataset's sizes) is compiled, the
+    // earlier on a tie; none moves less than nothing, so a setting that
+    // fits without moving anything ends the search. With none fitting, the
+    // one whose least plan is smallest is compiled (its error says why).
     const bool outOfCoreGiven = featuresOutOfCore.getNumOccurrences() != 0;
     const bool graphGiven = graphOutOfCore.getNumOccurrences() != 0;
     const bool cachesGiven = edgeCacheFloats.getNumOccurrences() != 0;
@@ -686,9 +690,10 @@ int main(int argc, char **argv) {
     // (with more chunks a fused gather's share shrinks below what another
     // step reads whole, such as the logits at the output).
     bool cachesMatter = best.fusedGatherLimited;
+    int64_t settingsFit = best.fits ? 1 : 0;
     auto retry = [&](bool withOutOfCore, int64_t withCaches,
                      bool withGraph = false) {
-      if (best.fits)
+      if (best.fits && best.moved == 0)
         return;
       lowering.featuresOutOfCore = withOutOfCore;
       lowering.edgeCacheFloats = withCaches;
@@ -697,7 +702,9 @@ int main(int argc, char **argv) {
           findRowChunks(context, *module, options, lowering, budget,
                         !noOptimize, indptr ? &*indptr : nullptr);
       cachesMatter |= r.fusedGatherLimited;
-      if (r.fits || r.least < best.least) {
+      settingsFit += r.fits ? 1 : 0;
+      if (best.fits ? r.fits && r.moved < best.moved
+                    : r.fits || r.least < best.least) {
         best = r;
         outOfCore = withOutOfCore;
         caches = withCaches;
@@ -740,6 +747,11 @@ int main(int argc, char **argv) {
       llvm::errs() << "gnn-compile: remark: no edge caches: the fused "
                       "kernels recompute per-edge values in the backward "
                       "(--edge-cache-floats sets it)\n";
+    if (showRemarks && settingsFit > 1)
+      llvm::errs() << "gnn-compile: remark: " << settingsFit
+                   << " settings fit the budget; this one moves the fewest "
+                      "bytes per training step: "
+                   << best.moved << "\n";
     if (showRemarks && lowering.rowChunks > 1)
       llvm::errs() << "gnn-compile: remark: " << lowering.rowChunks
                    << " row chunks: "

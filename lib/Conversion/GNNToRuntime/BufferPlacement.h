@@ -60,6 +60,11 @@ struct BufferPlacementReport {
   /// Whether some buffer is edge-chunked (its chunks sized by the row
   /// chunks' in-edges).
   bool edgeChunks = false;
+  /// The graph out of core: the windows the function opens and the bytes
+  /// they read at the dataset's sizes (an average row chunk's edges, each
+  /// with the per-edge arrays the program reads).
+  int64_t windows = 0;
+  uint64_t windowBytes = 0;
 };
 
 class BufferPlacement {

@@ -64,7 +64,8 @@ LogicalResult FunctionLowering::run(bool training) {
   if (failed(bindParameters()))
     return failure();
   if (numLevels > 0 && training) {
-    levelPlan = planRowLevels(source, numLevels);
+    levelPlan = planRowLevels(source, numLevels,
+                              edgeCachePairs(source.getBody().front()));
     for (int64_t l = 0; l <= numLevels; ++l)
       levelRows.push_back(lb.toIndex(
           lb.b, lb.call(rt::Call::gnnrtLevelRows, {lb.ctx, lb.cI64(l)})));

@@ -388,6 +388,26 @@ static int64_t cacheableWidth(Value v) {
   return t.getNumElements();
 }
 
+SmallVector<std::pair<Operation *, Operation *>>
+mlir::gnn::edgeCachePairs(Block &body) {
+  SmallVector<FusedGatherOp> gathers(body.getOps<FusedGatherOp>());
+  SmallVector<std::pair<Operation *, Operation *>> pairs;
+  for (auto [i, writer] : llvm::enumerate(gathers))
+    for (FusedGatherOp reader : ArrayRef(gathers).drop_front(i + 1)) {
+      bool shared = false;
+      for (Operation &w : writer.getBody().front().without_terminator())
+        for (Operation &r : reader.getBody().front().without_terminator())
+          shared |= !shared && cacheableWidth(w.getResult(0)) > 0 &&
+                    cacheableWidth(w.getResult(0)) ==
+                        cacheableWidth(r.getResult(0)) &&
+                    sameEdgeValue(writer, w.getResult(0), reader,
+                                  r.getResult(0));
+      if (shared)
+        pairs.push_back({writer, reader});
+    }
+  return pairs;
+}
+
 KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
   KernelCaches result;
   auto self = llvm::find(fusedGathers, fg);

@@ -47,6 +47,11 @@ LogicalResult emitFusedGatherKernel(
     int64_t firstCacheArg,
     std::optional<std::pair<int64_t, int64_t>> tileInts = std::nullopt);
 
+/// The fused gathers of `body` that may keep a per-edge value for a later
+/// one (an edge cache: the same value, as edgeCachesFor finds it), with
+/// each later one that may read it: (writer, reader) pairs.
+SmallVector<std::pair<Operation *, Operation *>> edgeCachePairs(Block &body);
+
 class FusedGatherLowering {
 public:
   FusedGatherLowering(LoweringBuilder &lb, Buffers &buffers,

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -358,6 +359,9 @@ static void emitPlacementRemark(func::FuncOp fn,
     << r.evictBytes << " bytes), " << r.drops << " drops; " << r.tileFetches
     << " fetches for one tile (selective), " << r.filteredFetches
     << " of them expected filtered, " << r.pipelinedTiles << " in sub-chunks";
+  if (r.windows)
+    d << "; " << r.windows << " graph windows (" << r.windowBytes
+      << " bytes)";
 }
 
 struct ConvertGNNToRuntime
@@ -512,8 +516,7 @@ struct ConvertGNNToRuntime
       // they share the slots: the runtime keeps max(train, eval) per slot.
       auto lower = [&, fn = fn, training = training](bool withLevels) {
         lowerings.push_back(std::make_unique<FunctionLowering>(
-            module, fn, edgeInputs, withLevels ? 0 : edgeCacheFloats,
-            target == "cuda"));
+            module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
         lowerings.back()->setRowChunks(rowChunks);
         if (withLevels)
           lowerings.back()->setLevels(hops);
@@ -640,6 +643,18 @@ struct ConvertGNNToRuntime
                                         tileRows ? &*tileRows : nullptr,
                                         capacity, strategy, report)))
         return signalPassFailure();
+      if (graphOutOfCore && datasetMeta) {
+        // Each window reads its rows' edges: E / K of them on average.
+        const uint64_t perEdge = 4 * llvm::popcount(graphArrays);
+        fn.walk([&](func::CallOp call) {
+          if (call.getCallee() == rt::getName(rt::Call::gnnrtGraphWindow))
+            ++report.windows;
+        });
+        report.windowBytes = static_cast<uint64_t>(report.windows) *
+                             perEdge *
+                             (static_cast<uint64_t>(datasetMeta->numEdges) /
+                              static_cast<uint64_t>(rowChunks));
+      }
       emitPlacementRemark(fn, report);
       anyPlanned |= report.planned;
       anyEdgeChunks |= report.planned && report.edgeChunks;

@@ -59,8 +59,12 @@ SmallVector<int64_t> bodySupport(Block &body, ArrayRef<int64_t> args,
 
 class Planner {
 public:
-  Planner(func::FuncOp fn, int64_t numLevels) : fn(fn), L(numLevels) {
+  Planner(func::FuncOp fn, int64_t numLevels,
+          ArrayRef<std::pair<Operation *, Operation *>> cachePairs)
+      : fn(fn), L(numLevels) {
     plan.numLevels = numLevels;
+    for (auto [writer, reader] : cachePairs)
+      readersOf[writer].push_back(reader);
   }
 
   LevelPlan run() {
@@ -82,6 +86,11 @@ private:
   DenseMap<Value, int64_t> need;
   /// The loss op that computes a loss gradient along with the loss.
   DenseMap<Operation *, Operation *> gradOfLoss;
+  /// Fused gathers that may keep per-edge values for later ones (edge
+  /// caches), and the level of the destinations whose edges each fused
+  /// gather reaches.
+  DenseMap<Operation *, SmallVector<Operation *>> readersOf;
+  DenseMap<Operation *, int64_t> edgeReach;
 
   int64_t supportOf(Value v) const { return support.lookup(v); }
   int64_t needOf(Value v) const {
@@ -218,7 +227,15 @@ private:
       SmallVector<Value> results(fg.getOuts());
       if (Value arg = fg.getArg())
         results.push_back(arg);
-      const int64_t rows = rowsOfAll(results);
+      int64_t rows = rowsOfAll(results);
+      // A kernel that keeps per-edge values for later ones writes them for
+      // the edges of its rows: at least those its readers reach (a writer
+      // to the sources, every edge).
+      const bool writes = readersOf.count(&op) != 0;
+      for (Operation *reader : readersOf.lookup(&op))
+        rows = std::min(rows, edgeReach.lookup(reader));
+      if (writes && fg.getSide() == Side::Src)
+        rows = 0;
       if (fg.getSide() == Side::Dst) {
         // The in-edges of rows below n_l come from sources below n_{l-1}.
         for (Value v : fg.getSrcInputs())
@@ -227,6 +244,7 @@ private:
           read(v, rows);
         for (Value v : fg.getEdgeInputs())
           read(v, rows);
+        edgeReach[&op] = rows;
         restrict(op, rows, std::nullopt, results);
         return;
       }
@@ -236,7 +254,7 @@ private:
       // those to destinations beyond the level where the body's
       // destination and edge operands are (their rows as read).
       std::optional<int64_t> inputs;
-      if (fg.getAcc() == Accumulator::Sum) {
+      if (fg.getAcc() == Accumulator::Sum && !writes) {
         SmallVector<int64_t> args(fg.getSrcInputs().size(), 0);
         for (Value v : fg.getDstInputs())
           args.push_back(supportOf(v));
@@ -257,6 +275,7 @@ private:
         read(v, reach);
       for (Value v : fg.getEdgeInputs())
         read(v, reach);
+      edgeReach[&op] = reach;
       restrict(op, rows, inputs, results);
       return;
     }
@@ -282,6 +301,8 @@ private:
 
 } // namespace
 
-LevelPlan mlir::gnn::planRowLevels(func::FuncOp fn, int64_t numLevels) {
-  return Planner(fn, numLevels).run();
+LevelPlan mlir::gnn::planRowLevels(
+    func::FuncOp fn, int64_t numLevels,
+    ArrayRef<std::pair<Operation *, Operation *>> cachePairs) {
+  return Planner(fn, numLevels, cachePairs).run();
 }

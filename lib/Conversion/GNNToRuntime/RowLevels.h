@@ -61,8 +61,13 @@ struct LevelPlan {
   llvm::DenseMap<Operation *, SmallVector<Fill>> fills;
 };
 
-/// The plan of training step `fn` for a model of `numLevels` hops.
-LevelPlan planRowLevels(func::FuncOp fn, int64_t numLevels);
+/// The plan of training step `fn` for a model of `numLevels` hops, whose
+/// fused gathers `cachePairs` (writer, reader) may share per-edge values
+/// (edge caches: a writer then computes at least the rows whose edges its
+/// readers reach).
+LevelPlan planRowLevels(
+    func::FuncOp fn, int64_t numLevels,
+    ArrayRef<std::pair<Operation *, Operation *>> cachePairs = {});
 
 } // namespace mlir::gnn
 
