@@ -95,7 +95,8 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     (`gnnrtZeroRows`). On a whole graph every n_l is |V|; a sampled batch
     gives its hops' counts (DGL's blocks, PyG's trim_to_layer). A step
     whose code cannot be restricted lowers the function again over every
-    row, with a remark naming it. Edge caches are off with it.
+    row, with a remark naming it. A fused gather keeping per-edge values
+    for later kernels computes at least the rows their edges reach.
 
     The graph out of core (`graph-out-of-core`, with row chunks;
     docs/MemoryBudget.md, "The graph out of core"): the per-edge arrays
