@@ -463,34 +463,26 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         op->setOperand(10, c);
         return;
       }
-      if (role == Role::RowSumOfParts) {
-        // The groups of the chunk's rows (chunks start at multiples of
-        // GNNRT_PARALLEL_CHUNK, a multiple of C): [begin / C, ceil(stop /
-        // C)).
-        int64_t c = *rowGroupOf(op->getOperand(1), numV);
-        Value first = b.create<arith::DivUIOp>(loc, begin, lb.cI64(c));
-        Value last = b.create<arith::DivUIOp>(
-            loc, b.create<arith::AddIOp>(loc, stop, lb.cI64(c - 1)),
-            lb.cI64(c));
-        Value groups = b.create<arith::SubIOp>(loc, last, first);
+      if (role == Role::RowSum || role == Role::RowSumOfParts) {
+        // gnnrtSumRows(ctx, rows, width, in, out): chunk k adds its rows,
+        // or of a stage's partial sums per group of C rows the groups of
+        // its rows (chunks start at multiples of GNNRT_PARALLEL_CHUNK, a
+        // multiple of C): [begin / C, ceil(stop / C)).
+        Value first = begin, count = rows;
+        if (role == Role::RowSumOfParts) {
+          const int64_t c = *rowGroupOf(op->getOperand(1), numV);
+          first = b.create<arith::DivUIOp>(loc, begin, lb.cI64(c));
+          Value last = b.create<arith::DivUIOp>(
+              loc, b.create<arith::AddIOp>(loc, stop, lb.cI64(c - 1)),
+              lb.cI64(c));
+          count = b.create<arith::SubIOp>(loc, last, first);
+        }
         Value in =
             lb.call(rt::Call::gnnrtView, {op->getOperand(0), op->getOperand(3),
                                           lb.mul(first, op->getOperand(2)),
-                                          lb.mul(groups, op->getOperand(2))});
+                                          lb.mul(count, op->getOperand(2))});
         lb.call(k == 0 ? rt::Call::gnnrtSumRows : rt::Call::gnnrtSumRowsAdd,
-                {op->getOperand(0), groups, op->getOperand(2), in,
-                 op->getOperand(4)});
-        op->erase();
-        return;
-      }
-      if (role == Role::RowSum) {
-        // gnnrtSumRows(ctx, rows, width, in, out): chunk k adds its rows.
-        Value in =
-            lb.call(rt::Call::gnnrtView, {op->getOperand(0), op->getOperand(3),
-                                          lb.mul(begin, op->getOperand(2)),
-                                          lb.mul(rows, op->getOperand(2))});
-        lb.call(k == 0 ? rt::Call::gnnrtSumRows : rt::Call::gnnrtSumRowsAdd,
-                {op->getOperand(0), rows, op->getOperand(2), in,
+                {op->getOperand(0), count, op->getOperand(2), in,
                  op->getOperand(4)});
         op->erase();
         return;
