@@ -58,8 +58,7 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
             rest = rest.substr(open + 2);
             uint64_t n = 0;
             StringRef number = rest;
-            if (!number.consumeInteger(10, n) &&
-                number.starts_with(" bytes)"))
+            if (!number.consumeInteger(10, n) && number.starts_with(" bytes)"))
               sum += n;
           }
           moved = sum;

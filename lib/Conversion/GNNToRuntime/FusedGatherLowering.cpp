@@ -321,8 +321,9 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // rows' edges to one destination chunk: its own chunk's (to the
   // destinations) or its tile's input chunk's (to the sources), which is
   // how the caches are chunked (edge-chunked takes, edgeCachesFor).
-  const RowAccess cacheAccess =
-      !tiles ? RowAccess::All : toDst ? RowAccess::Own : RowAccess::Neighbours;
+  const RowAccess cacheAccess = !tiles  ? RowAccess::All
+                                : toDst ? RowAccess::Own
+                                        : RowAccess::Neighbours;
   for (auto [i, c] : llvm::enumerate(caches))
     kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
                       std::get<1>(c)->buf, cacheAccess);
@@ -397,11 +398,11 @@ mlir::gnn::edgeCachePairs(Block &body) {
       bool shared = false;
       for (Operation &w : writer.getBody().front().without_terminator())
         for (Operation &r : reader.getBody().front().without_terminator())
-          shared |= !shared && cacheableWidth(w.getResult(0)) > 0 &&
-                    cacheableWidth(w.getResult(0)) ==
-                        cacheableWidth(r.getResult(0)) &&
-                    sameEdgeValue(writer, w.getResult(0), reader,
-                                  r.getResult(0));
+          shared |=
+              !shared && cacheableWidth(w.getResult(0)) > 0 &&
+              cacheableWidth(w.getResult(0)) ==
+                  cacheableWidth(r.getResult(0)) &&
+              sameEdgeValue(writer, w.getResult(0), reader, r.getResult(0));
       if (shared)
         pairs.push_back({writer, reader});
     }

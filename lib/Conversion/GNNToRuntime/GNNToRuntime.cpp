@@ -360,8 +360,7 @@ static void emitPlacementRemark(func::FuncOp fn,
     << " fetches for one tile (selective), " << r.filteredFetches
     << " of them expected filtered, " << r.pipelinedTiles << " in sub-chunks";
   if (r.windows)
-    d << "; " << r.windows << " graph windows (" << r.windowBytes
-      << " bytes)";
+    d << "; " << r.windows << " graph windows (" << r.windowBytes << " bytes)";
 }
 
 struct ConvertGNNToRuntime
@@ -650,8 +649,7 @@ struct ConvertGNNToRuntime
           if (call.getCallee() == rt::getName(rt::Call::gnnrtGraphWindow))
             ++report.windows;
         });
-        report.windowBytes = static_cast<uint64_t>(report.windows) *
-                             perEdge *
+        report.windowBytes = static_cast<uint64_t>(report.windows) * perEdge *
                              (static_cast<uint64_t>(datasetMeta->numEdges) /
                               static_cast<uint64_t>(rowChunks));
       }

@@ -26,8 +26,8 @@ enum class Role {
   RowSum,    // gnnrtSumRows over the vertices: added up over the chunks
   RowSumOfParts, // gnnrtSumRows over a stage's partial sums, one per
                  // ceil(V / C) row groups of C rows
-  RowLoss,   // gnnrtSoftmaxCrossEntropy: the chunks' shares added up
-  RowLoop,   // a loop in the function over the rows, each its own row only
+  RowLoss,       // gnnrtSoftmaxCrossEntropy: the chunks' shares added up
+  RowLoop,       // a loop in the function over the rows, each its own row only
 };
 
 /// The call's entry point, if `op` calls one.

@@ -65,9 +65,9 @@ struct LevelPlan {
 /// fused gathers `cachePairs` (writer, reader) may share per-edge values
 /// (edge caches: a writer then computes at least the rows whose edges its
 /// readers reach).
-LevelPlan planRowLevels(
-    func::FuncOp fn, int64_t numLevels,
-    ArrayRef<std::pair<Operation *, Operation *>> cachePairs = {});
+LevelPlan
+planRowLevels(func::FuncOp fn, int64_t numLevels,
+              ArrayRef<std::pair<Operation *, Operation *>> cachePairs = {});
 
 } // namespace mlir::gnn
 
