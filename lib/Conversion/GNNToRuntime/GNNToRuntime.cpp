@@ -645,10 +645,13 @@ struct ConvertGNNToRuntime
       if (graphOutOfCore && datasetMeta) {
         // Each window reads its rows' edges: E / K of them on average.
         const uint64_t perEdge = 4 * llvm::popcount(graphArrays);
-        fn.walk([&](func::CallOp call) {
-          if (call.getCallee() == rt::getName(rt::Call::gnnrtGraphWindow))
-            ++report.windows;
-        });
+        // In the lowered function (`<name>_lowered`).
+        if (auto code = module.lookupSymbol<func::FuncOp>(
+                (fn.getSymName() + "_lowered").str()))
+          code.walk([&](func::CallOp call) {
+            if (call.getCallee() == rt::getName(rt::Call::gnnrtGraphWindow))
+              ++report.windows;
+          });
         report.windowBytes = static_cast<uint64_t>(report.windows) * perEdge *
                              (static_cast<uint64_t>(datasetMeta->numEdges) /
                               static_cast<uint64_t>(rowChunks));
