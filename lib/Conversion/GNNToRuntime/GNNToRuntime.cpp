@@ -101,7 +101,14 @@ std::string modelInfo(func::FuncOp fn, ArrayRef<std::string> edgeInputs,
 /// (scores scattered back to the edges of the vertex they were gathered to)
 /// adds none; a fused gather alike. "-1 <op>" when the forward reduces over
 /// all vertices (every vertex's logits then depend on every vertex).
-std::string hopsRecord(func::FuncOp eval) {
+std::string hopsRecord(int64_t hops, StringRef globalOp) {
+  return globalOp.empty() ? llvm::formatv("hops {0}\n", hops).str()
+                          : ("hops -1 " + globalOp + "\n").str();
+}
+
+/// The hops of `eval` (hopsRecord), -1 with `globalOp` set to the op that
+/// reduces over all vertices.
+int64_t modelHops(func::FuncOp eval, std::string &globalOp) {
   struct Depth {
     int64_t fromSrc = 0, fromDst = 0;
     int64_t most() const { return std::max(fromSrc, fromDst); }
@@ -109,8 +116,10 @@ std::string hopsRecord(func::FuncOp eval) {
   DenseMap<Value, Depth> depth;
   int64_t most = 0;
   for (Operation &op : eval.getBody().getOps()) {
-    if (isa<SumRowsOp, OuterSumOp, TypedOuterSumOp>(op))
-      return "hops -1 " + op.getName().getStringRef().str() + "\n";
+    if (isa<SumRowsOp, OuterSumOp, TypedOuterSumOp>(op)) {
+      globalOp = op.getName().getStringRef().str();
+      return -1;
+    }
     Depth d;
     for (Value v : op.getOperands()) {
       Depth o = depth.lookup(v);
@@ -147,7 +156,7 @@ std::string hopsRecord(func::FuncOp eval) {
       depth[r] = d;
     most = std::max(most, d.most());
   }
-  return llvm::formatv("hops {0}\n", most).str();
+  return most;
 }
 
 /// The `buffer` records of the model description: each slot's buffer sizes
@@ -496,15 +505,12 @@ struct ConvertGNNToRuntime
       return signalPassFailure();
     }
     // Before the lowering rewrites the functions.
-    const std::string hopsText = hopsRecord(eval);
+    std::string globalOp;
+    const int64_t hops = modelHops(eval, globalOp);
     SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
     SmallVector<std::unique_ptr<FunctionLowering>> lowerings;
     // The training step over its levels' rows (RowLevels.h), where nothing
     // else splits its rows.
-    int64_t hops = 0;
-    if (StringRef text = hopsText;
-        !text.consume_front("hops ") || text.trim().getAsInteger(10, hops))
-      hops = 0;
     const bool levels = levelRows && hops > 0 && rowChunks == 1 &&
                         target == "cpu" && getPartition(train).empty() &&
                         bufferBudget == 0 && memBudget == 0;
@@ -689,7 +695,7 @@ struct ConvertGNNToRuntime
     std::string info = modelInfo(train, edgeInputs, edgeTypes) +
                        bufferRecords(bufferSizes) + placementRecords +
                        llvm::formatv("graph-arrays {0}\n", graphArrays).str() +
-                       hopsText;
+                       hopsRecord(hops, globalOp);
     if (target == "cuda")
       info += "target cuda\n";
     if (featuresOutOfCore)
