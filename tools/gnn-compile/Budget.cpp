@@ -45,11 +45,12 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
         if (d.getSeverity() == DiagnosticSeverity::Error &&
             text.find("is below what stays resident") != std::string::npos)
           residentTooLarge = true;
-        // "buffer placement: ...; F fetches (B bytes), E evictions (B
-        // bytes), ...[; W graph windows (B bytes)]": the bytes in brackets.
+        // A function's "buffer placement: ...[; F fetches (B bytes), E
+        // evictions (B bytes), ...][; W graph windows (B bytes)]": the bytes
+        // in brackets (none when nothing moves).
         if (d.getSeverity() == DiagnosticSeverity::Remark && !moved &&
             StringRef(text).starts_with("buffer placement: ") &&
-            text.find(" fetches (") != std::string::npos) {
+            !StringRef(text).starts_with("buffer placement: a tile input")) {
           uint64_t sum = 0;
           for (StringRef rest = text; !rest.empty();) {
             size_t open = rest.find(" (");

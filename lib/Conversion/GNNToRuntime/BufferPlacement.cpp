@@ -297,6 +297,8 @@ LogicalResult BufferPlacement::place(
     report.strategy = "none (every slot fits: " + bytesText(allSlots) + ")";
     report.peakBytes = allSlots;
     if (features) { // read once, then kept
+      report.fetches = K;
+      report.fetchBytes = uses[featuresUse].bytes;
       lb.b.setInsertionPointAfter(featuresCall);
       for (int64_t c = 0; c < K; ++c)
         lb.call(rt::Call::gnnrtFetchChunk,

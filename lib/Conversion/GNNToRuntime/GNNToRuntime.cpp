@@ -360,8 +360,15 @@ static void emitPlacementRemark(func::FuncOp fn,
                                 const BufferPlacementReport &r) {
   InFlightDiagnostic d = fn.emitRemark();
   d << "buffer placement: " << r.strategy;
-  if (!r.planned)
+  if (!r.planned) {
+    // What still moves: the features out of core, read once.
+    if (r.fetches)
+      d << "; " << r.fetches << " fetches (" << r.fetchBytes << " bytes)";
+    if (r.windows)
+      d << "; " << r.windows << " graph windows (" << r.windowBytes
+        << " bytes)";
     return;
+  }
   d << "; " << r.capacity << " bytes for the buffers (minimum " << r.minCapacity
     << "), peak " << r.peakBytes << "; " << r.fetches << " fetches ("
     << r.fetchBytes << " bytes), " << r.evictions << " evictions ("
@@ -649,18 +656,29 @@ struct ConvertGNNToRuntime
                                         capacity, strategy, report)))
         return signalPassFailure();
       if (graphOutOfCore && datasetMeta) {
-        // Each window reads its rows' edges: E / K of them on average.
-        const uint64_t perEdge = 4 * llvm::popcount(graphArrays);
+        // Each window reads its rows' edges, E / K of them on average (a
+        // step's windows cover every chunk: exact over the step): of the
+        // destinations' side the sources (the destinations are filled in,
+        // not read), of the sources' side the CSR arrays the program reads
+        // (GraphOnStorage::open).
+        const uint64_t perEdge[2] = {
+            4 * static_cast<uint64_t>(llvm::popcount(graphArrays & 0xCu)), 4};
+        uint64_t edgeBytes = 0; // per edge of a chunk, over the windows
         // In the lowered function (`<name>_lowered`).
         if (auto code = module.lookupSymbol<func::FuncOp>(
                 (fn.getSymName() + "_lowered").str()))
           code.walk([&](func::CallOp call) {
-            if (call.getCallee() == rt::getName(rt::Call::gnnrtGraphWindow))
-              ++report.windows;
+            if (call.getCallee() != rt::getName(rt::Call::gnnrtGraphWindow))
+              return;
+            ++report.windows;
+            std::optional<int64_t> side =
+                getConstantIntValue(call.getOperand(1));
+            edgeBytes +=
+                !side ? std::max(perEdge[0], perEdge[1]) : perEdge[*side != 0];
           });
-        report.windowBytes = static_cast<uint64_t>(report.windows) * perEdge *
-                             (static_cast<uint64_t>(datasetMeta->numEdges) /
-                              static_cast<uint64_t>(rowChunks));
+        report.windowBytes = edgeBytes *
+                             static_cast<uint64_t>(datasetMeta->numEdges) /
+                             static_cast<uint64_t>(rowChunks);
       }
       emitPlacementRemark(fn, report);
       anyPlanned |= report.planned;
