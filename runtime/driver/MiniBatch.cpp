@@ -8,12 +8,25 @@
 
 #include "Programs.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <future>
 #include <utility>
 
 using namespace gnnrt;
+
+bool gnnrt::passiveWaitsForMiniBatches(char **argv) {
+  if (std::getenv("OMP_WAIT_POLICY"))
+    return false;
+  for (char **arg = argv + 1; *arg; ++arg)
+    if (std::strncmp(*arg, "--batch-size", 12) == 0)
+      return setenv("OMP_WAIT_POLICY", "passive", 0) == 0;
+  return false;
+}
 
 void gnnrt::zeroGrads(gnnrtContext *ctx) {
   for (auto &g : ctx->grads)
@@ -88,22 +101,41 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   // Batch i's subgraph (numbered across epochs: every batch draws its own
   // sample), and the edges sampled for it.
   const int64_t first = steps;
-  auto prepare = [this, &batches, first](size_t i) {
+  // On several processes (data parallel) each samples the whole batch (the
+  // same on every one) and trains the share its seeds need (seedShare):
+  // rank r the seeds [b r / N, b (r + 1) / N) of a batch of b. The loss is
+  // the mean over the whole batch's seeds, and the gradients are summed
+  // over the processes, so the step is the one process's.
+  const int rank = ctx->comm->rank(), size = ctx->comm->size();
+  auto prepare = [this, &batches, first, rank, size](size_t i) {
+    // One thread: the training's threads keep the cores (a team here would
+    // spin beside them, and a new thread each batch makes a new team).
+    omp_set_num_threads(1);
     const SampledBatch batch = sampler->sample(batches[i], first + i);
-    return std::make_pair(batchSubgraph(full, batch), batch.numEdges());
+    Prepared p;
+    p.edges = batch.numEdges();
+    if (size == 1) {
+      p.ds = batchSubgraph(full, batch);
+      return p;
+    }
+    const int64_t b = static_cast<int64_t>(batch.seeds.size());
+    p.ds = batchSubgraph(full, seedShare(batch, b * rank / size,
+                                         b * (rank + 1) / size, p.degrees));
+    return p;
   };
   // Batch i + 1 is sampled on a thread while batch i trains.
-  std::future<std::pair<Dataset, int64_t>> next;
+  std::future<Prepared> next;
   if (!batches.empty())
     next = std::async(std::launch::async, prepare, 0);
   std::string error;
   double lossSum = 0;
   int64_t count = 0;
   for (size_t i = 0; i < batches.size(); ++i) {
-    auto [ds, edges] = next.get();
+    Prepared p = next.get();
     if (i + 1 < batches.size())
       next = std::async(std::launch::async, prepare, i + 1);
-    sampledEdges += edges;
+    sampledEdges += p.edges;
+    Dataset &ds = p.ds;
     const int64_t step = steps + 1;
     if (!saveDir.empty()) {
       char name[32];
@@ -112,6 +144,12 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       if (!writeDataset(ds, saveDir + name, error))
         fatal("option --save-batches: " + error);
     }
+    const int64_t n = static_cast<int64_t>(batches[i].size());
+    if (size > 1) {
+      ctx->fullDegree[0] = std::move(p.degrees[0]);
+      ctx->fullDegree[1] = std::move(p.degrees[1]);
+      ctx->lossCount[0] = n; // every seed is a labelled train vertex
+    }
     ctx->ds = std::move(ds);
     batchBound = true;
     if (!bindDataset(ctx, error))
@@ -119,7 +157,6 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     ctx->training = true;
     ctx->step = steps = step;
     zeroGrads(ctx);
-    const int64_t n = static_cast<int64_t>(batches[i].size());
     const float loss = program.train(ctx);
     if (!saveDir.empty())
       batchLosses.push_back(loss);
@@ -133,6 +170,7 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
   if (!batchBound)
     return;
   ctx->ds = full;
+  ctx->lossCount[0] = -1; // the whole graph's, on every process
   std::string error;
   if (!bindDataset(ctx, error))
     fatal(error);
@@ -153,6 +191,7 @@ std::string MiniBatchTraining::json() const {
          ", \"fanouts\": [" + list +
          "], \"seeds\": " + std::to_string(seeds.size()) +
          ", \"batches\": " + std::to_string(steps) +
+         ", \"processes\": " + std::to_string(processes) +
          ", \"sampled_edges\": " + std::to_string(sampledEdges) +
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +
@@ -172,9 +211,9 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   if (batchSize == 0 || fanoutText.empty())
     fatal("--batch-size and --fanouts go together: mini-batch training "
           "samples each batch's neighbourhood with the fanouts");
-  if (worldSize > 1)
-    fatal("--batch-size: mini-batch training runs in one process so far "
-          "(docs/MiniBatch.md)");
+  if (worldSize > 1 && !saveBatches.empty())
+    fatal("--save-batches writes the batches of one process; under mpirun "
+          "each process trains a share of every batch");
   if (ctx->model.featureChunks > 0 || ctx->model.graphChunks > 0)
     fatal(std::string("--batch-size: the model was compiled with its ") +
           (ctx->model.featureChunks > 0 ? "features" : "graph") +
@@ -200,5 +239,36 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
     fatal("--batch-size: the train split has no labelled vertex to sample "
           "batches from");
   mb->saveBatchesTo(saveBatches);
+  mb->setProcesses(worldSize);
   return mb;
+}
+
+const Program *gnnrt::dataParallelProgram(const std::vector<Program> &programs,
+                                          const std::string &partition,
+                                          bool preloadOptions, bool rowSplit,
+                                          bool dump) {
+  auto refuse = [](const std::string &what) {
+    fatal(what + ": mini-batch training on several processes is data "
+                 "parallel (each process trains its share of every batch on "
+                 "the whole graph; docs/MiniBatch.md)");
+  };
+  if (!partition.empty())
+    refuse("--partition splits full-graph training");
+  if (preloadOptions)
+    refuse("--preload-hops and --preload-fanout bound shared preloading");
+  if (rowSplit)
+    refuse("--row-split and --repartition-gain split the vertices");
+  if (dump)
+    refuse("--dump writes one full-graph step of one process");
+  if (programs.front().model.target == "cuda")
+    fatal("the model was compiled for CUDA, which trains in one process for "
+          "now (docs/CUDA.md)");
+  const Program *plain = findProgram(programs, "none");
+  if (!plain)
+    fatal("--batch-size under mpirun trains the model's unpartitioned "
+          "program, and this executable holds only the " +
+          programs.front().model.partition +
+          "-partitioned one: compile without gnn-compile --partition " +
+          programs.front().model.partition);
+  return plain;
 }

@@ -427,19 +427,21 @@ struct EpochRecord {
 /// OpenBLAS 0.3.21 (Debian 12) does not know recent Intel cores and falls
 /// back to its Prescott (SSE3) kernels, several times slower. When that
 /// happens on a CPU with AVX-512 (or AVX2), run again with
-/// OPENBLAS_CORETYPE naming the matching kernels (read when OpenBLAS loads).
+/// OPENBLAS_CORETYPE naming the matching kernels (read when OpenBLAS loads);
+/// and with OMP_WAIT_POLICY passive for mini-batch training
+/// (passiveWaitsForMiniBatches; libgomp reads it when it loads).
 void selectBlasKernels(char **argv) {
-  if (std::getenv("OPENBLAS_CORETYPE"))
-    return;
-  if (std::strcmp(openblas_get_corename(), "Prescott") != 0)
-    return;
+  bool changed = passiveWaitsForMiniBatches(argv);
   const char *core = __builtin_cpu_supports("avx512f") ? "SkylakeX"
                      : __builtin_cpu_supports("avx2")  ? "Haswell"
                                                        : nullptr;
-  if (!core)
-    return;
-  setenv("OPENBLAS_CORETYPE", core, 1);
-  execv("/proc/self/exe", argv); // returns only on failure: keep going
+  if (!std::getenv("OPENBLAS_CORETYPE") && core &&
+      std::strcmp(openblas_get_corename(), "Prescott") == 0) {
+    setenv("OPENBLAS_CORETYPE", core, 1);
+    changed = true;
+  }
+  if (changed)
+    execv("/proc/self/exe", argv); // returns only on failure: keep going
 }
 
 /// The training options every rank must share, as text for
@@ -451,7 +453,7 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
   std::snprintf(
       numbers, sizeof numbers,
       "%lld %lld %lld %lld %lld %lld %llu %.17g %d %.17g %.17g "
-      "%.17g %.17g %.17g %.17g %lld %lld %s %s %.17g %lld",
+      "%.17g %.17g %.17g %.17g %lld %lld %s %s %.17g %lld %lld",
       static_cast<long long>(full.numVertices),
       static_cast<long long>(full.numEdges),
       static_cast<long long>(ctx->featureTotal >= 0 ? ctx->featureTotal
@@ -464,8 +466,9 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       static_cast<long long>(o.preloadHops),
       static_cast<long long>(o.preloadFanout), o.partition.c_str(),
       o.rowSplit.c_str(), o.repartitionGain,
-      static_cast<long long>(o.bucketBytes));
-  return numbers;
+      static_cast<long long>(o.bucketBytes),
+      static_cast<long long>(o.batchSize));
+  return numbers + (" " + o.fanouts);
 }
 
 } // namespace
@@ -556,8 +559,16 @@ int main(int argc, char **argv) {
   };
   // Feature partitioning: the whole graph, bound next to the own rows'.
   Dataset whole;
-  if (worldSize == 1) {
-    if (!o.partition.empty())
+  // Mini-batch training on several processes: data parallel, each holding
+  // the whole graph and training its share of every batch (MiniBatch.h).
+  const bool dataParallel =
+      worldSize > 1 && (o.batchSize > 0 || !o.fanouts.empty());
+  if (dataParallel)
+    use(dataParallelProgram(programs, o.partition,
+                            o.preloadHops >= 0 || o.preloadFanout >= 0,
+                            o.rowSplitGiven, !o.dump.empty()));
+  if (worldSize == 1 || dataParallel) {
+    if (!o.partition.empty() && !dataParallel)
       std::fprintf(stderr, "warning: --partition chooses how several "
                            "processes (under mpirun) split the graph; one "
                            "process holds it all\n");
@@ -578,6 +589,8 @@ int main(int argc, char **argv) {
     full.numVertices = ctx->ds.numVertices;
     full.numEdges = ctx->ds.numEdges;
     labelled = labelledTrainVertices(ctx->ds, selected);
+    if (dataParallel)
+      checkSameTraining(ctx, program->info + trainingText(ctx, o, full), full);
   } else {
     std::string mode = !o.partition.empty() ? o.partition
                        : choosing           ? "auto"
@@ -723,7 +736,11 @@ int main(int argc, char **argv) {
         threads);
     if (!autoChoice.empty())
       std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
-    if (worldSize > 1)
+    if (dataParallel)
+      std::printf("gnnc: data parallel on %d processes: each trains its share "
+                  "of every batch's seeds\n",
+                  worldSize);
+    else if (worldSize > 1)
       printPartitionLine(ctx, part, rows, o.preloadHops, o.preloadFanout);
   }
 
@@ -842,7 +859,9 @@ int main(int argc, char **argv) {
   EpochRecord last{0, 0, 0, 0, 0, 0, true};
   if (o.epochs == 0) {
     ctx->training = false;
-    last.loss = worldLoss(ctx, program->eval(ctx));
+    // Data parallel: every process evaluates the whole graph.
+    last.loss =
+        dataParallel ? program->eval(ctx) : worldLoss(ctx, program->eval(ctx));
     ++evalCalls;
     double acc[3];
     splitAccuracies(ctx, acc);
@@ -865,7 +884,7 @@ int main(int argc, char **argv) {
     program->eval(ctx);
     ++evalCalls;
     pred = predictions(ctx);
-    if (worldSize > 1)
+    if (worldSize > 1 && !dataParallel) // else every process holds every row
       pred = gatherOwnRows(ctx, part, full.numVertices, pred.data(), 1);
   }
   if (!o.saveParams.empty() &&
@@ -928,6 +947,10 @@ int main(int argc, char **argv) {
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1 && rows) {
       text += rowPartitionJson(ctx, rowParts, part, full, o.rowSplit);
+    } else if (dataParallel) {
+      appendf("  \"partition\": {\"mode\": \"data-parallel\", "
+              "\"held_vertices\": %lld},\n",
+              static_cast<long long>(full.numVertices));
     } else if (worldSize > 1)
       appendf("  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
               "\"max_hop\": %lld, \"fanout\": %lld, "

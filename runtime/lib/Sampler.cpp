@@ -131,6 +131,72 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
   return out;
 }
 
+SampledBatch gnnrt::seedShare(const SampledBatch &batch, int64_t begin,
+                              int64_t end, std::vector<float> degrees[2]) {
+  const Block &input = batch.blocks.front();
+  const int64_t L = static_cast<int64_t>(batch.blocks.size());
+  // The whole batch's degrees (every edge is blocks[0]'s).
+  std::vector<float> in(input.numSrc, 0.0f), out(input.numSrc, 0.0f);
+  for (int64_t v = 0; v < input.numDst; ++v)
+    in[v] = static_cast<float>(input.offsets[v + 1] - input.offsets[v]);
+  for (int32_t u : input.sources)
+    out[u] += 1.0f;
+  // The share's vertices in their new order (old local ids), level by
+  // level: the seeds, then what each level adds. counts[l] = |level l|.
+  std::vector<int64_t> order;
+  std::vector<int64_t> counts(L + 1, 0);
+  std::vector<int32_t> id(input.numSrc, -1); // old local id -> new
+  const bool empty = begin >= end;
+  for (int64_t v = begin; v < std::max(end, begin + 1); ++v) {
+    id[v] = static_cast<int32_t>(order.size());
+    order.push_back(v);
+  }
+  counts[L] = empty ? 0 : static_cast<int64_t>(order.size());
+  for (int64_t l = L - 1; l >= 0; --l) {
+    // Level l + 1's vertices are destinations of blocks[l] (a prefix of
+    // blocks[0]): their in-edges' sources join level l.
+    const size_t known = order.size();
+    for (size_t i = 0; i < known && !empty; ++i)
+      for (int64_t e = input.offsets[order[i]]; e < input.offsets[order[i] + 1];
+           ++e) {
+        const int32_t u = input.sources[e];
+        if (id[u] < 0) {
+          id[u] = static_cast<int32_t>(order.size());
+          order.push_back(u);
+        }
+      }
+    counts[l] = static_cast<int64_t>(order.size());
+  }
+  SampledBatch share;
+  if (!empty)
+    share.seeds.assign(batch.seeds.begin() + begin, batch.seeds.begin() + end);
+  share.blocks.resize(L);
+  for (int64_t l = L - 1; l >= 0; --l) {
+    Block &b = share.blocks[l];
+    b.numDst = empty ? 1 : counts[l + 1];
+    b.numSrc = counts[l];
+    b.offsets.assign(1, 0);
+    for (int64_t i = 0; i < b.numDst; ++i) {
+      const int64_t o = order[i];
+      for (int64_t e = input.offsets[o]; e < input.offsets[o + 1] && !empty;
+           ++e) {
+        b.sources.push_back(id[input.sources[e]]);
+        b.edgePositions.push_back(input.edgePositions[e]);
+      }
+      b.offsets.push_back(static_cast<int64_t>(b.sources.size()));
+    }
+    for (int64_t i = 0; i < b.numSrc; ++i)
+      b.vertices.push_back(input.vertices[order[i]]);
+  }
+  degrees[0].clear();
+  degrees[1].clear();
+  for (int64_t o : order) {
+    degrees[0].push_back(in[o]);
+    degrees[1].push_back(out[o]);
+  }
+  return share;
+}
+
 std::vector<std::vector<int64_t>>
 gnnrt::epochBatches(const std::vector<int64_t> &selected, int64_t batchSize,
                     uint64_t seed, uint64_t epoch) {

@@ -91,6 +91,20 @@ private:
   uint64_t seed;
 };
 
+/// The part of `batch` that its seeds [begin, end) need (data-parallel
+/// mini-batch training: each process trains the share of a batch its seeds
+/// need): the seeds, then the vertices each level reads that the level
+/// after did not, with every in-edge they have in `batch`. Level l's
+/// vertices (the closure of the seeds over L - l hops of the blocks' edges)
+/// are the first levelRows()[l], as in a sampled batch, so the compiled
+/// program computes each seed from the same edges as on the whole batch.
+/// `degrees` receives each vertex's in- and out-degree in the whole batch
+/// (its blocks[0]), which a normalisation by degrees reads. With no seeds
+/// (begin == end) the share is batch.seeds[0] alone without its edges and
+/// with no seed: a step on it contributes no loss and no gradient.
+SampledBatch seedShare(const SampledBatch &batch, int64_t begin, int64_t end,
+                       std::vector<float> degrees[2]);
+
 /// The epoch's batches of `batchSize` seeds: the vertices `selected`
 /// (ascending global ids, e.g. the train mask's labelled ones) in an order
 /// shuffled by (seed, epoch), cut in consecutive runs (the last one may be

@@ -4,9 +4,10 @@
 // min(fanout, degree) distinct in-edges that exist, in the graph's order,
 // with the fanout of the layer that first reaches it; the blocks chain (a
 // block's destinations are the next block's sources, listed first) and
-// each is a prefix of the one before; a batch is the same for any thread count and differs
-// between batches; picks are uniform; fanout -1 keeps every in-edge. The
-// epoch's batches partition the selected vertices, shuffled per epoch.
+// each is a prefix of the one before; a batch is the same for any thread count
+// and differs between batches; picks are uniform; fanout -1 keeps every
+// in-edge. The epoch's batches partition the selected vertices, shuffled per
+// epoch. A seed share of a batch computes its seeds as the whole batch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,10 +109,10 @@ TEST(Sampler, BlocksHoldTheirRowsEdges) {
       if (l + 1 < b.blocks.size()) {
         const Block &n = b.blocks[l + 1];
         const int64_t edges = n.offsets[n.numDst];
-        EXPECT_TRUE(std::equal(n.offsets.begin(), n.offsets.end(),
-                               k.offsets.begin()));
-        EXPECT_TRUE(std::equal(n.sources.begin(), n.sources.end(),
-                               k.sources.begin()));
+        EXPECT_TRUE(
+            std::equal(n.offsets.begin(), n.offsets.end(), k.offsets.begin()));
+        EXPECT_TRUE(
+            std::equal(n.sources.begin(), n.sources.end(), k.sources.begin()));
         EXPECT_TRUE(std::equal(n.edgePositions.begin(), n.edgePositions.end(),
                                k.edgePositions.begin()));
         ASSERT_LE(edges, k.offsets[k.numDst]);
@@ -192,6 +193,116 @@ TEST(Sampler, EpochBatchesPartitionTheSelection) {
   EXPECT_NE(epochBatches(selected, 64, 7, 1), batches);
   EXPECT_NE(epochBatches(selected, 64, 8, 0), batches);
   EXPECT_TRUE(epochBatches({}, 64, 7, 0).empty());
+}
+
+/// Each seed's value after the model's hops, from the blocks: level 0 is
+/// `input` (by global id); level l + 1 of a vertex sums over its in-edges
+/// the source's level l value over the source's out-degree (`outDegree`,
+/// by local id), times a weight of the edge's graph position.
+std::map<int64_t, double> seedValues(const SampledBatch &b,
+                                     const std::vector<double> &input,
+                                     const std::vector<float> &outDegree) {
+  const Block &in = b.blocks.front();
+  const std::vector<int64_t> rows = b.levelRows();
+  std::vector<double> h(in.numSrc);
+  for (int64_t v = 0; v < in.numSrc; ++v)
+    h[v] = input[in.vertices[v]];
+  for (size_t l = 1; l < rows.size(); ++l) {
+    std::vector<double> next(rows[l], 0.0);
+    for (int64_t v = 0; v < rows[l]; ++v)
+      for (int64_t e = in.offsets[v]; e < in.offsets[v + 1]; ++e)
+        next[v] += h[in.sources[e]] / outDegree[in.sources[e]] *
+                   (1.0 + 0.01 * static_cast<double>(in.edgePositions[e] % 7));
+    h = std::move(next);
+  }
+  std::map<int64_t, double> values;
+  for (size_t s = 0; s < b.seeds.size(); ++s)
+    values[b.seeds[s]] = h[s];
+  return values;
+}
+
+TEST(Sampler, SeedSharesComputeTheirSeedsAsTheWholeBatch) {
+  // Data-parallel mini-batch training (seedShare): the processes' shares
+  // of a batch hold their seeds' closures with every in-edge, levels as
+  // prefixes, and the whole batch's degrees, so each seed's value after
+  // the hops is the whole batch's.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t V = 80 + trial * 41;
+    Graph g = randomGraph(rng, V, 2 + trial % 9);
+    const std::vector<int64_t> fanouts =
+        trial % 2 ? std::vector<int64_t>{4, 3} : std::vector<int64_t>{-1, 2, 3};
+    NeighborSampler sampler(g.offsets.data(), g.sources.data(), V, fanouts,
+                            trial);
+    const SampledBatch b = sampler.sample(someSeeds(rng, V, 9 + trial), trial);
+    std::vector<double> input(V);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    for (double &x : input)
+      x = value(rng);
+    // The whole batch's out-degrees, by local id.
+    const Block &in = b.blocks.front();
+    std::vector<float> outDegree(in.numSrc, 0.0f);
+    for (int32_t u : in.sources)
+      outDegree[u] += 1.0f;
+    const std::map<int64_t, double> whole = seedValues(b, input, outDegree);
+    const int64_t n = static_cast<int64_t>(b.seeds.size());
+    for (int64_t parts : {1, 2, 3, 5}) {
+      std::map<int64_t, double> shared;
+      for (int64_t r = 0; r < parts; ++r) {
+        std::vector<float> degrees[2];
+        const int64_t begin = n * r / parts, end = n * (r + 1) / parts;
+        const SampledBatch s = seedShare(b, begin, end, degrees);
+        ASSERT_EQ(s.seeds, std::vector<int64_t>(b.seeds.begin() + begin,
+                                                b.seeds.begin() + end));
+        const std::vector<int64_t> rows = s.levelRows();
+        ASSERT_EQ(rows.size(), fanouts.size() + 1);
+        EXPECT_EQ(rows.back(), end - begin);
+        EXPECT_TRUE(std::is_sorted(rows.rbegin(), rows.rend()));
+        const Block &k = s.blocks.front();
+        ASSERT_EQ(degrees[1].size(), static_cast<size_t>(k.numSrc));
+        ASSERT_EQ(degrees[0].size(), static_cast<size_t>(k.numSrc));
+        // Every block a prefix of blocks[0]; each destination keeps its
+        // in-edges in the whole batch (by graph position), and its degrees.
+        std::map<int64_t, int64_t> local; // global id -> whole batch's
+        for (int64_t v = 0; v < in.numSrc; ++v)
+          local[in.vertices[v]] = v;
+        for (int64_t v = 0; v < k.numSrc; ++v) {
+          const int64_t o = local.at(k.vertices[v]);
+          EXPECT_EQ(degrees[1][v], outDegree[o]);
+          if (v >= k.numDst)
+            continue;
+          std::multiset<int64_t> mine(k.edgePositions.begin() + k.offsets[v],
+                                      k.edgePositions.begin() +
+                                          k.offsets[v + 1]);
+          std::multiset<int64_t> theirs(
+              in.edgePositions.begin() + in.offsets[o],
+              in.edgePositions.begin() + in.offsets[o + 1]);
+          EXPECT_EQ(mine, theirs);
+          EXPECT_EQ(degrees[0][v], static_cast<float>(theirs.size()));
+          for (int64_t e = k.offsets[v]; e < k.offsets[v + 1]; ++e)
+            EXPECT_EQ(g.sources[k.edgePositions[e]], k.vertices[k.sources[e]]);
+        }
+        for (size_t l = 1; l < s.blocks.size(); ++l) {
+          EXPECT_EQ(s.blocks[l].numSrc, s.blocks[l - 1].numDst);
+          EXPECT_TRUE(std::equal(s.blocks[l].offsets.begin(),
+                                 s.blocks[l].offsets.end(), k.offsets.begin()));
+        }
+        for (auto [seed, x] : seedValues(s, input, degrees[1]))
+          shared[seed] = x;
+      }
+      ASSERT_EQ(shared.size(), whole.size());
+      for (auto [seed, x] : whole)
+        EXPECT_NEAR(shared[seed], x, 1e-9 * (1.0 + std::abs(x)))
+            << "seed " << seed << " in " << parts << " parts";
+    }
+    // No seeds: one vertex, no edge, no seed.
+    std::vector<float> degrees[2];
+    const SampledBatch none = seedShare(b, 2, 2, degrees);
+    EXPECT_TRUE(none.seeds.empty());
+    EXPECT_EQ(none.numEdges(), 0);
+    for (int64_t rows : none.levelRows())
+      EXPECT_EQ(rows, 1);
+  }
 }
 
 TEST(Sampler, ParsesFanouts) {
