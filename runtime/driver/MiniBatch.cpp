@@ -65,11 +65,12 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
   }
   ds.numEdges = static_cast<int64_t>(ds.indices.size());
   const int64_t F = full.numFeatures;
-  ds.features.resize(n * F);
+  // Appended row by row: a resize would first zero the n x F floats.
+  ds.features.reserve(n * F);
   ds.labels.resize(n);
   for (int64_t v = 0; v < n; ++v) {
-    std::copy_n(full.features.begin() + vertices[v] * F, F,
-                ds.features.begin() + v * F);
+    const float *row = full.features.data() + vertices[v] * F;
+    ds.features.insert(ds.features.end(), row, row + F);
     ds.labels[v] = full.labels[vertices[v]];
   }
   // The loss on the seeds (the first vertices) alone.
