@@ -33,16 +33,23 @@ struct Request {
 };
 
 /// The collectives, as the counters name them.
-enum class Collective { AllReduce, Broadcast, ReduceScatter, AllGather };
-constexpr int kNumCollectives = 4;
-/// "allreduce", "broadcast", "reduce_scatter", "allgather" (the --json
-/// summary's keys).
+enum class Collective {
+  AllReduce,
+  Broadcast,
+  ReduceScatter,
+  AllGather,
+  AllToAll
+};
+constexpr int kNumCollectives = 5;
+/// "allreduce", "broadcast", "reduce_scatter", "allgather", "alltoall" (the
+/// --json summary's keys).
 const char *collectiveName(Collective c);
 
 /// One collective's calls on this rank and the bytes this rank put into
 /// them: its send buffer (allReduce and allGather: count elements;
-/// reduceScatter: size() * count; broadcast: count, on every rank). The
-/// non-blocking forms count as their blocking ones.
+/// reduceScatter: size() * count; broadcast: count, on every rank;
+/// allToAllV: the rows it sends to the other ranks). The non-blocking forms
+/// count as their blocking ones.
 struct CollectiveCount {
   int64_t calls = 0;
   int64_t bytes = 0;
@@ -133,6 +140,30 @@ public:
     Timed timed(record(Collective::ReduceScatter, total, sizeof(float)));
     doReduceScatterV(send, recv, counts, op);
   }
+  /// Personalised exchange (MPI_Alltoallv, in rows of `rowWidth` elements):
+  /// this rank sends sendCounts[r] rows from send + sendDispls[r] *
+  /// rowWidth to rank r and receives recvCounts[r] rows from rank r at
+  /// recv + recvDispls[r] * rowWidth; every array has size() entries, and
+  /// rank r's sendCounts[q] must equal rank q's recvCounts[r]. Counted: the
+  /// rows sent to the other ranks (the own block is a local copy).
+  void allToAllV(const float *send, const int64_t *sendCounts,
+                 const int64_t *sendDispls, float *recv,
+                 const int64_t *recvCounts, const int64_t *recvDispls,
+                 int64_t rowWidth = 1) {
+    Timed timed(record(Collective::AllToAll,
+                       sentToOthers(sendCounts) * rowWidth, sizeof(float)));
+    doAllToAllV(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
+                rowWidth);
+  }
+  void allToAllV(const int64_t *send, const int64_t *sendCounts,
+                 const int64_t *sendDispls, int64_t *recv,
+                 const int64_t *recvCounts, const int64_t *recvDispls,
+                 int64_t rowWidth = 1) {
+    Timed timed(record(Collective::AllToAll,
+                       sentToOthers(sendCounts) * rowWidth, sizeof(int64_t)));
+    doAllToAllV(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
+                rowWidth);
+  }
   /// allReduce and allGather without waiting: neither buffer may be touched
   /// until wait() on the returned request returns.
   Request iAllReduce(const float *send, float *recv, int64_t count,
@@ -203,10 +234,25 @@ protected:
                                int64_t count) = 0;
   virtual Request doIBroadcast(float *data, int64_t count, int root) = 0;
   virtual void doWait(Request &request) = 0;
+  virtual void doAllToAllV(const float *send, const int64_t *sendCounts,
+                           const int64_t *sendDispls, float *recv,
+                           const int64_t *recvCounts, const int64_t *recvDispls,
+                           int64_t rowWidth) = 0;
+  virtual void doAllToAllV(const int64_t *send, const int64_t *sendCounts,
+                           const int64_t *sendDispls, int64_t *recv,
+                           const int64_t *recvCounts, const int64_t *recvDispls,
+                           int64_t rowWidth) = 0;
   virtual Request doIReduce(const float *send, float *recv, int64_t count,
                             int root, ReduceOp op) = 0;
 
 private:
+  int64_t sentToOthers(const int64_t *sendCounts) {
+    int64_t rows = 0;
+    for (int r = 0; r < size(); ++r)
+      if (r != rank())
+        rows += sendCounts[r];
+    return rows;
+  }
   CollectiveCount &record(Collective c, int64_t elements, size_t elementBytes) {
     CollectiveCount &n = counts[static_cast<int>(c)];
     ++n.calls;

@@ -170,6 +170,20 @@ public:
     GNNRT_MPI_CHECK(MPI_Reduce_scatter(send, recv, n.data(), MPI_FLOAT,
                                        opOf(op), MPI_COMM_WORLD));
   }
+  void doAllToAllV(const float *send, const int64_t *sendCounts,
+                   const int64_t *sendDispls, float *recv,
+                   const int64_t *recvCounts, const int64_t *recvDispls,
+                   int64_t rowWidth) override {
+    exchange(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
+             rowWidth);
+  }
+  void doAllToAllV(const int64_t *send, const int64_t *sendCounts,
+                   const int64_t *sendDispls, int64_t *recv,
+                   const int64_t *recvCounts, const int64_t *recvDispls,
+                   int64_t rowWidth) override {
+    exchange(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
+             rowWidth);
+  }
   Request doIAllReduce(const float *send, float *recv, int64_t count,
                        ReduceOp op) override {
     const int n = blockCount("iAllReduce", count);
@@ -231,6 +245,29 @@ private:
       fatal(std::string(what) + ": " + std::to_string(count) +
             " elements per rank, more than MPI's " + std::to_string(INT_MAX));
     return static_cast<int>(count);
+  }
+  /// MPI_Alltoallv in rows (a contiguous type of the row's elements), so
+  /// that counts and displacements of rows fit MPI's ints.
+  template <typename T>
+  void exchange(const T *send, const int64_t *sendCounts,
+                const int64_t *sendDispls, T *recv, const int64_t *recvCounts,
+                const int64_t *recvDispls, int64_t rowWidth) {
+    std::vector<int> sc(worldSize), sd(worldSize), rc(worldSize), rd(worldSize);
+    for (int r = 0; r < worldSize; ++r) {
+      sc[r] = blockCount("allToAllV", sendCounts[r]);
+      sd[r] = blockCount("allToAllV", sendDispls[r]);
+      rc[r] = blockCount("allToAllV", recvCounts[r]);
+      rd[r] = blockCount("allToAllV", recvDispls[r]);
+    }
+    const int width = blockCount("allToAllV", rowWidth);
+    if (width < 1)
+      fatal("allToAllV: rows of " + std::to_string(rowWidth) + " elements");
+    MPI_Datatype row;
+    GNNRT_MPI_CHECK(MPI_Type_contiguous(width, typeOf<T>(), &row));
+    GNNRT_MPI_CHECK(MPI_Type_commit(&row));
+    GNNRT_MPI_CHECK(MPI_Alltoallv(send, sc.data(), sd.data(), row, recv,
+                                  rc.data(), rd.data(), row, MPI_COMM_WORLD));
+    GNNRT_MPI_CHECK(MPI_Type_free(&row));
   }
   template <typename T>
   void reduceAll(const T *send, T *recv, int64_t count, ReduceOp op) {

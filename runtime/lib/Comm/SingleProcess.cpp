@@ -59,6 +59,20 @@ public:
                         ReduceOp) override {
     copy("reduceScatterV", send, recv, counts[0]);
   }
+  void doAllToAllV(const float *send, const int64_t *sendCounts,
+                   const int64_t *sendDispls, float *recv,
+                   const int64_t *recvCounts, const int64_t *recvDispls,
+                   int64_t rowWidth) override {
+    exchange(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
+             rowWidth);
+  }
+  void doAllToAllV(const int64_t *send, const int64_t *sendCounts,
+                   const int64_t *sendDispls, int64_t *recv,
+                   const int64_t *recvCounts, const int64_t *recvDispls,
+                   int64_t rowWidth) override {
+    exchange(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
+             rowWidth);
+  }
   Request doIAllReduce(const float *send, float *recv, int64_t count,
                        ReduceOp op) override {
     doAllReduce(send, recv, count, op);
@@ -109,6 +123,18 @@ private:
     return r;
   }
 
+  /// The own block, the only one in a world of one.
+  template <typename T>
+  void exchange(const T *send, const int64_t *sendCounts,
+                const int64_t *sendDispls, T *recv, const int64_t *recvCounts,
+                const int64_t *recvDispls, int64_t rowWidth) {
+    if (sendCounts[0] != recvCounts[0] || sendCounts[0] < 0 ||
+        sendDispls[0] < 0 || recvDispls[0] < 0 || rowWidth < 1)
+      fatal("allToAllV: counts, displacements and width disagree");
+    copy("allToAllV", send + sendDispls[0] * rowWidth,
+         recv + recvDispls[0] * rowWidth, sendCounts[0] * rowWidth);
+  }
+
   int64_t nextId = 1;
   std::unordered_set<int64_t> pending;
 };
@@ -125,6 +151,8 @@ const char *gnnrt::collectiveName(Collective c) {
     return "reduce_scatter";
   case Collective::AllGather:
     return "allgather";
+  case Collective::AllToAll:
+    return "alltoall";
   }
   return "unknown";
 }

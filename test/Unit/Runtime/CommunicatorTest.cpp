@@ -211,6 +211,23 @@ TEST(RuntimeCommunicator, CountersCountCallsAndSendBytes) {
   EXPECT_EQ(ag.calls, 3);
   EXPECT_EQ(ag.bytes, 19 * 4 + 3 * 8 + 23 * 4);
   EXPECT_STREQ(collectiveName(Collective::ReduceScatter), "reduce_scatter");
+  EXPECT_STREQ(collectiveName(Collective::AllToAll), "alltoall");
+}
+
+TEST(RuntimeCommunicator, AllToAllCopiesTheOwnBlockAndCountsNothingSent) {
+  // A world of one: the own block is a local copy, no byte leaves.
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  std::vector<float> send = {9, 9, 1, 2, 3, 4, 5, 6}, recv(10, -1.0f);
+  const int64_t sendCount[] = {3}, sendAt[] = {1}, recvAt[] = {2};
+  comm->allToAllV(send.data(), sendCount, sendAt, recv.data(), sendCount,
+                  recvAt, 2);
+  EXPECT_EQ(recv, (std::vector<float>{-1, -1, -1, -1, 1, 2, 3, 4, 5, 6}));
+  std::vector<int64_t> ids = {7, 8}, got(2, 0);
+  const int64_t two[] = {2}, zero[] = {0};
+  comm->allToAllV(ids.data(), two, zero, got.data(), two, zero);
+  EXPECT_EQ(got, ids);
+  EXPECT_EQ(comm->counted(Collective::AllToAll).calls, 2);
+  EXPECT_EQ(comm->counted(Collective::AllToAll).bytes, 0);
 }
 
 TEST(RuntimeCommunicatorDeathTest, MisuseStopsTheRun) {
