@@ -115,6 +115,7 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     const SampledBatch batch = sampler->sample(batches[i], first + i);
     Prepared p;
     p.edges = batch.numEdges();
+    p.levelRows = batch.levelRows();
     if (size == 1) {
       p.ds = batchSubgraph(full, batch);
       return p;
@@ -136,6 +137,9 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     if (i + 1 < batches.size())
       next = std::async(std::launch::async, prepare, i + 1);
     sampledEdges += p.edges;
+    levelRows.resize(p.levelRows.size());
+    for (size_t l = 0; l < p.levelRows.size(); ++l)
+      levelRows[l] += p.levelRows[l];
     Dataset &ds = p.ds;
     const int64_t step = steps + 1;
     if (!saveDir.empty()) {
@@ -182,6 +186,9 @@ std::string MiniBatchTraining::json() const {
   std::string list;
   for (int64_t f : fanouts)
     list += (list.empty() ? "" : ", ") + std::to_string(f);
+  std::string rows;
+  for (int64_t n : levelRows)
+    rows += (rows.empty() ? "" : ", ") + std::to_string(n);
   std::string losses;
   for (float loss : batchLosses) {
     char text[32];
@@ -194,6 +201,8 @@ std::string MiniBatchTraining::json() const {
          ", \"batches\": " + std::to_string(steps) +
          ", \"processes\": " + std::to_string(processes) +
          ", \"sampled_edges\": " + std::to_string(sampledEdges) +
+         ", \"level_rows\": [" + rows + "]" +
+         ", \"features\": " + std::to_string(full.numFeatures) +
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +
          "},\n";

@@ -64,8 +64,10 @@ public:
   /// --eval-every skips pays no rebinding).
   void bindFull(gnnrtContext *ctx);
 
-  /// The batch size, the fanouts, and what the epochs sampled, as the
-  /// --json summary's "mini_batch" object.
+  /// The batch size, the fanouts, and what the epochs sampled (the batches,
+  /// the sampled edges, each level's rows: n_0 the input rows, ..., the
+  /// seeds, summed over the batches), as the --json summary's "mini_batch"
+  /// object.
   std::string json() const;
 
   int64_t numSeeds() const { return static_cast<int64_t>(seeds.size()); }
@@ -83,6 +85,9 @@ private:
   uint64_t seed;
   std::vector<int64_t> fanouts;
   int64_t steps = 0, sampledEdges = 0;
+  // Each level's rows summed over the batches (whole batches: |V_0| the
+  // input rows, ..., the seeds), for the summary.
+  std::vector<int64_t> levelRows;
   // Whether ctx->ds holds a batch (bindFull binds the whole graph).
   bool batchBound = false;
   std::string saveDir;
@@ -96,6 +101,7 @@ private:
   struct Prepared {
     Dataset ds;
     int64_t edges = 0;
+    std::vector<int64_t> levelRows; // the whole batch's
     std::vector<float> degrees[2];
   };
 };

@@ -78,6 +78,19 @@ def check_formula(comm, expect):
             sys.exit(f"{name}: the driver's formula {driver} differs")
 
 
+def check_all_reduce_only(comm, calls, nbytes):
+    """Exits unless rank 0's all-reduces (`comm`, the --json summary's
+    "communication") are `calls` calls of `nbytes` bytes and no other
+    collective moved anything."""
+    got = comm["allreduce"]
+    if (got["calls"], got["bytes"]) != (calls, nbytes):
+        sys.exit(f"all-reduce {got['calls']} calls, {got['bytes']} bytes; "
+                 f"the formula: {calls} calls, {nbytes} bytes")
+    for other in ("broadcast", "reduce_scatter", "allgather", "alltoall"):
+        if comm.get(other, {}).get("calls") or comm.get(other, {}).get("bytes"):
+            sys.exit(f"{other}: {comm[other]}")
+
+
 def main():
     one_json, one_params, n_json, n_params = sys.argv[1:5]
     one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
@@ -86,13 +99,7 @@ def main():
     N = comm["world_size"]
     epochs = len(b)
     calls, nbytes = all_reduce_formula(many, floats)
-    got = comm["allreduce"]
-    if (got["calls"], got["bytes"]) != (calls, nbytes):
-        sys.exit(f"all-reduce {got['calls']} calls, {got['bytes']} bytes; "
-                 f"the formula: {calls} calls, {nbytes} bytes")
-    for other in ("broadcast", "reduce_scatter", "allgather"):
-        if comm[other]["calls"] or comm[other]["bytes"]:
-            sys.exit(f"{other}: {comm[other]}")
+    check_all_reduce_only(comm, calls, nbytes)
     print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
           f"(largest rel-norm {worst:.1e}); rank 0 holds {part['held_vertices']} "
           f"vertices with its {part['inner_end'] - part['inner_begin']}; "

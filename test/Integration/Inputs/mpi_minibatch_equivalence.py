@@ -17,7 +17,7 @@ else is moved.
 
 import sys
 
-from mpi_equivalence import compare
+from mpi_equivalence import check_all_reduce_only, compare
 
 
 def main():
@@ -39,13 +39,7 @@ def main():
         sys.exit(f"{buckets} gradient buckets for {mb['batches']} batches")
     calls = 1 + buckets + epochs + evals
     nbytes = 16 + mb["batches"] * 4 * floats + 4 * epochs + 48 * evals
-    got = comm["allreduce"]
-    if (got["calls"], got["bytes"]) != (calls, nbytes):
-        sys.exit(f"all-reduce {got['calls']} calls, {got['bytes']} bytes; "
-                 f"the formula: {calls} calls, {nbytes} bytes")
-    for other in ("broadcast", "reduce_scatter", "allgather"):
-        if comm[other]["calls"] or comm[other]["bytes"]:
-            sys.exit(f"{other}: {comm[other]}")
+    check_all_reduce_only(comm, calls, nbytes)
     print(f"{comm['world_size']} processes: {epochs} epochs of "
           f"{mb['batches'] // epochs} batches, losses agree, parameters agree "
           f"(largest rel-norm {worst:.1e}); all-reduce {calls} calls, "
