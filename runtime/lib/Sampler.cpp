@@ -141,22 +141,34 @@ SampledBatch gnnrt::seedShare(const SampledBatch &batch, int64_t begin,
     in[v] = static_cast<float>(input.offsets[v + 1] - input.offsets[v]);
   for (int32_t u : input.sources)
     out[u] += 1.0f;
+  if (begin >= end) {
+    // No seed: vertex `begin` alone at every level, without its edges.
+    SampledBatch share;
+    share.blocks.resize(L);
+    for (Block &b : share.blocks) {
+      b.numDst = b.numSrc = 1;
+      b.offsets = {0, 0};
+      b.vertices = {input.vertices[begin]};
+    }
+    degrees[0] = {in[begin]};
+    degrees[1] = {out[begin]};
+    return share;
+  }
   // The share's vertices in their new order (old local ids), level by
   // level: the seeds, then what each level adds. counts[l] = |level l|.
   std::vector<int64_t> order;
   std::vector<int64_t> counts(L + 1, 0);
   std::vector<int32_t> id(input.numSrc, -1); // old local id -> new
-  const bool empty = begin >= end;
-  for (int64_t v = begin; v < std::max(end, begin + 1); ++v) {
+  for (int64_t v = begin; v < end; ++v) {
     id[v] = static_cast<int32_t>(order.size());
     order.push_back(v);
   }
-  counts[L] = empty ? 0 : static_cast<int64_t>(order.size());
+  counts[L] = end - begin;
   for (int64_t l = L - 1; l >= 0; --l) {
     // Level l + 1's vertices are destinations of blocks[l] (a prefix of
     // blocks[0]): their in-edges' sources join level l.
     const size_t known = order.size();
-    for (size_t i = 0; i < known && !empty; ++i)
+    for (size_t i = 0; i < known; ++i)
       for (int64_t e = input.offsets[order[i]]; e < input.offsets[order[i] + 1];
            ++e) {
         const int32_t u = input.sources[e];
@@ -168,18 +180,16 @@ SampledBatch gnnrt::seedShare(const SampledBatch &batch, int64_t begin,
     counts[l] = static_cast<int64_t>(order.size());
   }
   SampledBatch share;
-  if (!empty)
-    share.seeds.assign(batch.seeds.begin() + begin, batch.seeds.begin() + end);
+  share.seeds.assign(batch.seeds.begin() + begin, batch.seeds.begin() + end);
   share.blocks.resize(L);
   for (int64_t l = L - 1; l >= 0; --l) {
     Block &b = share.blocks[l];
-    b.numDst = empty ? 1 : counts[l + 1];
+    b.numDst = counts[l + 1];
     b.numSrc = counts[l];
     b.offsets.assign(1, 0);
     for (int64_t i = 0; i < b.numDst; ++i) {
       const int64_t o = order[i];
-      for (int64_t e = input.offsets[o]; e < input.offsets[o + 1] && !empty;
-           ++e) {
+      for (int64_t e = input.offsets[o]; e < input.offsets[o + 1]; ++e) {
         b.sources.push_back(id[input.sources[e]]);
         b.edgePositions.push_back(input.edgePositions[e]);
       }

@@ -364,17 +364,15 @@ static void emitPlacementRemark(func::FuncOp fn,
     // What still moves: the features out of core, read once.
     if (r.fetches)
       d << "; " << r.fetches << " fetches (" << r.fetchBytes << " bytes)";
-    if (r.windows)
-      d << "; " << r.windows << " graph windows (" << r.windowBytes
-        << " bytes)";
-    return;
+  } else {
+    d << "; " << r.capacity << " bytes for the buffers (minimum "
+      << r.minCapacity << "), peak " << r.peakBytes << "; " << r.fetches
+      << " fetches (" << r.fetchBytes << " bytes), " << r.evictions
+      << " evictions (" << r.evictBytes << " bytes), " << r.drops << " drops; "
+      << r.tileFetches << " fetches for one tile (selective), "
+      << r.filteredFetches << " of them expected filtered, " << r.pipelinedTiles
+      << " in sub-chunks";
   }
-  d << "; " << r.capacity << " bytes for the buffers (minimum " << r.minCapacity
-    << "), peak " << r.peakBytes << "; " << r.fetches << " fetches ("
-    << r.fetchBytes << " bytes), " << r.evictions << " evictions ("
-    << r.evictBytes << " bytes), " << r.drops << " drops; " << r.tileFetches
-    << " fetches for one tile (selective), " << r.filteredFetches
-    << " of them expected filtered, " << r.pipelinedTiles << " in sub-chunks";
   if (r.windows)
     d << "; " << r.windows << " graph windows (" << r.windowBytes << " bytes)";
 }
