@@ -216,6 +216,12 @@ struct gnnrtContext {
   /// all of them), and the whole graph bound next to the own rows' has
   /// wholeEdges edges (-1: none is).
   int64_t featureBegin = 0, featureTotal = -1, wholeEdges = -1;
+  /// P³ mini-batch training (docs/MiniBatch.md): the whole graph holds each
+  /// process's share of the batch, one after another from rowStarts[r],
+  /// and shareLevels[r] is share r's rows per level (n_0 all of them, ...,
+  /// n_L its seeds). A share's edges stay within it: the own rows' graph
+  /// reads no other process's rows. Empty otherwise.
+  std::vector<std::vector<int64_t>> shareLevels;
   /// The gradients' sum over the processes (docs/Distributed.md): the
   /// gradients gnnrtGradientReady announced since the last bucket went out
   /// (`pending`, `pendingFloats`), and each bucket issued (its packed

@@ -65,8 +65,46 @@ static void checkRowCollective(const gnnrtContext *ctx, const char *entry,
 /// Whether the row collectives move rows between processes: the driver
 /// split the rows (ctx->rowStarts); else every process holds the whole
 /// graph or its closure (one process, shared preloading), and they copy.
+/// P³'s shares of a batch (ctx->shareLevels) are split but closed: the own
+/// rows' graph reads only the own rows, and the own rows' collectives
+/// (sharesAreClosed) need no other process's.
 static bool rowsAreSplit(const gnnrtContext *ctx) {
-  return ctx->comm->size() > 1 && !ctx->rowStarts.empty();
+  return ctx->comm->size() > 1 && !ctx->rowStarts.empty() &&
+         ctx->shareLevels.empty();
+}
+
+static bool sharesAreClosed(const gnnrtContext *ctx) {
+  return !ctx->shareLevels.empty();
+}
+
+/// The first of this process's rows among every vertex's.
+static int64_t firstOwnRow(const gnnrtContext *ctx) {
+  return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[ctx->comm->rank()];
+}
+
+/// `in`'s own rows among zero rows of every vertex, in `out` (S rows).
+static void padOwnRows(const gnnrtContext *ctx, const float *in, float *out,
+                       int64_t width) {
+  std::fill(out, out + sourcesOf(ctx->ds) * width, 0.0f);
+  std::copy(in, in + ctx->ds.numVertices * width,
+            out + firstOwnRow(ctx) * width);
+}
+
+/// A stage buffer of at least `floats` floats.
+static float *stageBuffer(gnnrtContext *ctx, int64_t floats) {
+  std::unique_ptr<Buffer> &b = ctx->stageBuffers[0];
+  if (!b || b->size < floats)
+    b = std::make_unique<Buffer>(*ctx->device, floats);
+  return b->data;
+}
+
+/// A memref descriptor of `rows` rows of `width` floats at `data`.
+static gnnrtMemRefF32 rowsMemRef(float *data, int64_t rows, int64_t width) {
+  gnnrtMemRefF32 m{};
+  m.allocated = m.aligned = data;
+  m.sizes[0] = rows * width;
+  m.strides[0] = 1;
+  return m;
 }
 
 /// The set-up of a staged call (gnnrtSpmmBroadcast, gnnrtSpmmReduce):
@@ -100,6 +138,10 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   const float *x = in->aligned + in->offset;
   float *y = out->aligned + out->offset;
   const int64_t count = ctx->ds.numVertices * width;
+  if (sharesAreClosed(ctx)) {
+    padOwnRows(ctx, x, y, width);
+    return;
+  }
   if (!rowsAreSplit(ctx)) {
     std::copy(x, x + count, y);
     return;
@@ -118,6 +160,14 @@ void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
                                      gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                      int64_t width) {
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  if (sharesAreClosed(ctx)) {
+    // The own rows among zeros: the edges read no other.
+    float *all = stageBuffer(ctx, sourcesOf(ctx->ds) * width);
+    padOwnRows(ctx, in->aligned + in->offset, all, width);
+    gnnrtMemRefF32 rows = rowsMemRef(all, sourcesOf(ctx->ds), width);
+    ctx->device->spmm(ctx, 1, mean, 1, weights, &rows, out, width);
+    return;
+  }
   if (!rowsAreSplit(ctx)) {
     ctx->device->spmm(ctx, 1, mean, 1, weights, in, out, width);
     return;
@@ -149,6 +199,16 @@ void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
                                   gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                   int64_t width) {
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  if (sharesAreClosed(ctx)) {
+    // Every source's sums, of which only the own rows are non-zero.
+    float *all = stageBuffer(ctx, sourcesOf(ctx->ds) * width);
+    gnnrtMemRefF32 rows = rowsMemRef(all, sourcesOf(ctx->ds), width);
+    ctx->device->spmm(ctx, 0, 0, 1, weights, in, &rows, width);
+    const float *own = all + firstOwnRow(ctx) * width;
+    std::copy(own, own + ctx->ds.numVertices * width,
+              out->aligned + out->offset);
+    return;
+  }
   if (!rowsAreSplit(ctx)) {
     ctx->device->spmm(ctx, 0, 0, 1, weights, in, out, width);
     return;
@@ -177,6 +237,8 @@ void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   checkRowCollective(ctx, "gnnrtReduceScatterRows", out, in, width);
   const float *x = in->aligned + in->offset;
   float *y = out->aligned + out->offset;
+  if (sharesAreClosed(ctx))
+    x += firstOwnRow(ctx) * width; // the others' partials are zero here
   if (!rowsAreSplit(ctx)) {
     std::copy(x, x + ctx->ds.numVertices * width, y);
     return;
@@ -186,9 +248,70 @@ void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   ctx->comm->reduceScatterV(x, y, counts.data(), ReduceOp::Sum);
 }
 
-/// The first of this process's rows among every vertex's.
-static int64_t firstOwnRow(const gnnrtContext *ctx) {
-  return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[ctx->comm->rank()];
+/// Share r's first rows at `level` (gnnrtLevelRows of the share).
+static int64_t shareRows(const gnnrtContext *ctx, int r, int64_t level) {
+  const std::vector<int64_t> &rows = ctx->shareLevels[r];
+  if (level < 0)
+    fatal("gnnrtAllGatherWhole: no level " + std::to_string(level));
+  return level < static_cast<int64_t>(rows.size())
+             ? rows[level]
+             : ctx->rowStarts[r + 1] - ctx->rowStarts[r];
+}
+
+void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
+                                      gnnrtMemRefF32 *out, int64_t width,
+                                      int64_t level) {
+  if (!sharesAreClosed(ctx))
+    return _mlir_ciface_gnnrtAllGatherRows(ctx, in, out, width);
+  checkRowCollective(ctx, "gnnrtAllGatherWhole", in, out, width);
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  // P³'s push: the owner's first rows to every process, each landing at
+  // its share's place.
+  std::vector<int64_t> sendCounts(size, shareRows(ctx, rank, level)),
+      sendDispls(size, 0), recvCounts(size), recvDispls(size);
+  for (int r = 0; r < size; ++r) {
+    recvCounts[r] = shareRows(ctx, r, level);
+    recvDispls[r] = p[r];
+  }
+  float *y = out->aligned + out->offset;
+  ctx->comm->allToAllV(in->aligned + in->offset, sendCounts.data(),
+                       sendDispls.data(), y, recvCounts.data(),
+                       recvDispls.data(), width);
+  for (int r = 0; r < size; ++r)
+    std::fill(y + (p[r] + recvCounts[r]) * width, y + p[r + 1] * width, 0.0f);
+}
+
+void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
+                                          gnnrtMemRefF32 *out, int64_t width,
+                                          int64_t level) {
+  if (!sharesAreClosed(ctx))
+    return _mlir_ciface_gnnrtReduceScatterRows(ctx, in, out, width);
+  checkRowCollective(ctx, "gnnrtReduceScatterWhole", out, in, width);
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  // P³'s pull: each process's partial rows of share r to its owner r,
+  // which sums the processes' blocks in rank order.
+  const int64_t own = shareRows(ctx, rank, level);
+  std::vector<int64_t> sendCounts(size), sendDispls(size),
+      recvCounts(size, own), recvDispls(size);
+  for (int r = 0; r < size; ++r) {
+    sendCounts[r] = shareRows(ctx, r, level);
+    sendDispls[r] = p[r];
+    recvDispls[r] = r * own;
+  }
+  float *blocks = stageBuffer(ctx, size * own * width);
+  ctx->comm->allToAllV(in->aligned + in->offset, sendCounts.data(),
+                       sendDispls.data(), blocks, recvCounts.data(),
+                       recvDispls.data(), width);
+  float *y = out->aligned + out->offset;
+  std::copy(blocks, blocks + own * width, y);
+  for (int r = 1; r < size; ++r) {
+    const float *b = blocks + r * own * width;
+    for (int64_t i = 0; i < own * width; ++i)
+      y[i] += b[i];
+  }
+  std::fill(y + own * width, y + ctx->ds.numVertices * width, 0.0f);
 }
 
 void _mlir_ciface_gnnrtOwnRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,

@@ -777,13 +777,23 @@ def GNN_AllGatherOp : GNN_Op<"all_gather", [Pure,
     Its adjoint is `gnn.reduce_scatter`: the gradient of the gathered rows
     is each process's partial sum over its own edges.
 
+    `sync = k` marks the adjoint of feature partitioning's k-th sync (the
+    push of the owners' gradient rows to every process, P³); autodiff sets
+    it from the `gnn.reduce_scatter` it differentiates.
+
     Example:
     ```mlir
     %hall = gnn.all_gather %g, %h : !gnn.vtensor<16xf32>
     ```
   }];
-  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input);
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input,
+                       OptionalAttr<I64Attr>:$sync);
   let results = (outs GNN_VertexTensorType:$result);
+  let builders = [
+    OpBuilder<(ins "Type":$type, "Value":$graph, "Value":$input), [{
+      build($_builder, $_state, type, graph, input, IntegerAttr());
+    }]>
+  ];
   let assemblyFormat = [{
     $graph `,` $input attr-dict `:` qualified(type($result))
   }];
@@ -801,13 +811,25 @@ def GNN_ReduceScatterOp : GNN_Op<"reduce_scatter", [Pure,
     the adjoint of `gnn.all_gather` and follows each aggregation to the
     source.
 
+    `sync = k` marks feature partitioning's k-th sync (P³: the sum of the
+    processes' partial contractions of their feature columns, then the
+    switch to rows; `--gnn-partition-features` sets it). The runtime moves
+    a sync's rows, and its adjoint's, only where a sampled batch needs
+    them (docs/MiniBatch.md, "P³ on several processes").
+
     Example:
     ```mlir
     %d = gnn.reduce_scatter %g, %dall : !gnn.vtensor<16xf32>
     ```
   }];
-  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input);
+  let arguments = (ins GNN_GraphType:$graph, GNN_VertexTensorType:$input,
+                       OptionalAttr<I64Attr>:$sync);
   let results = (outs GNN_VertexTensorType:$result);
+  let builders = [
+    OpBuilder<(ins "Type":$type, "Value":$graph, "Value":$input), [{
+      build($_builder, $_state, type, graph, input, IntegerAttr());
+    }]>
+  ];
   let assemblyFormat = [{
     $graph `,` $input attr-dict `:` qualified(type($result))
   }];

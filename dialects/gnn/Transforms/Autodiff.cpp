@@ -443,7 +443,8 @@ LogicalResult Differentiator::diffOp(OpBuilder &b, Operation *op) {
     Value g = grads.lookup(rs.getResult());
     if (g && requiresGrad.contains(rs.getInput()))
       accumulate(b, op->getLoc(), rs.getInput(),
-                 b.create<AllGatherOp>(op->getLoc(), g.getType(), graph, g));
+                 b.create<AllGatherOp>(op->getLoc(), g.getType(), graph, g,
+                                       rs.getSyncAttr()));
     return success();
   }
   if (auto stage = dyn_cast<ApplyVertexOp>(op))

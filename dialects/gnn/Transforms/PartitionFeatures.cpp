@@ -197,6 +197,9 @@ FeaturePartitioner::split(ApplyVertexOp av,
   for (auto [i, v] : llvm::enumerate(sums)) {
     ReduceScatterOp rs =
         collectives.ownSums(graph, cast<OpResult>(first->getResult(i)), after);
+    // Which sync it is: the lowering moves its rows, and its adjoint's,
+    // at the level the batch needs them (gnnrtReduceScatterWhole).
+    rs.setSyncAttr(OpBuilder(rs).getI64IntegerAttr(syncs));
     after = rs;
     summed.push_back({v, rs.getResult()});
     llvm::raw_string_ostream(syncWidths)

@@ -61,6 +61,13 @@ LogicalResult FunctionLowering::run(bool training) {
   }
   lb.ownSizes = lb.sizes;
   lb.partitioned = !getPartition(source).empty();
+  if (lb.featureShards) {
+    DenseMap<Value, int64_t> hops;
+    valueHops(source.getBody().front(), hops);
+    for (auto rs : source.getBody().getOps<ReduceScatterOp>())
+      if (std::optional<int64_t> sync = rs.getSync())
+        syncLevels[*sync] = hops.lookup(rs.getInput());
+  }
   if (failed(bindParameters()))
     return failure();
   if (numLevels > 0 && training) {
@@ -354,10 +361,25 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       .Case([&](GatherGradOp o) { return lowerGatherGrad(o); })
       .Case([&](TensorAddOp o) { return lowerTensorAdd(o); })
       .Case([&](AllGatherOp o) {
+        // To the whole graph's ops (a sync's adjoint, layer 1's reads of
+        // the own rows' values).
+        if (llvm::any_of(o->getUsers(), [](Operation *user) {
+              return user->getNumOperands() &&
+                     isWholeGraph(user->getOperand(0));
+            }))
+          return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numS,
+                                    rt::Call::gnnrtAllGatherWhole, "allgather",
+                                    wholeLevel(o.getSync()));
         return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numS,
                                   rt::Call::gnnrtAllGatherRows, "allgather");
       })
       .Case([&](ReduceScatterOp o) {
+        // From the whole graph's ops (a sync, the adjoint of a read).
+        Operation *def = o.getInput().getDefiningOp();
+        if (def && def->getNumOperands() && isWholeGraph(def->getOperand(0)))
+          return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numV,
+                                    rt::Call::gnnrtReduceScatterWhole,
+                                    "reduce_scatter", wholeLevel(o.getSync()));
         return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numV,
                                   rt::Call::gnnrtReduceScatterRows,
                                   "reduce_scatter");
@@ -532,12 +554,20 @@ LogicalResult FunctionLowering::lowerGatherGrad(GatherGradOp gg) {
   return success();
 }
 
-LogicalResult FunctionLowering::lowerRowCollective(Value input, Value result,
-                                                   Value rows, rt::Call call,
-                                                   StringRef kind) {
+int64_t FunctionLowering::wholeLevel(std::optional<int64_t> sync) const {
+  return sync ? syncLevels.lookup(*sync) : 0;
+}
+
+LogicalResult
+FunctionLowering::lowerRowCollective(Value input, Value result, Value rows,
+                                     rt::Call call, StringRef kind,
+                                     std::optional<int64_t> level) {
   Tensor x = buffers.lookup(input);
   Tensor out = buffers.alloc(rows, true, x.dims);
-  lb.call(call, {lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)});
+  SmallVector<Value> args{lb.ctx, x.buf, out.buf, lb.toI64(x.rowSize)};
+  if (level)
+    args.push_back(lb.cI64(*level));
+  lb.call(call, args);
   if (!kind.empty()) // gnnrtOwnRows and gnnrtPadRows move nothing
     rowCollectives.push_back({kind.str(), buffers.sizeKey(x.rowSize)});
   buffers.bind(result, out);

@@ -127,7 +127,13 @@ private:
   /// `rows` rows of `result`, recorded with its width as `kind`; a row copy
   /// (gnn.own_rows, gnn.pad_rows) with `kind` empty, not recorded.
   LogicalResult lowerRowCollective(Value input, Value result, Value rows,
-                                   rt::Call call, StringRef kind);
+                                   rt::Call call, StringRef kind,
+                                   std::optional<int64_t> level = {});
+  /// Feature partitioning's collectives between the own rows and the
+  /// whole graph's (gnnrtAllGatherWhole, gnnrtReduceScatterWhole): the
+  /// level of the rows a sampled batch needs them at (syncLevels for a
+  /// sync and its adjoint, 0: every row).
+  int64_t wholeLevel(std::optional<int64_t> sync) const;
   LogicalResult lowerLoss(SoftmaxCrossEntropyOp ce);
   LogicalResult lowerLossGrad(SoftmaxCrossEntropyGradOp ceg);
   LogicalResult lowerOptimizerUpdate(OptimizerUpdateOp up);
@@ -183,6 +189,8 @@ private:
   GraphSizes wholeSizes;
   bool onWholeGraph = false;
   SmallVector<std::pair<std::string, SizeKey>> rowCollectives;
+  /// Each sync's level: the hops of its input (valueHops).
+  DenseMap<int64_t, int64_t> syncLevels;
   void planStagedGathers(Block &body);
   llvm::DenseSet<Operation *> skipped;
   /// Loss gradients computed by their loss's runtime call.

@@ -306,3 +306,53 @@ LevelPlan mlir::gnn::planRowLevels(
     ArrayRef<std::pair<Operation *, Operation *>> cachePairs) {
   return Planner(fn, numLevels, cachePairs).run();
 }
+
+Operation *mlir::gnn::valueHops(Block &body, DenseMap<Value, int64_t> &hops) {
+  // An edge value's hops from each endpoint.
+  struct Depth {
+    int64_t fromSrc = 0, fromDst = 0;
+    int64_t most() const { return std::max(fromSrc, fromDst); }
+  };
+  DenseMap<Value, Depth> depth;
+  for (Operation &op : body.getOperations()) {
+    if (isa<SumRowsOp, OuterSumOp, TypedOuterSumOp>(op))
+      return &op;
+    Depth d;
+    for (Value v : op.getOperands()) {
+      Depth o = depth.lookup(v);
+      d.fromSrc = std::max(d.fromSrc, o.fromSrc);
+      d.fromDst = std::max(d.fromDst, o.fromDst);
+    }
+    if (auto scatter = dyn_cast<ScatterOp>(op)) {
+      (scatter.getSide() == Side::Src ? d.fromDst : d.fromSrc) += 1;
+    } else if (auto gather = dyn_cast<GatherOp>(op)) {
+      const int64_t h = gather.getSide() == Side::Src ? d.fromSrc : d.fromDst;
+      d = {h, h};
+    } else if (auto fused = dyn_cast<FusedGatherOp>(op)) {
+      // Its own side's rows are read at the vertex itself, the other side's
+      // one hop away, its edge inputs from both ends.
+      auto most = [&](ValueRange values, int64_t hop) {
+        int64_t h = 0;
+        for (Value v : values)
+          h = std::max(h, depth.lookup(v).most() + hop);
+        return h;
+      };
+      const bool toSrc = fused.getSide() == Side::Src;
+      int64_t h = std::max(most(fused.getSrcInputs(), toSrc ? 0 : 1),
+                           most(fused.getDstInputs(), toSrc ? 1 : 0));
+      for (Value e : fused.getEdgeInputs()) {
+        Depth o = depth.lookup(e);
+        h = std::max(h, toSrc ? o.fromSrc : o.fromDst);
+      }
+      d = {h, h};
+    } else if (llvm::any_of(op.getResultTypes(),
+                            llvm::IsaPred<VertexTensorType>)) {
+      d = {d.most(), d.most()};
+    }
+    for (Value r : op.getResults()) {
+      depth[r] = d;
+      hops[r] = d.most();
+    }
+  }
+  return nullptr;
+}

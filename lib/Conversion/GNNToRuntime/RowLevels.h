@@ -69,6 +69,14 @@ LevelPlan
 planRowLevels(func::FuncOp fn, int64_t numLevels,
               ArrayRef<std::pair<Operation *, Operation *>> cachePairs = {});
 
+/// The hops of neighbour reads on the longest path from the data to each
+/// result of `body`'s ops, in order (the model description's `hops` is the
+/// most of eval's: GNNToRuntime.cpp's hopsRecord says how edge values
+/// count): a value of hop k is needed at level k's rows of a sampled batch.
+/// Stops at an op that reduces over all vertices and returns it (null when
+/// none does).
+Operation *valueHops(Block &body, llvm::DenseMap<Value, int64_t> &hops);
+
 } // namespace mlir::gnn
 
 #endif // GNN_LIB_CONVERSION_GNNTORUNTIME_ROWLEVELS_H

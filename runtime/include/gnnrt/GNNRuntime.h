@@ -74,7 +74,12 @@
 ///  18: gnnrtLevelRows gives the rows each level of the model computes (a
 ///      sampled batch's hops; |V| for a whole graph); gnnrtZeroRows zeroes
 ///      a range of a buffer.
-#define GNNRT_API_VERSION 18
+///  19: gnnrtAllGatherWhole and gnnrtReduceScatterWhole move rows between
+///      the own rows and the whole graph's (feature partitioning's syncs),
+///      with the level of the rows a sampled batch needs (P³ on mini-
+///      batches); gnnrtAllGatherRows and gnnrtReduceScatterRows keep the
+///      own rows' graph's.
+#define GNNRT_API_VERSION 19
 
 #ifdef __cplusplus
 extern "C" {
@@ -583,6 +588,27 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
                                                       gnnrtMemRefF32 *in,
                                                       gnnrtMemRefF32 *out,
                                                       int64_t width);
+/// The same two between the own rows and the whole graph's (feature
+/// partitioning: the sync that sums the processes' partial contractions of
+/// their feature columns into the owners' rows, its adjoint that gives
+/// every process the owners' gradient rows, and layer 1's reads of own
+/// rows' values). On a whole graph they are gnnrtReduceScatterRows and
+/// gnnrtAllGatherRows. Under P³ mini-batch training (docs/MiniBatch.md)
+/// the whole graph holds every process's share of the batch, one after the
+/// other, and each process's rows are its share: they move only each
+/// share's first gnnrtLevelRows(`level`) rows, by all-to-all (P³'s pull of
+/// the partial rows to their owner, which sums them, and the push of the
+/// gradient rows back), and the other rows of `out` are zero.
+GNNRT_EXPORT void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx,
+                                                   gnnrtMemRefF32 *in,
+                                                   gnnrtMemRefF32 *out,
+                                                   int64_t width,
+                                                   int64_t level);
+GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx,
+                                                       gnnrtMemRefF32 *in,
+                                                       gnnrtMemRefF32 *out,
+                                                       int64_t width,
+                                                       int64_t level);
 /// Replicated layers (--gnn-partition-rows replicate=k): gnnrtOwnRows
 /// copies the process's own rows out of every vertex's, out[v] =
 /// in[p(rank) + v] (in: S rows, out: |V|); gnnrtPadRows is its adjoint,

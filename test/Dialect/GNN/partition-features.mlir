@@ -18,12 +18,12 @@
 // CHECK-NEXT:      gnn.linear
 // CHECK-NEXT:      gnn.add
 // CHECK-NEXT:      gnn.yield
-// CHECK:         %[[R:.*]] = gnn.reduce_scatter %[[G]], %[[P]] : !gnn.vtensor<4xf32>
+// CHECK:         %[[R:.*]] = gnn.reduce_scatter %[[G]], %[[P]] {sync = 0 : i64} : !gnn.vtensor<4xf32>
 // CHECK-NEXT:    %[[H:.*]] = gnn.apply_vertex %[[G]](%[[R]]) params(%arg2)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      gnn.add
 // CHECK-NEXT:      gnn.relu
-// CHECK:         %[[HA:.*]] = gnn.all_gather %[[G]], %[[H]]
+// CHECK:         %[[HA:.*]] = gnn.all_gather %[[G]], %[[H]] : 
 // CHECK-NEXT:    gnn.scatter %[[G]], %[[HA]] from src
 // CHECK-NOT:     gnn.reduce_scatter
 // CHECK-NOT:     %[[W]],
@@ -39,7 +39,7 @@
 // GRAD:         %[[A:.*]] = gnn.gather mean %[[W]]
 // GRAD:         gnn.softmax_cross_entropy_grad
 // GRAD:         %[[B:.*]]:2 = gnn.apply_vertex %{{.*}}(%{{.*}}, %{{.*}}) params(%arg2)
-// GRAD:         %[[GA:.*]] = gnn.all_gather %{{.*}}, %[[B]]#0
+// GRAD:         %[[GA:.*]] = gnn.all_gather %{{.*}}, %[[B]]#0 {sync = 0 : i64}
 // GRAD-NEXT:    %[[D:.*]]:2 = gnn.apply_vertex %[[W]](%[[X]], %[[A]], %[[GA]]) params(%arg0, %arg1)
 // GRAD:         %[[DN:.*]] = gnn.outer_sum %[[A]], %[[D]]#0 : !gnn.vtensor<?xf32>, !gnn.vtensor<4xf32> -> tensor<?x4xf32>
 // GRAD-NEXT:    %[[DS:.*]] = gnn.outer_sum %[[X]], %[[D]]#1
@@ -180,8 +180,8 @@ func.func @contract_first(%w1: tensor<?x4xf32> {gnn.param = "w1", gnn.init = #gn
 // CHECK-LABEL: func.func @two_partials
 // CHECK:         %[[W:.*]] = gnn.graph whole
 // CHECK:         %[[P:.*]]:2 = gnn.apply_vertex %[[W]]
-// CHECK:         %[[R0:.*]] = gnn.reduce_scatter %{{.*}}, %[[P]]#0
-// CHECK-NEXT:    %[[R1:.*]] = gnn.reduce_scatter %{{.*}}, %[[P]]#1
+// CHECK:         %[[R0:.*]] = gnn.reduce_scatter %{{.*}}, %[[P]]#0 {sync = 0 : i64}
+// CHECK-NEXT:    %[[R1:.*]] = gnn.reduce_scatter %{{.*}}, %[[P]]#1 {sync = 1 : i64}
 // CHECK-NEXT:    gnn.apply_vertex %{{.*}}(%[[R0]], %[[R1]])
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      gnn.relu
