@@ -120,6 +120,12 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       p.ds = batchSubgraph(full, batch);
       return p;
     }
+    if (columns.on) {
+      Prepared shares = prepareShares(batch, rank, size);
+      shares.edges = p.edges;
+      shares.levelRows = std::move(p.levelRows);
+      return shares;
+    }
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
     p.ds = batchSubgraph(full, seedShare(batch, b * rank / size,
                                          b * (rank + 1) / size, p.degrees));
@@ -155,9 +161,15 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       ctx->fullDegree[1] = std::move(p.degrees[1]);
       ctx->lossCount[0] = n; // every seed is a labelled train vertex
     }
+    if (columns.on) {
+      countShareRows(p, rank);
+      ctx->rowStarts = std::move(p.starts);
+      ctx->shareLevels = std::move(p.levels);
+    }
     ctx->ds = std::move(ds);
     batchBound = true;
-    if (!bindDataset(ctx, error))
+    if (!bindDataset(ctx, error) ||
+        (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
       fatal("a sampled batch: " + error);
     ctx->training = true;
     ctx->step = steps = step;
@@ -174,21 +186,104 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
 void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
   if (!batchBound)
     return;
+  std::string error;
+  if (columns.on) {
+    ctx->ds = columns.own;
+    ctx->ds.features = full.features;
+    ctx->rowStarts = columns.rowStarts;
+    ctx->shareLevels.clear();
+    for (int i = 0; i < 2; ++i)
+      ctx->fullDegree[i] = columns.degrees[i];
+    std::copy(columns.lossCount, columns.lossCount + 3, ctx->lossCount);
+    Dataset whole = columns.whole;
+    if (!bindDataset(ctx, error) || !bindWholeGraph(ctx, whole, error))
+      fatal(error);
+    batchBound = false;
+    return;
+  }
   ctx->ds = full;
   ctx->lossCount[0] = -1; // the whole graph's, on every process
-  std::string error;
   if (!bindDataset(ctx, error))
     fatal(error);
   batchBound = false;
 }
 
+void MiniBatchTraining::useFeatureColumns(const gnnrtContext *ctx, Dataset own,
+                                          Dataset whole) {
+  columns.on = true;
+  std::vector<float>().swap(own.features); // full's, bound by bindFull
+  columns.own = std::move(own);
+  columns.whole = std::move(whole);
+  columns.rowStarts = ctx->rowStarts;
+  for (int i = 0; i < 2; ++i)
+    columns.degrees[i] = ctx->fullDegree[i];
+  std::copy(ctx->lossCount, ctx->lossCount + 3, columns.lossCount);
+}
+
+MiniBatchTraining::Prepared
+MiniBatchTraining::prepareShares(const SampledBatch &batch, int rank,
+                                 int size) const {
+  Prepared p;
+  const int64_t b = static_cast<int64_t>(batch.seeds.size());
+  Dataset &world = p.world;
+  world.name = full.name;
+  world.numFeatures = full.numFeatures;
+  world.numClasses = full.numClasses;
+  world.indptr.assign(1, 0);
+  p.starts.assign(1, 0);
+  for (int s = 0; s < size; ++s) {
+    std::vector<float> degrees[2];
+    Dataset share = batchSubgraph(
+        full, seedShare(batch, b * s / size, b * (s + 1) / size, degrees));
+    const int64_t first = p.starts.back(), edges = world.numEdges;
+    for (int64_t v = 0; v < share.numVertices; ++v)
+      world.indptr.push_back(edges + share.indptr[v + 1]);
+    for (int32_t &u : share.indices) {
+      u += static_cast<int32_t>(first);
+      world.indices.push_back(u);
+    }
+    world.numEdges += share.numEdges;
+    world.numVertices += share.numVertices;
+    world.features.insert(world.features.end(), share.features.begin(),
+                          share.features.end());
+    for (int i = 0; i < 2; ++i)
+      p.worldDegrees[i].insert(p.worldDegrees[i].end(), degrees[i].begin(),
+                               degrees[i].end());
+    p.starts.push_back(first + share.numVertices);
+    p.levels.push_back(share.levelRows);
+    if (s == rank) {
+      p.ds = std::move(share);
+      p.degrees[0] = std::move(degrees[0]);
+      p.degrees[1] = std::move(degrees[1]);
+    }
+  }
+  // The own rows read the whole graph's rows (their sources are its ids)
+  // and every share's features (layer 1 runs on all of them).
+  p.ds.numSources = world.numVertices;
+  p.ds.features = world.features;
+  return p;
+}
+
+void MiniBatchTraining::countShareRows(const Prepared &p, int rank) {
+  const size_t levels = p.levels[rank].size();
+  ownShareRows.resize(levels);
+  otherShareRows.resize(levels);
+  for (size_t s = 0; s < p.levels.size(); ++s)
+    for (size_t l = 0; l < levels && l < p.levels[s].size(); ++l)
+      (static_cast<int>(s) == rank ? ownShareRows : otherShareRows)[l] +=
+          p.levels[s][l];
+}
+
+/// `values` joined by ", ".
+static std::string joined(const std::vector<int64_t> &values) {
+  std::string text;
+  for (int64_t v : values)
+    text += (text.empty() ? "" : ", ") + std::to_string(v);
+  return text;
+}
+
 std::string MiniBatchTraining::json() const {
-  std::string list;
-  for (int64_t f : fanouts)
-    list += (list.empty() ? "" : ", ") + std::to_string(f);
-  std::string rows;
-  for (int64_t n : levelRows)
-    rows += (rows.empty() ? "" : ", ") + std::to_string(n);
+  const std::string list = joined(fanouts), rows = joined(levelRows);
   std::string losses;
   for (float loss : batchLosses) {
     char text[32];
@@ -203,6 +298,10 @@ std::string MiniBatchTraining::json() const {
          ", \"sampled_edges\": " + std::to_string(sampledEdges) +
          ", \"level_rows\": [" + rows + "]" +
          ", \"features\": " + std::to_string(full.numFeatures) +
+         (columns.on
+              ? ", \"p3\": {\"own_share_rows\": [" + joined(ownShareRows) +
+                    "], \"other_share_rows\": [" + joined(otherShareRows) + "]}"
+              : std::string()) +
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +
          "},\n";
@@ -211,7 +310,8 @@ std::string MiniBatchTraining::json() const {
 std::unique_ptr<MiniBatchTraining>
 gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
                       const std::string &fanoutText, uint64_t seed,
-                      int worldSize, const std::string &saveBatches) {
+                      int worldSize, const std::string &saveBatches,
+                      const Dataset *columns, const Dataset *whole) {
   if (batchSize == 0 && fanoutText.empty()) {
     if (!saveBatches.empty())
       fatal("--save-batches writes the batches of mini-batch training "
@@ -243,8 +343,10 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
     fatal("--fanouts gives " + std::to_string(fanouts.size()) +
           " fanout(s) but the model reads " + std::to_string(m.hops) +
           " hop(s) of neighbours: one fanout per hop, input layer first");
-  auto mb = std::make_unique<MiniBatchTraining>(ctx->ds, batchSize,
-                                                std::move(fanouts), seed);
+  auto mb = std::make_unique<MiniBatchTraining>(
+      columns ? *columns : ctx->ds, batchSize, std::move(fanouts), seed);
+  if (columns)
+    mb->useFeatureColumns(ctx, ctx->ds, *whole);
   if (mb->numSeeds() == 0)
     fatal("--batch-size: the train split has no labelled vertex to sample "
           "batches from");
@@ -253,32 +355,66 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   return mb;
 }
 
-const Program *gnnrt::dataParallelProgram(const std::vector<Program> &programs,
-                                          const std::string &partition,
-                                          bool preloadOptions, bool rowSplit,
-                                          bool dump) {
+const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
+                                       const std::string &partition,
+                                       bool preloadOptions, bool rowSplit,
+                                       bool dump, bool &p3) {
   auto refuse = [](const std::string &what) {
     fatal(what + ": mini-batch training on several processes is data "
                  "parallel (each process trains its share of every batch on "
-                 "the whole graph; docs/MiniBatch.md)");
+                 "the whole graph) or P³ (--partition features; "
+                 "docs/MiniBatch.md)");
   };
-  if (!partition.empty())
-    refuse("--partition splits full-graph training");
+  const Program *plain = findProgram(programs, "none");
+  const Program *features = findProgram(programs, "features");
+  p3 = partition == "features" || (partition.empty() && !plain && features);
+  if (!partition.empty() && !p3)
+    refuse("--partition " + partition + " splits full-graph training");
   if (preloadOptions)
     refuse("--preload-hops and --preload-fanout bound shared preloading");
-  if (rowSplit)
+  if (rowSplit && !p3)
     refuse("--row-split and --repartition-gain split the vertices");
   if (dump)
     refuse("--dump writes one full-graph step of one process");
   if (programs.front().model.target == "cuda")
     fatal("the model was compiled for CUDA, which trains in one process for "
           "now (docs/CUDA.md)");
-  const Program *plain = findProgram(programs, "none");
-  if (!plain)
+  if (p3 && !features)
+    fatal("--partition features: P³ trains the model's feature-partitioned "
+          "program, which this executable does not hold: compile it with "
+          "gnn-compile --partition features (or auto)");
+  if (!p3 && !plain)
     fatal("--batch-size under mpirun trains the model's unpartitioned "
-          "program, and this executable holds only the " +
+          "program (data parallel) or its feature-partitioned one (P³), and "
+          "this executable holds only the " +
           programs.front().model.partition +
           "-partitioned one: compile without gnn-compile --partition " +
           programs.front().model.partition);
-  return plain;
+  return p3 ? features : plain;
+}
+
+Dataset gnnrt::loadFeatureColumnsForBatches(
+    gnnrtContext *ctx, const std::string &data, const std::string &rowSplit,
+    RowParts &rowParts, PreloadPart &part, FullGraph &full, Dataset &whole) {
+  if (rowSplit == "roc")
+    fatal("--row-split roc repartitions full-graph training's rows; P³'s "
+          "batches are split by their seeds");
+  loadFeatureParts(ctx, data, rowSplit, rowParts, part, full, whole);
+  ctx->rowStarts = rowParts.starts;
+  std::copy(full.labelled, full.labelled + 3, ctx->lossCount);
+  ctx->fullDegree[0] = std::move(part.inDegree);
+  ctx->fullDegree[1] = std::move(part.outDegree);
+  // Every vertex's labels, masks and edges (no feature: the columns are
+  // ctx->ds's).
+  Dataset all;
+  PreloadPart everything;
+  FullGraph counts;
+  std::string error;
+  if (!loadRowPart(data, {0, full.numVertices}, all, everything, counts, error,
+                   /*features=*/false))
+    fatal(data + "/" + error);
+  all.numSources = -1;
+  all.features = ctx->ds.features;
+  all.numFeatures = ctx->ds.numFeatures;
+  return all;
 }

@@ -15,6 +15,7 @@
 #define GNNRT_DRIVER_MINIBATCH_H
 
 #include "Context.h"
+#include "Distributed.h"
 #include "Sampler.h"
 
 #include <memory>
@@ -78,6 +79,18 @@ public:
   /// The processes that share each batch (for json()).
   void setProcesses(int n) { processes = n; }
 
+  /// P³ on several processes (docs/MiniBatch.md, "P³ on several
+  /// processes"): `full` holds this process's feature columns of every
+  /// vertex; each batch is bound as feature partitioning's whole graph of
+  /// every process's share, one after another (each process computes layer
+  /// 1 of every share on its columns, and the syncs move the partial rows
+  /// to the share's owner), the own rows' graph its share. bindFull binds
+  /// full-graph feature partitioning again: the own rows `own` (their
+  /// features: `full`'s), the whole graph `whole`, and the row split,
+  /// degrees and loss counts `ctx` holds now (before bindDataset takes the
+  /// degrees).
+  void useFeatureColumns(const gnnrtContext *ctx, Dataset own, Dataset whole);
+
 private:
   Dataset full;
   std::vector<int64_t> seeds;
@@ -94,6 +107,17 @@ private:
   std::vector<float> batchLosses;
   int processes = 1;
   std::unique_ptr<NeighborSampler> sampler;
+  // P³: the full-graph binding (useFeatureColumns), and this process's
+  // share's rows per level and the other shares', summed over the batches
+  // (json()).
+  struct FullColumns {
+    bool on = false;
+    Dataset own, whole;
+    std::vector<int64_t> rowStarts;
+    std::vector<float> degrees[2];
+    int64_t lossCount[3] = {-1, -1, -1};
+  } columns;
+  std::vector<int64_t> ownShareRows, otherShareRows;
 
   /// A batch ready to bind: this process's subgraph, the whole batch's
   /// sampled edges and, on several processes, the degrees of its vertices
@@ -103,26 +127,55 @@ private:
     int64_t edges = 0;
     std::vector<int64_t> levelRows; // the whole batch's
     std::vector<float> degrees[2];
+    // P³: the whole graph of every share (its degrees), each share's first
+    // row in it and its rows per level.
+    Dataset world;
+    std::vector<float> worldDegrees[2];
+    std::vector<int64_t> starts;
+    std::vector<std::vector<int64_t>> levels;
   };
+  /// P³: `batch`'s shares, process `rank`'s as its own rows.
+  Prepared prepareShares(const SampledBatch &batch, int rank, int size) const;
+  /// P³: adds the shares' rows per level to ownShareRows and
+  /// otherShareRows.
+  void countShareRows(const Prepared &p, int rank);
 };
 
 /// --batch-size N and --fanouts K1,K2,... of one process (`batchSize` 0
 /// and `fanouts` empty: full-graph training, null): checks them against the
 /// model's hops and the run, and keeps ctx->ds, before it is bound. Stops
-/// the run with the reason on a bad combination.
+/// the run with the reason on a bad combination. P³ (`columns`, from
+/// loadFeatureColumnsForBatches): samples from `columns` instead, and
+/// keeps ctx->ds and `whole` for the full-graph evaluation.
 std::unique_ptr<MiniBatchTraining>
 startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
-               uint64_t seed, int worldSize, const std::string &saveBatches);
+               uint64_t seed, int worldSize, const std::string &saveBatches,
+               const Dataset *columns = nullptr,
+               const Dataset *whole = nullptr);
 
-/// The program mini-batch training runs on several processes (data
-/// parallel: the unpartitioned one, its gradients summed over them), after
+/// The program mini-batch training runs on several processes, after
 /// refusing the options of the full-graph modes (`partition`: --partition;
 /// `preloadOptions`: --preload-hops or --preload-fanout; `rowSplit`:
-/// --row-split or --repartition-gain; `dump`: --dump).
-const Program *dataParallelProgram(const std::vector<Program> &programs,
-                                   const std::string &partition,
-                                   bool preloadOptions, bool rowSplit,
-                                   bool dump);
+/// --row-split or --repartition-gain; `dump`: --dump): data parallel, the
+/// unpartitioned one, its gradients summed over them; or P³ (`p3` set),
+/// the feature-partitioned one, with --partition features or where the
+/// executable holds only that.
+const Program *miniBatchProgram(const std::vector<Program> &programs,
+                                const std::string &partition,
+                                bool preloadOptions, bool rowSplit, bool dump,
+                                bool &p3);
+
+/// P³: what full-graph feature partitioning loads and sets (ctx->ds the
+/// own rows with every vertex's features of the process's columns, `whole`,
+/// the split in `rowParts` and ctx->rowStarts, `part`, `full`, the degrees
+/// and loss counts; loadFeatureParts), and returns the
+/// dataset batches are sampled from: every vertex with its labels, masks
+/// and edges, and the process's feature columns (not every feature: no
+/// feature value crosses processes).
+Dataset loadFeatureColumnsForBatches(gnnrtContext *ctx, const std::string &data,
+                                     const std::string &rowSplit,
+                                     RowParts &rowParts, PreloadPart &part,
+                                     FullGraph &full, Dataset &whole);
 
 } // namespace gnnrt
 

@@ -565,10 +565,13 @@ int main(int argc, char **argv) {
   // the whole graph and training its share of every batch (MiniBatch.h).
   const bool dataParallel =
       worldSize > 1 && (o.batchSize > 0 || !o.fanouts.empty());
+  // ... or P³: layer 1 of every share on each process's feature columns.
+  bool p3 = false;
+  Dataset columns; // P³: what batches are sampled from
   if (dataParallel)
-    use(dataParallelProgram(programs, o.partition,
-                            o.preloadHops >= 0 || o.preloadFanout >= 0,
-                            o.rowSplitGiven, !o.dump.empty()));
+    use(miniBatchProgram(programs, o.partition,
+                         o.preloadHops >= 0 || o.preloadFanout >= 0,
+                         o.rowSplitGiven, !o.dump.empty(), p3));
   if (worldSize == 1 || dataParallel) {
     if (!o.partition.empty() && !dataParallel)
       std::fprintf(stderr, "warning: --partition chooses how several "
@@ -579,18 +582,25 @@ int main(int argc, char **argv) {
                            "bound what each of several processes holds "
                            "(under mpirun); one process holds the whole "
                            "graph\n");
-    if (o.rowSplitGiven)
+    if (o.rowSplitGiven && !p3)
       std::fprintf(stderr, "warning: --row-split and --repartition-gain split "
                            "the vertices over several processes (under "
                            "mpirun); one process holds them all\n");
-    if (!loadDataset(o.data, ctx->ds, error,
-                     ctx->model.featureChunks > 0 ? &ctx->featuresFile
-                                                  : nullptr,
-                     ctx->model.graphChunks > 0 ? &ctx->indicesFile : nullptr))
+    if (p3) {
+      columns = loadFeatureColumnsForBatches(ctx, o.data, o.rowSplit, rowParts,
+                                             part, full, whole);
+      rows = true;
+      labelled = labelledTrainVertices(columns, selected);
+    } else if (!loadDataset(
+                   o.data, ctx->ds, error,
+                   ctx->model.featureChunks > 0 ? &ctx->featuresFile : nullptr,
+                   ctx->model.graphChunks > 0 ? &ctx->indicesFile : nullptr)) {
       fatal(o.data + "/" + error);
-    full.numVertices = ctx->ds.numVertices;
-    full.numEdges = ctx->ds.numEdges;
-    labelled = labelledTrainVertices(ctx->ds, selected);
+    } else {
+      full.numVertices = ctx->ds.numVertices;
+      full.numEdges = ctx->ds.numEdges;
+      labelled = labelledTrainVertices(ctx->ds, selected);
+    }
     if (dataParallel)
       checkSameTraining(ctx, program->info + trainingText(ctx, o, full), full);
   } else {
@@ -700,8 +710,10 @@ int main(int argc, char **argv) {
   if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
     fatal(error);
   // Mini-batch training keeps the dataset, which binding gives the device.
-  std::unique_ptr<MiniBatchTraining> miniBatch = startMiniBatch(
-      ctx, o.batchSize, o.fanouts, o.seed, worldSize, o.saveBatches);
+  std::unique_ptr<MiniBatchTraining> miniBatch =
+      startMiniBatch(ctx, o.batchSize, o.fanouts, o.seed, worldSize,
+                     o.saveBatches, p3 ? &columns : nullptr, &whole);
+  columns = Dataset(); // the sampler keeps a copy
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
   if (whole.numVertices && !bindWholeGraph(ctx, whole, error))
@@ -739,9 +751,10 @@ int main(int argc, char **argv) {
     if (!autoChoice.empty())
       std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
     if (dataParallel)
-      std::printf("gnnc: data parallel on %d processes: each trains its share "
-                  "of every batch's seeds\n",
-                  worldSize);
+      std::printf("gnnc: %s on %d processes: each trains its share of every "
+                  "batch's seeds%s\n",
+                  p3 ? "P3" : "data parallel", worldSize,
+                  p3 ? ", layer 1 of every share on its feature columns" : "");
     else if (worldSize > 1)
       printPartitionLine(ctx, part, rows, o.preloadHops, o.preloadFanout);
   }
@@ -862,8 +875,8 @@ int main(int argc, char **argv) {
   if (o.epochs == 0) {
     ctx->training = false;
     // Data parallel: every process evaluates the whole graph.
-    last.loss =
-        dataParallel ? program->eval(ctx) : worldLoss(ctx, program->eval(ctx));
+    last.loss = dataParallel && !p3 ? program->eval(ctx)
+                                    : worldLoss(ctx, program->eval(ctx));
     ++evalCalls;
     double acc[3];
     splitAccuracies(ctx, acc);
@@ -886,7 +899,7 @@ int main(int argc, char **argv) {
     program->eval(ctx);
     ++evalCalls;
     pred = predictions(ctx);
-    if (worldSize > 1 && !dataParallel) // else every process holds every row
+    if (worldSize > 1 && (!dataParallel || p3)) // else each holds every row
       pred = gatherOwnRows(ctx, part, full.numVertices, pred.data(), 1);
   }
   if (!o.saveParams.empty() &&
@@ -935,7 +948,8 @@ int main(int argc, char **argv) {
     }
     // A row-partitioned program: its collectives by the formula.
     if (rows && worldSize > 1)
-      text += rowFormulaJson(ctx, trainCalls, evalCalls, full.numVertices);
+      text +=
+          rowFormulaJson(ctx, p3 ? 0 : trainCalls, evalCalls, full.numVertices);
     appendf(",\n                    \"gradient_buckets\": %lld, "
             "\"bucket_bytes\": %lld, \"wait_seconds\": %.6g},\n",
             static_cast<long long>(ctx->gradientSum.issued),

@@ -95,14 +95,25 @@ static void countDegrees(GraphArrays &g) {
   }
 }
 
-bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error) {
+bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error,
+                    std::vector<float> *degrees) {
   if (sourcesOf(whole) != whole.numVertices) {
     error = "the whole graph must have every vertex as a destination";
     return false;
   }
   ctx->wholeEdges = whole.numEdges;
   GraphArrays g = buildGraphArrays(whole, ctx->model.graphArrays);
-  countDegrees(g);
+  if (degrees) {
+    if (static_cast<int64_t>(degrees[0].size()) != whole.numVertices ||
+        static_cast<int64_t>(degrees[1].size()) != whole.numVertices) {
+      error = "the whole graph's degrees do not match its vertices";
+      return false;
+    }
+    g.inDegree = std::move(degrees[0]);
+    g.outDegree = std::move(degrees[1]);
+  } else {
+    countDegrees(g);
+  }
   ctx->device->bindGraph(std::move(g), 1);
   return true;
 }

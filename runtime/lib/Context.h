@@ -277,8 +277,11 @@ bool bindDataset(gnnrtContext *ctx, std::string &error);
 
 /// Feature partitioning: binds `whole` (every vertex, every edge; its CSC
 /// moved out) as the device's whole graph next to the own rows' graph
-/// bindDataset binds, with its degrees. False with a message.
-bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error);
+/// bindDataset binds, with its degrees, or `degrees` (in, out; moved out)
+/// where given (P³'s shares of a batch: the whole batch's). False with a
+/// message.
+bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error,
+                    std::vector<float> *degrees = nullptr);
 
 /// Whether parameter `p` holds only this process's feature columns' rows
 /// (feature partitioning: its first dimension is bound to F).

@@ -1,0 +1,84 @@
+"""Checks P3 mini-batch training on several processes (docs/MiniBatch.md,
+"P3 on several processes") against the same executable alone: the
+per-epoch losses and the trained parameters as mpi_equivalence.py checks
+them, then rank 0's collectives against the volumes exactly. Rank r of N
+trains the share of each batch its seeds need; layer 1 of every share runs
+on every process's feature columns, and the sync moves share s's first
+n_k(s) rows (k = LEVEL, the hops of the sync's input):
+
+  - P3's pull: rank 0 sends every other share's partial rows to its owner,
+    sum over the batches and s != 0 of n_k(s) SYNC-wide rows; the push:
+    it sends its own gradient rows to the N - 1 others, (N - 1) n_k(0) rows
+    (all-to-all, two calls per batch); the summary's mini_batch.p3 has the
+    shares' rows per level summed over the batches;
+  - the later layers run on the own share alone: no other collective in
+    training; the full-graph evaluations move what feature partitioning's
+    do (mpi_features_equivalence.py's formula with no training step:
+    EVAL_SYNC reduce-scatters of the partials, STAGED broadcast stages,
+    GATHERS all-gathers);
+  - the gradients' all-reduce, one per batch, leaves out the feature
+    shards of the parameters SHARDED (their gradient is exact on each
+    process);
+  - so no feature value crosses processes.
+
+    mpi_p3_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET LEVEL SYNC STAGED GATHERS SHARDED
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+from mpi_equivalence import check_formula, compare
+
+(one_json, one_params, n_json, n_params, dataset, level, sync, staged,
+ gathers, sharded) = sys.argv[1:11]
+one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
+meta = json.load(open(os.path.join(dataset, "meta.json")))
+
+
+def widths(text):
+    return [int(w) for w in text.split(",") if w not in ("", "-")]
+
+
+level, sync = int(level), int(sync)
+staged, gathers = widths(staged), widths(gathers)
+shard_floats = sum(np.load(os.path.join(one_params, name + ".npy")).size
+                   for name in sharded.split(","))
+
+comm, part, mb = many["communication"], many["partition"], many["mini_batch"]
+N = comm["world_size"]
+if part["mode"] != "features" or "p3" not in mb:
+    sys.exit(f"partition mode {part['mode']}, mini_batch {mb}")
+F = meta["num_features"]
+if part["features"] != F or part["feature_end"] - part["feature_begin"] != F // N:
+    sys.exit(f"rank 0 holds feature columns [{part['feature_begin']}, "
+             f"{part['feature_end']}) of {part['features']}")
+if mb["batches"] != one["mini_batch"]["batches"]:
+    sys.exit(f"{mb['batches']} batches against {one['mini_batch']['batches']}")
+own, other = mb["p3"]["own_share_rows"][level], mb["p3"]["other_share_rows"][level]
+n, n0 = part["sources"], part["inner_end"] - part["inner_begin"]
+history = many["history"]
+epochs = len(history)
+evals = sum(1 for h in history if "train_acc" in h)
+batches = comm["gradient_buckets"]
+if batches != mb["batches"]:
+    sys.exit(f"{batches} gradient buckets for {mb['batches']} batches")
+pulled, pushed = 4 * sync * other, 4 * sync * (N - 1) * own
+expect = {
+    "alltoall": (2 * mb["batches"], pulled + pushed),
+    "reduce_scatter": (evals, 4 * n * evals * sync),
+    "allgather": (evals * len(gathers), 4 * n0 * evals * sum(gathers)),
+    "broadcast": (evals * N * len(staged), 4 * n * evals * sum(staged)),
+    "allreduce": (1 + batches + epochs + evals,
+                  16 + batches * 4 * (floats - shard_floats) + 4 * epochs + 48 * evals),
+}
+check_formula(comm, expect)
+print(f"{N} processes: {epochs} epochs of {mb['batches'] // epochs} batches, "
+      f"losses agree, parameters agree (largest rel-norm {worst:.1e}); rank 0 "
+      f"holds feature columns [{part['feature_begin']}, {part['feature_end']}) "
+      f"of {F}; all-to-all {expect['alltoall'][0]} calls: {pulled} bytes of "
+      f"partials pulled to the owners ({other} rows of level {level}), {pushed} "
+      f"of gradients pushed ((N - 1) x {own} rows); evaluations, all-reduce "
+      f"without {shard_floats} shard floats = formula")
