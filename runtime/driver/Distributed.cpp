@@ -234,6 +234,24 @@ std::string gnnrt::rowFormulaJson(const gnnrtContext *ctx, int64_t trainCalls,
   return text + "}";
 }
 
+std::string gnnrt::preloadPartitionJson(const gnnrtContext *ctx,
+                                        const PreloadPart &part, int64_t maxHop,
+                                        int64_t fanout) {
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
+                "\"max_hop\": %lld, \"fanout\": %lld, "
+                "\"inner_begin\": %lld, \"inner_end\": %lld, "
+                "\"held_vertices\": %lld, \"held_edges\": %lld},\n",
+                static_cast<long long>(part.hops),
+                static_cast<long long>(maxHop), static_cast<long long>(fanout),
+                static_cast<long long>(part.inner.begin),
+                static_cast<long long>(part.inner.end),
+                static_cast<long long>(ctx->ds.numVertices),
+                static_cast<long long>(ctx->ds.numEdges));
+  return text;
+}
+
 std::string gnnrt::rowPartitionJson(const gnnrtContext *ctx,
                                     const RowParts &rowParts,
                                     const PreloadPart &part,

@@ -127,6 +127,11 @@ std::string rowFormulaJson(const gnnrtContext *ctx, int64_t trainCalls,
 std::string rowPartitionJson(const gnnrtContext *ctx, const RowParts &rowParts,
                              const PreloadPart &part, const FullGraph &full,
                              const std::string &rowSplit);
+/// Shared preloading's "partition" object of the --json summary: rank 0's
+/// part, with --preload-hops `maxHop` and --preload-fanout `fanout`.
+std::string preloadPartitionJson(const gnnrtContext *ctx,
+                                 const PreloadPart &part, int64_t maxHop,
+                                 int64_t fanout);
 
 /// ROC's per-vertex features over the whole graph: each process computes
 /// its own vertices' from their in-edges (before bindDataset takes them),

@@ -148,8 +148,10 @@ const char *kUsage =
     "  --batch-size N       mini-batch training: N labelled train vertices\n"
     "                       per step, shuffled each epoch, on their sampled\n"
     "                       neighbourhood (docs/MiniBatch.md; under mpirun\n"
-    "                       data parallel: each process trains its share\n"
-    "                       of every batch's seeds)\n"
+    "                       each process trains its share of every batch's\n"
+    "                       seeds: data parallel, or with --partition\n"
+    "                       features P3, layer 1 of every share on each\n"
+    "                       process's feature columns)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
     "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
@@ -561,11 +563,11 @@ int main(int argc, char **argv) {
   };
   // Feature partitioning: the whole graph, bound next to the own rows'.
   Dataset whole;
-  // Mini-batch training on several processes: data parallel, each holding
-  // the whole graph and training its share of every batch (MiniBatch.h).
+  // Mini-batch training on several processes: each trains its share of
+  // every batch (MiniBatch.h), holding the whole graph (data parallel) or
+  // its feature columns (P³: layer 1 of every share on them).
   const bool dataParallel =
       worldSize > 1 && (o.batchSize > 0 || !o.fanouts.empty());
-  // ... or P³: layer 1 of every share on each process's feature columns.
   bool p3 = false;
   Dataset columns; // P³: what batches are sampled from
   if (dataParallel)
@@ -967,18 +969,9 @@ int main(int argc, char **argv) {
       appendf("  \"partition\": {\"mode\": \"data-parallel\", "
               "\"held_vertices\": %lld},\n",
               static_cast<long long>(full.numVertices));
-    } else if (worldSize > 1)
-      appendf("  \"partition\": {\"mode\": \"preload\", \"hops\": %lld, "
-              "\"max_hop\": %lld, \"fanout\": %lld, "
-              "\"inner_begin\": %lld, \"inner_end\": %lld, "
-              "\"held_vertices\": %lld, \"held_edges\": %lld},\n",
-              static_cast<long long>(part.hops),
-              static_cast<long long>(o.preloadHops),
-              static_cast<long long>(o.preloadFanout),
-              static_cast<long long>(part.inner.begin),
-              static_cast<long long>(part.inner.end),
-              static_cast<long long>(ctx->ds.numVertices),
-              static_cast<long long>(ctx->ds.numEdges));
+    } else if (worldSize > 1) {
+      text += preloadPartitionJson(ctx, part, o.preloadHops, o.preloadFanout);
+    }
     if (miniBatch)
       text += miniBatch->json();
     appendf("  \"history\": [");

@@ -6,22 +6,25 @@ trains the share of each batch its seeds need; layer 1 of every share runs
 on every process's feature columns, and the sync moves share s's first
 n_k(s) rows (k = LEVEL, the hops of the sync's input):
 
-  - P3's pull: rank 0 sends every other share's partial rows to its owner,
-    sum over the batches and s != 0 of n_k(s) SYNC-wide rows; the push:
-    it sends its own gradient rows to the N - 1 others, (N - 1) n_k(0) rows
-    (all-to-all, two calls per batch); the summary's mini_batch.p3 has the
-    shares' rows per level summed over the batches;
+  - P3's pull: for each sync (widths SYNCS) rank 0 sends every other
+    share's partial rows to its owner, sum over the batches and s != 0 of
+    n_k(s) rows; the push: it sends its own gradient rows to the N - 1
+    others, (N - 1) n_k(0) rows (all-to-all, two calls per sync and batch);
+    the summary's mini_batch.p3 has the shares' rows per level summed over
+    the batches;
   - the later layers run on the own share alone: no other collective in
     training; the full-graph evaluations move what feature partitioning's
-    do (mpi_features_equivalence.py's formula with no training step:
-    EVAL_SYNC reduce-scatters of the partials, STAGED broadcast stages,
-    GATHERS all-gathers);
+    do (mpi_features_equivalence.py's formula with no training step: the
+    SYNCS reduce-scattered, STAGED broadcast stages, GATHERS all-gathers);
   - the gradients' all-reduce, one per batch, leaves out the feature
     shards of the parameters SHARDED (their gradient is exact on each
     process);
   - so no feature value crosses processes.
 
-    mpi_p3_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET LEVEL SYNC STAGED GATHERS SHARDED
+    mpi_p3_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET LEVEL SYNCS STAGED GATHERS SHARDED
+
+Widths are comma-separated integers or C, or "-" for none; SHARDED is
+comma-separated parameter names.
 """
 
 import json
@@ -32,18 +35,19 @@ import numpy as np
 
 from mpi_equivalence import check_formula, compare
 
-(one_json, one_params, n_json, n_params, dataset, level, sync, staged,
+(one_json, one_params, n_json, n_params, dataset, level, syncs, staged,
  gathers, sharded) = sys.argv[1:11]
 one, many, worst, floats = compare(one_json, one_params, n_json, n_params)
 meta = json.load(open(os.path.join(dataset, "meta.json")))
 
 
 def widths(text):
-    return [int(w) for w in text.split(",") if w not in ("", "-")]
+    return [meta["num_classes"] if w == "C" else int(w)
+            for w in text.split(",") if w not in ("", "-")]
 
 
-level, sync = int(level), int(sync)
-staged, gathers = widths(staged), widths(gathers)
+level = int(level)
+syncs, staged, gathers = widths(syncs), widths(staged), widths(gathers)
 shard_floats = sum(np.load(os.path.join(one_params, name + ".npy")).size
                    for name in sharded.split(","))
 
@@ -65,10 +69,10 @@ evals = sum(1 for h in history if "train_acc" in h)
 batches = comm["gradient_buckets"]
 if batches != mb["batches"]:
     sys.exit(f"{batches} gradient buckets for {mb['batches']} batches")
-pulled, pushed = 4 * sync * other, 4 * sync * (N - 1) * own
+pulled, pushed = 4 * sum(syncs) * other, 4 * sum(syncs) * (N - 1) * own
 expect = {
-    "alltoall": (2 * mb["batches"], pulled + pushed),
-    "reduce_scatter": (evals, 4 * n * evals * sync),
+    "alltoall": (2 * len(syncs) * mb["batches"], pulled + pushed),
+    "reduce_scatter": (evals * len(syncs), 4 * n * evals * sum(syncs)),
     "allgather": (evals * len(gathers), 4 * n0 * evals * sum(gathers)),
     "broadcast": (evals * N * len(staged), 4 * n * evals * sum(staged)),
     "allreduce": (1 + batches + epochs + evals,
