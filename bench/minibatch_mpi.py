@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Mini-batch training on several processes (issue 21): data parallel
+against P³, run, on the benchmark's GraphSAGE-mean (F -> 256 -> C, fanouts
+25,10, batch 1024).
+
+For each graph: the executable alone (2 threads), then under mpirun on N
+ranks (1 thread each) data parallel (every rank holds every feature and
+trains its seeds' share of each batch) and P³ (--partition features: each
+rank holds its F/N feature columns of every vertex, computes layer 1 of
+every rank's share on them, and the sync pulls each share's 256-wide
+partial rows to its owner and pushes the gradient back; docs/MiniBatch.md).
+Dropout off, so the three give the same losses up to summation order
+(the table gives the largest relative difference from the run alone:
+float32 sums in another order, over every optimizer step of the run). Per run: the median epoch after the
+first, rank 0's bytes per batch by collective, P³'s all-to-all bytes
+against its formula (the shares' level-1 rows times 256 x 4, from the
+summary's mini_batch.p3), and rank 0's peak RSS.
+
+Not a speed test: 2 cores, N ranks share them and the memory bus. What to
+read is the bytes (P³ moves activations, data parallel nothing but
+gradients here because every rank holds every feature: the feature-pulling
+variant's bytes are bench/p3_bytes.py's formula) and the memory (P³'s
+ranks hold F/N columns).
+
+    bench/minibatch_mpi.py [--graphs arxiv[,reddit]] [--processes 2]
+                           [--epochs 2] [--out minibatch-mpi]
+
+Writes docs/benchmarks/<out>.{json,md}.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import run as harness  # noqa: E402
+
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+HIDDEN = 256
+
+
+def run(tag, cmd, threads, timeout):
+    out = os.path.join(harness.LOG_DIR, f"mbmpi-{tag}.json")
+    if os.path.exists(out):
+        os.remove(out)
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    r = harness.run_process(cmd + ["--json", out], env,
+                            os.path.join(harness.LOG_DIR, f"mbmpi-{tag}.log"), timeout, 0)
+    if r["status"] != "ok":
+        return r
+    with open(out) as f:
+        s = json.load(f)
+    hist = s["history"]
+    ms = [h["ms"] for h in hist]
+    comm = s.get("communication", {})
+    batches = s["mini_batch"]["batches"]
+    per_batch = {k: v["bytes"] / batches for k, v in comm.items()
+                 if isinstance(v, dict) and "bytes" in v and v["bytes"]}
+    cell = dict(r, epoch_ms=statistics.median(ms[1:] if len(ms) > 1 else ms),
+                losses=[h["loss"] for h in hist], test_acc=s["final"]["test_acc"],
+                batches=batches, bytes_per_batch=per_batch,
+                peak_rss_mib=s["memory"]["peak_resident_bytes"] / 2**20)
+    p3 = s["mini_batch"].get("p3")
+    if p3:
+        n = comm["world_size"]
+        own, other = p3["own_share_rows"][1], p3["other_share_rows"][1]
+        cell["p3_formula"] = 4 * HIDDEN * (other + (n - 1) * own)
+        cell["p3_measured"] = comm["alltoall"]["bytes"]
+        cell["p3_v1_per_share"] = own / batches
+    return cell
+
+
+def loss_difference(a, b):
+    """The largest relative difference of two loss curves."""
+    if len(a) != len(b):
+        return float("inf")
+    return max(abs(x - y) / max(abs(x), 1e-12) for x, y in zip(a, b))
+
+
+def main(argv=None):
+    if argv is None and sys.argv[1:2] == ["--report"]:  # rewrite the tables from the JSON
+        with open(sys.argv[2]) as f:
+            result = json.load(f)
+        base = {c["graph"]: c.get("losses") for c in result["cells"] if c["mode"] == "alone"}
+        for c in result["cells"]:
+            if base.get(c["graph"]) and "losses" in c:
+                c["loss_difference"] = loss_difference(base[c["graph"]], c["losses"])
+        write(result, os.path.splitext(os.path.basename(sys.argv[2]))[0])
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graphs", default="arxiv")
+    ap.add_argument("--processes", type=int, default=2)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=3600)
+    ap.add_argument("--out", default="minibatch-mpi")
+    args = ap.parse_args(argv)
+    os.makedirs(harness.LOG_DIR, exist_ok=True)
+    n = args.processes
+    result = {"when": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+              "command": " ".join(sys.argv[1:]), "machine": harness.machine_info(),
+              "processes": n, "cells": []}
+    for key in args.graphs.split(","):
+        data = harness.ensure_graph(key)
+        exe = harness.compile_gnnc("sage", data)  # holds the plain and P³ programs
+        common = [exe, "--data", data, "--epochs", str(args.epochs), "--batch-size", "1024",
+                  "--fanouts", "25,10", "--dropout", "0", "--quiet",
+                  "--eval-every", str(args.epochs)]
+        runs = {
+            "alone": (common + ["--threads", "2"], 2),
+            "data parallel": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1"], 1),
+            "P³": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1", "--partition",
+                                                         "features"], 1),
+        }
+        cells = {}
+        for mode, (cmd, threads) in runs.items():
+            harness.log(f"{key}: {mode}")
+            cells[mode] = run(f"{key}-{mode.replace(' ', '-')}", cmd, threads, args.timeout)
+            harness.log(f"  {cells[mode].get('epoch_ms', cells[mode].get('status'))} ms/epoch")
+        base = cells["alone"].get("losses")
+        for mode, cell in cells.items():
+            if base and "losses" in cell:
+                cell["loss_difference"] = loss_difference(base, cell["losses"])
+            result["cells"].append(dict(cell, graph=key, mode=mode,
+                                        info=harness.graph_info(data)))
+    write(result, args.out)
+    return 0
+
+
+def write(result, name):
+    out = os.path.join(ROOT, "docs", "benchmarks")
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(result, f, indent=1)
+    m = result["machine"]
+    lines = [f"# Mini-batch training on {result['processes']} processes: data parallel "
+             f"and P³\n",
+             f"`bench/minibatch_mpi.py {result['command']}` ({result['when']}; "
+             f"{m['cores']} cores, load average {m['loadavg_start']} at the start). "
+             "GraphSAGE-mean F → 256 → C, batch 1024, fanouts 25,10, dropout 0. Bytes are "
+             "rank 0's per batch (all-reduce: the gradients; all-to-all: P³'s partial rows "
+             "and gradients), over the whole run (the evaluation's collectives spread over "
+             "the batches).\n",
+             "| graph | mode | epoch | losses: largest rel. difference from alone | test acc | rank 0 bytes per batch | "
+             "P³ all-to-all: measured = formula | rank 0 peak RSS |",
+             "|---|---|---|---|---|---|---|---|"]
+    for c in result["cells"]:
+        if "epoch_ms" not in c:
+            lines.append(f"| {c['graph']} | {c['mode']} | {c.get('status')} | | | | | |")
+            continue
+        b = ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in sorted(c["bytes_per_batch"].items()))
+        p3 = ""
+        if "p3_formula" in c:
+            p3 = (f"{c['p3_measured']:,} = {c['p3_formula']:,} B "
+                  f"({'equal' if c['p3_measured'] == c['p3_formula'] else 'DIFFERENT'}; "
+                  f"|V_1| {c['p3_v1_per_share']:,.0f} per share and batch)")
+        lines.append(f"| {c['graph']} | {c['mode']} | {c['epoch_ms'] / 1e3:.2f} s | "
+                     f"{c.get('loss_difference', 0):.1e} | {c['test_acc']:.4f} | "
+                     f"{b or '-'} | {p3 or '-'} | {c['peak_rss_mib']:.0f} MiB |")
+    with open(os.path.join(out, name + ".md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
