@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
-"""Mini-batch training on several processes (issue 21): data parallel
-against P³, run, on the benchmark's GraphSAGE-mean (F -> 256 -> C, fanouts
-25,10, batch 1024).
+"""Mini-batch training on several processes (issue 21): data parallel,
+P³ and GraNNDis's co-batches, run, on the benchmark's GraphSAGE-mean
+(F -> 256 -> C, fanouts 25,10, batch 1024).
 
 For each graph: the executable alone (2 threads), then under mpirun on N
 ranks (1 thread each) data parallel (every rank holds every feature and
 trains its seeds' share of each batch) and P³ (--partition features: each
 rank holds its F/N feature columns of every vertex, computes layer 1 of
 every rank's share on them, and the sync pulls each share's 256-wide
-partial rows to its owner and pushes the gradient back; docs/MiniBatch.md).
+partial rows to its owner and pushes the gradient back) and co-batches
+(--partition rows: GraNNDis's fetch-then-split, each batch's whole
+subgraph split by rows, the row-partitioned program's collectives moving
+rows between the ranks; docs/MiniBatch.md).
 Dropout off, so the three give the same losses up to summation order
 (the table gives the largest relative difference from the run alone:
 float32 sums in another order, over every optimizer step of the run). Per run: the median epoch after the
 first, rank 0's bytes per batch by collective, P³'s all-to-all bytes
 against its formula (the shares' level-1 rows times 256 x 4, from the
-summary's mini_batch.p3), and rank 0's peak RSS.
+summary's mini_batch.p3), rank 0's largest batch state (the summary's
+mini_batch.peak_batch_bytes: the batch's graph, features and activations
+by the program's buffer records, the staged collectives' buffers: GD-5's
+per-GPU memory, split-then-fetch against fetch-then-split for the same
+targets) and rank 0's peak RSS.
 
 Not a speed test: 2 cores, N ranks share them and the memory bus. What to
 read is the bytes (P³ moves activations, data parallel nothing but
@@ -44,6 +51,19 @@ import run as harness  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 HIDDEN = 256
+MODES = ("alone", "data parallel", "P³", "co-batch")
+
+
+def compile_rows(data):
+    """The model compiled with gnn-compile --partition rows (no replicated
+    levels, which the default's rows program may have: co-batches bind no
+    whole graph)."""
+    from gnnc import toolchain
+    exe = os.path.join(harness.CACHE, "bin",
+                       f"sage-rows-{os.path.basename(os.path.normpath(data))}")
+    toolchain.compile(harness.gnnc_program("sage"), exe,
+                      ["--dataset", data, "--partition", "rows"])
+    return exe
 
 
 def run(tag, cmd, threads, timeout):
@@ -66,7 +86,8 @@ def run(tag, cmd, threads, timeout):
     cell = dict(r, epoch_ms=statistics.median(ms[1:] if len(ms) > 1 else ms),
                 losses=[h["loss"] for h in hist], test_acc=s["final"]["test_acc"],
                 batches=batches, bytes_per_batch=per_batch,
-                peak_rss_mib=s["memory"]["peak_resident_bytes"] / 2**20)
+                peak_rss_mib=s["memory"]["peak_resident_bytes"] / 2**20,
+                batch_mib=s["mini_batch"].get("peak_batch_bytes", 0) / 2**20)
     p3 = s["mini_batch"].get("p3")
     if p3:
         n = comm["world_size"]
@@ -100,15 +121,24 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--out", default="minibatch-mpi")
+    ap.add_argument("--modes", default="alone,data parallel,P³,co-batch",
+                    help="the runs to make; the others are kept from the report's JSON")
     args = ap.parse_args(argv)
     os.makedirs(harness.LOG_DIR, exist_ok=True)
     n = args.processes
     result = {"when": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
               "command": " ".join(sys.argv[1:]), "machine": harness.machine_info(),
               "processes": n, "cells": []}
+    modes = args.modes.split(",")
+    old = os.path.join(ROOT, "docs", "benchmarks", args.out + ".json")
+    kept = []
+    if set(modes) != set(MODES) and os.path.exists(old):
+        with open(old) as f:
+            kept = [c for c in json.load(f)["cells"] if c["mode"] not in modes]
     for key in args.graphs.split(","):
         data = harness.ensure_graph(key)
         exe = harness.compile_gnnc("sage", data)  # holds the plain and P³ programs
+        rows_exe = compile_rows(data)
         common = [exe, "--data", data, "--epochs", str(args.epochs), "--batch-size", "1024",
                   "--fanouts", "25,10", "--dropout", "0", "--quiet",
                   "--eval-every", str(args.epochs)]
@@ -117,14 +147,21 @@ def main(argv=None):
             "data parallel": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1"], 1),
             "P³": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1", "--partition",
                                                          "features"], 1),
+            "co-batch": (MPIRUN + ["-np", str(n), rows_exe] + common[1:] +
+                         ["--threads", "1", "--partition", "rows"], 1),
         }
-        cells = {}
+        cells = {c["mode"]: c for c in kept if c["graph"] == key}
         for mode, (cmd, threads) in runs.items():
+            if mode not in modes:
+                continue
             harness.log(f"{key}: {mode}")
             cells[mode] = run(f"{key}-{mode.replace(' ', '-')}", cmd, threads, args.timeout)
             harness.log(f"  {cells[mode].get('epoch_ms', cells[mode].get('status'))} ms/epoch")
-        base = cells["alone"].get("losses")
-        for mode, cell in cells.items():
+        base = cells.get("alone", {}).get("losses")
+        for mode in MODES:
+            cell = cells.get(mode)
+            if cell is None:
+                continue
             if base and "losses" in cell:
                 cell["loss_difference"] = loss_difference(base, cell["losses"])
             result["cells"].append(dict(cell, graph=key, mode=mode,
@@ -138,20 +175,23 @@ def write(result, name):
     with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump(result, f, indent=1)
     m = result["machine"]
-    lines = [f"# Mini-batch training on {result['processes']} processes: data parallel "
-             f"and P³\n",
+    lines = [f"# Mini-batch training on {result['processes']} processes: data parallel, "
+             f"P³ and co-batches\n",
              f"`bench/minibatch_mpi.py {result['command']}` ({result['when']}; "
              f"{m['cores']} cores, load average {m['loadavg_start']} at the start). "
              "GraphSAGE-mean F → 256 → C, batch 1024, fanouts 25,10, dropout 0. Bytes are "
              "rank 0's per batch (all-reduce: the gradients; all-to-all: P³'s partial rows "
-             "and gradients), over the whole run (the evaluation's collectives spread over "
-             "the batches).\n",
+             "and gradients; broadcast and reduce-scatter: co-batches' rows, and P³'s "
+             "full-graph evaluation), over the whole run (the evaluation's collectives "
+             "spread over the batches). A batch's state: its graph, features and "
+             "activations on rank 0 by the program's buffer records, the largest over "
+             "the batches (mini_batch.peak_batch_bytes).\n",
              "| graph | mode | epoch | losses: largest rel. difference from alone | test acc | rank 0 bytes per batch | "
-             "P³ all-to-all: measured = formula | rank 0 peak RSS |",
-             "|---|---|---|---|---|---|---|---|"]
+             "P³ all-to-all: measured = formula | rank 0's largest batch state | rank 0 peak RSS |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for c in result["cells"]:
         if "epoch_ms" not in c:
-            lines.append(f"| {c['graph']} | {c['mode']} | {c.get('status')} | | | | | |")
+            lines.append(f"| {c['graph']} | {c['mode']} | {c.get('status')} | | | | | | |")
             continue
         b = ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in sorted(c["bytes_per_batch"].items()))
         p3 = ""
@@ -160,8 +200,10 @@ def write(result, name):
                   f"({'equal' if c['p3_measured'] == c['p3_formula'] else 'DIFFERENT'}; "
                   f"|V_1| {c['p3_v1_per_share']:,.0f} per share and batch)")
         lines.append(f"| {c['graph']} | {c['mode']} | {c['epoch_ms'] / 1e3:.2f} s | "
-                     f"{c.get('loss_difference', 0):.1e} | {c['test_acc']:.4f} | "
-                     f"{b or '-'} | {p3 or '-'} | {c['peak_rss_mib']:.0f} MiB |")
+                     f"{format(c['loss_difference'], '.1e') if 'loss_difference' in c else '-'} | "
+                     f"{c['test_acc']:.4f} | "
+                     f"{b or '-'} | {p3 or '-'} | {c.get('batch_mib', 0):.1f} MiB | "
+                     f"{c['peak_rss_mib']:.0f} MiB |")
     with open(os.path.join(out, name + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -126,6 +126,11 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       shares.levelRows = std::move(p.levelRows);
       return shares;
     }
+    if (coBatches) {
+      p.ds = coBatchRows(batchSubgraph(full, batch), rank, size, p.starts,
+                         p.degrees);
+      return p;
+    }
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
     p.ds = batchSubgraph(full, seedShare(batch, b * rank / size,
                                          b * (rank + 1) / size, p.degrees));
@@ -165,8 +170,13 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       countShareRows(p, rank);
       ctx->rowStarts = std::move(p.starts);
       ctx->shareLevels = std::move(p.levels);
+    } else if (coBatches) {
+      coBatchRows_[0] += p.starts.back();
+      coBatchRows_[1] += p.starts[rank + 1] - p.starts[rank];
+      ctx->rowStarts = std::move(p.starts);
     }
     ctx->ds = std::move(ds);
+    countBatchMemory(ctx);
     batchBound = true;
     if (!bindDataset(ctx, error) ||
         (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
@@ -202,6 +212,7 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
     return;
   }
   ctx->ds = full;
+  ctx->rowStarts.clear(); // co-batches: the row collectives copy again
   ctx->lossCount[0] = -1; // the whole graph's, on every process
   if (!bindDataset(ctx, error))
     fatal(error);
@@ -264,6 +275,74 @@ MiniBatchTraining::prepareShares(const SampledBatch &batch, int rank,
   return p;
 }
 
+Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
+                           std::vector<int64_t> &starts,
+                           std::vector<float> degrees[2]) {
+  const int64_t n = batch.numVertices;
+  starts.resize(size + 1);
+  for (int r = 0; r <= size; ++r)
+    starts[r] = n * r / size;
+  const int64_t begin = starts[rank], end = starts[rank + 1];
+  Dataset own;
+  own.name = batch.name;
+  own.source = batch.source;
+  own.directed = batch.directed;
+  own.selfLoops = batch.selfLoops;
+  own.numVertices = end - begin;
+  own.numSources = n;
+  own.numFeatures = batch.numFeatures;
+  own.numClasses = batch.numClasses;
+  const int64_t e0 = batch.indptr[begin], e1 = batch.indptr[end];
+  own.numEdges = e1 - e0;
+  for (int64_t v = begin; v <= end; ++v)
+    own.indptr.push_back(batch.indptr[v] - e0);
+  own.indices.assign(batch.indices.begin() + e0, batch.indices.begin() + e1);
+  const int64_t F = batch.numFeatures;
+  own.features.assign(batch.features.begin() + begin * F,
+                      batch.features.begin() + end * F);
+  own.labels.assign(batch.labels.begin() + begin, batch.labels.begin() + end);
+  for (int m = 0; m < 3; ++m)
+    own.masks[m].assign(batch.masks[m].begin() + begin,
+                        batch.masks[m].begin() + end);
+  std::vector<int64_t> positions(own.numEdges);
+  for (int64_t e = 0; e < own.numEdges; ++e)
+    positions[e] = e0 + e;
+  own.edgeData = selectEdgeData(batch.edgeData, positions);
+  // The co-batch's degrees of the own rows (a source's out-edges reach
+  // every process's rows).
+  std::vector<float> out(n, 0.0f);
+  for (int32_t u : batch.indices)
+    out[u] += 1.0f;
+  degrees[0].resize(own.numVertices);
+  for (int64_t v = begin; v < end; ++v)
+    degrees[0][v - begin] =
+        static_cast<float>(batch.indptr[v + 1] - batch.indptr[v]);
+  degrees[1].assign(out.begin() + begin, out.begin() + end);
+  return own;
+}
+
+void MiniBatchTraining::countBatchMemory(const gnnrtContext *ctx) {
+  TrainingMemory need;
+  std::string error;
+  if (!estimateTrainingMemory(ctx, ctx->optConfig, need, error))
+    return;
+  int64_t bytes =
+      need.graph + need.edgeInputs + need.features + need.activations;
+  // A row-partitioned program's staged aggregations receive each part's
+  // rows into two buffers of the largest part's rows (RowCollectives.cpp).
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  if (!p.empty() && ctx->shareLevels.empty()) {
+    int64_t width = 0, most = 0;
+    for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives)
+      if (c.kind == "broadcast" || c.kind == "reduce")
+        width = std::max(width, collectiveWidth(c, ctx->ds));
+    for (size_t r = 0; r + 1 < p.size(); ++r)
+      most = std::max(most, p[r + 1] - p[r]);
+    bytes += 2 * most * width * static_cast<int64_t>(sizeof(float));
+  }
+  peakBatchBytes = std::max(peakBatchBytes, bytes);
+}
+
 void MiniBatchTraining::countShareRows(const Prepared &p, int rank) {
   const size_t levels = p.levels[rank].size();
   ownShareRows.resize(levels);
@@ -298,6 +377,11 @@ std::string MiniBatchTraining::json() const {
          ", \"sampled_edges\": " + std::to_string(sampledEdges) +
          ", \"level_rows\": [" + rows + "]" +
          ", \"features\": " + std::to_string(full.numFeatures) +
+         ", \"peak_batch_bytes\": " + std::to_string(peakBatchBytes) +
+         (coBatches ? ", \"co_batch\": {\"rows\": " +
+                          std::to_string(coBatchRows_[0]) + ", \"own_rows\": " +
+                          std::to_string(coBatchRows_[1]) + "}"
+                    : std::string()) +
          (columns.on
               ? ", \"p3\": {\"own_share_rows\": [" + joined(ownShareRows) +
                     "], \"other_share_rows\": [" + joined(otherShareRows) + "]}"
@@ -358,39 +442,47 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
 const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
                                        const std::string &partition,
                                        bool preloadOptions, bool rowSplit,
-                                       bool dump, bool &p3) {
+                                       bool dump, std::string &mode) {
   auto refuse = [](const std::string &what) {
     fatal(what + ": mini-batch training on several processes is data "
                  "parallel (each process trains its share of every batch on "
-                 "the whole graph) or P³ (--partition features; "
-                 "docs/MiniBatch.md)");
+                 "the whole graph), P³ (--partition features) or co-batches "
+                 "(--partition rows; docs/MiniBatch.md)");
   };
   const Program *plain = findProgram(programs, "none");
   const Program *features = findProgram(programs, "features");
-  p3 = partition == "features" || (partition.empty() && !plain && features);
-  if (!partition.empty() && !p3)
+  const Program *rows = findProgram(programs, "rows");
+  mode = partition == "features" ? "p3"
+         : partition == "rows"   ? "co-batch"
+         : !partition.empty()    ? partition
+         : plain                 ? "data-parallel"
+         : features              ? "p3"
+                                 : "co-batch";
+  if (mode != "data-parallel" && mode != "p3" && mode != "co-batch")
     refuse("--partition " + partition + " splits full-graph training");
   if (preloadOptions)
     refuse("--preload-hops and --preload-fanout bound shared preloading");
-  if (rowSplit && !p3)
+  if (rowSplit && mode != "p3")
     refuse("--row-split and --repartition-gain split the vertices");
   if (dump)
     refuse("--dump writes one full-graph step of one process");
   if (programs.front().model.target == "cuda")
     fatal("the model was compiled for CUDA, which trains in one process for "
           "now (docs/CUDA.md)");
-  if (p3 && !features)
-    fatal("--partition features: P³ trains the model's feature-partitioned "
-          "program, which this executable does not hold: compile it with "
-          "gnn-compile --partition features (or auto)");
-  if (!p3 && !plain)
+  const Program *program = mode == "p3"         ? features
+                           : mode == "co-batch" ? rows
+                                                : plain;
+  if (!program)
     fatal("--batch-size under mpirun trains the model's unpartitioned "
-          "program (data parallel) or its feature-partitioned one (P³), and "
-          "this executable holds only the " +
-          programs.front().model.partition +
-          "-partitioned one: compile without gnn-compile --partition " +
-          programs.front().model.partition);
-  return p3 ? features : plain;
+          "program (data parallel), its feature-partitioned one (P³) or its "
+          "row-partitioned one (co-batches), and this executable holds only "
+          "the " +
+          programs.front().model.partition + "-partitioned one");
+  if (mode == "co-batch" && program->model.replicated)
+    fatal("--partition rows: the model's row-partitioned program replicates "
+          "levels on the whole graph, which co-batches do not bind: compile "
+          "it with gnn-compile --partition rows without --replicate");
+  return program;
 }
 
 Dataset gnnrt::loadFeatureColumnsForBatches(

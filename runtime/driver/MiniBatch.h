@@ -90,6 +90,10 @@ public:
   /// degrees and loss counts `ctx` holds now (before bindDataset takes the
   /// degrees).
   void useFeatureColumns(const gnnrtContext *ctx, Dataset own, Dataset whole);
+  /// GraNNDis's cooperative batching (docs/MiniBatch.md, "Co-batches"):
+  /// each batch's whole subgraph split by rows over the processes
+  /// (coBatchRows), trained by the row-partitioned program.
+  void useCoBatches() { coBatches = true; }
 
 private:
   Dataset full;
@@ -118,6 +122,14 @@ private:
     int64_t lossCount[3] = {-1, -1, -1};
   } columns;
   std::vector<int64_t> ownShareRows, otherShareRows;
+  // The most bytes a batch's training state takes on this process (json():
+  // its graph, features and activations by the model's buffer records, the
+  // staged aggregations' receive buffers), over the batches.
+  int64_t peakBatchBytes = 0;
+  void countBatchMemory(const gnnrtContext *ctx);
+  // Co-batches: the batches' rows and this process's, summed (json()).
+  bool coBatches = false;
+  int64_t coBatchRows_[2] = {0, 0};
 
   /// A batch ready to bind: this process's subgraph, the whole batch's
   /// sampled edges and, on several processes, the degrees of its vertices
@@ -153,17 +165,28 @@ startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
                const Dataset *columns = nullptr,
                const Dataset *whole = nullptr);
 
+/// GraNNDis's fetch-then-split (cooperative batching): process `rank`'s
+/// rows of the sampled `batch` (the whole batch's subgraph), the range
+/// [n rank / size, n (rank + 1) / size) of its n vertices with their
+/// in-edges (sources: the batch's ids), features, labels, masks and edge
+/// data; `starts` the processes' first rows (size + 1), `degrees` the
+/// batch's in- and out-degrees of the own rows.
+Dataset coBatchRows(const Dataset &batch, int rank, int size,
+                    std::vector<int64_t> &starts,
+                    std::vector<float> degrees[2]);
+
 /// The program mini-batch training runs on several processes, after
 /// refusing the options of the full-graph modes (`partition`: --partition;
 /// `preloadOptions`: --preload-hops or --preload-fanout; `rowSplit`:
-/// --row-split or --repartition-gain; `dump`: --dump): data parallel, the
-/// unpartitioned one, its gradients summed over them; or P³ (`p3` set),
-/// the feature-partitioned one, with --partition features or where the
-/// executable holds only that.
+/// --row-split or --repartition-gain; `dump`: --dump), and `mode`: the
+/// unpartitioned one, "data-parallel" (its gradients summed over them);
+/// the feature-partitioned one, "p3" (--partition features); the
+/// row-partitioned one, "co-batch" (--partition rows). Without
+/// --partition the first of the three the executable holds.
 const Program *miniBatchProgram(const std::vector<Program> &programs,
                                 const std::string &partition,
                                 bool preloadOptions, bool rowSplit, bool dump,
-                                bool &p3);
+                                std::string &mode);
 
 /// P³: what full-graph feature partitioning loads and sets (ctx->ds the
 /// own rows with every vertex's features of the process's columns, `whole`,

@@ -149,9 +149,10 @@ const char *kUsage =
     "                       per step, shuffled each epoch, on their sampled\n"
     "                       neighbourhood (docs/MiniBatch.md; under mpirun\n"
     "                       each process trains its share of every batch's\n"
-    "                       seeds: data parallel, or with --partition\n"
-    "                       features P3, layer 1 of every share on each\n"
-    "                       process's feature columns)\n"
+    "                       seeds: data parallel; with --partition features\n"
+    "                       P3, layer 1 of every share on each process's\n"
+    "                       feature columns; with --partition rows\n"
+    "                       co-batches, each batch split by rows)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
     "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
@@ -568,12 +569,13 @@ int main(int argc, char **argv) {
   // its feature columns (P³: layer 1 of every share on them).
   const bool dataParallel =
       worldSize > 1 && (o.batchSize > 0 || !o.fanouts.empty());
-  bool p3 = false;
+  std::string batchMode;
   Dataset columns; // P³: what batches are sampled from
   if (dataParallel)
     use(miniBatchProgram(programs, o.partition,
                          o.preloadHops >= 0 || o.preloadFanout >= 0,
-                         o.rowSplitGiven, !o.dump.empty(), p3));
+                         o.rowSplitGiven, !o.dump.empty(), batchMode));
+  const bool p3 = batchMode == "p3";
   if (worldSize == 1 || dataParallel) {
     if (!o.partition.empty() && !dataParallel)
       std::fprintf(stderr, "warning: --partition chooses how several "
@@ -715,6 +717,8 @@ int main(int argc, char **argv) {
   std::unique_ptr<MiniBatchTraining> miniBatch =
       startMiniBatch(ctx, o.batchSize, o.fanouts, o.seed, worldSize,
                      o.saveBatches, p3 ? &columns : nullptr, &whole);
+  if (batchMode == "co-batch")
+    miniBatch->useCoBatches();
   columns = Dataset(); // the sampler keeps a copy
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
@@ -753,10 +757,13 @@ int main(int argc, char **argv) {
     if (!autoChoice.empty())
       std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
     if (dataParallel)
-      std::printf("gnnc: %s on %d processes: each trains its share of every "
-                  "batch's seeds%s\n",
-                  p3 ? "P3" : "data parallel", worldSize,
-                  p3 ? ", layer 1 of every share on its feature columns" : "");
+      std::printf("gnnc: %s on %d processes: %s\n", batchMode.c_str(),
+                  worldSize,
+                  p3 ? "each trains its share of every batch's seeds, layer 1 "
+                       "of every share on its feature columns"
+                  : batchMode == "co-batch"
+                      ? "each batch split by rows (GraNNDis's co-batches)"
+                      : "each trains its share of every batch's seeds");
     else if (worldSize > 1)
       printPartitionLine(ctx, part, rows, o.preloadHops, o.preloadFanout);
   }
@@ -966,9 +973,8 @@ int main(int argc, char **argv) {
     if (worldSize > 1 && rows) {
       text += rowPartitionJson(ctx, rowParts, part, full, o.rowSplit);
     } else if (dataParallel) {
-      appendf("  \"partition\": {\"mode\": \"data-parallel\", "
-              "\"held_vertices\": %lld},\n",
-              static_cast<long long>(full.numVertices));
+      appendf("  \"partition\": {\"mode\": \"%s\", \"held_vertices\": %lld},\n",
+              batchMode.c_str(), static_cast<long long>(full.numVertices));
     } else if (worldSize > 1) {
       text += preloadPartitionJson(ctx, part, o.preloadHops, o.preloadFanout);
     }

@@ -1,0 +1,76 @@
+"""Checks co-batch mini-batch training on several processes (GraNNDis's
+cooperative batching, fetch-then-split; docs/MiniBatch.md, "Co-batches")
+against the same executable alone: the per-epoch losses and the trained
+parameters as mpi_equivalence.py checks them, then rank 0's collectives
+against the volumes exactly. Each batch's whole subgraph (n rows) is split
+by rows, rank 0 owning n0 of them; the row-partitioned program moves, per
+batch (the summary's mini_batch.co_batch: n and n0 summed over the
+batches):
+
+    broadcast calls = batches N |STAGED|,   bytes = 4 n sum STAGED
+    all-gather calls = batches |GATHERS|,   bytes = 4 n0 sum GATHERS
+    reduce-scatter calls = batches (N |~| + |other|), bytes = 4 n sum SCATTERS
+    all-reduce: the gradients per batch, the loss per epoch, the
+                evaluations' counts (data parallel's formula)
+
+(STAGED: staged aggregations, N broadcasts each; SCATTERS: the backward's
+reduce-scatters, "~" for a staged one, N reduces); the evaluations run on
+the whole graph in every process and move nothing else.
+
+    mpi_cobatch_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET STAGED GATHERS SCATTERS
+
+Widths are comma-separated integers, F or C (the dataset's meta.json), or
+"-" for none.
+"""
+
+import json
+import os
+import sys
+
+from mpi_equivalence import check_formula, compare
+
+one, many, worst, floats = compare(*sys.argv[1:5])
+meta = json.load(open(os.path.join(sys.argv[5], "meta.json")))
+
+
+def widths(text):
+    names = {"F": meta["num_features"], "C": meta["num_classes"]}
+    return [(names.get(w.lstrip("~")) or int(w.lstrip("~")), w.startswith("~"))
+            for w in text.split(",") if w not in ("", "-")]
+
+
+staged = [w for w, _ in widths(sys.argv[6])]
+gathers = [w for w, _ in widths(sys.argv[7])]
+marked = widths(sys.argv[8])
+scatters = [w for w, _ in marked]
+staged_scatters = sum(1 for _, tilde in marked if tilde)
+
+comm, part, mb = many["communication"], many["partition"], many["mini_batch"]
+N = comm["world_size"]
+if part["mode"] != "co-batch" or "co_batch" not in mb:
+    sys.exit(f"partition mode {part['mode']}, mini_batch {mb}")
+if mb["batches"] != one["mini_batch"]["batches"] or \
+        mb["sampled_edges"] != one["mini_batch"]["sampled_edges"]:
+    sys.exit(f"batches or sampled edges differ: {mb} against {one['mini_batch']}")
+n, n0, batches = mb["co_batch"]["rows"], mb["co_batch"]["own_rows"], mb["batches"]
+if n != mb["level_rows"][0]:
+    sys.exit(f"co-batch rows {n} against the batches' {mb['level_rows'][0]}")
+history = many["history"]
+epochs = len(history)
+evals = sum(1 for h in history if "train_acc" in h)
+buckets = comm["gradient_buckets"]
+expect = {
+    "broadcast": (batches * N * len(staged), 4 * n * sum(staged)),
+    "allgather": (batches * len(gathers), 4 * n0 * sum(gathers)),
+    "reduce_scatter": (batches * (N * staged_scatters + len(scatters) - staged_scatters),
+                       4 * n * sum(scatters)),
+    "allreduce": (1 + buckets + epochs + evals,
+                  16 + batches * 4 * floats + 4 * epochs + 48 * evals),
+}
+check_formula(comm, expect)
+print(f"{N} processes: {epochs} epochs of {batches // epochs} batches, losses "
+      f"agree, parameters agree (largest rel-norm {worst:.1e}); rank 0 owns "
+      f"{n0} of the batches' {n} rows; broadcast {expect['broadcast'][0]} calls, "
+      f"{expect['broadcast'][1]} bytes, all-gather {expect['allgather'][0]} calls, "
+      f"reduce-scatter {expect['reduce_scatter'][0]} calls, "
+      f"{expect['reduce_scatter'][1]} bytes, all-reduce = formula")
