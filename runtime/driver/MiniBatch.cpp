@@ -8,6 +8,7 @@
 
 #include "Programs.h"
 
+#include <malloc.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -427,6 +428,13 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
     fatal("--fanouts gives " + std::to_string(fanouts.size()) +
           " fanout(s) but the model reads " + std::to_string(m.hops) +
           " hop(s) of neighbours: one fanout per hop, input layer first");
+  // Each batch allocates its subgraph anew (on the sampler's thread): keep
+  // freed blocks of up to 64 MiB in the heap rather than mapping fresh
+  // pages that the kernel clears for every batch (glibc returns a block
+  // above its mmap threshold, and a heap's freed top, to the system).
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  ctx->slotHeadroom = true;
   auto mb = std::make_unique<MiniBatchTraining>(
       columns ? *columns : ctx->ds, batchSize, std::move(fanouts), seed);
   if (columns)

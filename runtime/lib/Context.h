@@ -240,6 +240,9 @@ struct gnnrtContext {
   /// gnnrtSpmmBroadcast's two receive buffers (the largest part's rows),
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
+  /// A slot that grows takes a quarter more than asked (mini-batch
+  /// training: each batch's sizes differ a little).
+  bool slotHeadroom = false;
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
   /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;

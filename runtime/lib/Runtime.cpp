@@ -418,9 +418,15 @@ void _mlir_ciface_gnnrtBuffer(gnnrtMemRefF32 *result, gnnrtContext *ctx,
             "gnnrtDrop it first)");
     if (ctx->spill)
       ctx->spill->discardRanges(slot, *ctx->device, buf.get());
+    // Mini-batches (ctx->slotHeadroom): a slot that grows takes a quarter
+    // more, so that the next batches' slightly larger sizes fit instead of
+    // each allocating (and clearing) the slot anew.
+    const int64_t size = buf && ctx->slotHeadroom
+                             ? std::max(numElements, buf->size + buf->size / 4)
+                             : numElements;
     buf.reset(); // free first: the peak is the new size, not both
-    buf = std::make_unique<Buffer>(*ctx->device, numElements);
-    ctx->bytesAllocated += numElements * 4;
+    buf = std::make_unique<Buffer>(*ctx->device, size);
+    ctx->bytesAllocated += size * 4;
   }
   view(result, buf->data, numElements);
 }
@@ -491,8 +497,8 @@ void _mlir_ciface_gnnrtBufferEdgeChunks(gnnrtMemRefF32 *result,
   if (chunks < 1 || chunks > 4096)
     fatal(what + ": " + std::to_string(chunks) + " chunks");
   if (!ctx->device->deviceMemoryIsHostMemory())
-    fatal(what + ": not supported on the " +
-          std::string(ctx->device->name()) + " device");
+    fatal(what + ": not supported on the " + std::string(ctx->device->name()) +
+          " device");
   const DeviceGraph &g = ctx->device->graph();
   const int64_t E = g.numEdges, V = g.numVertices;
   if (!g.offsets[1])
