@@ -114,7 +114,7 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
   // The step functions (isStep) are long straight-line blocks: the SLP
   // vectoriser's cost model is quadratic in them (GAT at 16 row chunks:
   // minutes) for nothing to vectorise, so noimplicitfloat keeps the
-  // vectorisers out of them and nothing else. Past kLargeStep instructions
+  // vectorisers out of them and nothing else (the kernels vectorise). Past kLargeStep instructions
   // (row chunks and tiles under a budget repeat a step's calls: GAT at 16
   // chunks has 136,000) they are not optimised at all, and emitObjects
   // compiles them at -O0: the greedy register allocator was 80 % of that
@@ -130,7 +130,11 @@ mlir::gnn::translateAndOptimize(ModuleOp module, llvm::LLVMContext &context,
     f.addFnAttr("prefer-vector-width", "512");
     if (!isStep(&f))
       continue;
-    f.addFnAttr(llvm::Attribute::NoImplicitFloat);
+    // Not the runtime calls' private wrappers (emit_c_interface): the
+    // inliner ORs noimplicitfloat into a caller, so a wrapper inlined into a
+    // kernel (gnnrtKernelArgGet's) kept every kernel from vectorising.
+    if (!f.hasLocalLinkage())
+      f.addFnAttr(llvm::Attribute::NoImplicitFloat);
     if (large) {
       f.addFnAttr(llvm::Attribute::OptimizeNone);
       f.addFnAttr(llvm::Attribute::NoInline);
