@@ -34,8 +34,23 @@ GNNRT_HOST_DEVICE inline uint64_t dropoutKey(uint64_t seed, uint64_t step,
                                              uint64_t op) {
   return mix64(mix64(seed ^ mix64(step)) ^ mix64(op + 0x632be59bd9b4e019ULL));
 }
+/// Element i's draw: murmur3's 32-bit finaliser of i's halves in Weyl
+/// sequences and the key's, in 32-bit arithmetic, so that a loop over the
+/// elements vectorises (AVX2 multiplies 32-bit lanes, not 64-bit ones) and
+/// keeps or drops without a branch (a scalar loop branched on each draw and
+/// mispredicted half of them at rate 0.5). The compiled kernels draw the same
+/// (ElementMath.cpp, emitDropoutElement).
 GNNRT_HOST_DEVICE inline uint32_t dropoutDraw(uint64_t key, uint64_t i) {
-  return static_cast<uint32_t>(mix64(key ^ (i * 0xd1b54a32d192ed03ULL)) >> 40);
+  uint32_t h = (static_cast<uint32_t>(i) * 0x9e3779b9u) ^
+               (static_cast<uint32_t>(i >> 32) * 0x7feb352du) ^
+               static_cast<uint32_t>(key);
+  h += static_cast<uint32_t>(key >> 32);
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h >> 8;
 }
 
 /// The threshold a draw must reach to keep an element under dropout `rate`

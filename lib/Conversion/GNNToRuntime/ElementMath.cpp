@@ -98,27 +98,38 @@ Value gnn::emitElement(OpBuilder &b, Location l, Operation *op, ValueRange v) {
 
 Value gnn::emitDropoutElement(OpBuilder &ob, Location loc, Value x, Value index,
                               ArrayRef<Value> params) {
-  Type i64 = ob.getI64Type();
-  auto c = [&](uint64_t v) {
-    return ob.create<arith::ConstantIntOp>(loc, static_cast<int64_t>(v), i64)
+  Type i32 = ob.getI32Type(), i64 = ob.getI64Type();
+  auto c32 = [&](uint32_t v) {
+    return ob.create<arith::ConstantIntOp>(loc, static_cast<int64_t>(v), i32)
         .getResult();
   };
-  auto xorShift = [&](Value h, uint64_t k) {
-    return ob.create<arith::XOrIOp>(loc, h,
-                                    ob.create<arith::ShRUIOp>(loc, h, c(k)));
+  auto lo = [&](Value v) { return ob.create<arith::TruncIOp>(loc, i32, v); };
+  auto hi = [&](Value v) {
+    return lo(ob.create<arith::ShRUIOp>(
+        loc, v, ob.create<arith::ConstantIntOp>(loc, 32, i64)));
   };
+  auto mul = [&](Value a, uint32_t k) {
+    return ob.create<arith::MulIOp>(loc, a, c32(k)).getResult();
+  };
+  auto xorShift = [&](Value h, uint32_t k) {
+    return ob.create<arith::XOrIOp>(loc, h,
+                                    ob.create<arith::ShRUIOp>(loc, h, c32(k)));
+  };
+  // Random.h's dropoutDraw, in 32-bit lanes as the runtime draws.
   Value i = ob.create<arith::IndexCastOp>(loc, i64, index);
-  // mix64(key ^ (i * 0xd1b54a32d192ed03)) >> 40, as in the runtime.
+  Value key = params[0];
   Value h = ob.create<arith::XOrIOp>(
-      loc, params[0],
-      ob.create<arith::MulIOp>(loc, i, c(0xd1b54a32d192ed03ULL)));
-  h = ob.create<arith::AddIOp>(loc, h, c(0x9e3779b97f4a7c15ULL));
-  h = ob.create<arith::MulIOp>(loc, xorShift(h, 30), c(0xbf58476d1ce4e5b9ULL));
-  h = ob.create<arith::MulIOp>(loc, xorShift(h, 27), c(0x94d049bb133111ebULL));
-  h = xorShift(h, 31);
-  Value draw = ob.create<arith::ShRUIOp>(loc, h, c(40));
-  Value keep =
-      ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, draw, params[1]);
+      loc,
+      ob.create<arith::XOrIOp>(loc, mul(lo(i), 0x9e3779b9u),
+                               mul(hi(i), 0x7feb352du)),
+      lo(key));
+  h = ob.create<arith::AddIOp>(loc, h, hi(key));
+  h = mul(xorShift(h, 16), 0x85ebca6bu);
+  h = mul(xorShift(h, 13), 0xc2b2ae35u);
+  h = xorShift(h, 16);
+  Value draw = ob.create<arith::ShRUIOp>(loc, h, c32(8));
+  Value keep = ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, draw,
+                                        lo(params[1]));
   Value scale = ob.create<arith::BitcastOp>(
       loc, ob.getF32Type(),
       ob.create<arith::TruncIOp>(loc, ob.getI32Type(), params[2]));

@@ -18,11 +18,13 @@
 // CHECK-NOT:     call @gnnrtDropout(
 // CHECK:         call @gnnrtSetOutput
 
-// The kernel: mix64 of the flat element index, the 24-bit draw against the
-// threshold, the scale from its f32 bits.
+// The kernel: Random.h's 32-bit draw of the flat element index (its
+// halves in Weyl sequences, murmur3's finaliser), the 24-bit draw against
+// the threshold, the scale from its f32 bits.
 // CHECK:         func.func private @__gnn_kernel_[[N]](
-// CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK:           arith.shrui
+// CHECK:           arith.trunci %{{.*}} : i64 to i32
+// CHECK:           arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK:           arith.shrui %{{.*}}, %{{.*}} : i32
 // CHECK:           arith.cmpi uge
 // CHECK:           arith.bitcast %{{.*}} : i32 to f32
 // CHECK:           arith.select

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "Random.h"
 #include "RandomGraph.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -80,8 +81,8 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
           for (int64_t chunks : {1, 2, 3, 7, 300, 1000}) {
             std::fill(y.begin(), y.end(), -7.0f);
             gnnrtMemRefF32 wm = view(w), xm = view(x), ym = view(y);
-            _mlir_ciface_gnnrtSpmm(ctx.get(), side, mean, chunks, &wm, &xm,
-                                   &ym, width);
+            _mlir_ciface_gnnrtSpmm(ctx.get(), side, mean, chunks, &wm, &xm, &ym,
+                                   width);
             for (int64_t v = 0; v < V; ++v)
               for (int64_t i = 0; i < width; ++i) {
                 double want = ref[v * width + i];
@@ -89,10 +90,10 @@ TEST(RuntimeKernels, SpmmMatchesTheEdgeListAtEveryChunkBoundary) {
                   want /= static_cast<double>(count[v]);
                 ASSERT_NEAR(y[v * width + i], want,
                             1e-4 * (1.0 + std::abs(want)))
-                    << "width " << width << " side " << side << " mean "
-                    << mean << " weighted " << weighted << " chunks "
-                    << chunks << " vertex " << v << " column " << i
-                    << " (in-degree " << count[v] << ")";
+                    << "width " << width << " side " << side << " mean " << mean
+                    << " weighted " << weighted << " chunks " << chunks
+                    << " vertex " << v << " column " << i << " (in-degree "
+                    << count[v] << ")";
               }
           }
           // Row ranges (gnnrtSpmmRows; a few widths): the rows of the range
@@ -251,4 +252,39 @@ TEST(RuntimeKernels, GemmAndSumRowsRunOnTheContextsDevice) {
       }
     }
   }
+}
+
+// Random.h's dropout draws (the runtime's gnnrtDropout and the compiled
+// kernels draw the same): over 2^20 consecutive elements, and across the
+// 2^32 boundary of the element index, each rate keeps its share of them
+// within 5 sigma, and neighbouring elements are independent (both kept
+// (1 - rate)^2 of the time); another key draws another mask.
+TEST(RuntimeKernels, DropoutDrawsKeepTheRateAndAreIndependent) {
+  constexpr int64_t kN = int64_t(1) << 20;
+  const uint64_t key = gnnrt::dropoutKey(7, 3, 1);
+  for (double rate : {0.1, 0.5, 0.9})
+    for (uint64_t first : {uint64_t(0), (uint64_t(1) << 32) - kN / 2}) {
+      const uint32_t threshold = gnnrt::dropoutThreshold(rate);
+      int64_t kept = 0, pairs = 0;
+      bool last = false;
+      for (int64_t i = 0; i < kN; ++i) {
+        const bool keep = gnnrt::dropoutDraw(key, first + i) >= threshold;
+        kept += keep;
+        pairs += keep && last;
+        last = keep;
+      }
+      const double p = 1.0 - rate, q = p * p;
+      EXPECT_NEAR(static_cast<double>(kept) / kN, p,
+                  5 * std::sqrt(p * (1 - p) / kN))
+          << "rate " << rate << " from element " << first;
+      EXPECT_NEAR(static_cast<double>(pairs) / (kN - 1), q,
+                  5 * std::sqrt(q * (1 - q) / kN) * 2)
+          << "rate " << rate << " from element " << first;
+    }
+  int64_t same = 0;
+  const uint64_t other = gnnrt::dropoutKey(7, 4, 1);
+  for (int64_t i = 0; i < kN; ++i)
+    same += (gnnrt::dropoutDraw(key, i) >= (1u << 23)) ==
+            (gnnrt::dropoutDraw(other, i) >= (1u << 23));
+  EXPECT_NEAR(static_cast<double>(same) / kN, 0.5, 5 * 0.5 / std::sqrt(kN));
 }
