@@ -1,9 +1,9 @@
 """The compiled dropout against the runtime's documented mask, exactly.
 
 Compiled code applies dropout inline in its element-wise loops with the
-counter-based mask of runtime/lib/Context.h (key = f(seed, step, mask id),
-element i kept when mix64(key ^ i * K) >> 40 >= rate * 2^24, scaled by
-1 / (1 - rate)). One SGD step of logits = dropout(x) @ W, from a random W, is
+counter-based mask of runtime/lib/Random.h (key = f(seed, step, mask id);
+element i kept when fmix32(lo(i) * K1 ^ hi(i) * K2 ^ lo(key) + hi(key)) >> 8
+>= rate * 2^24, murmur3's 32-bit finaliser; scaled by 1 / (1 - rate)). One SGD step of logits = dropout(x) @ W, from a random W, is
 recomputed here in NumPy with that formula: W's update reads dropout(x) both
 in the forward GEMM and in the weight gradient (the backward recomputes the
 mask), so a wrong key, element index, threshold or scale shows up in W.
@@ -26,6 +26,7 @@ from gnnc.train import save_params
 pytestmark = pytest.mark.skipif(not have_compiler(), reason="gnn-compile not built")
 
 M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+M32 = np.uint64(0xFFFFFFFF)
 
 
 def mix64(x):
@@ -41,7 +42,16 @@ def mask(seed, step, op, n, rate):
         s = np.array([seed, step, op], dtype=np.uint64)
         key = mix64(mix64(s[0] ^ mix64(s[1])) ^ mix64(s[2] + np.uint64(0x632BE59BD9B4E019)))
         i = np.arange(n, dtype=np.uint64)
-        draw = mix64(key ^ (i * np.uint64(0xD1B54A32D192ED03))) >> np.uint64(40)
+        h = ((i & M32) * np.uint64(0x9E3779B9)) & M32
+        h ^= ((i >> np.uint64(32)) * np.uint64(0x7FEB352D)) & M32
+        h ^= key & M32
+        h = (h + (key >> np.uint64(32))) & M32
+        h ^= h >> np.uint64(16)
+        h = (h * np.uint64(0x85EBCA6B)) & M32
+        h ^= h >> np.uint64(13)
+        h = (h * np.uint64(0xC2B2AE35)) & M32
+        h ^= h >> np.uint64(16)
+        draw = h >> np.uint64(8)
     keep = draw >= np.uint64(int(rate * 16777216.0))
     return keep, np.float32(1.0 / (1.0 - rate))
 

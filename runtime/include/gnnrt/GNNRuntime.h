@@ -79,7 +79,9 @@
 ///      with the level of the rows a sampled batch needs (P³ on mini-
 ///      batches); gnnrtAllGatherRows and gnnrtReduceScatterRows keep the
 ///      own rows' graph's.
-#define GNNRT_API_VERSION 19
+///  20: the dropout draw compiled code computes for gnnrtDropoutParam's key
+///      is Random.h's 32-bit dropoutDraw (vectorisable), not mix64's.
+#define GNNRT_API_VERSION 20
 
 #ifdef __cplusplus
 extern "C" {
@@ -528,7 +530,9 @@ GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropyRows(
 /// The mask of dropout op `op` at this step, for compiled code that applies
 /// it inline (the same mask as gnnrtDropout's): `which` 0 gives the key, 1 the
 /// threshold, 2 the scale's f32 bits. Element i is kept when
-/// (mix64(key ^ (i * 0xd1b54a32d192ed03)) >> 40) >= threshold, and is then
+/// dropoutDraw(key, i) >= threshold (runtime/lib/Random.h: murmur3's 32-bit
+/// finaliser of i's halves in Weyl sequences and the key's, 24 bits; since
+/// ABI 20), and is then
 /// multiplied by the scale; not training (or rate 0): threshold 0, scale 1.
 /// A row- or feature-partitioned program numbers the elements as the
 /// single-process tensor does (global row times the global width plus the
