@@ -67,9 +67,27 @@ print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}
 EOF
 }
 
+# PyG's NeighborLoader samples with pyg-lib or torch-sparse, and PyPI has a
+# wheel of neither for torch 2.2.1 (pyg-lib is not on PyPI at all):
+# torch-sparse and torch-scatter, which it imports, are compiled from their
+# PyPI sdists against the installed torch, CPU only (about 30 minutes on 2
+# cores; bench/minibatch.py's PyG cells). SKIP_PYG_SAMPLER=1 skips them: the
+# PyG cells then say why they are missing.
+sampler() {
+  local SPARSE=(torch-scatter==2.1.2 torch-sparse==0.6.18)
+  if [ "${SKIP_PYG_SAMPLER:-0}" != 1 ] &&
+   ! "$venv/bin/python" -c "import torch_sparse" >/dev/null 2>&1; then
+    log "compiling ${SPARSE[*]} from their sdists (PyG's NeighborLoader)"
+    FORCE_CUDA=0 MAX_JOBS=${MAX_JOBS:-2} "$venv/bin/python" -m pip install -q \
+      --no-deps --no-build-isolation --no-binary torch-scatter,torch-sparse \
+      "${SPARSE[@]}" ||
+      log "warning: ${SPARSE[*]} did not build: PyG's mini-batch cells will be missing"
+  fi
+}
+
 if [ "$relock" = 0 ] && [ -f "$stamp" ] && [ -x "$venv/bin/python" ] &&
    [ "$(cat "$stamp")" = "$(sha256sum "$lock" | cut -d' ' -f1)" ]; then
-  smoke && { log "$venv is up to date"; exit 0; }
+  smoke && { sampler; log "$venv is up to date"; exit 0; }
   log "$venv fails its smoke test: reinstalling"
 fi
 
@@ -95,6 +113,8 @@ else
 fi
 "$venv/bin/python" -m pip check
 smoke
+
+sampler
 
 if [ "$relock" = 1 ]; then
   {
