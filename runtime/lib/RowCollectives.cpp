@@ -248,11 +248,13 @@ void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   ctx->comm->reduceScatterV(x, y, counts.data(), ReduceOp::Sum);
 }
 
-/// Share r's first rows at `level` (gnnrtLevelRows of the share).
-static int64_t shareRows(const gnnrtContext *ctx, int r, int64_t level) {
+/// Share r's first rows at `level` (gnnrtLevelRows of the share); `entry`
+/// names the entry point in messages.
+static int64_t shareRows(const gnnrtContext *ctx, int r, int64_t level,
+                         const char *entry) {
   const std::vector<int64_t> &rows = ctx->shareLevels[r];
   if (level < 0)
-    fatal("gnnrtAllGatherWhole: no level " + std::to_string(level));
+    fatal(std::string(entry) + ": no level " + std::to_string(level));
   return level < static_cast<int64_t>(rows.size())
              ? rows[level]
              : ctx->rowStarts[r + 1] - ctx->rowStarts[r];
@@ -268,10 +270,11 @@ void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   const std::vector<int64_t> &p = ctx->rowStarts;
   // P³'s push: the owner's first rows to every process, each landing at
   // its share's place.
-  std::vector<int64_t> sendCounts(size, shareRows(ctx, rank, level)),
+  std::vector<int64_t> sendCounts(
+      size, shareRows(ctx, rank, level, "gnnrtAllGatherWhole")),
       sendDispls(size, 0), recvCounts(size), recvDispls(size);
   for (int r = 0; r < size; ++r) {
-    recvCounts[r] = shareRows(ctx, r, level);
+    recvCounts[r] = shareRows(ctx, r, level, "gnnrtAllGatherWhole");
     recvDispls[r] = p[r];
   }
   float *y = out->aligned + out->offset;
@@ -292,11 +295,11 @@ void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   const std::vector<int64_t> &p = ctx->rowStarts;
   // P³'s pull: each process's partial rows of share r to its owner r,
   // which sums the processes' blocks in rank order.
-  const int64_t own = shareRows(ctx, rank, level);
+  const int64_t own = shareRows(ctx, rank, level, "gnnrtReduceScatterWhole");
   std::vector<int64_t> sendCounts(size), sendDispls(size),
       recvCounts(size, own), recvDispls(size);
   for (int r = 0; r < size; ++r) {
-    sendCounts[r] = shareRows(ctx, r, level);
+    sendCounts[r] = shareRows(ctx, r, level, "gnnrtReduceScatterWhole");
     sendDispls[r] = p[r];
     recvDispls[r] = r * own;
   }
@@ -324,10 +327,7 @@ void _mlir_ciface_gnnrtOwnRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
 void _mlir_ciface_gnnrtPadRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
                                gnnrtMemRefF32 *out, int64_t width) {
   checkRowCollective(ctx, "gnnrtPadRows", in, out, width);
-  float *y = out->aligned + out->offset;
-  std::fill(y, y + sourcesOf(ctx->ds) * width, 0.0f);
-  const float *x = in->aligned + in->offset;
-  std::copy(x, x + ctx->ds.numVertices * width, y + firstOwnRow(ctx) * width);
+  padOwnRows(ctx, in->aligned + in->offset, out->aligned + out->offset, width);
 }
 
 } // extern "C"
