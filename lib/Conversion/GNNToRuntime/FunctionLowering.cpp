@@ -235,6 +235,12 @@ void FunctionLowering::planAggregations(Block &body) {
   });
 }
 
+/// Whether `op` runs on the whole graph (feature partitioning's first
+/// layer): its first operand is `gnn.graph whole`.
+static bool runsOnWholeGraph(Operation *op) {
+  return op && op->getNumOperands() && isWholeGraph(op->getOperand(0));
+}
+
 void FunctionLowering::planStagedGathers(Block &body) {
   for (auto ag : body.getOps<AllGatherOp>()) {
     Value rows = ag.getResult();
@@ -242,7 +248,7 @@ void FunctionLowering::planStagedGathers(Block &body) {
       continue;
     Operation *user = *rows.getUsers().begin();
     // The stages run over the own rows' graph.
-    if (user->getNumOperands() && isWholeGraph(user->getOperand(0)))
+    if (runsOnWholeGraph(user))
       continue;
     bool staged = false;
     if (auto fg = dyn_cast<FusedGatherOp>(user)) {
@@ -363,10 +369,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       .Case([&](AllGatherOp o) {
         // To the whole graph's ops (a sync's adjoint, layer 1's reads of
         // the own rows' values).
-        if (llvm::any_of(o->getUsers(), [](Operation *user) {
-              return user->getNumOperands() &&
-                     isWholeGraph(user->getOperand(0));
-            }))
+        if (llvm::any_of(o->getUsers(), runsOnWholeGraph))
           return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numS,
                                     rt::Call::gnnrtAllGatherWhole, "allgather",
                                     wholeLevel(o.getSync()));
@@ -375,8 +378,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
       })
       .Case([&](ReduceScatterOp o) {
         // From the whole graph's ops (a sync, the adjoint of a read).
-        Operation *def = o.getInput().getDefiningOp();
-        if (def && def->getNumOperands() && isWholeGraph(def->getOperand(0)))
+        if (runsOnWholeGraph(o.getInput().getDefiningOp()))
           return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numV,
                                     rt::Call::gnnrtReduceScatterWhole,
                                     "reduce_scatter", wholeLevel(o.getSync()));
