@@ -206,7 +206,12 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
     for (int i = 0; i < 2; ++i)
       ctx->fullDegree[i] = columns.degrees[i];
     std::copy(columns.lossCount, columns.lossCount + 3, ctx->lossCount);
-    Dataset whole = columns.whole;
+    // The whole graph: the sampler's (bindWholeGraph takes its CSC).
+    Dataset whole;
+    whole.numVertices = full.numVertices;
+    whole.numEdges = full.numEdges;
+    whole.indptr = full.indptr;
+    whole.indices = full.indices;
     if (!bindDataset(ctx, error) || !bindWholeGraph(ctx, whole, error))
       fatal(error);
     batchBound = false;
@@ -220,12 +225,11 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
   batchBound = false;
 }
 
-void MiniBatchTraining::useFeatureColumns(const gnnrtContext *ctx, Dataset own,
-                                          Dataset whole) {
+void MiniBatchTraining::useFeatureColumns(const gnnrtContext *ctx,
+                                          Dataset own) {
   columns.on = true;
   std::vector<float>().swap(own.features); // full's, bound by bindFull
   columns.own = std::move(own);
-  columns.whole = std::move(whole);
   columns.rowStarts = ctx->rowStarts;
   for (int i = 0; i < 2; ++i)
     columns.degrees[i] = ctx->fullDegree[i];
@@ -272,7 +276,7 @@ MiniBatchTraining::prepareShares(const SampledBatch &batch, int rank,
   // The own rows read the whole graph's rows (their sources are its ids)
   // and every share's features (layer 1 runs on all of them).
   p.ds.numSources = world.numVertices;
-  p.ds.features = world.features;
+  p.ds.features = std::move(world.features); // the whole graph binds none
   return p;
 }
 
@@ -396,7 +400,7 @@ std::unique_ptr<MiniBatchTraining>
 gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
                       const std::string &fanoutText, uint64_t seed,
                       int worldSize, const std::string &saveBatches,
-                      const Dataset *columns, const Dataset *whole) {
+                      const Dataset *columns) {
   if (batchSize == 0 && fanoutText.empty()) {
     if (!saveBatches.empty())
       fatal("--save-batches writes the batches of mini-batch training "
@@ -438,7 +442,7 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   auto mb = std::make_unique<MiniBatchTraining>(
       columns ? *columns : ctx->ds, batchSize, std::move(fanouts), seed);
   if (columns)
-    mb->useFeatureColumns(ctx, ctx->ds, *whole);
+    mb->useFeatureColumns(ctx, ctx->ds);
   if (mb->numSeeds() == 0)
     fatal("--batch-size: the train split has no labelled vertex to sample "
           "batches from");

@@ -86,10 +86,10 @@ public:
   /// 1 of every share on its columns, and the syncs move the partial rows
   /// to the share's owner), the own rows' graph its share. bindFull binds
   /// full-graph feature partitioning again: the own rows `own` (their
-  /// features: `full`'s), the whole graph `whole`, and the row split,
-  /// degrees and loss counts `ctx` holds now (before bindDataset takes the
-  /// degrees).
-  void useFeatureColumns(const gnnrtContext *ctx, Dataset own, Dataset whole);
+  /// features: `full`'s), the whole graph (`full`'s structure), and the
+  /// row split, degrees and loss counts `ctx` holds now (before bindDataset
+  /// takes the degrees).
+  void useFeatureColumns(const gnnrtContext *ctx, Dataset own);
   /// GraNNDis's cooperative batching (docs/MiniBatch.md, "Co-batches"):
   /// each batch's whole subgraph split by rows over the processes
   /// (coBatchRows), trained by the row-partitioned program.
@@ -116,7 +116,7 @@ private:
   // (json()).
   struct FullColumns {
     bool on = false;
-    Dataset own, whole;
+    Dataset own;
     std::vector<int64_t> rowStarts;
     std::vector<float> degrees[2];
     int64_t lossCount[3] = {-1, -1, -1};
@@ -158,12 +158,12 @@ private:
 /// model's hops and the run, and keeps ctx->ds, before it is bound. Stops
 /// the run with the reason on a bad combination. P³ (`columns`, from
 /// loadFeatureColumnsForBatches): samples from `columns` instead, and
-/// keeps ctx->ds and `whole` for the full-graph evaluation.
+/// keeps ctx->ds for the full-graph evaluation (its whole graph is
+/// `columns`' structure).
 std::unique_ptr<MiniBatchTraining>
 startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
                uint64_t seed, int worldSize, const std::string &saveBatches,
-               const Dataset *columns = nullptr,
-               const Dataset *whole = nullptr);
+               const Dataset *columns = nullptr);
 
 /// GraNNDis's fetch-then-split (cooperative batching): process `rank`'s
 /// rows of the sampled `batch` (the whole batch's subgraph), the range

@@ -716,7 +716,7 @@ int main(int argc, char **argv) {
   // Mini-batch training keeps the dataset, which binding gives the device.
   std::unique_ptr<MiniBatchTraining> miniBatch =
       startMiniBatch(ctx, o.batchSize, o.fanouts, o.seed, worldSize,
-                     o.saveBatches, p3 ? &columns : nullptr, &whole);
+                     o.saveBatches, p3 ? &columns : nullptr);
   if (batchMode == "co-batch")
     miniBatch->useCoBatches();
   columns = Dataset(); // the sampler keeps a copy
