@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -241,41 +242,66 @@ MiniBatchTraining::prepareShares(const SampledBatch &batch, int rank,
                                  int size) const {
   Prepared p;
   const int64_t b = static_cast<int64_t>(batch.seeds.size());
+  std::vector<Dataset> shares(size);
+  std::vector<std::array<std::vector<float>, 2>> degrees(size);
+  p.starts.assign(1, 0);
+  for (int s = 0; s < size; ++s) {
+    shares[s] =
+        batchSubgraph(full, seedShare(batch, b * s / size, b * (s + 1) / size,
+                                      degrees[s].data()));
+    p.starts.push_back(p.starts.back() + shares[s].numVertices);
+    p.levels.push_back(shares[s].levelRows);
+  }
+  // Each share row's place in the whole graph, by level band
+  // (forEachShareRun), and the share row at each place.
+  const int64_t total = p.starts.back();
+  std::vector<std::vector<int32_t>> at(size);
+  std::vector<std::pair<int, int64_t>> rowAt(total, {-1, 0});
+  for (int s = 0; s < size; ++s) {
+    at[s].assign(shares[s].numVertices, -1);
+    forEachShareRun(p.levels, s, shares[s].numVertices,
+                    [&](int64_t row, int64_t whole, int64_t count) {
+                      for (int64_t i = 0; i < count; ++i) {
+                        at[s][row + i] = static_cast<int32_t>(whole + i);
+                        rowAt[whole + i] = {s, row + i};
+                      }
+                    });
+  }
+  for (const auto &[s, row] : rowAt)
+    if (s < 0)
+      fatal("P³: a batch's shares do not cover their whole graph");
   Dataset &world = p.world;
   world.name = full.name;
   world.numFeatures = full.numFeatures;
   world.numClasses = full.numClasses;
+  world.numVertices = total;
+  const int64_t F = full.numFeatures;
   world.indptr.assign(1, 0);
-  p.starts.assign(1, 0);
-  for (int s = 0; s < size; ++s) {
-    std::vector<float> degrees[2];
-    Dataset share = batchSubgraph(
-        full, seedShare(batch, b * s / size, b * (s + 1) / size, degrees));
-    const int64_t first = p.starts.back(), edges = world.numEdges;
-    for (int64_t v = 0; v < share.numVertices; ++v)
-      world.indptr.push_back(edges + share.indptr[v + 1]);
-    for (int32_t &u : share.indices) {
-      u += static_cast<int32_t>(first);
-      world.indices.push_back(u);
-    }
-    world.numEdges += share.numEdges;
-    world.numVertices += share.numVertices;
-    world.features.insert(world.features.end(), share.features.begin(),
-                          share.features.end());
+  world.features.resize(total * F);
+  for (int i = 0; i < 2; ++i)
+    p.worldDegrees[i].resize(total);
+  for (int64_t w = 0; w < total; ++w) {
+    const auto [s, row] = rowAt[w];
+    const Dataset &share = shares[s];
+    // `at` keeps a share's order, so each row's sources stay ascending.
+    for (int64_t e = share.indptr[row]; e < share.indptr[row + 1]; ++e)
+      world.indices.push_back(at[s][share.indices[e]]);
+    world.indptr.push_back(static_cast<int64_t>(world.indices.size()));
+    std::copy(share.features.begin() + row * F,
+              share.features.begin() + (row + 1) * F,
+              world.features.begin() + w * F);
     for (int i = 0; i < 2; ++i)
-      p.worldDegrees[i].insert(p.worldDegrees[i].end(), degrees[i].begin(),
-                               degrees[i].end());
-    p.starts.push_back(first + share.numVertices);
-    p.levels.push_back(share.levelRows);
-    if (s == rank) {
-      p.ds = std::move(share);
-      p.degrees[0] = std::move(degrees[0]);
-      p.degrees[1] = std::move(degrees[1]);
-    }
+      p.worldDegrees[i][w] = degrees[s][i][row];
   }
+  world.numEdges = static_cast<int64_t>(world.indices.size());
   // The own rows read the whole graph's rows (their sources are its ids)
   // and every share's features (layer 1 runs on all of them).
-  p.ds.numSources = world.numVertices;
+  p.ds = std::move(shares[rank]);
+  for (int32_t &u : p.ds.indices)
+    u = at[rank][u];
+  p.degrees[0] = std::move(degrees[rank][0]);
+  p.degrees[1] = std::move(degrees[rank][1]);
+  p.ds.numSources = total;
   p.ds.features = std::move(world.features); // the whole graph binds none
   return p;
 }

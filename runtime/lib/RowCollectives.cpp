@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "Sampler.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <algorithm>
@@ -77,22 +78,47 @@ static bool sharesAreClosed(const gnnrtContext *ctx) {
   return !ctx->shareLevels.empty();
 }
 
-/// The first of this process's rows among every vertex's.
+/// The first of this process's rows among every vertex's (a contiguous
+/// split; closed shares place the own rows by level band instead).
 static int64_t firstOwnRow(const gnnrtContext *ctx) {
   return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[ctx->comm->rank()];
+}
+
+/// Calls f(ownRow, row, count) for each run of this process's first
+/// `count` rows among every vertex's `rows`: one run at its first row, or
+/// closed shares' runs by level band (forEachShareRun).
+template <typename F>
+static void forEachOwnRun(const gnnrtContext *ctx, int64_t count, F f) {
+  if (sharesAreClosed(ctx))
+    forEachShareRun(ctx->shareLevels, ctx->comm->rank(), count, f);
+  else if (count > 0)
+    f(0, firstOwnRow(ctx), count);
 }
 
 /// `in`'s own rows among zero rows of every vertex, in `out` (S rows).
 static void padOwnRows(const gnnrtContext *ctx, const float *in, float *out,
                        int64_t width) {
   std::fill(out, out + sourcesOf(ctx->ds) * width, 0.0f);
-  std::copy(in, in + ctx->ds.numVertices * width,
-            out + firstOwnRow(ctx) * width);
+  forEachOwnRun(ctx, ctx->ds.numVertices,
+                [&](int64_t own, int64_t row, int64_t count) {
+                  std::copy(in + own * width, in + (own + count) * width,
+                            out + row * width);
+                });
+}
+
+/// The own rows of every vertex's rows `all`, in `out` (V rows).
+static void takeOwnRows(const gnnrtContext *ctx, const float *all, float *out,
+                        int64_t width) {
+  forEachOwnRun(ctx, ctx->ds.numVertices,
+                [&](int64_t own, int64_t row, int64_t count) {
+                  std::copy(all + row * width, all + (row + count) * width,
+                            out + own * width);
+                });
 }
 
 /// A stage buffer of at least `floats` floats.
-static float *stageBuffer(gnnrtContext *ctx, int64_t floats) {
-  std::unique_ptr<Buffer> &b = ctx->stageBuffers[0];
+static float *stageBuffer(gnnrtContext *ctx, int64_t floats, int which = 0) {
+  std::unique_ptr<Buffer> &b = ctx->stageBuffers[which];
   if (!b || b->size < floats)
     b = std::make_unique<Buffer>(*ctx->device, floats);
   return b->data;
@@ -155,25 +181,34 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
                         width);
 }
 
-void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
-                                     gnnrtMemRefF32 *weights,
-                                     gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
-                                     int64_t width) {
+/// gnnrtSpmmBroadcast over the own rows [0, end) (gnnrtSpmmBroadcastRows:
+/// a sampled batch's level); `entry` names the entry point.
+static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
+                          gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                          gnnrtMemRefF32 *out, int64_t width, int64_t end,
+                          const char *entry) {
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int64_t V = ctx->ds.numVertices, S = sourcesOf(ctx->ds);
+  if (end < 0 || end > V)
+    fatal(std::string(entry) + ": rows [0, " + std::to_string(end) +
+          ") beyond the " + std::to_string(V) + " own rows");
   if (sharesAreClosed(ctx)) {
     // The own rows among zeros: the edges read no other.
-    float *all = stageBuffer(ctx, sourcesOf(ctx->ds) * width);
+    float *all = stageBuffer(ctx, S * width);
     padOwnRows(ctx, in->aligned + in->offset, all, width);
-    gnnrtMemRefF32 rows = rowsMemRef(all, sourcesOf(ctx->ds), width);
-    ctx->device->spmm(ctx, 1, mean, 1, weights, &rows, out, width);
+    gnnrtMemRefF32 rows = rowsMemRef(all, S, width);
+    ctx->device->spmmRows(ctx, 1, mean, weights, &rows, out, width, 0, end, 0,
+                          S);
     return;
   }
   if (!rowsAreSplit(ctx)) {
-    ctx->device->spmm(ctx, 1, mean, 1, weights, in, out, width);
+    ctx->device->spmmRows(ctx, 1, mean, weights, in, out, width, 0, end, 0, S);
     return;
   }
-  const std::vector<int64_t> &p =
-      prepareStages(ctx, "gnnrtSpmmBroadcast", in, width);
+  if (end != V)
+    fatal(std::string(entry) +
+          ": the broadcast stages compute every own row of a split graph");
+  const std::vector<int64_t> &p = prepareStages(ctx, entry, in, width);
   float *own = in->aligned + in->offset;
   // Stage j's rows: the rank's own at j = rank, else a receive buffer by
   // parity (BC1, BC2), free again once stage j - 1's sums are done.
@@ -195,6 +230,23 @@ void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
   }
 }
 
+void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
+                                     gnnrtMemRefF32 *weights,
+                                     gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                                     int64_t width) {
+  spmmBroadcast(ctx, mean, weights, in, out, width, ctx->ds.numVertices,
+                "gnnrtSpmmBroadcast");
+}
+
+void _mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
+                                         gnnrtMemRefF32 *weights,
+                                         gnnrtMemRefF32 *in,
+                                         gnnrtMemRefF32 *out, int64_t width,
+                                         int64_t end) {
+  spmmBroadcast(ctx, mean, weights, in, out, width, end,
+                "gnnrtSpmmBroadcastRows");
+}
+
 void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
                                   gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                   int64_t width) {
@@ -204,9 +256,7 @@ void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
     float *all = stageBuffer(ctx, sourcesOf(ctx->ds) * width);
     gnnrtMemRefF32 rows = rowsMemRef(all, sourcesOf(ctx->ds), width);
     ctx->device->spmm(ctx, 0, 0, 1, weights, in, &rows, width);
-    const float *own = all + firstOwnRow(ctx) * width;
-    std::copy(own, own + ctx->ds.numVertices * width,
-              out->aligned + out->offset);
+    takeOwnRows(ctx, all, out->aligned + out->offset, width);
     return;
   }
   if (!rowsAreSplit(ctx)) {
@@ -237,8 +287,10 @@ void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   checkRowCollective(ctx, "gnnrtReduceScatterRows", out, in, width);
   const float *x = in->aligned + in->offset;
   float *y = out->aligned + out->offset;
-  if (sharesAreClosed(ctx))
-    x += firstOwnRow(ctx) * width; // the others' partials are zero here
+  if (sharesAreClosed(ctx)) {
+    takeOwnRows(ctx, x, y, width); // the others' partials are zero here
+    return;
+  }
   if (!rowsAreSplit(ctx)) {
     std::copy(x, x + ctx->ds.numVertices * width, y);
     return;
@@ -260,6 +312,22 @@ static int64_t shareRows(const gnnrtContext *ctx, int r, int64_t level,
              : ctx->rowStarts[r + 1] - ctx->rowStarts[r];
 }
 
+/// Copies share r's first `count` rows between the whole graph's rows
+/// `whole` (placed by level band) and `packed` (in the share's order, one
+/// after another): into `packed` when `pack`, else out of it.
+static void moveShareRows(const gnnrtContext *ctx, int r, int64_t count,
+                          float *whole, float *packed, int64_t width,
+                          bool pack) {
+  forEachShareRun(ctx->shareLevels, r, count,
+                  [&](int64_t row, int64_t at, int64_t n) {
+                    float *w = whole + at * width, *p = packed + row * width;
+                    if (pack)
+                      std::copy(w, w + n * width, p);
+                    else
+                      std::copy(p, p + n * width, w);
+                  });
+}
+
 void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
                                       gnnrtMemRefF32 *out, int64_t width,
                                       int64_t level) {
@@ -267,22 +335,26 @@ void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
     return _mlir_ciface_gnnrtAllGatherRows(ctx, in, out, width);
   checkRowCollective(ctx, "gnnrtAllGatherWhole", in, out, width);
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  const std::vector<int64_t> &p = ctx->rowStarts;
   // P³'s push: the owner's first rows to every process, each landing at
-  // its share's place.
+  // its share's places.
   std::vector<int64_t> sendCounts(
       size, shareRows(ctx, rank, level, "gnnrtAllGatherWhole")),
       sendDispls(size, 0), recvCounts(size), recvDispls(size);
+  int64_t received = 0;
   for (int r = 0; r < size; ++r) {
     recvCounts[r] = shareRows(ctx, r, level, "gnnrtAllGatherWhole");
-    recvDispls[r] = p[r];
+    recvDispls[r] = received;
+    received += recvCounts[r];
   }
-  float *y = out->aligned + out->offset;
+  float *blocks = stageBuffer(ctx, received * width);
   ctx->comm->allToAllV(in->aligned + in->offset, sendCounts.data(),
-                       sendDispls.data(), y, recvCounts.data(),
+                       sendDispls.data(), blocks, recvCounts.data(),
                        recvDispls.data(), width);
+  float *y = out->aligned + out->offset;
+  std::fill(y, y + sourcesOf(ctx->ds) * width, 0.0f);
   for (int r = 0; r < size; ++r)
-    std::fill(y + (p[r] + recvCounts[r]) * width, y + p[r + 1] * width, 0.0f);
+    moveShareRows(ctx, r, recvCounts[r], y, blocks + recvDispls[r] * width,
+                  width, false);
 }
 
 void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
@@ -292,21 +364,25 @@ void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
     return _mlir_ciface_gnnrtReduceScatterRows(ctx, in, out, width);
   checkRowCollective(ctx, "gnnrtReduceScatterWhole", out, in, width);
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  const std::vector<int64_t> &p = ctx->rowStarts;
   // P³'s pull: each process's partial rows of share r to its owner r,
   // which sums the processes' blocks in rank order.
   const int64_t own = shareRows(ctx, rank, level, "gnnrtReduceScatterWhole");
   std::vector<int64_t> sendCounts(size), sendDispls(size),
       recvCounts(size, own), recvDispls(size);
+  int64_t sent = 0;
   for (int r = 0; r < size; ++r) {
     sendCounts[r] = shareRows(ctx, r, level, "gnnrtReduceScatterWhole");
-    sendDispls[r] = p[r];
+    sendDispls[r] = sent;
+    sent += sendCounts[r];
     recvDispls[r] = r * own;
   }
+  float *packed = stageBuffer(ctx, sent * width, 1);
+  for (int r = 0; r < size; ++r)
+    moveShareRows(ctx, r, sendCounts[r], in->aligned + in->offset,
+                  packed + sendDispls[r] * width, width, true);
   float *blocks = stageBuffer(ctx, size * own * width);
-  ctx->comm->allToAllV(in->aligned + in->offset, sendCounts.data(),
-                       sendDispls.data(), blocks, recvCounts.data(),
-                       recvDispls.data(), width);
+  ctx->comm->allToAllV(packed, sendCounts.data(), sendDispls.data(), blocks,
+                       recvCounts.data(), recvDispls.data(), width);
   float *y = out->aligned + out->offset;
   std::copy(blocks, blocks + own * width, y);
   for (int r = 1; r < size; ++r) {
@@ -317,11 +393,23 @@ void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   std::fill(y + own * width, y + ctx->ds.numVertices * width, 0.0f);
 }
 
+/// The rows each level of the model computes on the whole graph
+/// (gnnrtLevelRows of the own rows): closed shares' by level band, a
+/// batch's own when it is the whole graph, else every vertex.
+int64_t gnnrtWholeLevelRows(gnnrtContext *ctx, int64_t level) {
+  if (level < 0)
+    fatal("gnnrtWholeLevelRows: no level " + std::to_string(level));
+  if (sharesAreClosed(ctx))
+    return shareLevelRows(ctx->shareLevels, level);
+  if (sourcesOf(ctx->ds) == ctx->ds.numVertices)
+    return gnnrtLevelRows(ctx, level);
+  return sourcesOf(ctx->ds);
+}
+
 void _mlir_ciface_gnnrtOwnRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
                                gnnrtMemRefF32 *out, int64_t width) {
   checkRowCollective(ctx, "gnnrtOwnRows", out, in, width);
-  const float *x = in->aligned + in->offset + firstOwnRow(ctx) * width;
-  std::copy(x, x + ctx->ds.numVertices * width, out->aligned + out->offset);
+  takeOwnRows(ctx, in->aligned + in->offset, out->aligned + out->offset, width);
 }
 
 void _mlir_ciface_gnnrtPadRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,

@@ -250,3 +250,12 @@ bool gnnrt::parseFanouts(const std::string &text, std::vector<int64_t> &fanouts,
     start = comma + 1;
   }
 }
+
+int64_t gnnrt::shareLevelRows(const std::vector<std::vector<int64_t>> &levels,
+                              int64_t level) {
+  int64_t rows = 0;
+  for (const std::vector<int64_t> &l : levels)
+    if (level >= 0 && level < static_cast<int64_t>(l.size()))
+      rows += l[level];
+  return rows;
+}

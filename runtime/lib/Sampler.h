@@ -34,6 +34,7 @@
 #ifndef GNNRT_SAMPLER_H
 #define GNNRT_SAMPLER_H
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -104,6 +105,43 @@ private:
 /// with no seed: a step on it contributes no loss and no gradient.
 SampledBatch seedShare(const SampledBatch &batch, int64_t begin, int64_t end,
                        std::vector<float> degrees[2]);
+
+/// P³'s whole graph of a batch's shares (docs/MiniBatch.md, "P³ on several
+/// processes"): `levels[s]` is share s's rows per level (n_0 all of them,
+/// ..., n_L its seeds). The whole graph orders the shares' rows by level
+/// band, the highest level first (every share's seeds, then every share's
+/// rows of level L - 1 but not L, ...), each band's rows by share in rank
+/// order and then as in the share. So level l's rows of the whole graph are
+/// its first shareLevelRows(levels, l) = sum over s of n_l(s), as in a
+/// sampled batch, and the program on blocks restricts its steps on the
+/// whole graph as on one batch.
+int64_t shareLevelRows(const std::vector<std::vector<int64_t>> &levels,
+                       int64_t level);
+
+/// Calls `f(shareRow, wholeRow, count)` for each band's run of share `s`'s
+/// first `rows` rows in the whole graph of `levels` (shareLevelRows), in
+/// the share's order.
+template <typename F>
+void forEachShareRun(const std::vector<std::vector<int64_t>> &levels, int s,
+                     int64_t rows, F f) {
+  size_t bands = 0;
+  for (const std::vector<int64_t> &l : levels)
+    bands = std::max(bands, l.size());
+  auto n = [&](size_t r, size_t b) -> int64_t {
+    return b < levels[r].size() ? levels[r][b] : 0;
+  };
+  int64_t bandStart = 0;
+  for (size_t b = bands; b-- > 0;) {
+    int64_t at = bandStart;
+    for (int r = 0; r < s; ++r)
+      at += n(r, b) - n(r, b + 1);
+    const int64_t lo = n(s, b + 1), hi = std::min(n(s, b), rows);
+    if (hi > lo)
+      f(lo, at, hi - lo);
+    for (size_t r = 0; r < levels.size(); ++r)
+      bandStart += n(r, b) - n(r, b + 1);
+  }
+}
 
 /// The epoch's batches of `batchSize` seeds: the vertices `selected`
 /// (ascending global ids, e.g. the train mask's labelled ones) in an order

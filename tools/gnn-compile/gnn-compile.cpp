@@ -278,7 +278,7 @@ static llvm::cl::opt<bool> levelRows(
     llvm::cl::desc("Each step of the training step computes only the rows "
                    "of its level: a sampled batch's per-layer blocks under "
                    "--batch-size (default true; off with row chunks, a "
-                   "budget, a partition or --target cuda; =false computes "
+                   "budget, a row partition or --target cuda; =false computes "
                    "every row of the batch). docs/MiniBatch.md"),
     llvm::cl::init(true), llvm::cl::cat(gnnCompileCategory));
 

@@ -96,7 +96,12 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     gives its hops' counts (DGL's blocks, PyG's trim_to_layer). A step
     whose code cannot be restricted lowers the function again over every
     row, with a remark naming it. A fused gather keeping per-edge values
-    for later kernels computes at least the rows their edges reach.
+    for later kernels computes at least the rows their edges reach. In a
+    feature-partitioned program the whole graph's steps take
+    `gnnrtWholeLevelRows` (P³'s shares of a batch, ordered by level band)
+    and the own rows' `gnnrtLevelRows`; its collectives move the rows of
+    their readers' level, and aggregations to the own rows' sources
+    compute every row.
 
     The graph out of core (`graph-out-of-core`, with row chunks;
     docs/MemoryBudget.md, "The graph out of core"): the per-edge arrays
@@ -143,7 +148,7 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"levelRows", "level-rows", "bool", /*default=*/"false",
            "The training step's steps compute the rows of their level "
            "only (gnnrtLevelRows: a sampled batch's per-layer blocks; every "
-           "row on a whole graph); not with row chunks, a budget, a "
+           "row on a whole graph); not with row chunks, a budget, a row "
            "partition or the CUDA target">,
     Option<"featuresOutOfCore", "features-out-of-core", "bool",
            /*default=*/"false",

@@ -71,11 +71,28 @@ LogicalResult FunctionLowering::run(bool training) {
   if (failed(bindParameters()))
     return failure();
   if (numLevels > 0 && training) {
-    levelPlan = planRowLevels(source, numLevels,
-                              edgeCachePairs(source.getBody().front()));
-    for (int64_t l = 0; l <= numLevels; ++l)
+    // A partitioned program's aggregations to the own rows' sources (the
+    // whole graph's rows; staged by reduces on a split graph) compute
+    // every row.
+    llvm::DenseSet<Operation *> everyRow;
+    if (lb.partitioned)
+      for (Operation &op : source.getBody().front()) {
+        auto fg = dyn_cast<FusedGatherOp>(op);
+        auto g = dyn_cast<GatherOp>(op);
+        if ((fg && fg.getSide() == Side::Src && !isWholeGraph(fg.getGraph())) ||
+            (g && g.getSide() == Side::Src && !isWholeGraph(g.getGraph())))
+          everyRow.insert(&op);
+      }
+    levelPlan = planRowLevels(
+        source, numLevels, edgeCachePairs(source.getBody().front()), everyRow);
+    for (int64_t l = 0; l <= numLevels; ++l) {
       levelRows.push_back(lb.toIndex(
           lb.b, lb.call(rt::Call::gnnrtLevelRows, {lb.ctx, lb.cI64(l)})));
+      if (wholeSizes.numEW)
+        wholeLevelRows.push_back(
+            lb.toIndex(lb.b, lb.call(rt::Call::gnnrtWholeLevelRows,
+                                     {lb.ctx, lb.cI64(l)})));
+    }
   }
 
   Block &body = source.getBody().front();
@@ -281,17 +298,60 @@ void FunctionLowering::planStagedGathers(Block &body) {
   }
 }
 
+bool FunctionLowering::hasWholeRows(Value v) const {
+  Operation *def = v.getDefiningOp();
+  if (!def || !wholeSizes.numEW)
+    return false;
+  if (isa<AllGatherOp, PadRowsOp>(def))
+    return true;
+  if (isa<ReduceScatterOp, OwnRowsOp>(def))
+    return false;
+  if (def->getNumOperands() && isa<GraphType>(def->getOperand(0).getType())) {
+    // An aggregation to the sources has a row per source: every vertex's.
+    auto fg = dyn_cast<FusedGatherOp>(def);
+    auto g = dyn_cast<GatherOp>(def);
+    if ((fg && fg.getSide() == Side::Src) || (g && g.getSide() == Side::Src))
+      return true;
+    return isWholeGraph(def->getOperand(0));
+  }
+  for (Value o : def->getOperands())
+    if (isa<VertexTensorType>(o.getType()))
+      return hasWholeRows(o);
+  return false;
+}
+
+bool FunctionLowering::stepHasWholeRows(Operation &op) const {
+  for (ValueRange values :
+       {ValueRange(op.getResults()), ValueRange(op.getOperands())})
+    for (Value v : values)
+      if (isa<VertexTensorType>(v.getType()))
+        return hasWholeRows(v);
+  return false;
+}
+
 void FunctionLowering::restrictToLevel(Operation &op, Operation *before,
                                        Block &entry) {
   Operation *last = entry.empty() ? nullptr : &entry.back();
+  // The whole graph's levels for its rows (feature partitioning), the own
+  // rows' otherwise.
+  auto rowsAt = [&](bool whole) -> ArrayRef<Value> {
+    return whole ? wholeLevelRows : levelRows;
+  };
   if (auto it = levelPlan->steps.find(&op); it != levelPlan->steps.end()) {
     const LevelPlan::Step &step = it->second;
-    RowRange range{levelRows[step.rows],
-                   step.inputs ? levelRows[*step.inputs] : Value()};
+    const bool whole = stepHasWholeRows(op);
+    RowRange range{rowsAt(whole)[step.rows],
+                   step.inputs ? rowsAt(runsOnWholeGraph(&op))[*step.inputs]
+                               : Value()};
     DenseMap<Value, Value> replaced;
     bool refused = false;
+    // The chunking finds the step's loops over the rows by its row count.
+    const GraphSizes sizes = lb.sizes;
+    if (whole)
+      lb.sizes = wholeSizes;
     SmallVector<RowChunkStart> starts =
         chunkStageRows(entry, before, last, 1, lb, replaced, &range, &refused);
+    lb.sizes = sizes;
     if (Value total = replaced.lookup(loss))
       loss = total;
     if (refused && !levelsRefusedBy)
@@ -312,10 +372,11 @@ void FunctionLowering::restrictToLevel(Operation &op, Operation *before,
     if (!t.batched ||
         !cast<MemRefType>(t.buf.getType()).getElementType().isF32())
       continue;
-    Value begin = lb.mul(levelRows[fill.from], t.rowSize);
-    Value count = lb.mul(lb.b.create<arith::SubIOp>(lb.loc, levelRows[fill.to],
-                                                    levelRows[fill.from]),
-                         t.rowSize);
+    ArrayRef<Value> rows = rowsAt(hasWholeRows(fill.value));
+    Value begin = lb.mul(rows[fill.from], t.rowSize);
+    Value count = lb.mul(
+        lb.b.create<arith::SubIOp>(lb.loc, rows[fill.to], rows[fill.from]),
+        t.rowSize);
     lb.call(rt::Call::gnnrtZeroRows,
             {lb.ctx, t.buf, lb.toI64(begin), lb.toI64(count)});
   }
@@ -372,7 +433,7 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
         if (llvm::any_of(o->getUsers(), runsOnWholeGraph))
           return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numS,
                                     rt::Call::gnnrtAllGatherWhole, "allgather",
-                                    wholeLevel(o.getSync()));
+                                    wholeLevel(o, o.getSync()));
         return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numS,
                                   rt::Call::gnnrtAllGatherRows, "allgather");
       })
@@ -381,7 +442,8 @@ LogicalResult FunctionLowering::lowerTop(Operation *op) {
         if (runsOnWholeGraph(o.getInput().getDefiningOp()))
           return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numV,
                                     rt::Call::gnnrtReduceScatterWhole,
-                                    "reduce_scatter", wholeLevel(o.getSync()));
+                                    "reduce_scatter",
+                                    wholeLevel(o, o.getSync()));
         return lowerRowCollective(o.getInput(), o.getResult(), lb.sizes.numV,
                                   rt::Call::gnnrtReduceScatterRows,
                                   "reduce_scatter");
@@ -556,7 +618,10 @@ LogicalResult FunctionLowering::lowerGatherGrad(GatherGradOp gg) {
   return success();
 }
 
-int64_t FunctionLowering::wholeLevel(std::optional<int64_t> sync) const {
+int64_t FunctionLowering::wholeLevel(Operation *op,
+                                     std::optional<int64_t> sync) const {
+  if (levelPlan)
+    return levelPlan->collectives.lookup(op);
   return sync ? syncLevels.lookup(*sync) : 0;
 }
 

@@ -131,9 +131,9 @@ private:
                                    std::optional<int64_t> level = {});
   /// Feature partitioning's collectives between the own rows and the
   /// whole graph's (gnnrtAllGatherWhole, gnnrtReduceScatterWhole): the
-  /// level of the rows a sampled batch needs them at (syncLevels for a
-  /// sync and its adjoint, 0: every row).
-  int64_t wholeLevel(std::optional<int64_t> sync) const;
+  /// level of the rows a sampled batch needs them at (the level plan's, or
+  /// syncLevels for a sync and its adjoint; 0: every row).
+  int64_t wholeLevel(Operation *op, std::optional<int64_t> sync) const;
   LogicalResult lowerLoss(SoftmaxCrossEntropyOp ce);
   LogicalResult lowerLossGrad(SoftmaxCrossEntropyGradOp ceg);
   LogicalResult lowerOptimizerUpdate(OptimizerUpdateOp up);
@@ -145,8 +145,15 @@ private:
   int64_t rowChunks = 1;
   int64_t numLevels = 0;
   std::optional<LevelPlan> levelPlan;
-  /// n_0 .. n_L (index), read at the function's start.
-  SmallVector<Value> levelRows;
+  /// n_0 .. n_L (index), read at the function's start, of the own rows and
+  /// (feature partitioning) of the whole graph.
+  SmallVector<Value> levelRows, wholeLevelRows;
+  /// Feature partitioning: whether `v`'s rows are the whole graph's (its
+  /// ops', an all-gather's, an aggregation's to the sources) rather than
+  /// the own rows', and the same for the rows a step computes (its results',
+  /// or its operands' when it has no row result).
+  bool hasWholeRows(Value v) const;
+  bool stepHasWholeRows(Operation &op) const;
   Operation *levelsRefusedBy = nullptr;
   int64_t restrictedSteps = 0;
   /// The step just lowered (`op`, its code after `before`) over its

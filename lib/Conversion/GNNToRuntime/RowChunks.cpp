@@ -28,6 +28,7 @@ enum class Role {
                  // ceil(V / C) row groups of C rows
   RowLoss,       // gnnrtSoftmaxCrossEntropy: the chunks' shares added up
   RowLoop,       // a loop in the function over the rows, each its own row only
+  RowBroadcast,  // gnnrtSpmmBroadcast: its first output rows (a level's)
 };
 
 /// The call's entry point, if `op` calls one.
@@ -78,6 +79,7 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
     case rt::Call::gnnrtDim:
     case rt::Call::gnnrtParam:
     case rt::Call::gnnrtGrad:
+    case rt::Call::gnnrtUseGraph: // the graph of the step, before its chunks
       return Role::Shared;
     case rt::Call::gnnrtKernelArg:
     case rt::Call::gnnrtKernelArgI32:
@@ -107,6 +109,8 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
       return std::nullopt;
     case rt::Call::gnnrtSpmm:
       return Role::RowSpmm;
+    case rt::Call::gnnrtSpmmBroadcast:
+      return Role::RowBroadcast;
     case rt::Call::gnnrtSumRows:
       if (isVertexCount(op->getOperand(1), numV))
         return Role::RowSum;
@@ -303,6 +307,13 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         *refused = true;
       return {};
     }
+    // The staged sums of a split graph restrict only to a level's first
+    // rows (gnnrtSpmmBroadcastRows), not to row chunks.
+    if (*role == Role::RowBroadcast && !range) {
+      if (refused)
+        *refused = true;
+      return {};
+    }
     rowWork |= *role != Role::Shared && *role != Role::Repeated;
     code.push_back(op);
     roles.push_back(*role);
@@ -392,6 +403,15 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
         shares[losses++].second.push_back(share);
         if (k > 0)
           op->erase(); // the original goes once the sum stands for it
+        return;
+      }
+      if (role == Role::RowBroadcast) {
+        // gnnrtSpmmBroadcast(ctx, mean, weights, in, out, width): a range
+        // starts at row 0.
+        SmallVector<Value> args(op->getOperands());
+        args.push_back(stop);
+        lb.call(rt::Call::gnnrtSpmmBroadcastRows, args);
+        op->erase();
         return;
       }
       if (role == Role::RowSpmm) {

@@ -60,8 +60,9 @@ SmallVector<int64_t> bodySupport(Block &body, ArrayRef<int64_t> args,
 class Planner {
 public:
   Planner(func::FuncOp fn, int64_t numLevels,
-          ArrayRef<std::pair<Operation *, Operation *>> cachePairs)
-      : fn(fn), L(numLevels) {
+          ArrayRef<std::pair<Operation *, Operation *>> cachePairs,
+          const DenseSet<Operation *> &everyRow)
+      : fn(fn), L(numLevels), everyRow(everyRow) {
     plan.numLevels = numLevels;
     for (auto [writer, reader] : cachePairs)
       readersOf[writer].push_back(reader);
@@ -79,6 +80,7 @@ public:
 private:
   func::FuncOp fn;
   int64_t L;
+  const DenseSet<Operation *> &everyRow;
   LevelPlan plan;
   /// Rows beyond n_support are zero.
   DenseMap<Value, int64_t> support;
@@ -181,6 +183,10 @@ private:
       for (Value v : add->getOperands())
         l = std::min(l, supportOf(v));
       set(add->getResult(0), l);
+    } else if (isa<AllGatherOp, ReduceScatterOp>(op)) {
+      // Level l's rows of the own rows and of the whole graph are the same
+      // vertices (the whole graph's are every process's).
+      set(op.getResult(0), supportOf(op.getOperand(1)));
     }
     // Anything else: support 0 (no entry).
     if (auto loss = dyn_cast<SoftmaxCrossEntropyOp>(op))
@@ -193,6 +199,20 @@ private:
   }
 
   void backward(Operation &op) {
+    if (everyRow.contains(&op)) {
+      readAll(op);
+      return;
+    }
+    if (isa<AllGatherOp, ReduceScatterOp>(op)) {
+      // Moves the rows its readers read, from its input's.
+      Value result = op.getResult(0);
+      const int64_t rows = rowsOf(result);
+      read(op.getOperand(1), rows);
+      plan.collectives[&op] = rows;
+      if (needOf(result) < rows)
+        plan.fills[&op].push_back({result, rows, needOf(result)});
+      return;
+    }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       // The logits are the seeds' (the train mask's rows).
       for (Value v : ret.getOperands())
@@ -303,8 +323,9 @@ private:
 
 LevelPlan mlir::gnn::planRowLevels(
     func::FuncOp fn, int64_t numLevels,
-    ArrayRef<std::pair<Operation *, Operation *>> cachePairs) {
-  return Planner(fn, numLevels, cachePairs).run();
+    ArrayRef<std::pair<Operation *, Operation *>> cachePairs,
+    const DenseSet<Operation *> &everyRow) {
+  return Planner(fn, numLevels, cachePairs, everyRow).run();
 }
 
 Operation *mlir::gnn::valueHops(Block &body, DenseMap<Value, int64_t> &hops) {

@@ -37,6 +37,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
@@ -58,16 +59,21 @@ struct LevelPlan {
   };
   int64_t numLevels = 0;
   llvm::DenseMap<Operation *, Step> steps;
+  /// The level of the rows each collective between the own rows and the
+  /// whole graph (feature partitioning) moves.
+  llvm::DenseMap<Operation *, int64_t> collectives;
   llvm::DenseMap<Operation *, SmallVector<Fill>> fills;
 };
 
 /// The plan of training step `fn` for a model of `numLevels` hops, whose
 /// fused gathers `cachePairs` (writer, reader) may share per-edge values
 /// (edge caches: a writer then computes at least the rows whose edges its
-/// readers reach).
+/// readers reach). The ops `everyRow` compute every row (steps the lowering
+/// cannot restrict).
 LevelPlan
 planRowLevels(func::FuncOp fn, int64_t numLevels,
-              ArrayRef<std::pair<Operation *, Operation *>> cachePairs = {});
+              ArrayRef<std::pair<Operation *, Operation *>> cachePairs = {},
+              const llvm::DenseSet<Operation *> &everyRow = {});
 
 /// The hops of neighbour reads on the longest path from the data to each
 /// result of `body`'s ops, in order (the model description's `hops` is the

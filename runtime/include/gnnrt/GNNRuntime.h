@@ -81,7 +81,11 @@
 ///      own rows' graph's.
 ///  20: the dropout draw compiled code computes for gnnrtDropoutParam's key
 ///      is Random.h's 32-bit dropoutDraw (vectorisable), not mix64's.
-#define GNNRT_API_VERSION 20
+///  21: gnnrtWholeLevelRows gives the rows each level computes on the whole
+///      graph (P³'s shares ordered by level band) and
+///      gnnrtSpmmBroadcastRows the first rows of gnnrtSpmmBroadcast (the
+///      program on blocks of a feature-partitioned model).
+#define GNNRT_API_VERSION 21
 
 #ifdef __cplusplus
 extern "C" {
@@ -137,6 +141,11 @@ GNNRT_EXPORT int64_t gnnrtDim(gnnrtContext *ctx, int64_t which);
 /// level's aggregation reads sources among the level before's rows only.
 /// |V| for a whole graph and for a level beyond the bound graph's.
 GNNRT_EXPORT int64_t gnnrtLevelRows(gnnrtContext *ctx, int64_t level);
+/// The same on the whole graph of feature partitioning: every vertex's
+/// rows, or under P³ mini-batch training the shares' rows of the level
+/// (the whole graph orders them by level band: Sampler.h's
+/// shareLevelRows).
+GNNRT_EXPORT int64_t gnnrtWholeLevelRows(gnnrtContext *ctx, int64_t level);
 
 /// Feature partitioning (docs/Distributed.md): the graph the calls that
 /// follow run on, 0 the own rows' (the default), 1 the whole graph (every
@@ -576,6 +585,11 @@ GNNRT_EXPORT void
 _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
                                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                 gnnrtMemRefF32 *out, int64_t width);
+/// The same for the own rows [0, end) alone (a sampled batch's level; on a
+/// graph split by rows `end` must be every own row).
+GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmBroadcastRows(
+    gnnrtContext *ctx, int64_t mean, gnnrtMemRefF32 *weights,
+    gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width, int64_t end);
 /// Its adjoint in stages: out[v] for the own vertices v = the sum over the
 /// processes of their weighted sums over v's out-edges of their own rows
 /// `in` (what an aggregation to the source and gnnrtReduceScatterRows
@@ -598,11 +612,11 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
 /// every process the owners' gradient rows, and layer 1's reads of own
 /// rows' values). On a whole graph they are gnnrtReduceScatterRows and
 /// gnnrtAllGatherRows. Under P³ mini-batch training (docs/MiniBatch.md)
-/// the whole graph holds every process's share of the batch, one after the
-/// other, and each process's rows are its share: they move only each
-/// share's first gnnrtLevelRows(`level`) rows, by all-to-all (P³'s pull of
-/// the partial rows to their owner, which sums them, and the push of the
-/// gradient rows back), and the other rows of `out` are zero.
+/// the whole graph holds every process's share of the batch by level band
+/// (gnnrtWholeLevelRows), and each process's rows are its share: they move
+/// only each share's first gnnrtLevelRows(`level`) rows, by all-to-all (P³'s
+/// pull of the partial rows to their owner, which sums them, and the push of
+/// the gradient rows back), and the other rows of `out` are zero.
 GNNRT_EXPORT void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx,
                                                    gnnrtMemRefF32 *in,
                                                    gnnrtMemRefF32 *out,

@@ -4,7 +4,9 @@ per-epoch losses and the trained parameters as mpi_equivalence.py checks
 them, then rank 0's collectives against the volumes exactly. Rank r of N
 trains the share of each batch its seeds need; layer 1 of every share runs
 on every process's feature columns, and the sync moves share s's first
-n_k(s) rows (k = LEVEL, the hops of the sync's input):
+n_k(s) rows (k = LEVEL, the level of the rows the sync's readers read on a
+batch; one per sync, comma-separated, or one for all; F:B when its adjoint
+moves level B's rows, where the gradient is zero beyond them):
 
   - P3's pull: for each sync (widths SYNCS) rank 0 sends every other
     share's partial rows to its owner, sum over the batches and s != 0 of
@@ -46,8 +48,12 @@ def widths(text):
             for w in text.split(",") if w not in ("", "-")]
 
 
-level = int(level)
 syncs, staged, gathers = widths(syncs), widths(staged), widths(gathers)
+levels = [tuple(int(x) for x in (l.split(":") * 2)[:2]) for l in level.split(",")]
+if len(levels) == 1:
+    levels *= len(syncs)
+if len(levels) != len(syncs):
+    sys.exit(f"{len(levels)} levels for {len(syncs)} syncs")
 shard_floats = sum(np.load(os.path.join(one_params, name + ".npy")).size
                    for name in sharded.split(","))
 
@@ -61,7 +67,7 @@ if part["features"] != F or part["feature_end"] - part["feature_begin"] != F // 
              f"{part['feature_end']}) of {part['features']}")
 if mb["batches"] != one["mini_batch"]["batches"]:
     sys.exit(f"{mb['batches']} batches against {one['mini_batch']['batches']}")
-own, other = mb["p3"]["own_share_rows"][level], mb["p3"]["other_share_rows"][level]
+own, other = mb["p3"]["own_share_rows"], mb["p3"]["other_share_rows"]
 n, n0 = part["sources"], part["inner_end"] - part["inner_begin"]
 history = many["history"]
 epochs = len(history)
@@ -69,7 +75,11 @@ evals = sum(1 for h in history if "train_acc" in h)
 batches = comm["gradient_buckets"]
 if batches != mb["batches"]:
     sys.exit(f"{batches} gradient buckets for {mb['batches']} batches")
-pulled, pushed = 4 * sum(syncs) * other, 4 * sum(syncs) * (N - 1) * own
+pulled = 4 * sum(w * other[f] for w, (f, _) in zip(syncs, levels))
+pushed = 4 * sum(w * (N - 1) * own[b] for w, (_, b) in zip(syncs, levels))
+rows = ", ".join(f"{other[f]} rows of level {f}"
+                 for f in sorted(set(f for f, _ in levels)))
+owned = " + ".join(f"{own[b]}" for _, b in levels)
 expect = {
     "alltoall": (2 * len(syncs) * mb["batches"], pulled + pushed),
     "reduce_scatter": (evals * len(syncs), 4 * n * evals * sum(syncs)),
@@ -83,6 +93,6 @@ print(f"{N} processes: {epochs} epochs of {mb['batches'] // epochs} batches, "
       f"losses agree, parameters agree (largest rel-norm {worst:.1e}); rank 0 "
       f"holds feature columns [{part['feature_begin']}, {part['feature_end']}) "
       f"of {F}; all-to-all {expect['alltoall'][0]} calls: {pulled} bytes of "
-      f"partials pulled to the owners ({other} rows of level {level}), {pushed} "
-      f"of gradients pushed ((N - 1) x {own} rows); evaluations, all-reduce "
+      f"partials pulled to the owners ({rows}), {pushed} "
+      f"of gradients pushed ((N - 1) x {owned} rows); evaluations, all-reduce "
       f"without {shard_floats} shard floats = formula")

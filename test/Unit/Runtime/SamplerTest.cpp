@@ -8,6 +8,8 @@
 // and differs between batches; picks are uniform; fanout -1 keeps every
 // in-edge. The epoch's batches partition the selected vertices, shuffled per
 // epoch. A seed share of a batch computes its seeds as the whole batch.
+// P³'s whole graph of shares orders them by level band: a bijection that
+// keeps each share's order and makes every level a prefix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -302,6 +304,57 @@ TEST(Sampler, SeedSharesComputeTheirSeedsAsTheWholeBatch) {
     EXPECT_EQ(none.numEdges(), 0);
     for (int64_t rows : none.levelRows())
       EXPECT_EQ(rows, 1);
+  }
+}
+
+TEST(Sampler, ShareBandsMakeEachLevelAPrefix) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int shares = 1 + trial % 5, L = 1 + trial % 3;
+    std::vector<std::vector<int64_t>> levels(shares);
+    for (std::vector<int64_t> &l : levels) {
+      // n_0 >= ... >= n_L >= 1 (a share without seeds: one row throughout).
+      l.assign(L + 1, 1);
+      if (rng() % 4 == 0)
+        continue;
+      for (int b = L; b >= 0; --b)
+        l[b] = (b == L ? 1 : l[b + 1]) + static_cast<int64_t>(rng() % 7);
+    }
+    int64_t total = 0;
+    for (const std::vector<int64_t> &l : levels)
+      total += l[0];
+    EXPECT_EQ(shareLevelRows(levels, 0), total);
+    std::vector<int> seen(total, 0);
+    for (int s = 0; s < shares; ++s) {
+      std::vector<int64_t> at(levels[s][0], -1);
+      forEachShareRun(levels, s, levels[s][0],
+                      [&](int64_t row, int64_t whole, int64_t count) {
+                        for (int64_t i = 0; i < count; ++i) {
+                          at[row + i] = whole + i;
+                          ++seen[whole + i];
+                        }
+                      });
+      for (int64_t i = 0; i < levels[s][0]; ++i) {
+        ASSERT_GE(at[i], 0) << "share " << s << " row " << i;
+        if (i > 0)
+          EXPECT_LT(at[i - 1], at[i]); // the share's order
+        // Row i is in level l's rows of the share iff its place is in the
+        // whole graph's.
+        for (int l = 0; l <= L; ++l)
+          EXPECT_EQ(i < levels[s][l], at[i] < shareLevelRows(levels, l))
+              << "share " << s << " row " << i << " level " << l;
+      }
+      // The first `rows` rows alone: the same places.
+      const int64_t rows = levels[s][L] + 1;
+      forEachShareRun(levels, s, rows,
+                      [&](int64_t row, int64_t whole, int64_t count) {
+                        EXPECT_LE(row + count, rows);
+                        for (int64_t i = 0; i < count; ++i)
+                          EXPECT_EQ(at[row + i], whole + i);
+                      });
+    }
+    EXPECT_TRUE(
+        std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
   }
 }
 
