@@ -310,9 +310,34 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
                            std::vector<int64_t> &starts,
                            std::vector<float> degrees[2]) {
   const int64_t n = batch.numVertices;
-  starts.resize(size + 1);
-  for (int r = 0; r <= size; ++r)
-    starts[r] = n * r / size;
+  const std::vector<int64_t> levels =
+      batch.levelRows.empty() ? std::vector<int64_t>{n} : batch.levelRows;
+  const size_t bands = levels.size();
+  auto levelEnd = [&](size_t b) { return b < bands ? levels[b] : 0; };
+  // The co-batch's rows (batch rows) process by process, each process's
+  // slice of each band from the highest level down.
+  std::vector<int64_t> order;
+  order.reserve(n);
+  starts.assign(1, 0);
+  std::vector<int64_t> ownBand(bands, 0);
+  for (int r = 0; r < size; ++r) {
+    for (size_t b = bands; b-- > 0;) {
+      const int64_t lo = levelEnd(b + 1), length = levelEnd(b) - lo;
+      const int64_t first = lo + length * r / size,
+                    last = lo + length * (r + 1) / size;
+      for (int64_t v = first; v < last; ++v)
+        order.push_back(v);
+      if (r == rank)
+        ownBand[b] = last - first;
+    }
+    starts.push_back(static_cast<int64_t>(order.size()));
+  }
+  if (static_cast<int64_t>(order.size()) != n)
+    fatal("a co-batch's level bands do not cover its " + std::to_string(n) +
+          " rows");
+  std::vector<int32_t> at(n);
+  for (int64_t i = 0; i < n; ++i)
+    at[order[i]] = static_cast<int32_t>(i);
   const int64_t begin = starts[rank], end = starts[rank + 1];
   Dataset own;
   own.name = batch.name;
@@ -323,21 +348,32 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
   own.numSources = n;
   own.numFeatures = batch.numFeatures;
   own.numClasses = batch.numClasses;
-  const int64_t e0 = batch.indptr[begin], e1 = batch.indptr[end];
-  own.numEdges = e1 - e0;
-  for (int64_t v = begin; v <= end; ++v)
-    own.indptr.push_back(batch.indptr[v] - e0);
-  own.indices.assign(batch.indices.begin() + e0, batch.indices.begin() + e1);
+  // Level l's own rows: the own slices of the bands l and above.
+  own.levelRows.assign(bands, 0);
+  for (size_t l = bands; l-- > 0;)
+    own.levelRows[l] = ownBand[l] + (l + 1 < bands ? own.levelRows[l + 1] : 0);
   const int64_t F = batch.numFeatures;
-  own.features.assign(batch.features.begin() + begin * F,
-                      batch.features.begin() + end * F);
-  own.labels.assign(batch.labels.begin() + begin, batch.labels.begin() + end);
-  for (int m = 0; m < 3; ++m)
-    own.masks[m].assign(batch.masks[m].begin() + begin,
-                        batch.masks[m].begin() + end);
-  std::vector<int64_t> positions(own.numEdges);
-  for (int64_t e = 0; e < own.numEdges; ++e)
-    positions[e] = e0 + e;
+  std::vector<int64_t> positions;
+  std::vector<std::pair<int32_t, int64_t>> edges; // a row's (source, edge)
+  own.indptr.assign(1, 0);
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t v = order[i];
+    edges.clear();
+    for (int64_t e = batch.indptr[v]; e < batch.indptr[v + 1]; ++e)
+      edges.push_back({at[batch.indices[e]], e});
+    std::sort(edges.begin(), edges.end());
+    for (const auto &[u, e] : edges) {
+      own.indices.push_back(u);
+      positions.push_back(e);
+    }
+    own.indptr.push_back(static_cast<int64_t>(own.indices.size()));
+    own.features.insert(own.features.end(), batch.features.begin() + v * F,
+                        batch.features.begin() + (v + 1) * F);
+    own.labels.push_back(batch.labels[v]);
+    for (int m = 0; m < 3; ++m)
+      own.masks[m].push_back(batch.masks[m][v]);
+  }
+  own.numEdges = static_cast<int64_t>(own.indices.size());
   own.edgeData = selectEdgeData(batch.edgeData, positions);
   // The co-batch's degrees of the own rows (a source's out-edges reach
   // every process's rows).
@@ -345,10 +381,13 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
   for (int32_t u : batch.indices)
     out[u] += 1.0f;
   degrees[0].resize(own.numVertices);
-  for (int64_t v = begin; v < end; ++v)
-    degrees[0][v - begin] =
+  degrees[1].resize(own.numVertices);
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t v = order[i];
+    degrees[0][i - begin] =
         static_cast<float>(batch.indptr[v + 1] - batch.indptr[v]);
-  degrees[1].assign(out.begin() + begin, out.begin() + end);
+    degrees[1][i - begin] = out[v];
+  }
   return own;
 }
 

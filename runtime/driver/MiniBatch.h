@@ -166,11 +166,16 @@ startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
                const Dataset *columns = nullptr);
 
 /// GraNNDis's fetch-then-split (cooperative batching): process `rank`'s
-/// rows of the sampled `batch` (the whole batch's subgraph), the range
-/// [n rank / size, n (rank + 1) / size) of its n vertices with their
-/// in-edges (sources: the batch's ids), features, labels, masks and edge
-/// data; `starts` the processes' first rows (size + 1), `degrees` the
-/// batch's in- and out-degrees of the own rows.
+/// rows of the sampled `batch` (the whole batch's subgraph) with their
+/// in-edges, features, labels, masks and edge data. Each level band of the
+/// batch (its rows of level l but not l + 1) is split evenly over the
+/// processes, and the co-batch numbers its rows process by process, each
+/// process's by band, highest level first: so each process's rows of a
+/// level are a prefix of its rows (its levelRows), as the batch's are of
+/// the batch, and the program on blocks restricts the own rows' steps.
+/// The edges' sources are co-batch ids, ascending within a row; `starts`
+/// the processes' first rows (size + 1), `degrees` the batch's in- and
+/// out-degrees of the own rows.
 Dataset coBatchRows(const Dataset &batch, int rank, int size,
                     std::vector<int64_t> &starts,
                     std::vector<float> degrees[2]);

@@ -100,7 +100,7 @@ const void *Device::hostView(const void *src, int64_t bytes,
 }
 
 void Device::spmmStage(gnnrtContext *, int64_t, gnnrtMemRefF32 *, const float *,
-                       int64_t, int64_t, gnnrtMemRefF32 *, int64_t) {
+                       int64_t, int64_t, gnnrtMemRefF32 *, int64_t, int64_t) {
   fatal(std::string("gnnrtSpmmBroadcast: not implemented on the ") + name() +
         " device (row partitioning trains on the CPU for now)");
 }

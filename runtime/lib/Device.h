@@ -235,9 +235,8 @@ public:
                                  gnnrtMemRefF32 *gradOut, gnnrtMemRefI32 *arg,
                                  gnnrtMemRefF32 *gradEdges, int64_t width) = 0;
   virtual void spmm(gnnrtContext *ctx, int64_t side, int64_t mean,
-                    int64_t chunks, gnnrtMemRefF32 *weights,
-                    gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
-                    int64_t width) = 0;
+                    int64_t chunks, gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                    gnnrtMemRefF32 *out, int64_t width) = 0;
   /// gnnrtSpmmRows: the output rows [begin, end) from the input rows
   /// [inBegin, inEnd) (a tile; both ranges checked by the entry point).
   virtual void spmmRows(gnnrtContext *ctx, int64_t side, int64_t mean,
@@ -247,10 +246,12 @@ public:
   /// One stage of gnnrtSpmmBroadcast (row partitioning): the own rows'
   /// weighted sums over their in-edges from the sources [lo, hi), whose rows
   /// `rows` (device memory) holds, row u at rows + (u - lo) * width; the
-  /// stage with lo = 0 stores, later ones add, a mean divides at hi = S.
+  /// stage with lo = 0 stores, later ones add, a mean divides at hi = S;
+  /// only the own rows [0, end) (a sampled batch's level).
   virtual void spmmStage(gnnrtContext *ctx, int64_t mean,
                          gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
-                         int64_t hi, gnnrtMemRefF32 *out, int64_t width);
+                         int64_t hi, gnnrtMemRefF32 *out, int64_t width,
+                         int64_t end);
   /// One stage of gnnrtSpmmReduce (row partitioning): the sources
   /// [lo, hi)'s weighted sums over their out-edges (this process's edges)
   /// of the own rows `in`, into `rows` (device memory, row u at

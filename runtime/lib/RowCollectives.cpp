@@ -205,9 +205,6 @@ static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
     ctx->device->spmmRows(ctx, 1, mean, weights, in, out, width, 0, end, 0, S);
     return;
   }
-  if (end != V)
-    fatal(std::string(entry) +
-          ": the broadcast stages compute every own row of a split graph");
   const std::vector<int64_t> &p = prepareStages(ctx, entry, in, width);
   float *own = in->aligned + in->offset;
   // Stage j's rows: the rank's own at j = rank, else a receive buffer by
@@ -226,7 +223,7 @@ static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
     if (j + 1 < size)
       issue(j + 1); // in flight during stage j's sums
     ctx->device->spmmStage(ctx, mean, weights, rowsOf(j), p[j], p[j + 1], out,
-                           width);
+                           width, end);
   }
 }
 

@@ -372,7 +372,15 @@ void FunctionLowering::restrictToLevel(Operation &op, Operation *before,
     if (!t.batched ||
         !cast<MemRefType>(t.buf.getType()).getElementType().isF32())
       continue;
-    ArrayRef<Value> rows = rowsAt(hasWholeRows(fill.value));
+    const bool whole = hasWholeRows(fill.value);
+    if (whole && !lb.featureShards && !levelsRefusedBy) {
+      // A co-batch's rows of every process are not ordered by level
+      // (gnnrtWholeLevelRows is all of them): rows to zero there cannot be
+      // named.
+      levelsRefusedBy = &op;
+      continue;
+    }
+    ArrayRef<Value> rows = rowsAt(whole);
     Value begin = lb.mul(rows[fill.from], t.rowSize);
     Value count = lb.mul(
         lb.b.create<arith::SubIOp>(lb.loc, rows[fill.to], rows[fill.from]),

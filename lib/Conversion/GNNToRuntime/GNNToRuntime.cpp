@@ -477,14 +477,10 @@ struct ConvertGNNToRuntime
     SmallVector<std::unique_ptr<FunctionLowering>> lowerings;
     // The training step over its levels' rows (RowLevels.h), where nothing
     // else splits its rows.
-    // Of the partitioned programs the feature-partitioned one (P³'s
-    // shares are ordered by level band); a row-partitioned one's co-batches
-    // are not yet.
-    const StringRef partition = getPartition(train);
+    // Partitioned programs too: P³'s shares and co-batches order each
+    // process's rows by level band.
     const bool levels = levelRows && hops > 0 && rowChunks == 1 &&
-                        target == "cpu" &&
-                        (partition.empty() || partition == "features") &&
-                        bufferBudget == 0 && memBudget == 0;
+                        target == "cpu" && bufferBudget == 0 && memBudget == 0;
     for (auto [fn, training] :
          {std::pair{train, true}, std::pair{eval, false}}) {
       // The two never run at once and nothing of one is read during the

@@ -343,7 +343,10 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
   // The tiles' input ranges: the chunks', or a range's one tile.
   SmallVector<Value> inBounds = bounds;
   if (range)
-    inBounds = {bounds.front(), range->inputs ? lb.toI64(range->inputs) : v64};
+    // Without an input range every input row: the sources, which on a
+    // partitioned program's own rows' graph are every vertex (S > V).
+    inBounds = {bounds.front(), range->inputs ? lb.toI64(range->inputs)
+                                              : lb.toI64(lb.sizes.numS)};
   SmallVector<Operation *> starts{bounds.front().getDefiningOp()};
 
   // Chunks 1..K-1: clones after the stage's code (shared ops not cloned).

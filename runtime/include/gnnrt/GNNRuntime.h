@@ -585,8 +585,9 @@ GNNRT_EXPORT void
 _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
                                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                 gnnrtMemRefF32 *out, int64_t width);
-/// The same for the own rows [0, end) alone (a sampled batch's level; on a
-/// graph split by rows `end` must be every own row).
+/// The same for the own rows [0, end) alone (a sampled batch's level: a
+/// co-batch's or P³ share's own rows of the level; every stage still
+/// broadcasts all of its owner's rows).
 GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmBroadcastRows(
     gnnrtContext *ctx, int64_t mean, gnnrtMemRefF32 *weights,
     gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width, int64_t end);

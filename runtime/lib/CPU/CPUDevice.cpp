@@ -227,8 +227,8 @@ public:
   }
   void spmmStage(gnnrtContext *, int64_t mean, gnnrtMemRefF32 *wts,
                  const float *rows, int64_t lo, int64_t hi, gnnrtMemRefF32 *out,
-                 int64_t w) override {
-    cpuSpmmStage(graph(), mean, wts, rows, lo, hi, out, w);
+                 int64_t w, int64_t end) override {
+    cpuSpmmStage(graph(), mean, wts, rows, lo, hi, out, w, end);
   }
   void spmmSourceStage(gnnrtContext *, gnnrtMemRefF32 *wts, gnnrtMemRefF32 *in,
                        int64_t lo, int64_t hi, float *rows,

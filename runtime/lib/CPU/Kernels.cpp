@@ -400,9 +400,10 @@ static const float *stageWeights(const DeviceGraph &graph,
 
 void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
                   gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
-                  int64_t hi, gnnrtMemRefF32 *out, int64_t width) {
+                  int64_t hi, gnnrtMemRefF32 *out, int64_t width, int64_t end) {
   const int64_t V = graph.numVertices, S = graph.numSources;
   needRange(lo, hi, S, "gnnrtSpmmBroadcast: stage rows");
+  needRange(0, end, V, "gnnrtSpmmBroadcast: own rows");
   need(out->sizes[0], V * width, "gnnrtSpmmBroadcast output");
   SpmmOperands op{segmentsOf(graph, 1),
                   graph.index[0],
@@ -411,7 +412,7 @@ void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
                   width,
                   graph.offsets[1][V]};
   op.base = lo;
-  spmmTile<false>(op, mean, 0, V, static_cast<int32_t>(lo),
+  spmmTile<false>(op, mean, 0, end, static_cast<int32_t>(lo),
                   static_cast<int32_t>(hi), S, ptr(out));
 }
 

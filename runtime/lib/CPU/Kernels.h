@@ -24,10 +24,10 @@ void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
 /// One stage of gnnrtSpmmBroadcast: the own rows' sums over their in-edges
 /// from the sources [lo, hi), whose rows `rows` holds (row u at
 /// rows + (u - lo) * width); stored at lo = 0, added after; a mean divides
-/// at hi = S.
+/// at hi = S. Only the own rows [0, end) (a sampled batch's level).
 void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
                   gnnrtMemRefF32 *weights, const float *rows, int64_t lo,
-                  int64_t hi, gnnrtMemRefF32 *out, int64_t width);
+                  int64_t hi, gnnrtMemRefF32 *out, int64_t width, int64_t end);
 /// One stage of gnnrtSpmmReduce: the sources [lo, hi)'s sums over their
 /// out-edges of the own rows `in` (this process's partials), into `rows`
 /// (row u at rows + (u - lo) * width).

@@ -30,14 +30,14 @@
 // The first aggregation (a mean to the destinations): rows [0, n_1), every
 // source.
 // CHECK:         call @gnnrtParallelFor(
-// CHECK:         %[[ALL:.*]] = arith.index_cast %[[VI]] : index to i64
-// CHECK-NEXT:    %[[R1:.*]] = arith.index_cast %[[N1]] : index to i64
+// CHECK:         %[[R1:.*]] = arith.index_cast %[[N1]] : index to i64
+// CHECK-NEXT:    %[[ALL:.*]] = arith.index_cast %[[VI]] : index to i64
 // CHECK:         call @gnnrtSpmmRows(%arg0, %c1_i64{{.*}}, %c1_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %[[R1]], %c0_i64{{.*}}, %[[ALL]])
 // The second: rows [0, n_2), from the n_1 rows of the first layer.
 // CHECK:         call @gnnrtParallelForRange
 // CHECK-NEXT:    arith.constant 0 : i64
+// CHECK:         %[[R2:.*]] = arith.index_cast %[[N2]] : index to i64
 // CHECK-NEXT:    %[[ALL2:.*]] = arith.index_cast %[[VI]] : index to i64
-// CHECK-NEXT:    %[[R2:.*]] = arith.index_cast %[[N2]] : index to i64
 // CHECK:         call @gnnrtSpmmRows(%arg0, %c1_i64{{.*}}, %c1_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %[[R2]], %c0_i64{{.*}}, %[[ALL2]])
 // The loss over the seeds' rows.
 // CHECK:         call @gnnrtSoftmaxCrossEntropyRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %{{.*}})
