@@ -130,7 +130,7 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     }
     if (coBatches) {
       p.ds = coBatchRows(batchSubgraph(full, batch), rank, size, p.starts,
-                         p.degrees);
+                         p.levels, p.degrees);
       return p;
     }
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
@@ -176,6 +176,7 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       coBatchRows_[0] += p.starts.back();
       coBatchRows_[1] += p.starts[rank + 1] - p.starts[rank];
       ctx->rowStarts = std::move(p.starts);
+      ctx->rowLevels = std::move(p.levels);
     }
     ctx->ds = std::move(ds);
     countBatchMemory(ctx);
@@ -220,6 +221,7 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
   }
   ctx->ds = full;
   ctx->rowStarts.clear(); // co-batches: the row collectives copy again
+  ctx->rowLevels.clear();
   ctx->lossCount[0] = -1; // the whole graph's, on every process
   if (!bindDataset(ctx, error))
     fatal(error);
@@ -308,6 +310,7 @@ MiniBatchTraining::prepareShares(const SampledBatch &batch, int rank,
 
 Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
                            std::vector<int64_t> &starts,
+                           std::vector<std::vector<int64_t>> &rowLevels,
                            std::vector<float> degrees[2]) {
   const int64_t n = batch.numVertices;
   const std::vector<int64_t> levels =
@@ -319,7 +322,7 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
   std::vector<int64_t> order;
   order.reserve(n);
   starts.assign(1, 0);
-  std::vector<int64_t> ownBand(bands, 0);
+  rowLevels.assign(size, std::vector<int64_t>(bands, 0));
   for (int r = 0; r < size; ++r) {
     for (size_t b = bands; b-- > 0;) {
       const int64_t lo = levelEnd(b + 1), length = levelEnd(b) - lo;
@@ -327,8 +330,9 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
                     last = lo + length * (r + 1) / size;
       for (int64_t v = first; v < last; ++v)
         order.push_back(v);
-      if (r == rank)
-        ownBand[b] = last - first;
+      // Level b's rows of process r: its slices of bands b and above.
+      rowLevels[r][b] =
+          last - first + (b + 1 < bands ? rowLevels[r][b + 1] : 0);
     }
     starts.push_back(static_cast<int64_t>(order.size()));
   }
@@ -348,10 +352,7 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
   own.numSources = n;
   own.numFeatures = batch.numFeatures;
   own.numClasses = batch.numClasses;
-  // Level l's own rows: the own slices of the bands l and above.
-  own.levelRows.assign(bands, 0);
-  for (size_t l = bands; l-- > 0;)
-    own.levelRows[l] = ownBand[l] + (l + 1 < bands ? own.levelRows[l + 1] : 0);
+  own.levelRows = rowLevels[rank];
   const int64_t F = batch.numFeatures;
   std::vector<int64_t> positions;
   std::vector<std::pair<int32_t, int64_t>> edges; // a row's (source, edge)

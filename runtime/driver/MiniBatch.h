@@ -140,7 +140,7 @@ private:
     std::vector<int64_t> levelRows; // the whole batch's
     std::vector<float> degrees[2];
     // P³: the whole graph of every share (its degrees), each share's first
-    // row in it and its rows per level.
+    // row in it and its rows per level (co-batches: each process's).
     Dataset world;
     std::vector<float> worldDegrees[2];
     std::vector<int64_t> starts;
@@ -174,10 +174,11 @@ startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
 /// level are a prefix of its rows (its levelRows), as the batch's are of
 /// the batch, and the program on blocks restricts the own rows' steps.
 /// The edges' sources are co-batch ids, ascending within a row; `starts`
-/// the processes' first rows (size + 1), `degrees` the batch's in- and
-/// out-degrees of the own rows.
+/// the processes' first rows (size + 1), `rowLevels` each process's rows
+/// per level, `degrees` the batch's in- and out-degrees of the own rows.
 Dataset coBatchRows(const Dataset &batch, int rank, int size,
                     std::vector<int64_t> &starts,
+                    std::vector<std::vector<int64_t>> &rowLevels,
                     std::vector<float> degrees[2]);
 
 /// The program mini-batch training runs on several processes, after

@@ -211,6 +211,11 @@ struct gnnrtContext {
   /// Row partitioning: p(r), the first vertex of each process's rows
   /// (size() + 1 entries, docs/Distributed.md); empty in one process.
   std::vector<int64_t> rowStarts;
+  /// A co-batch's split (docs/MiniBatch.md, "Co-batches"): rowLevels[r] is
+  /// process r's rows per level (a prefix of its rows each), which a staged
+  /// aggregation broadcasts no more of than its sources' level; empty: every
+  /// row of each process.
+  std::vector<std::vector<int64_t>> rowLevels;
   /// Feature partitioning (P³): this process's feature columns are
   /// [featureBegin, featureBegin + ds.numFeatures) of featureTotal (-1:
   /// all of them), and the whole graph bound next to the own rows' has

@@ -182,11 +182,12 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
 }
 
 /// gnnrtSpmmBroadcast over the own rows [0, end) (gnnrtSpmmBroadcastRows:
-/// a sampled batch's level); `entry` names the entry point.
+/// a sampled batch's level), whose edges read sources of `sourceLevel` (-1:
+/// any); `entry` names the entry point.
 static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
                           gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                           gnnrtMemRefF32 *out, int64_t width, int64_t end,
-                          const char *entry) {
+                          int64_t sourceLevel, const char *entry) {
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
   const int64_t V = ctx->ds.numVertices, S = sourcesOf(ctx->ds);
   if (end < 0 || end > V)
@@ -212,10 +213,21 @@ static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
   auto rowsOf = [&](int j) {
     return j == rank ? own : ctx->stageBuffers[j % 2]->data;
   };
+  // Stage j's rows that the edges read: a co-batch's process's rows of the
+  // sources' level (a prefix of its rows); the rest of the stage's range is
+  // never read.
+  auto sent = [&](int j) {
+    const int64_t all = p[j + 1] - p[j];
+    if (sourceLevel < 0 || ctx->rowLevels.empty())
+      return all;
+    const std::vector<int64_t> &levels = ctx->rowLevels[j];
+    return sourceLevel < static_cast<int64_t>(levels.size())
+               ? std::min(all, levels[sourceLevel])
+               : all;
+  };
   Request pending[2];
   auto issue = [&](int j) {
-    pending[j % 2] =
-        ctx->comm->iBroadcast(rowsOf(j), (p[j + 1] - p[j]) * width, j);
+    pending[j % 2] = ctx->comm->iBroadcast(rowsOf(j), sent(j) * width, j);
   };
   issue(0);
   for (int j = 0; j < size; ++j) {
@@ -231,7 +243,7 @@ void _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
                                      gnnrtMemRefF32 *weights,
                                      gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                      int64_t width) {
-  spmmBroadcast(ctx, mean, weights, in, out, width, ctx->ds.numVertices,
+  spmmBroadcast(ctx, mean, weights, in, out, width, ctx->ds.numVertices, -1,
                 "gnnrtSpmmBroadcast");
 }
 
@@ -239,8 +251,10 @@ void _mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
                                          gnnrtMemRefF32 *weights,
                                          gnnrtMemRefF32 *in,
                                          gnnrtMemRefF32 *out, int64_t width,
-                                         int64_t end) {
-  spmmBroadcast(ctx, mean, weights, in, out, width, end,
+                                         int64_t end, int64_t sourceLevel) {
+  if (sourceLevel < 0)
+    fatal("gnnrtSpmmBroadcastRows: no level " + std::to_string(sourceLevel));
+  spmmBroadcast(ctx, mean, weights, in, out, width, end, sourceLevel,
                 "gnnrtSpmmBroadcastRows");
 }
 

@@ -342,7 +342,8 @@ void FunctionLowering::restrictToLevel(Operation &op, Operation *before,
     const bool whole = stepHasWholeRows(op);
     RowRange range{rowsAt(whole)[step.rows],
                    step.inputs ? rowsAt(runsOnWholeGraph(&op))[*step.inputs]
-                               : Value()};
+                               : Value(),
+                   step.rows};
     DenseMap<Value, Value> replaced;
     bool refused = false;
     // The chunking finds the step's loops over the rows by its row count.
@@ -365,14 +366,18 @@ void FunctionLowering::restrictToLevel(Operation &op, Operation *before,
     return;
   lb.b.setInsertionPointToEnd(&entry);
   for (const LevelPlan::Fill &fill : fills->second) {
-    Operation *def = fill.value.getDefiningOp();
+    // A staged all-gather has no rows of its own: its aggregation reads the
+    // own rows, which are zero there as well (its input's support).
+    Value value = fill.value;
+    if (auto ag = value.getDefiningOp<AllGatherOp>(); ag && skipped.count(ag))
+      value = ag.getInput();
+    Operation *def = value.getDefiningOp();
     auto grad = lossGrads.find(def);
-    Tensor t =
-        grad != lossGrads.end() ? grad->second : buffers.lookup(fill.value);
+    Tensor t = grad != lossGrads.end() ? grad->second : buffers.lookup(value);
     if (!t.batched ||
         !cast<MemRefType>(t.buf.getType()).getElementType().isF32())
       continue;
-    const bool whole = hasWholeRows(fill.value);
+    const bool whole = hasWholeRows(value);
     if (whole && !lb.featureShards && !levelsRefusedBy) {
       // A co-batch's rows of every process are not ordered by level
       // (gnnrtWholeLevelRows is all of them): rows to zero there cannot be

@@ -410,9 +410,10 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
       }
       if (role == Role::RowBroadcast) {
         // gnnrtSpmmBroadcast(ctx, mean, weights, in, out, width): a range
-        // starts at row 0.
+        // starts at row 0; its edges read the level before's sources.
         SmallVector<Value> args(op->getOperands());
         args.push_back(stop);
+        args.push_back(lb.cI64(std::max<int64_t>(range->level - 1, 0)));
         lb.call(rt::Call::gnnrtSpmmBroadcastRows, args);
         op->erase();
         return;

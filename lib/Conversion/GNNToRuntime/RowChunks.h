@@ -83,9 +83,12 @@ struct RowChunkStart {
 };
 
 /// A step restricted to its first rows (RowLevels.h): rows [0, rows), its
-/// aggregation's edges from input rows [0, inputs) (null: every row).
+/// aggregation's edges from input rows [0, inputs) (null: every row);
+/// `level` the level of `rows` (a staged aggregation's sources are of the
+/// level before).
 struct RowRange {
   Value rows, inputs;
+  int64_t level = 0;
 };
 
 /// Runs the code of one lowered step (a vertex stage, an aggregation, an

@@ -83,8 +83,9 @@
 ///      is Random.h's 32-bit dropoutDraw (vectorisable), not mix64's.
 ///  21: gnnrtWholeLevelRows gives the rows each level computes on the whole
 ///      graph (P³'s shares ordered by level band) and
-///      gnnrtSpmmBroadcastRows the first rows of gnnrtSpmmBroadcast (the
-///      program on blocks of a feature-partitioned model).
+///      gnnrtSpmmBroadcastRows the first rows of gnnrtSpmmBroadcast from
+///      the sources of a level (the program on blocks of a partitioned
+///      model: P³'s shares, co-batches).
 #define GNNRT_API_VERSION 21
 
 #ifdef __cplusplus
@@ -586,11 +587,14 @@ _mlir_ciface_gnnrtSpmmBroadcast(gnnrtContext *ctx, int64_t mean,
                                 gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                 gnnrtMemRefF32 *out, int64_t width);
 /// The same for the own rows [0, end) alone (a sampled batch's level: a
-/// co-batch's or P³ share's own rows of the level; every stage still
-/// broadcasts all of its owner's rows).
-GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmBroadcastRows(
-    gnnrtContext *ctx, int64_t mean, gnnrtMemRefF32 *weights,
-    gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width, int64_t end);
+/// co-batch's or P³ share's own rows of the level), whose edges read
+/// sources of level `sourceLevel`: on a co-batch each stage broadcasts only
+/// its owner's rows of that level (ctx->rowLevels).
+GNNRT_EXPORT void
+_mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
+                                    gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
+                                    gnnrtMemRefF32 *out, int64_t width,
+                                    int64_t end, int64_t sourceLevel);
 /// Its adjoint in stages: out[v] for the own vertices v = the sum over the
 /// processes of their weighted sums over v's out-edges of their own rows
 /// `in` (what an aggregation to the source and gnnrtReduceScatterRows

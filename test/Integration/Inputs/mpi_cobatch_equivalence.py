@@ -7,13 +7,16 @@ by rows, rank 0 owning n0 of them; the row-partitioned program moves, per
 batch (the summary's mini_batch.co_batch: n and n0 summed over the
 batches):
 
-    broadcast calls = batches N |STAGED|,   bytes = 4 n sum STAGED
+    broadcast calls = batches N |STAGED|,   bytes = 4 sum_k w_k n_{l_k}
     all-gather calls = batches |GATHERS|,   bytes = 4 n0 sum GATHERS
     reduce-scatter calls = batches (N |~| + |other|), bytes = 4 n sum SCATTERS
     all-reduce: the gradients per batch, the loss per epoch, the
                 evaluations' counts (data parallel's formula)
 
-(STAGED: staged aggregations, N broadcasts each; SCATTERS: the backward's
+(STAGED: staged aggregations, N broadcasts each, as w:l, width w reading
+sources of level l: each process broadcasts its rows of that level, n_l
+over the processes, the batches' level rows summed (mini_batch.level_rows;
+l = 0 when left out: every row, n); SCATTERS: the backward's
 reduce-scatters, "~" for a staged one, N reduces); the evaluations run on
 the whole graph in every process and move nothing else.
 
@@ -39,7 +42,9 @@ def widths(text):
             for w in text.split(",") if w not in ("", "-")]
 
 
-staged = [w for w, _ in widths(sys.argv[6])]
+staged_text = [w.split(":") for w in sys.argv[6].split(",") if w not in ("", "-")]
+staged = [w for w, _ in widths(",".join(w[0] for w in staged_text))]
+staged_levels = [int(w[1]) if len(w) > 1 else 0 for w in staged_text]
 gathers = [w for w, _ in widths(sys.argv[7])]
 marked = widths(sys.argv[8])
 scatters = [w for w, _ in marked]
@@ -60,7 +65,8 @@ epochs = len(history)
 evals = sum(1 for h in history if "train_acc" in h)
 buckets = comm["gradient_buckets"]
 expect = {
-    "broadcast": (batches * N * len(staged), 4 * n * sum(staged)),
+    "broadcast": (batches * N * len(staged),
+                  4 * sum(w * mb["level_rows"][l] for w, l in zip(staged, staged_levels))),
     "allgather": (batches * len(gathers), 4 * n0 * sum(gathers)),
     "reduce_scatter": (batches * (N * staged_scatters + len(scatters) - staged_scatters),
                        4 * n * sum(scatters)),
