@@ -258,9 +258,11 @@ void _mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
                 "gnnrtSpmmBroadcastRows");
 }
 
-void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
-                                  gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
-                                  int64_t width) {
+/// gnnrtSpmmReduce whose sums are zero beyond the sources' `level` (-1:
+/// none); `entry` names the entry point.
+static void spmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
+                       gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width,
+                       int64_t level, const char *entry) {
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
   if (sharesAreClosed(ctx)) {
     // Every source's sums, of which only the own rows are non-zero.
@@ -274,9 +276,19 @@ void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
     ctx->device->spmm(ctx, 0, 0, 1, weights, in, out, width);
     return;
   }
-  const std::vector<int64_t> &p =
-      prepareStages(ctx, "gnnrtSpmmReduce", out, width);
+  const std::vector<int64_t> &p = prepareStages(ctx, entry, out, width);
   float *own = out->aligned + out->offset;
+  // Stage j's sources whose sums may be non-zero: a co-batch's owner's rows
+  // of the level (a prefix of its rows).
+  auto reduced = [&](int j) {
+    const int64_t all = p[j + 1] - p[j];
+    if (level < 0 || ctx->rowLevels.empty())
+      return all;
+    const std::vector<int64_t> &levels = ctx->rowLevels[j];
+    return level < static_cast<int64_t>(levels.size())
+               ? std::min(all, levels[level])
+               : all;
+  };
   // Stage j: this rank's partial sums of the part j's sources, into the
   // owner's rows (in place) or a send buffer by parity, then reduced to
   // the owner while stage j + 1 computes.
@@ -284,13 +296,31 @@ void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
   for (int j = 0; j < size; ++j) {
     ctx->comm->wait(pending[j % 2]); // stage j - 2's buffer is free again
     float *rows = j == rank ? own : ctx->stageBuffers[j % 2]->data;
-    ctx->device->spmmSourceStage(ctx, weights, in, p[j], p[j + 1], rows, width);
-    pending[j % 2] =
-        ctx->comm->iReduce(rows, j == rank ? own : rows,
-                           (p[j + 1] - p[j]) * width, j, ReduceOp::Sum);
+    const int64_t count = reduced(j);
+    ctx->device->spmmSourceStage(ctx, weights, in, p[j], p[j] + count, rows,
+                                 width);
+    pending[j % 2] = ctx->comm->iReduce(rows, j == rank ? own : rows,
+                                        count * width, j, ReduceOp::Sum);
   }
   ctx->comm->wait(pending[0]);
   ctx->comm->wait(pending[1]);
+  std::fill(own + reduced(rank) * width, own + ctx->ds.numVertices * width,
+            0.0f);
+}
+
+void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
+                                  gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                                  int64_t width) {
+  spmmReduce(ctx, weights, in, out, width, -1, "gnnrtSpmmReduce");
+}
+
+void _mlir_ciface_gnnrtSpmmReduceRows(gnnrtContext *ctx,
+                                      gnnrtMemRefF32 *weights,
+                                      gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                                      int64_t width, int64_t level) {
+  if (level < 0)
+    fatal("gnnrtSpmmReduceRows: no level " + std::to_string(level));
+  spmmReduce(ctx, weights, in, out, width, level, "gnnrtSpmmReduceRows");
 }
 
 void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,

@@ -98,7 +98,14 @@ LogicalResult FunctionLowering::run(bool training) {
   Block &body = source.getBody().front();
   planAggregations(body);
   planStagedGathers(body);
-  fusedGathers.setStages(&stagedGathers, &stagedReduces, &rowCollectives);
+  // A staged reduce computes its result's level (the rows the plan moves
+  // for its reduce-scatter; zero beyond).
+  if (levelPlan)
+    for (auto &[input, reduced] : stagedReduces)
+      stagedReduceLevels[reduced] =
+          levelPlan->collectives.lookup(reduced.getDefiningOp());
+  fusedGathers.setStages(&stagedGathers, &stagedReduces, &rowCollectives,
+                         &stagedReduceLevels);
   buffers.computeLastUses(body);
   // A gather folded into an SpMM reads the scatter's input and the edge
   // weights itself (the scatter and the edge stage are not lowered).

@@ -190,6 +190,8 @@ private:
   /// reduce-scatter, which they run with in reduce stages
   /// (gnnrtSpmmReduce): aggregation result -> reduce-scatter result.
   DenseMap<Value, Value> stagedReduces;
+  /// Under level rows: the level of each staged reduce's result.
+  DenseMap<Value, int64_t> stagedReduceLevels;
   /// Feature partitioning: selects the whole graph or the own rows' for
   /// the ops lowered next (gnnrtUseGraph when it changes) and their sizes.
   void useGraph(bool whole);

@@ -164,7 +164,8 @@ LogicalResult FusedGatherLowering::lowerAsSpmm(FusedGatherOp fg,
     // Row partitioning: the partials of every vertex never exist at once;
     // the result is the reduce-scatter's (the own rows).
     Tensor out = buffers.alloc(lb.sizes.numV, true, xt.dims);
-    lb.spmmReduce(weights, xt, out.buf);
+    lb.spmmReduce(weights, xt, out.buf,
+                  reduceLevels ? reduceLevels->lookup(reduced) : 0);
     rowCollectives->push_back({"reduce", buffers.sizeKey(xt.rowSize)});
     buffers.bind(reduced, out);
     if (wt.buf)

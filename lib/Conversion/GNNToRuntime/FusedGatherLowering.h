@@ -76,10 +76,12 @@ public:
   /// and where the lowered collectives are recorded.
   void setStages(const DenseMap<Value, Value> *gathers,
                  const DenseMap<Value, Value> *reduces,
-                 SmallVector<std::pair<std::string, SizeKey>> *collectives) {
+                 SmallVector<std::pair<std::string, SizeKey>> *collectives,
+                 const DenseMap<Value, int64_t> *levels = nullptr) {
     stagedGathers = gathers;
     stagedReduces = reduces;
     rowCollectives = collectives;
+    reduceLevels = levels;
   }
 
 private:
@@ -107,6 +109,9 @@ private:
   bool tiles = false;
   const DenseMap<Value, Value> *stagedGathers = nullptr;
   const DenseMap<Value, Value> *stagedReduces = nullptr;
+  /// The level beyond which each staged reduce's result is zero (the
+  /// program on blocks), by result; none: every row.
+  const DenseMap<Value, int64_t> *reduceLevels = nullptr;
   SmallVector<std::pair<std::string, SizeKey>> *rowCollectives = nullptr;
 };
 

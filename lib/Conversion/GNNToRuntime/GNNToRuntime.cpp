@@ -183,8 +183,9 @@ static unsigned graphArraysRead(ModuleOp module) {
         if (auto from = dyn_cast<MemRefType>(cast.getSource().getType()))
           weighted = !(from.hasStaticShape() && from.getNumElements() == 0);
       mask |= !s ? 0xFu : *s == 0 ? (8u | (weighted ? 4u : 0u)) : 1u;
-    } else if (callee == rt::getName(rt::Call::gnnrtSpmmReduce)) {
-      // (ctx, weights, in, out, width): to the sources, in stages.
+    } else if (callee == rt::getName(rt::Call::gnnrtSpmmReduce) ||
+               callee == rt::getName(rt::Call::gnnrtSpmmReduceRows)) {
+      // (ctx, weights, in, out, width[, level]): to the sources, in stages.
       bool weighted = true;
       if (auto cast = call.getOperand(1).getDefiningOp<memref::CastOp>())
         if (auto from = dyn_cast<MemRefType>(cast.getSource().getType()))

@@ -157,10 +157,16 @@ public:
   }
   /// out = the own rows of the sum over the processes of the weighted
   /// aggregation to the sources of x's rows, in reduce stages (row
-  /// partitioning). One gnnrtSpmmReduce.
-  void spmmReduce(Value weights, const Tensor &x, Value out) {
-    call(rt::Call::gnnrtSpmmReduce,
-         {ctx, weights, x.buf, out, toI64(x.rowSize)});
+  /// partitioning). One gnnrtSpmmReduce; with a `level` > 0 (the program
+  /// on blocks: the sums are zero beyond it) gnnrtSpmmReduceRows.
+  void spmmReduce(Value weights, const Tensor &x, Value out,
+                  int64_t level = 0) {
+    if (level > 0)
+      call(rt::Call::gnnrtSpmmReduceRows,
+           {ctx, weights, x.buf, out, toI64(x.rowSize), cI64(level)});
+    else
+      call(rt::Call::gnnrtSpmmReduce,
+           {ctx, weights, x.buf, out, toI64(x.rowSize)});
   }
   /// For o < outer: store(o, sum over i < inner of term(o, i)).
   void sumLoop(Value outer, Value inner,

@@ -84,7 +84,8 @@
 ///  21: gnnrtWholeLevelRows gives the rows each level computes on the whole
 ///      graph (P³'s shares ordered by level band) and
 ///      gnnrtSpmmBroadcastRows the first rows of gnnrtSpmmBroadcast from
-///      the sources of a level (the program on blocks of a partitioned
+///      the sources of a level, gnnrtSpmmReduceRows gnnrtSpmmReduce's
+///      sums of a level's sources (the program on blocks of a partitioned
 ///      model: P³'s shares, co-batches).
 #define GNNRT_API_VERSION 21
 
@@ -607,6 +608,14 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx,
                                                gnnrtMemRefF32 *in,
                                                gnnrtMemRefF32 *out,
                                                int64_t width);
+/// The same when the sums are zero beyond the sources' level `level` (the
+/// program on blocks): a co-batch's processes compute and reduce only
+/// each owner's rows of that level (ctx->rowLevels), and the own rows
+/// beyond are zero; elsewhere gnnrtSpmmReduce.
+GNNRT_EXPORT void
+_mlir_ciface_gnnrtSpmmReduceRows(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
+                                 gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
+                                 int64_t width, int64_t level);
 GNNRT_EXPORT void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx,
                                                       gnnrtMemRefF32 *in,
                                                       gnnrtMemRefF32 *out,

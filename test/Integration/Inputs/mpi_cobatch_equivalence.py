@@ -9,7 +9,8 @@ batches):
 
     broadcast calls = batches N |STAGED|,   bytes = 4 sum_k w_k n_{l_k}
     all-gather calls = batches |GATHERS|,   bytes = 4 n0 sum GATHERS
-    reduce-scatter calls = batches (N |~| + |other|), bytes = 4 n sum SCATTERS
+    reduce-scatter calls = batches (N |~| + |other|),
+                   bytes = 4 sum_k w_k n_{l_k} over SCATTERS
     all-reduce: the gradients per batch, the loss per epoch, the
                 evaluations' counts (data parallel's formula)
 
@@ -17,8 +18,10 @@ batches):
 sources of level l: each process broadcasts its rows of that level, n_l
 over the processes, the batches' level rows summed (mini_batch.level_rows;
 l = 0 when left out: every row, n); SCATTERS: the backward's
-reduce-scatters, "~" for a staged one, N reduces); the evaluations run on
-the whole graph in every process and move nothing else.
+reduce-scatters, "~" for a staged one, N reduces, w:l as for STAGED: a
+staged one reduces its owners' rows of level l, where its sums may be
+non-zero); the evaluations run on the whole graph in every process and
+move nothing else.
 
     mpi_cobatch_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET STAGED GATHERS SCATTERS
 
@@ -46,8 +49,10 @@ staged_text = [w.split(":") for w in sys.argv[6].split(",") if w not in ("", "-"
 staged = [w for w, _ in widths(",".join(w[0] for w in staged_text))]
 staged_levels = [int(w[1]) if len(w) > 1 else 0 for w in staged_text]
 gathers = [w for w, _ in widths(sys.argv[7])]
-marked = widths(sys.argv[8])
+scatter_text = [w.split(":") for w in sys.argv[8].split(",") if w not in ("", "-")]
+marked = widths(",".join(w[0] for w in scatter_text))
 scatters = [w for w, _ in marked]
+scatter_levels = [int(w[1]) if len(w) > 1 else 0 for w in scatter_text]
 staged_scatters = sum(1 for _, tilde in marked if tilde)
 
 comm, part, mb = many["communication"], many["partition"], many["mini_batch"]
@@ -69,7 +74,8 @@ expect = {
                   4 * sum(w * mb["level_rows"][l] for w, l in zip(staged, staged_levels))),
     "allgather": (batches * len(gathers), 4 * n0 * sum(gathers)),
     "reduce_scatter": (batches * (N * staged_scatters + len(scatters) - staged_scatters),
-                       4 * n * sum(scatters)),
+                       4 * sum(w * mb["level_rows"][l]
+                               for w, l in zip(scatters, scatter_levels))),
     "allreduce": (1 + buckets + epochs + evals,
                   16 + batches * 4 * floats + 4 * epochs + 48 * evals),
 }
