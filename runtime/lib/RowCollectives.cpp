@@ -181,6 +181,18 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
                         width);
 }
 
+/// Process j's rows of `level` (-1: all of them): a prefix of its rows on
+/// a co-batch (ctx->rowLevels), else every one.
+static int64_t rowsOfLevel(const gnnrtContext *ctx, int j, int64_t level) {
+  const int64_t all = ctx->rowStarts[j + 1] - ctx->rowStarts[j];
+  if (level < 0 || ctx->rowLevels.empty())
+    return all;
+  const std::vector<int64_t> &levels = ctx->rowLevels[j];
+  return level < static_cast<int64_t>(levels.size())
+             ? std::min(all, levels[level])
+             : all;
+}
+
 /// gnnrtSpmmBroadcast over the own rows [0, end) (gnnrtSpmmBroadcastRows:
 /// a sampled batch's level), whose edges read sources of `sourceLevel` (-1:
 /// any); `entry` names the entry point.
@@ -216,18 +228,10 @@ static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
   // Stage j's rows that the edges read: a co-batch's process's rows of the
   // sources' level (a prefix of its rows); the rest of the stage's range is
   // never read.
-  auto sent = [&](int j) {
-    const int64_t all = p[j + 1] - p[j];
-    if (sourceLevel < 0 || ctx->rowLevels.empty())
-      return all;
-    const std::vector<int64_t> &levels = ctx->rowLevels[j];
-    return sourceLevel < static_cast<int64_t>(levels.size())
-               ? std::min(all, levels[sourceLevel])
-               : all;
-  };
   Request pending[2];
   auto issue = [&](int j) {
-    pending[j % 2] = ctx->comm->iBroadcast(rowsOf(j), sent(j) * width, j);
+    pending[j % 2] = ctx->comm->iBroadcast(
+        rowsOf(j), rowsOfLevel(ctx, j, sourceLevel) * width, j);
   };
   issue(0);
   for (int j = 0; j < size; ++j) {
@@ -280,15 +284,7 @@ static void spmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
   float *own = out->aligned + out->offset;
   // Stage j's sources whose sums may be non-zero: a co-batch's owner's rows
   // of the level (a prefix of its rows).
-  auto reduced = [&](int j) {
-    const int64_t all = p[j + 1] - p[j];
-    if (level < 0 || ctx->rowLevels.empty())
-      return all;
-    const std::vector<int64_t> &levels = ctx->rowLevels[j];
-    return level < static_cast<int64_t>(levels.size())
-               ? std::min(all, levels[level])
-               : all;
-  };
+  auto reduced = [&](int j) { return rowsOfLevel(ctx, j, level); };
   // Stage j: this rank's partial sums of the part j's sources, into the
   // owner's rows (in place) or a send buffer by parity, then reduced to
   // the owner while stage j + 1 computes.
