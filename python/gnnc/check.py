@@ -12,7 +12,9 @@
         Mini-batch training from the NumPy executor's initial parameters,
         dropout off, each sampled batch saved (--save-batches) and replayed
         by the NumPy executor with the same optimizer: every batch's loss
-        must match the executable's under the rule above.
+        must match the executable's under the rule above. Instead of
+        --fanouts, --preload-hops M and/or --preload-fanout K sample the
+        batches by expansion-aware sampling.
 
 The model is a name from `gnnc.zoo` (with its default widths), the program
 the executable was compiled from.
@@ -221,12 +223,15 @@ def check_accuracy(exe: str, model: str, data: str, seeds: int = 5, epochs: int 
     return [] if diff <= tol else [f"mean test accuracy differs by {diff:.4f} > {tol:.4f}"]
 
 
-def check_batches(exe: str, model: str, data: str, batch_size: int, fanouts: str,
-                  epochs: int = 2, lr: float = 0.01, seed: int = 0,
-                  log=print) -> List[str]:
+def check_batches(exe: str, model: str, data: str, batch_size: int,
+                  sampling: Union[str, List[str]], epochs: int = 2, lr: float = 0.01,
+                  seed: int = 0, log=print) -> List[str]:
     """The executable's mini-batch losses against the NumPy executor on the
     very batches it sampled (saved and replayed), from the same initial
-    parameters, dropout off, Adam without weight decay on both sides."""
+    parameters, dropout off, Adam without weight decay on both sides.
+    `sampling` is the fanouts ("25,10") or the executable's sampling flags."""
+    if isinstance(sampling, str):
+        sampling = ["--fanouts", sampling]
     import json
     from .data import load
     from .train import Optimizer, OptimizerConfig
@@ -239,7 +244,7 @@ def check_batches(exe: str, model: str, data: str, batch_size: int, fanouts: str
         summary = os.path.join(tmp, "run.json")
         batches = os.path.join(tmp, "batches")
         run([exe, "--data", data, "--epochs", str(epochs), "--batch-size", str(batch_size),
-             "--fanouts", fanouts, "--dropout", "0", "--lr", str(lr), "--weight-decay", "0",
+             *sampling, "--dropout", "0", "--lr", str(lr), "--weight-decay", "0",
              "--optimizer", "adam", "--seed", str(seed), "--load-params",
              os.path.join(tmp, "init"), "--save-batches", batches, "--json", summary,
              "--quiet"])
@@ -291,7 +296,12 @@ def main(argv=None) -> int:
     p.add_argument("--model", required=True, choices=sorted(zoo.ZOO))
     p.add_argument("--data", default=None)
     p.add_argument("--batch-size", type=int_in(1, 2**40), required=True)
-    p.add_argument("--fanouts", required=True)
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--fanouts")
+    how.add_argument("--preload-hops", type=int_in(0, 2**31 - 1),
+                     help="expansion-aware sampling: hops outside the seeds")
+    p.add_argument("--preload-fanout", type=int_in(0, 2**31 - 1),
+                   help="expansion-aware sampling: picks per expanded vertex")
     p.add_argument("--epochs", type=int_in(1, 1000000), default=2)
     p.add_argument("--lr", type=float_in(0.0, 1e6), default=0.01)
     p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=0)
@@ -313,8 +323,15 @@ def main(argv=None) -> int:
             failures = check_accuracy(args.exe, args.model, data, args.seeds, args.epochs,
                                       args.lr, args.weight_decay)
         elif args.command == "batches":
+            sampling = args.fanouts
+            if sampling is None:
+                sampling = ["--preload-hops", str(args.preload_hops)]
+                if args.preload_fanout is not None:
+                    sampling += ["--preload-fanout", str(args.preload_fanout)]
+            elif args.preload_fanout is not None:
+                parser.error("--preload-fanout goes with --preload-hops, not --fanouts")
             failures = check_batches(args.exe, args.model, data, args.batch_size,
-                                     args.fanouts, args.epochs, args.lr, args.seed)
+                                     sampling, args.epochs, args.lr, args.seed)
         else:
             failures = check_determinism(args.exe, data, args.epochs)
     for f in failures:

@@ -445,6 +445,11 @@ std::string MiniBatchTraining::json() const {
          "], \"seeds\": " + std::to_string(seeds.size()) +
          ", \"batches\": " + std::to_string(steps) +
          ", \"processes\": " + std::to_string(processes) +
+         (sampler->isExpansionAware()
+              ? ", \"expansion_aware\": {\"hops\": " +
+                    std::to_string(externalHops) +
+                    ", \"fanout\": " + std::to_string(externalFanout) + "}"
+              : std::string()) +
          ", \"sampled_edges\": " + std::to_string(sampledEdges) +
          ", \"level_rows\": [" + rows + "]" +
          ", \"features\": " + std::to_string(full.numFeatures) +
@@ -462,20 +467,32 @@ std::string MiniBatchTraining::json() const {
          "},\n";
 }
 
-std::unique_ptr<MiniBatchTraining>
-gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
-                      const std::string &fanoutText, uint64_t seed,
-                      int worldSize, const std::string &saveBatches,
-                      const Dataset *columns) {
+void MiniBatchTraining::useExpansionAware(int64_t maxHop, int64_t fanout) {
+  sampler->useExpansionAware(maxHop, fanout);
+  externalHops = maxHop < 0 ? static_cast<int64_t>(fanouts.size())
+                            : std::min<int64_t>(maxHop, fanouts.size());
+  externalFanout = fanout;
+}
+
+std::unique_ptr<MiniBatchTraining> gnnrt::startMiniBatch(
+    gnnrtContext *ctx, int64_t batchSize, const std::string &fanoutText,
+    uint64_t seed, int worldSize, const std::string &saveBatches,
+    int64_t externalHops, int64_t externalFanout, const Dataset *columns) {
+  const bool expansion = externalHops >= 0 || externalFanout >= 0;
   if (batchSize == 0 && fanoutText.empty()) {
     if (!saveBatches.empty())
       fatal("--save-batches writes the batches of mini-batch training "
             "(--batch-size and --fanouts)");
     return nullptr;
   }
-  if (batchSize == 0 || fanoutText.empty())
+  if (batchSize == 0 || (fanoutText.empty() && !expansion))
     fatal("--batch-size and --fanouts go together: mini-batch training "
-          "samples each batch's neighbourhood with the fanouts");
+          "samples each batch's neighbourhood with the fanouts (or by "
+          "expansion-aware sampling: --preload-hops, --preload-fanout)");
+  if (expansion && !fanoutText.empty())
+    fatal("--fanouts samples the in-edges of every hop, --preload-hops and "
+          "--preload-fanout only the vertices outside a batch's seeds "
+          "(expansion-aware sampling): give one or the other");
   if (worldSize > 1 && !saveBatches.empty())
     fatal("--save-batches writes the batches of one process; under mpirun "
           "each process trains a share of every batch");
@@ -486,9 +503,11 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
           "gather from memory");
   std::vector<int64_t> fanouts;
   std::string error;
-  if (!parseFanouts(fanoutText, fanouts, error))
+  if (!expansion && !parseFanouts(fanoutText, fanouts, error))
     fatal("option --fanouts: " + error);
   const ModelInfo &m = ctx->model;
+  if (expansion)
+    fanouts.assign(std::max<int64_t>(m.hops, 0), -1);
   if (m.hops < 0)
     fatal("--batch-size: the model reduces over all vertices" +
           (m.globalOp.empty() ? std::string() : " (" + m.globalOp + ")") +
@@ -507,6 +526,8 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   ctx->slotHeadroom = true;
   auto mb = std::make_unique<MiniBatchTraining>(
       columns ? *columns : ctx->ds, batchSize, std::move(fanouts), seed);
+  if (expansion)
+    mb->useExpansionAware(externalHops, externalFanout);
   if (columns)
     mb->useFeatureColumns(ctx, ctx->ds);
   if (mb->numSeeds() == 0)
@@ -519,8 +540,8 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
 
 const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
                                        const std::string &partition,
-                                       bool preloadOptions, bool rowSplit,
-                                       bool dump, std::string &mode) {
+                                       bool rowSplit, bool dump,
+                                       std::string &mode) {
   auto refuse = [](const std::string &what) {
     fatal(what + ": mini-batch training on several processes is data "
                  "parallel (each process trains its share of every batch on "
@@ -538,8 +559,6 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
                                  : "co-batch";
   if (mode != "data-parallel" && mode != "p3" && mode != "co-batch")
     refuse("--partition " + partition + " splits full-graph training");
-  if (preloadOptions)
-    refuse("--preload-hops and --preload-fanout bound shared preloading");
   if (rowSplit && mode != "p3")
     refuse("--row-split and --repartition-gain split the vertices");
   if (dump)

@@ -94,6 +94,11 @@ public:
   /// each batch's whole subgraph split by rows over the processes
   /// (coBatchRows), trained by the row-partitioned program.
   void useCoBatches() { coBatches = true; }
+  /// GraNNDis's expansion-aware sampling (Sampler.h) instead of the
+  /// fanouts: the vertices outside each batch's seeds within `maxHop` hops
+  /// of them (-1: the model's hops), `fanout` picked per expanded vertex
+  /// (-1: all), and the subgraph they induce.
+  void useExpansionAware(int64_t maxHop, int64_t fanout);
 
 private:
   Dataset full;
@@ -101,6 +106,7 @@ private:
   int64_t batchSize;
   uint64_t seed;
   std::vector<int64_t> fanouts;
+  int64_t externalHops = -1, externalFanout = -1; // useExpansionAware
   int64_t steps = 0, sampledEdges = 0;
   // Each level's rows summed over the batches (whole batches: |V_0| the
   // input rows, ..., the seeds), for the summary.
@@ -156,13 +162,16 @@ private:
 /// --batch-size N and --fanouts K1,K2,... of one process (`batchSize` 0
 /// and `fanouts` empty: full-graph training, null): checks them against the
 /// model's hops and the run, and keeps ctx->ds, before it is bound. Stops
-/// the run with the reason on a bad combination. P³ (`columns`, from
-/// loadFeatureColumnsForBatches): samples from `columns` instead, and
-/// keeps ctx->ds for the full-graph evaluation (its whole graph is
+/// the run with the reason on a bad combination. `externalHops` and
+/// `externalFanout` (--preload-hops and --preload-fanout, -1 when not
+/// given) select expansion-aware sampling instead of the fanouts. P³
+/// (`columns`, from loadFeatureColumnsForBatches): samples from `columns`
+/// instead, and keeps ctx->ds for the full-graph evaluation (its whole graph is
 /// `columns`' structure).
 std::unique_ptr<MiniBatchTraining>
 startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
                uint64_t seed, int worldSize, const std::string &saveBatches,
+               int64_t externalHops, int64_t externalFanout,
                const Dataset *columns = nullptr);
 
 /// GraNNDis's fetch-then-split (cooperative batching): process `rank`'s
@@ -183,16 +192,15 @@ Dataset coBatchRows(const Dataset &batch, int rank, int size,
 
 /// The program mini-batch training runs on several processes, after
 /// refusing the options of the full-graph modes (`partition`: --partition;
-/// `preloadOptions`: --preload-hops or --preload-fanout; `rowSplit`:
+/// `rowSplit`:
 /// --row-split or --repartition-gain; `dump`: --dump), and `mode`: the
 /// unpartitioned one, "data-parallel" (its gradients summed over them);
 /// the feature-partitioned one, "p3" (--partition features); the
 /// row-partitioned one, "co-batch" (--partition rows). Without
 /// --partition the first of the three the executable holds.
 const Program *miniBatchProgram(const std::vector<Program> &programs,
-                                const std::string &partition,
-                                bool preloadOptions, bool rowSplit, bool dump,
-                                std::string &mode);
+                                const std::string &partition, bool rowSplit,
+                                bool dump, std::string &mode);
 
 /// P³: what full-graph feature partitioning loads and sets (ctx->ds the
 /// own rows with every vertex's features of the process's columns, `whole`,

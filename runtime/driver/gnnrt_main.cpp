@@ -119,7 +119,10 @@ const char *kUsage =
     "                       hops, the exact closure; fewer approximate)\n"
     "  --preload-fanout K   under mpirun: each vertex the closure expands\n"
     "                       takes at most K neighbours of other processes,\n"
-    "                       drawn once from --seed (default: all)\n"
+    "                       drawn once from --seed (default: all). With\n"
+    "                       --batch-size both sample a batch instead of\n"
+    "                       --fanouts: M hops, K in-neighbours outside the\n"
+    "                       batch's seeds (expansion-aware sampling)\n"
     "  --partition MODE     under mpirun: 'preload' (each process holds its\n"
     "                       vertices' closure), 'rows' (MG-GCN), 'features'\n"
     "                       (P3: layer 1 on each process's feature columns,\n"
@@ -396,19 +399,6 @@ int64_t floatBytes(int64_t n) {
   return n * static_cast<int64_t>(sizeof(float));
 }
 
-/// The training split's vertices that have a label.
-int64_t labelledTrainVertices(const Dataset &ds, int64_t &selected) {
-  int64_t labelled = 0;
-  selected = 0;
-  for (int64_t v = 0; v < ds.numVertices; ++v) {
-    if (!ds.masks[0][v])
-      continue;
-    ++selected;
-    labelled += ds.labels[v] >= 0;
-  }
-  return labelled;
-}
-
 /// The class of the largest logit of each vertex (the first on ties).
 std::vector<int64_t> predictions(gnnrtContext *ctx) {
   const int64_t V = ctx->ds.numVertices, C = ctx->ds.numClasses;
@@ -572,16 +562,15 @@ int main(int argc, char **argv) {
   std::string batchMode;
   Dataset columns; // P³: what batches are sampled from
   if (dataParallel)
-    use(miniBatchProgram(programs, o.partition,
-                         o.preloadHops >= 0 || o.preloadFanout >= 0,
-                         o.rowSplitGiven, !o.dump.empty(), batchMode));
+    use(miniBatchProgram(programs, o.partition, o.rowSplitGiven,
+                         !o.dump.empty(), batchMode));
   const bool p3 = batchMode == "p3";
   if (worldSize == 1 || dataParallel) {
     if (!o.partition.empty() && !dataParallel)
       std::fprintf(stderr, "warning: --partition chooses how several "
                            "processes (under mpirun) split the graph; one "
                            "process holds it all\n");
-    if (o.preloadHops >= 0 || o.preloadFanout >= 0)
+    if ((o.preloadHops >= 0 || o.preloadFanout >= 0) && !o.batchSize)
       std::fprintf(stderr, "warning: --preload-hops and --preload-fanout "
                            "bound what each of several processes holds "
                            "(under mpirun); one process holds the whole "
@@ -714,9 +703,9 @@ int main(int argc, char **argv) {
   if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
     fatal(error);
   // Mini-batch training keeps the dataset, which binding gives the device.
-  std::unique_ptr<MiniBatchTraining> miniBatch =
-      startMiniBatch(ctx, o.batchSize, o.fanouts, o.seed, worldSize,
-                     o.saveBatches, p3 ? &columns : nullptr);
+  std::unique_ptr<MiniBatchTraining> miniBatch = startMiniBatch(
+      ctx, o.batchSize, o.fanouts, o.seed, worldSize, o.saveBatches,
+      o.preloadHops, o.preloadFanout, p3 ? &columns : nullptr);
   if (batchMode == "co-batch")
     miniBatch->useCoBatches();
   columns = Dataset(); // the sampler keeps a copy

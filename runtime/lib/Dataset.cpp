@@ -549,4 +549,16 @@ bool writeDataset(const Dataset &ds, const std::string &dir,
   return true;
 }
 
+int64_t labelledTrainVertices(const Dataset &ds, int64_t &selected) {
+  int64_t labelled = 0;
+  selected = 0;
+  for (int64_t v = 0; v < ds.numVertices; ++v) {
+    if (!ds.masks[0][v])
+      continue;
+    ++selected;
+    labelled += ds.labels[v] >= 0;
+  }
+  return labelled;
+}
+
 } // namespace gnnrt

@@ -140,6 +140,10 @@ std::map<std::string, EdgeData>
 selectEdgeData(const std::map<std::string, EdgeData> &all,
                const std::vector<int64_t> &edges);
 
+/// The training split's vertices that have a label; `selected` receives
+/// the split's size.
+int64_t labelledTrainVertices(const Dataset &ds, int64_t &selected);
+
 } // namespace gnnrt
 
 #endif // GNNRT_DATASET_H

@@ -74,10 +74,16 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
   // Each vertex's local id in the block being built (-1: none), reset after.
   std::vector<int32_t> local(numVertices, -1);
   const uint64_t batchKey = mix64(seed ^ mix64(batch + 0x2545f4914f6cdd1dULL));
+  // Expansion-aware sampling: every in-edge between the held vertices.
+  std::vector<uint8_t> held;
+  if (expansionAware) {
+    held.assign(numVertices, 0);
+    holdExpansion(seeds, held);
+  }
   std::vector<int64_t> dst = seeds;
   for (int64_t l = L - 1; l >= 0; --l) {
     Block &b = out.blocks[l];
-    const int64_t fanout = fanouts[l];
+    const int64_t fanout = expansionAware ? -1 : fanouts[l];
     b.numDst = static_cast<int64_t>(dst.size());
     // The destinations an outer block expanded keep its rows (their local
     // sources are the same ids here: that block's sources are this one's
@@ -90,7 +96,10 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
       std::copy_n(outer->offsets.begin(), kept + 1, b.offsets.begin());
     for (int64_t i = kept; i < b.numDst; ++i) {
       const int64_t v = dst[i];
-      const int64_t degree = offsets[v + 1] - offsets[v];
+      int64_t degree = offsets[v + 1] - offsets[v];
+      if (expansionAware)
+        degree = std::count_if(sources + offsets[v], sources + offsets[v + 1],
+                               [&](int32_t u) { return held[u] != 0; });
       b.offsets[i + 1] =
           b.offsets[i] + (fanout < 0 ? degree : std::min(fanout, degree));
     }
@@ -102,6 +111,13 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t i = kept; i < b.numDst; ++i) {
       const int64_t v = dst[i];
+      if (expansionAware) {
+        int64_t *out = b.edgePositions.data() + b.offsets[i];
+        for (int64_t p = offsets[v]; p < offsets[v + 1]; ++p)
+          if (held[sources[p]])
+            *out++ = p;
+        continue;
+      }
       pickRow(
           mix64(layerKey ^ (static_cast<uint64_t>(v) * 0x9e3779b97f4a7c15ULL)),
           offsets[v], offsets[v + 1], b.offsets[i + 1] - b.offsets[i],
@@ -129,6 +145,44 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
     dst = b.vertices;
   }
   return out;
+}
+
+void NeighborSampler::holdExpansion(const std::vector<int64_t> &seeds,
+                                    std::vector<uint8_t> &held) const {
+  // 1: an inner vertex (a seed), 2: an external one.
+  for (int64_t v : seeds)
+    held[v] = 1;
+  const uint64_t key = mix64(seed ^ 0x6a09e667f3bcc909ULL);
+  std::vector<int64_t> frontier = seeds, next;
+  std::vector<std::pair<uint64_t, int32_t>> picks;
+  for (int64_t hop = 0; hop < externalHops && !frontier.empty(); ++hop) {
+    next.clear();
+    for (int64_t x : frontier) {
+      // x's in-neighbours outside the inner set, by their edge's draw (the
+      // same for x and w in every batch: the sample is drawn once).
+      picks.clear();
+      const uint64_t rowKey =
+          mix64(key ^ (static_cast<uint64_t>(x) * 0x9e3779b97f4a7c15ULL));
+      for (int64_t p = offsets[x]; p < offsets[x + 1]; ++p) {
+        const int32_t w = sources[p];
+        if (w != x && held[w] != 1)
+          picks.push_back({edgeDraw(rowKey, w), w});
+      }
+      if (externalFanout >= 0 &&
+          static_cast<int64_t>(picks.size()) > externalFanout) {
+        // A neighbour of several in-edges counts once.
+        std::sort(picks.begin(), picks.end());
+        picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
+        picks.resize(std::min<size_t>(picks.size(), externalFanout));
+      }
+      for (const auto &pick : picks)
+        if (!held[pick.second]) {
+          held[pick.second] = 2;
+          next.push_back(pick.second);
+        }
+    }
+    std::swap(frontier, next);
+  }
 }
 
 SampledBatch gnnrt::seedShare(const SampledBatch &batch, int64_t begin,

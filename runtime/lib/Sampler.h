@@ -29,6 +29,15 @@
 // in any order of sampling; the rows are sampled in parallel (OpenMP) and
 // relabelled in order.
 //
+// Expansion-aware sampling (GraNNDis §4.3, for its co-batches) replaces the
+// per-hop fanouts: the batch's seeds are the inner set, whose in-edges among
+// themselves are never sampled; the vertices outside it are reached at most
+// `maxHop` hops from the seeds, each vertex the traversal expands taking at
+// most `fanout` of its in-neighbours outside the inner set (the smallest
+// hashes of the seed and the edge's two ends: drawn once, the same in every
+// batch). The batch is then the subgraph the held vertices induce: the blocks
+// hold every in-edge between held vertices that the seeds' outputs reach.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GNNRT_SAMPLER_H
@@ -84,12 +93,30 @@ public:
 
   int64_t numLayers() const { return static_cast<int64_t>(fanouts.size()); }
 
+  /// Samples by expansion-aware sampling instead of the fanouts (which then
+  /// give only the layers' count): the external vertices within `maxHop`
+  /// hops of the seeds (-1: the layers' count), at most `fanout` picked by
+  /// each expanded vertex (-1: all).
+  void useExpansionAware(int64_t maxHop, int64_t fanout) {
+    expansionAware = true;
+    externalHops = maxHop < 0 ? numLayers() : std::min(maxHop, numLayers());
+    externalFanout = fanout;
+  }
+  bool isExpansionAware() const { return expansionAware; }
+
 private:
+  /// Marks in `held` the seeds and the external vertices expansion-aware
+  /// sampling reaches from them.
+  void holdExpansion(const std::vector<int64_t> &seeds,
+                     std::vector<uint8_t> &held) const;
+
   const int64_t *offsets;
   const int32_t *sources;
   int64_t numVertices;
   std::vector<int64_t> fanouts;
   uint64_t seed;
+  bool expansionAware = false;
+  int64_t externalHops = 0, externalFanout = -1;
 };
 
 /// The part of `batch` that its seeds [begin, end) need (data-parallel

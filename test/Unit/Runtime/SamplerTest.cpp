@@ -9,7 +9,11 @@
 // in-edge. The epoch's batches partition the selected vertices, shuffled per
 // epoch. A seed share of a batch computes its seeds as the whole batch.
 // P³'s whole graph of shares orders them by level band: a bijection that
-// keeps each share's order and makes every level a prefix.
+// keeps each share's order and makes every level a prefix. Expansion-aware
+// sampling holds the seeds and external vertices within its hops, at least
+// min(fanout, candidates) per seed, uniformly and the same in every batch,
+// and the blocks hold every in-edge among them; with every neighbour and the
+// model's hops it is fanout -1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,6 +180,153 @@ TEST(Sampler, PicksAreUniform) {
     EXPECT_NEAR(n, mean, 5 * sigma) << "edge " << p;
 }
 
+/// Each vertex's hops from `seeds` along in-edges (-1: unreached).
+std::vector<int64_t> inHops(const Graph &g, const std::vector<int64_t> &seeds,
+                            int64_t V) {
+  std::vector<int64_t> hop(V, -1), frontier = seeds;
+  for (int64_t s : seeds)
+    hop[s] = 0;
+  for (int64_t h = 1; !frontier.empty(); ++h) {
+    std::vector<int64_t> next;
+    for (int64_t x : frontier)
+      for (int64_t p = g.offsets[x]; p < g.offsets[x + 1]; ++p)
+        if (hop[g.sources[p]] < 0) {
+          hop[g.sources[p]] = h;
+          next.push_back(g.sources[p]);
+        }
+    frontier = std::move(next);
+  }
+  return hop;
+}
+
+TEST(Sampler, ExpansionAwareHoldsTheInducedSubgraphOfItsHops) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t V = 60 + trial * 23, L = 2 + trial % 2;
+    Graph g = randomGraph(rng, V, 2 + trial % 9);
+    const int64_t maxHop = trial % 4 == 3 ? -1 : trial % 4; // 0, 1, 2, all
+    const int64_t fanout = trial % 5 == 4 ? -1 : trial % 5; // 0 .. 3, all
+    NeighborSampler sampler(g.offsets.data(), g.sources.data(), V,
+                            std::vector<int64_t>(L, 5), trial);
+    sampler.useExpansionAware(maxHop, fanout);
+    const std::vector<int64_t> seeds = someSeeds(rng, V, 3 + trial % 7);
+    const SampledBatch b = sampler.sample(seeds, trial);
+    ASSERT_EQ(static_cast<int64_t>(b.blocks.size()), L);
+    const Block &input = b.blocks.front();
+    std::set<int64_t> held(input.vertices.begin(), input.vertices.end());
+    ASSERT_EQ(held.size(), input.vertices.size());
+    const std::set<int64_t> inner(seeds.begin(), seeds.end());
+    const std::vector<int64_t> hop = inHops(g, seeds, V);
+    const int64_t hops = maxHop < 0 ? L : std::min(maxHop, L);
+    int64_t external = 0;
+    for (int64_t w : held) {
+      external += !inner.count(w);
+      // Within the hops (a pick at hop h is at most h from the seeds).
+      EXPECT_GE(hop[w], 0);
+      EXPECT_LE(hop[w], hops) << "vertex " << w;
+    }
+    if (fanout < 0) {
+      // Every neighbour: the exact closure of those hops.
+      for (int64_t v = 0; v < V; ++v) {
+        EXPECT_EQ(held.count(v), hop[v] >= 0 && hop[v] <= hops ? 1u : 0u);
+      }
+    } else {
+      int64_t bound = 0, power = 1;
+      for (int64_t h = 0; h < hops; ++h)
+        bound += power *= fanout;
+      EXPECT_LE(external, static_cast<int64_t>(seeds.size()) * bound);
+      // Each seed picked min(fanout, its distinct external neighbours).
+      for (int64_t x : seeds) {
+        std::set<int64_t> candidates, picked;
+        for (int64_t p = g.offsets[x]; p < g.offsets[x + 1]; ++p)
+          if (!inner.count(g.sources[p])) {
+            candidates.insert(g.sources[p]);
+            if (held.count(g.sources[p]))
+              picked.insert(g.sources[p]);
+          }
+        if (hops > 0) {
+          EXPECT_GE(picked.size(), std::min<size_t>(candidates.size(), fanout));
+        }
+      }
+    }
+    // The blocks: seeds last, each a prefix of the one before, and every
+    // destination's in-edges from held vertices, none other (induced).
+    EXPECT_TRUE(std::equal(seeds.begin(), seeds.end(),
+                           b.blocks.back().vertices.begin()));
+    for (int64_t l = 0; l < L; ++l) {
+      const Block &k = b.blocks[l];
+      for (int64_t i = 0; i < k.numDst; ++i) {
+        const int64_t v = k.vertices[i];
+        std::vector<int64_t> want;
+        for (int64_t p = g.offsets[v]; p < g.offsets[v + 1]; ++p)
+          if (held.count(g.sources[p]))
+            want.push_back(p);
+        EXPECT_EQ(
+            std::vector<int64_t>(k.edgePositions.begin() + k.offsets[i],
+                                 k.edgePositions.begin() + k.offsets[i + 1]),
+            want);
+        for (int64_t e = k.offsets[i]; e < k.offsets[i + 1]; ++e) {
+          EXPECT_EQ(k.vertices[k.sources[e]], g.sources[k.edgePositions[e]]);
+        }
+      }
+      if (l + 1 < L) {
+        const Block &n = b.blocks[l + 1];
+        EXPECT_EQ(k.numDst, n.numSrc);
+        EXPECT_TRUE(std::equal(n.vertices.begin(), n.vertices.end(),
+                               k.vertices.begin()));
+        EXPECT_TRUE(std::equal(n.edgePositions.begin(), n.edgePositions.end(),
+                               k.edgePositions.begin()));
+      }
+    }
+    // Drawn once: another batch of the same seeds holds the same blocks.
+    const SampledBatch again = sampler.sample(seeds, trial + 1000);
+    for (int64_t l = 0; l < L; ++l) {
+      EXPECT_EQ(again.blocks[l].vertices, b.blocks[l].vertices);
+      EXPECT_EQ(again.blocks[l].edgePositions, b.blocks[l].edgePositions);
+    }
+    // Every neighbour over the model's hops is fanout -1 at every hop.
+    if (maxHop < 0 && fanout < 0) {
+      NeighborSampler all(g.offsets.data(), g.sources.data(), V,
+                          std::vector<int64_t>(L, -1), trial);
+      const SampledBatch a = all.sample(seeds, trial);
+      for (int64_t l = 0; l < L; ++l) {
+        EXPECT_EQ(a.blocks[l].vertices, b.blocks[l].vertices);
+        EXPECT_EQ(a.blocks[l].offsets, b.blocks[l].offsets);
+        EXPECT_EQ(a.blocks[l].edgePositions, b.blocks[l].edgePositions);
+        EXPECT_EQ(a.blocks[l].sources, b.blocks[l].sources);
+      }
+    }
+  }
+}
+
+TEST(Sampler, ExpansionAwarePicksAreUniformAndSpareTheSeeds) {
+  // Seed 0 with in-neighbours 1 .. 10 and seed 11, fanout 3, one hop: seed
+  // 11 is always held (an inner vertex, never sampled) and each external
+  // neighbour with probability 3/10 over 20,000 sampler seeds (5 sigma).
+  Graph g;
+  g.offsets = {0};
+  for (int32_t u = 1; u <= 11; ++u)
+    g.sources.push_back(u);
+  g.offsets.push_back(11);
+  for (int v = 1; v <= 11; ++v)
+    g.offsets.push_back(11);
+  std::map<int64_t, int> held;
+  const int draws = 20000;
+  for (int s = 0; s < draws; ++s) {
+    NeighborSampler sampler(g.offsets.data(), g.sources.data(), 12, {1, 1}, s);
+    sampler.useExpansionAware(1, 3);
+    const SampledBatch b = sampler.sample({0, 11}, 0);
+    ASSERT_EQ(b.blocks.front().vertices.size(), 5u);
+    for (int64_t v : b.blocks.front().vertices)
+      ++held[v];
+  }
+  EXPECT_EQ(held[0], draws);
+  EXPECT_EQ(held[11], draws);
+  const double mean = draws * 0.3, sigma = std::sqrt(draws * 0.3 * 0.7);
+  for (int64_t u = 1; u <= 10; ++u)
+    EXPECT_NEAR(held[u], mean, 5 * sigma) << "vertex " << u;
+}
+
 TEST(Sampler, EpochBatchesPartitionTheSelection) {
   std::vector<int64_t> selected;
   for (int64_t v = 0; v < 1000; v += 3)
@@ -336,8 +487,9 @@ TEST(Sampler, ShareBandsMakeEachLevelAPrefix) {
                       });
       for (int64_t i = 0; i < levels[s][0]; ++i) {
         ASSERT_GE(at[i], 0) << "share " << s << " row " << i;
-        if (i > 0)
+        if (i > 0) {
           EXPECT_LT(at[i - 1], at[i]); // the share's order
+        }
         // Row i is in level l's rows of the share iff its place is in the
         // whole graph's.
         for (int l = 0; l <= L; ++l)
