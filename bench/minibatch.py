@@ -40,10 +40,14 @@ def run_one(system, exe, data, cfg, tag, seed=0):
     if os.path.exists(out):
         os.remove(out)
     os.makedirs(harness.LOG_DIR, exist_ok=True)
+    # gnnc-eas: GraNNDis's expansion-aware sampling (its defaults, 1 hop and
+    # 15 external neighbours per expanded vertex) instead of the fanouts.
+    sampling = (["--preload-hops", "1", "--preload-fanout", "15"] if system == "gnnc-eas"
+                else ["--fanouts", cfg["fanouts"]])
     common = ["--data", data, "--epochs", str(cfg["epochs"]), "--threads", "2",
-              "--batch-size", str(cfg["batch_size"]), "--fanouts", cfg["fanouts"],
+              "--batch-size", str(cfg["batch_size"])] + sampling + [
               "--seed", str(seed), "--json", out]
-    if system == "gnnc":
+    if system.startswith("gnnc"):
         cmd = [exe] + common + ["--eval-every", str(cfg["epochs"]), "--quiet"]
     else:
         cmd = [harness.PEERS_PY, os.path.join(BENCH, "minibatch_peers.py"),
@@ -62,7 +66,7 @@ def run_one(system, exe, data, cfg, tag, seed=0):
         return r
     hist = s["history"]
     ms = [h["ms"] for h in hist]
-    if system == "gnnc":
+    if system.startswith("gnnc"):
         edges = s["mini_batch"]["sampled_edges"] / max(len(hist), 1)
         batches = s["mini_batch"]["batches"] / max(len(hist), 1)
     else:
@@ -91,8 +95,8 @@ def main(argv=None) -> int:
     systems = args.systems.split(",")
     peers = harness.ensure_peers(skip_setup=True)
     peer_note = peers
-    if any(s != "gnnc" for s in systems) and not os.path.exists(harness.PEERS_PY):
-        systems = ["gnnc"]
+    if any(not s.startswith("gnnc") for s in systems) and not os.path.exists(harness.PEERS_PY):
+        systems = [s for s in systems if s.startswith("gnnc")]
     result = {"when": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
               "command": " ".join(sys.argv[1:]), "machine": harness.machine_info(),
               "peers": peer_note, "timing": [], "accuracy": []}

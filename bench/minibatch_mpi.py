@@ -11,7 +11,9 @@ every rank's share on them, and the sync pulls each share's 256-wide
 partial rows to its owner and pushes the gradient back) and co-batches
 (--partition rows: GraNNDis's fetch-then-split, each batch's whole
 subgraph split by rows, the row-partitioned program's collectives moving
-rows between the ranks; docs/MiniBatch.md).
+rows between the ranks; docs/MiniBatch.md), and the run alone and
+co-batches with GraNNDis's expansion-aware sampling (1 hop, 15 external
+neighbours per expanded vertex) instead of the fanouts.
 Dropout off, so the three give the same losses up to summation order
 (the table gives the largest relative difference from the run alone:
 float32 sums in another order, over every optimizer step of the run). Per run: the median epoch after the
@@ -51,7 +53,10 @@ import run as harness  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 HIDDEN = 256
-MODES = ("alone", "data parallel", "P³", "co-batch")
+MODES = ("alone", "data parallel", "P³", "co-batch", "alone EAS", "co-batch EAS")
+# GraNNDis's expansion-aware sampling (its defaults: 1 hop, 15 external
+# neighbours per expanded vertex) instead of the fanouts.
+EAS = ["--preload-hops", "1", "--preload-fanout", "15"]
 
 
 def compile_rows(data):
@@ -109,10 +114,12 @@ def main(argv=None):
     if argv is None and sys.argv[1:2] == ["--report"]:  # rewrite the tables from the JSON
         with open(sys.argv[2]) as f:
             result = json.load(f)
-        base = {c["graph"]: c.get("losses") for c in result["cells"] if c["mode"] == "alone"}
+        base = {(c["graph"], "EAS" in c["mode"]): c.get("losses") for c in result["cells"]
+                if c["mode"] in ("alone", "alone EAS")}
         for c in result["cells"]:
-            if base.get(c["graph"]) and "losses" in c:
-                c["loss_difference"] = loss_difference(base[c["graph"]], c["losses"])
+            b = base.get((c["graph"], "EAS" in c["mode"]))
+            if b and "losses" in c:
+                c["loss_difference"] = loss_difference(b, c["losses"])
         write(result, os.path.splitext(os.path.basename(sys.argv[2]))[0])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -121,7 +128,7 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--out", default="minibatch-mpi")
-    ap.add_argument("--modes", default="alone,data parallel,P³,co-batch",
+    ap.add_argument("--modes", default=",".join(MODES),
                     help="the runs to make; the others are kept from the report's JSON")
     args = ap.parse_args(argv)
     os.makedirs(harness.LOG_DIR, exist_ok=True)
@@ -139,9 +146,9 @@ def main(argv=None):
         data = harness.ensure_graph(key)
         exe = harness.compile_gnnc("sage", data)  # holds the plain and P³ programs
         rows_exe = compile_rows(data)
-        common = [exe, "--data", data, "--epochs", str(args.epochs), "--batch-size", "1024",
-                  "--fanouts", "25,10", "--dropout", "0", "--quiet",
-                  "--eval-every", str(args.epochs)]
+        base = [exe, "--data", data, "--epochs", str(args.epochs), "--batch-size", "1024",
+                "--dropout", "0", "--quiet", "--eval-every", str(args.epochs)]
+        common = base + ["--fanouts", "25,10"]
         runs = {
             "alone": (common + ["--threads", "2"], 2),
             "data parallel": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1"], 1),
@@ -149,6 +156,9 @@ def main(argv=None):
                                                          "features"], 1),
             "co-batch": (MPIRUN + ["-np", str(n), rows_exe] + common[1:] +
                          ["--threads", "1", "--partition", "rows"], 1),
+            "alone EAS": (base + EAS + ["--threads", "2"], 2),
+            "co-batch EAS": (MPIRUN + ["-np", str(n), rows_exe] + base[1:] + EAS +
+                             ["--threads", "1", "--partition", "rows"], 1),
         }
         cells = {c["mode"]: c for c in kept if c["graph"] == key}
         for mode, (cmd, threads) in runs.items():
@@ -157,11 +167,12 @@ def main(argv=None):
             harness.log(f"{key}: {mode}")
             cells[mode] = run(f"{key}-{mode.replace(' ', '-')}", cmd, threads, args.timeout)
             harness.log(f"  {cells[mode].get('epoch_ms', cells[mode].get('status'))} ms/epoch")
-        base = cells.get("alone", {}).get("losses")
         for mode in MODES:
             cell = cells.get(mode)
             if cell is None:
                 continue
+            # EAS samples other batches: its runs against the EAS run alone.
+            base = cells.get("alone EAS" if "EAS" in mode else "alone", {}).get("losses")
             if base and "losses" in cell:
                 cell["loss_difference"] = loss_difference(base, cell["losses"])
             result["cells"].append(dict(cell, graph=key, mode=mode,
@@ -179,7 +190,9 @@ def write(result, name):
              f"P³ and co-batches\n",
              f"`bench/minibatch_mpi.py {result['command']}` ({result['when']}; "
              f"{m['cores']} cores, load average {m['loadavg_start']} at the start). "
-             "GraphSAGE-mean F → 256 → C, batch 1024, fanouts 25,10, dropout 0. Bytes are "
+             "GraphSAGE-mean F → 256 → C, batch 1024, fanouts 25,10 (EAS: GraNNDis's "
+             "expansion-aware sampling instead, 1 hop, 15 external neighbours per "
+             "expanded vertex; its losses against the EAS run alone), dropout 0. Bytes are "
              "rank 0's per batch (all-reduce: the gradients; all-to-all: P³'s partial rows "
              "and gradients; broadcast and reduce-scatter: co-batches' rows, and P³'s "
              "full-graph evaluation), over the whole run (the evaluation's collectives "
