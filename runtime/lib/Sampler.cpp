@@ -44,12 +44,30 @@ static uint64_t edgeDraw(uint64_t key, int64_t p) {
   return mix64(key ^ (static_cast<uint64_t>(p) * 0xd1b54a32d192ed03ULL));
 }
 
-/// Fills `out` with the positions in [begin, end) whose draws are the `k`
-/// smallest, ascending.
+/// Fills `out` with `k` distinct positions of [begin, end), uniformly
+/// without replacement, ascending: the positions whose draws are the `k`
+/// smallest, or on a row much longer than `k` Floyd's algorithm (a k-subset
+/// from k draws, not one per in-edge: a power-law graph's hubs, which the
+/// sampler reaches often, have tens of thousands).
 static void pickRow(uint64_t key, int64_t begin, int64_t end, int64_t k,
                     int64_t *out) {
-  if (end - begin <= k) {
-    std::iota(out, out + (end - begin), begin);
+  const int64_t d = end - begin;
+  if (d <= k) {
+    std::iota(out, out + d, begin);
+    return;
+  }
+  if (d > 8 * k && k <= 64) {
+    // Floyd: for j = d - k .. d - 1, draw t in [0, j]; take t, or j when t
+    // is taken already. Every k-subset comes out with probability 1 / C(d, k).
+    for (int64_t j = d - k, n = 0; j < d; ++j, ++n) {
+      const uint64_t t = static_cast<uint64_t>(
+          (static_cast<unsigned __int128>(edgeDraw(key, j)) *
+           static_cast<uint64_t>(j + 1)) >>
+          64);
+      const int64_t pick = begin + static_cast<int64_t>(t);
+      out[n] = std::find(out, out + n, pick) == out + n ? pick : begin + j;
+    }
+    std::sort(out, out + k);
     return;
   }
   // The k smallest (draw, position) pairs: a selection over the row's

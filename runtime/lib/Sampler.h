@@ -25,8 +25,10 @@
 //
 // Draws are counter-based: edge position p of destination v in layer l of
 // batch b is kept when its hash of (seed, b, l, v, p) is among the fanout
-// smallest of v's in-edges, so a batch is the same for any thread count and
-// in any order of sampling; the rows are sampled in parallel (OpenMP) and
+// smallest of v's in-edges (on a row more than 8 times the fanout, by
+// Floyd's algorithm over the hashes of (seed, b, l, v, j) for the last
+// fanout positions j), so a batch is the same for any thread count and in
+// any order of sampling; the rows are sampled in parallel (OpenMP) and
 // relabelled in order.
 //
 // Expansion-aware sampling (GraNNDis §4.3, for its co-batches) replaces the

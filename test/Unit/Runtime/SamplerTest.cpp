@@ -327,6 +327,39 @@ TEST(Sampler, ExpansionAwarePicksAreUniformAndSpareTheSeeds) {
     EXPECT_NEAR(held[u], mean, 5 * sigma) << "vertex " << u;
 }
 
+TEST(Sampler, PicksOfLongRowsAreUniform) {
+  // A hub: 200 in-edges, fanout 5 (Floyd's algorithm, not a draw per
+  // in-edge): 5 distinct in-edges in order, each kept with probability
+  // 5/200, and both of the first two with 5 * 4 / (200 * 199), over 40,000
+  // batches within 5 sigma.
+  Graph g;
+  const int64_t d = 200, k = 5;
+  // Vertex 0's in-edges, all from vertex 1 (which has none).
+  g.offsets = {0, d, d};
+  g.sources.assign(d, 1);
+  NeighborSampler sampler(g.offsets.data(), g.sources.data(), 2, {k}, 4);
+  std::vector<int> kept(d, 0);
+  int both = 0;
+  const int batches = 40000;
+  for (int b = 0; b < batches; ++b) {
+    const std::vector<int64_t> p =
+        sampler.sample({0}, b).blocks[0].edgePositions;
+    ASSERT_EQ(static_cast<int64_t>(p.size()), k);
+    ASSERT_TRUE(std::is_sorted(p.begin(), p.end()));
+    ASSERT_EQ(std::adjacent_find(p.begin(), p.end()), p.end());
+    for (int64_t e : p)
+      ++kept[e];
+    both += p[0] == 0 && p[1] == 1;
+  }
+  const double q = static_cast<double>(k) / d;
+  const double mean = batches * q, sigma = std::sqrt(batches * q * (1 - q));
+  for (int64_t e = 0; e < d; ++e) {
+    EXPECT_NEAR(kept[e], mean, 5 * sigma) << "edge " << e;
+  }
+  const double q2 = static_cast<double>(k * (k - 1)) / (d * (d - 1));
+  EXPECT_NEAR(both, batches * q2, 5 * std::sqrt(batches * q2));
+}
+
 TEST(Sampler, EpochBatchesPartitionTheSelection) {
   std::vector<int64_t> selected;
   for (int64_t v = 0; v < 1000; v += 3)
