@@ -26,7 +26,8 @@ input rows, forward, backward, optimizer step (what gnnc's mini-batch epoch
 times). Sampled edges are the edges of what the model runs on (PyG: the
 subgraph's edge_index; DGL: the blocks' edges). The test accuracy is taken
 after the last epoch on full neighbourhoods (the whole graph), as gnnc
-evaluates.
+evaluates (PyG: on a torch-sparse SparseTensor adjacency, PyG's
+memory-efficient aggregation).
 """
 
 import argparse
@@ -127,7 +128,13 @@ def main(argv=None):
                     int(batch.edge_index.size(1))
 
         def full():
-            return model(x, edge_index)
+            # The whole graph as a SparseTensor (torch-sparse): SAGEConv then
+            # aggregates by a sparse product instead of materialising a message
+            # per edge (an edge_index at the Reddit shape asks 275 GB).
+            from torch_sparse import SparseTensor
+            adj_t = SparseTensor(row=edge_index[1], col=edge_index[0],
+                                 sparse_sizes=(x.shape[0], x.shape[0]))
+            return model(x, adj_t)
     else:
         import dgl
         from dgl.nn import SAGEConv

@@ -36,16 +36,18 @@ void gnnrt::zeroGrads(gnnrtContext *ctx) {
                       g->size * static_cast<int64_t>(sizeof(float)));
 }
 
-Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
+Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
+                             std::vector<float> *storage) {
   // blocks[0] holds every sampled edge (each block is a prefix of it).
   const Block &input = batch.blocks.front();
   const std::vector<int64_t> &vertices = input.vertices;
   const int64_t n = static_cast<int64_t>(vertices.size());
-  // Each destination's (local source, graph position) pairs.
-  std::vector<std::vector<std::pair<int32_t, int64_t>>> rows(n);
-  for (int64_t i = 0; i < input.numDst; ++i)
-    for (int64_t e = input.offsets[i]; e < input.offsets[i + 1]; ++e)
-      rows[i].push_back({input.sources[e], input.edgePositions[e]});
+  // The (local source, graph position) pairs of the edges, each
+  // destination's contiguous (the block's CSC), sorted by source below.
+  const int64_t E = input.offsets[input.numDst];
+  std::vector<std::pair<int32_t, int64_t>> edges(E);
+  for (int64_t e = 0; e < E; ++e)
+    edges[e] = {input.sources[e], input.edgePositions[e]};
   Dataset ds;
   ds.name = full.name;
   ds.source = full.source;
@@ -54,23 +56,30 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch) {
   ds.numVertices = n;
   ds.numFeatures = full.numFeatures;
   ds.numClasses = full.numClasses;
-  ds.indptr.assign(n + 1, 0);
-  std::vector<int64_t> positions;
-  for (int64_t v = 0; v < n; ++v) {
-    auto &row = rows[v];
-    std::sort(row.begin(), row.end());
-    for (auto [u, p] : row) {
-      ds.indices.push_back(u);
-      positions.push_back(p);
-    }
-    ds.indptr[v + 1] = static_cast<int64_t>(ds.indices.size());
+  // Destinations past the block's have no in-edge.
+  ds.indptr.assign(n + 1, E);
+  std::copy_n(input.offsets.begin(), input.numDst + 1, ds.indptr.begin());
+  ds.indices.resize(E);
+  std::vector<int64_t> positions(E);
+  for (int64_t v = 0; v < input.numDst; ++v)
+    std::sort(edges.begin() + ds.indptr[v], edges.begin() + ds.indptr[v + 1]);
+  for (int64_t e = 0; e < E; ++e) {
+    ds.indices[e] = edges[e].first;
+    positions[e] = edges[e].second;
   }
   ds.numEdges = static_cast<int64_t>(ds.indices.size());
   const int64_t F = full.numFeatures;
   // Appended row by row: a resize would first zero the n x F floats.
+  if (storage) {
+    ds.features.swap(*storage);
+    ds.features.clear();
+  }
   ds.features.reserve(n * F);
   ds.labels.resize(n);
   for (int64_t v = 0; v < n; ++v) {
+    // The rows lie anywhere in the features: start a few rows' loads early.
+    if (v + 4 < n)
+      __builtin_prefetch(full.features.data() + vertices[v + 4] * F);
     const float *row = full.features.data() + vertices[v] * F;
     ds.features.insert(ds.features.end(), row, row + F);
     ds.labels[v] = full.labels[vertices[v]];
@@ -118,8 +127,9 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     Prepared p;
     p.edges = batch.numEdges();
     p.levelRows = batch.levelRows();
+    std::vector<float> storage = takeSpareFeatures();
     if (size == 1) {
-      p.ds = batchSubgraph(full, batch);
+      p.ds = batchSubgraph(full, batch, &storage);
       return p;
     }
     if (columns.on) {
@@ -134,8 +144,10 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       return p;
     }
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
-    p.ds = batchSubgraph(full, seedShare(batch, b * rank / size,
-                                         b * (rank + 1) / size, p.degrees));
+    p.ds = batchSubgraph(
+        full,
+        seedShare(batch, b * rank / size, b * (rank + 1) / size, p.degrees),
+        &storage);
     return p;
   };
   // Batch i + 1 is sampled on a thread while batch i trains.
@@ -181,9 +193,18 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     ctx->ds = std::move(ds);
     countBatchMemory(ctx);
     batchBound = true;
-    if (!bindDataset(ctx, error) ||
+    ctx->keepFeatureVector = true;
+    const bool bound = bindDataset(ctx, error);
+    ctx->keepFeatureVector = false;
+    if (!bound ||
         (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
       fatal("a sampled batch: " + error);
+    // The device holds the features now: their vector serves a later batch.
+    if (ctx->ds.features.capacity() > 0) {
+      std::lock_guard<std::mutex> lock(spareMutex);
+      spareFeatures.push_back(std::move(ctx->ds.features));
+      ctx->ds.features = {};
+    }
     ctx->training = true;
     ctx->step = steps = step;
     zeroGrads(ctx);
@@ -194,6 +215,15 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     count += n;
   }
   return count ? static_cast<float>(lossSum / count) : 0.0f;
+}
+
+std::vector<float> MiniBatchTraining::takeSpareFeatures() {
+  std::lock_guard<std::mutex> lock(spareMutex);
+  if (spareFeatures.empty())
+    return {};
+  std::vector<float> v = std::move(spareFeatures.back());
+  spareFeatures.pop_back();
+  return v;
 }
 
 void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
@@ -444,7 +474,8 @@ std::string MiniBatchTraining::json() const {
          ", \"fanouts\": [" + list +
          "], \"seeds\": " + std::to_string(seeds.size()) +
          ", \"batches\": " + std::to_string(steps) +
-         ", \"processes\": " + std::to_string(processes) +
+         ", \"processes\": " + std::to_string(processes) + ", \"step\": \"" +
+         (blocksStep ? "blocks" : "compiled") + "\"" +
          (sampler->isExpansionAware()
               ? ", \"expansion_aware\": {\"hops\": " +
                     std::to_string(externalHops) +

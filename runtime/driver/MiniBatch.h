@@ -19,6 +19,7 @@
 #include "Sampler.h"
 
 #include <memory>
+#include <mutex>
 
 namespace gnnrt {
 
@@ -43,8 +44,12 @@ void zeroGrads(gnnrtContext *ctx);
 /// edges (every block's), each destination's in-edges by ascending local
 /// source; the features, labels and edge data of those vertices and edges;
 /// the train mask set on the seeds alone, the other masks clear; the rows
-/// of each level (SampledBatch::levelRows).
-Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch);
+/// of each level (SampledBatch::levelRows). The features go into
+/// `storage`'s memory when given (a vector of an earlier batch: its pages
+/// are mapped already, where a fresh one of a wide graph's batch, 110 MB
+/// at the Reddit shape, is mapped and faulted in anew).
+Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch,
+                      std::vector<float> *storage = nullptr);
 
 class MiniBatchTraining {
 public:
@@ -99,6 +104,9 @@ public:
   /// of them (-1: the model's hops), `fanout` picked per expanded vertex
   /// (-1: all), and the subgraph they induce.
   void useExpansionAware(int64_t maxHop, int64_t fanout);
+  /// The training step is the one compiled for sampled blocks
+  /// (miniBatchStep), for json().
+  void onBlocksStep() { blocksStep = true; }
 
 private:
   Dataset full;
@@ -107,6 +115,7 @@ private:
   uint64_t seed;
   std::vector<int64_t> fanouts;
   int64_t externalHops = -1, externalFanout = -1; // useExpansionAware
+  bool blocksStep = false;
   int64_t steps = 0, sampledEdges = 0;
   // Each level's rows summed over the batches (whole batches: |V_0| the
   // input rows, ..., the seeds), for the summary.
@@ -132,6 +141,11 @@ private:
   // its graph, features and activations by the model's buffer records, the
   // staged aggregations' receive buffers), over the batches.
   int64_t peakBatchBytes = 0;
+  // Feature vectors of bound batches, for the next batches' (batchSubgraph's
+  // `storage`); the sampler's thread takes one, the training returns it.
+  std::mutex spareMutex;
+  std::vector<std::vector<float>> spareFeatures;
+  std::vector<float> takeSpareFeatures();
   void countBatchMemory(const gnnrtContext *ctx);
   // Co-batches: the batches' rows and this process's, summed (json()).
   bool coBatches = false;

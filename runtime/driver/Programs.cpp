@@ -19,6 +19,9 @@ extern "C" __attribute__((weak)) float gnn_eval_rows(gnnrtContext *);
 extern "C" __attribute__((weak)) const char gnnrt_model_info_features[];
 extern "C" __attribute__((weak)) float gnn_train_step_features(gnnrtContext *);
 extern "C" __attribute__((weak)) float gnn_eval_features(gnnrtContext *);
+// Mini-batch training's program on sampled blocks, when present.
+extern "C" __attribute__((weak)) const char gnnrt_model_info_blocks[];
+extern "C" __attribute__((weak)) float gnn_train_step_blocks(gnnrtContext *);
 
 std::vector<Program> gnnrt::heldPrograms() {
   std::vector<Program> programs(1);
@@ -38,6 +41,21 @@ std::vector<Program> gnnrt::heldPrograms() {
     if (!parseModelInfo(p.info, p.model, error))
       fatal("corrupt model description: " + error);
   return programs;
+}
+
+const Program *gnnrt::miniBatchStep(const Program *program, Program &storage) {
+  if (!gnnrt_model_info_blocks || !gnn_train_step_blocks ||
+      program->model.partition != "none")
+    return program;
+  std::string error;
+  storage = *program;
+  storage.info = gnnrt_model_info_blocks;
+  storage.train = gnn_train_step_blocks;
+  if (!parseModelInfo(storage.info, storage.model, error))
+    fatal("corrupt model description: " + error);
+  // The evaluation stays the whole graph's: the graph arrays of both.
+  storage.model.graphArrays |= program->model.graphArrays;
+  return &storage;
 }
 
 const Program *gnnrt::findProgram(const std::vector<Program> &programs,

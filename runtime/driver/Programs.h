@@ -34,6 +34,13 @@ struct Program {
 /// suffixed _rows and _features). Stops the run on a corrupt description.
 std::vector<Program> heldPrograms();
 
+/// Mini-batch training's program: where `program` is unpartitioned and the
+/// executable holds the step gnn-compile compiled for sampled blocks (its
+/// aggregations before their linears, docs/MiniBatch.md), that training
+/// step with `program`'s evaluation (the whole graph's), in `storage`;
+/// else `program`.
+const Program *miniBatchStep(const Program *program, Program &storage);
+
 /// The program of `programs` whose partition is `partition` ("none",
 /// "rows" or "features"), or null.
 const Program *findProgram(const std::vector<Program> &programs,

@@ -698,6 +698,9 @@ int main(int argc, char **argv) {
     selected = full.selected[0];
     labelled = full.labelled[0];
   }
+  Program blocksStep; // mini-batch training's step on blocks, if compiled
+  if (o.batchSize > 0)
+    use(miniBatchStep(program, blocksStep));
   // Before anything of the training state is allocated.
   TrainingMemory need;
   if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
@@ -708,6 +711,8 @@ int main(int argc, char **argv) {
       o.preloadHops, o.preloadFanout, p3 ? &columns : nullptr);
   if (batchMode == "co-batch")
     miniBatch->useCoBatches();
+  if (program == &blocksStep)
+    miniBatch->onBlocksStep();
   columns = Dataset(); // the sampler keeps a copy
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);

@@ -175,7 +175,10 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     ctx->device->copy(ctx->features->data, MemoryTier::Device,
                       ds.features.data(), MemoryTier::Host,
                       numFeatureValues * static_cast<int64_t>(sizeof(float)));
-    std::vector<float>().swap(ds.features);
+    if (ctx->keepFeatureVector)
+      ds.features.clear();
+    else
+      std::vector<float>().swap(ds.features);
   } else if (ctx->featuresFile.fd < 0) {
     error = "the model reads its features out of core but features.npy was "
             "loaded into memory";

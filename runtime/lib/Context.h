@@ -248,6 +248,9 @@ struct gnnrtContext {
   /// A slot that grows takes a quarter more than asked (mini-batch
   /// training: each batch's sizes differ a little).
   bool slotHeadroom = false;
+  /// bindDataset leaves ds.features empty but allocated (a mini-batch's:
+  /// MiniBatchTraining fills the vector again for a later batch), not freed.
+  bool keepFeatureVector = false;
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
   /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;

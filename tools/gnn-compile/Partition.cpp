@@ -440,3 +440,68 @@ bool mlir::gnn::addPartitionedPrograms(
     report += " (" + said + ")";
   return true;
 }
+
+/// The aggregations `module`'s optimization reorders after a linear (the
+/// remarks of --gnn-reorder-aggregate), on a copy.
+static unsigned reorderedAggregations(MLIRContext &context, ModuleOp module,
+                                      const GNNOptimizeOptions &options) {
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  PassManager pm(&context);
+  buildGNNOptimizePipeline(pm, options);
+  unsigned reordered = 0;
+  ScopedDiagnosticHandler count(&context, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Remark &&
+        StringRef(d.str()).starts_with("aggregation reordered"))
+      ++reordered;
+    return success();
+  });
+  if (failed(pm.run(*copy)))
+    return 0;
+  return reordered;
+}
+
+bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
+                                 GNNOptimizeOptions &options,
+                                 const GNNToLLVMOptions &lowering,
+                                 bool optimize, llvm::LLVMContext &llvmContext,
+                                 SmallVectorImpl<SmallVector<char, 0>> &objects,
+                                 std::string &report, std::string &error) {
+  const unsigned reordered =
+      optimize && options.reorder == "auto"
+          ? reorderedAggregations(context, module, options)
+          : 0;
+  if (reordered == 0) {
+    report = "mini-batch training runs the program compiled (no "
+             "aggregation was reordered)";
+    return true;
+  }
+  const std::string partition = options.partition, reorder = options.reorder;
+  options.partition = "none";
+  options.reorder = "never";
+  std::string why;
+  OwningOpRef<ModuleOp> lowered =
+      lowerCopy(context, module, options, lowering, optimize, why);
+  options.reorder = reorder;
+  options.partition = partition;
+  if (!lowered) {
+    report = "mini-batch training runs the program compiled (the blocks "
+             "program did not compile: " +
+             why + ")";
+    return true;
+  }
+  std::unique_ptr<llvm::Module> program =
+      translateAndOptimize(*lowered, llvmContext, error);
+  if (!program)
+    return false;
+  suffixDefinitions(*program, "blocks");
+  SmallVector<SmallVector<char, 0>, 2> emitted;
+  if (!emitObjects(*program, emitted, error))
+    return false;
+  for (SmallVector<char, 0> &o : emitted)
+    objects.push_back(std::move(o));
+  report = "mini-batch training runs a program that keeps the " +
+           std::to_string(reordered) +
+           " reordered aggregation(s) before their linear (on a sampled "
+           "block the linear would run on the block's sources)";
+  return true;
+}

@@ -64,6 +64,22 @@ bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
                             SmallVectorImpl<SmallVector<char, 0>> &objects,
                             std::string &report, std::string &error);
 
+/// Appends to `objects` the program mini-batch training runs on sampled
+/// blocks (its symbols suffixed _blocks), when `module`'s optimization
+/// reorders an aggregation after a linear (--gnn-reorder-aggregate's cost
+/// model at the whole graph's sizes: the GEMM is on every vertex either
+/// way). On a block the linear moved before the aggregation runs on the
+/// block's sources, up to 1 + fanout times its destinations, which costs
+/// more than the narrower aggregation saves: the blocks program keeps every
+/// aggregation before its linear (docs/MiniBatch.md). `report` says what
+/// was added, or why not; false with `error` when it fails to compile.
+bool addBlocksProgram(MLIRContext &context, ModuleOp module,
+                      GNNOptimizeOptions &options,
+                      const GNNToLLVMOptions &lowering, bool optimize,
+                      llvm::LLVMContext &llvmContext,
+                      SmallVectorImpl<SmallVector<char, 0>> &objects,
+                      std::string &report, std::string &error);
+
 } // namespace mlir::gnn
 
 #endif // GNN_TOOLS_GNNCOMPILE_PARTITION_H

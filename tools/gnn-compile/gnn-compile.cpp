@@ -810,8 +810,9 @@ int main(int argc, char **argv) {
     // The partitioned programs are not lowered for CUDA, under a budget or
     // in row chunks yet: such an executable preloads under mpirun.
     std::string report;
-    if (target == "cuda" || budget || chunkBytes || bufferBytes ||
-        lowering.rowChunks > 1)
+    const bool onlyCompiled = target == "cuda" || budget || chunkBytes ||
+                              bufferBytes || lowering.rowChunks > 1;
+    if (onlyCompiled)
       report = "the executable holds the preload program only (the "
                "partitioned ones are not compiled for CUDA, under a budget "
                "or in row chunks yet)";
@@ -822,6 +823,16 @@ int main(int argc, char **argv) {
     if (showRemarks)
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report
                    << "\n";
+    // Mini-batch training's program on sampled blocks, where the model's
+    // aggregation order differs there (not for CUDA or a budget either).
+    if (!onlyCompiled) {
+      if (!gnn::addBlocksProgram(context, *original, options, lowering,
+                                 !noOptimize, llvmContext, objectCode, report,
+                                 error))
+        return fail(error);
+      if (showRemarks)
+        llvm::errs() << "gnn-compile: remark: --batch-size: " << report << "\n";
+    }
   }
   if (emitKind == EmitKind::Obj && objectCode.size() == 1)
     return gnn::writeOutputFile(
