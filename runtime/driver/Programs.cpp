@@ -51,6 +51,7 @@ const Program *gnnrt::miniBatchStep(const Program *program, Program &storage) {
   storage = *program;
   storage.info = gnnrt_model_info_blocks;
   storage.train = gnn_train_step_blocks;
+  storage.model = ModelInfo(); // parseModelInfo appends its records
   if (!parseModelInfo(storage.info, storage.model, error))
     fatal("corrupt model description: " + error);
   // The evaluation stays the whole graph's: the graph arrays of both.
