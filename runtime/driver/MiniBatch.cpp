@@ -478,8 +478,9 @@ std::string MiniBatchTraining::json() const {
          (blocksStep ? "blocks" : "compiled") + "\"" +
          (sampler->isExpansionAware()
               ? ", \"expansion_aware\": {\"hops\": " +
-                    std::to_string(externalHops) +
-                    ", \"fanout\": " + std::to_string(externalFanout) + "}"
+                    std::to_string(sampler->expansionHops()) +
+                    ", \"fanout\": " +
+                    std::to_string(sampler->expansionFanout()) + "}"
               : std::string()) +
          ", \"sampled_edges\": " + std::to_string(sampledEdges) +
          ", \"level_rows\": [" + rows + "]" +
@@ -496,13 +497,6 @@ std::string MiniBatchTraining::json() const {
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +
          "},\n";
-}
-
-void MiniBatchTraining::useExpansionAware(int64_t maxHop, int64_t fanout) {
-  sampler->useExpansionAware(maxHop, fanout);
-  externalHops = maxHop < 0 ? static_cast<int64_t>(fanouts.size())
-                            : std::min<int64_t>(maxHop, fanouts.size());
-  externalFanout = fanout;
 }
 
 std::unique_ptr<MiniBatchTraining> gnnrt::startMiniBatch(

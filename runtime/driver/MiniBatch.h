@@ -103,7 +103,9 @@ public:
   /// fanouts: the vertices outside each batch's seeds within `maxHop` hops
   /// of them (-1: the model's hops), `fanout` picked per expanded vertex
   /// (-1: all), and the subgraph they induce.
-  void useExpansionAware(int64_t maxHop, int64_t fanout);
+  void useExpansionAware(int64_t maxHop, int64_t fanout) {
+    sampler->useExpansionAware(maxHop, fanout);
+  }
   /// The training step is the one compiled for sampled blocks
   /// (miniBatchStep), for json().
   void onBlocksStep() { blocksStep = true; }
@@ -114,7 +116,6 @@ private:
   int64_t batchSize;
   uint64_t seed;
   std::vector<int64_t> fanouts;
-  int64_t externalHops = -1, externalFanout = -1; // useExpansionAware
   bool blocksStep = false;
   int64_t steps = 0, sampledEdges = 0;
   // Each level's rows summed over the batches (whole batches: |V_0| the

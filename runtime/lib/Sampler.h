@@ -105,6 +105,9 @@ public:
     externalFanout = fanout;
   }
   bool isExpansionAware() const { return expansionAware; }
+  /// Expansion-aware sampling's hops (clamped to the layers) and fanout.
+  int64_t expansionHops() const { return externalHops; }
+  int64_t expansionFanout() const { return externalFanout; }
 
 private:
   /// Marks in `held` the seeds and the external vertices expansion-aware
