@@ -68,6 +68,9 @@ public:
   virtual int rank() const = 0;
   /// The number of processes.
   virtual int size() const = 0;
+  /// Whether threads other than the one that created the communicator may
+  /// call it, one at a time (MPI_THREAD_SERIALIZED).
+  virtual bool anyThread() const { return true; }
 
   /// recv[i] = op over the ranks of their send[i], for i < count, on every
   /// rank. In place when send == recv.
@@ -164,6 +167,19 @@ public:
     doAllToAllV(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
                 rowWidth);
   }
+  /// allToAllV of floats without waiting (MPI_Ialltoallv): neither buffer
+  /// may be touched until wait() on the returned request returns; the count
+  /// and displacement arrays may (the communicator keeps copies). Counted as
+  /// allToAllV. P³'s pipeline issues its syncs so (Pipeline.h).
+  Request iAllToAllV(const float *send, const int64_t *sendCounts,
+                     const int64_t *sendDispls, float *recv,
+                     const int64_t *recvCounts, const int64_t *recvDispls,
+                     int64_t rowWidth = 1) {
+    Timed timed(record(Collective::AllToAll,
+                       sentToOthers(sendCounts) * rowWidth, sizeof(float)));
+    return doIAllToAllV(send, sendCounts, sendDispls, recv, recvCounts,
+                        recvDispls, rowWidth);
+  }
   /// allReduce and allGather without waiting: neither buffer may be touched
   /// until wait() on the returned request returns.
   Request iAllReduce(const float *send, float *recv, int64_t count,
@@ -244,6 +260,10 @@ protected:
                            int64_t rowWidth) = 0;
   virtual Request doIReduce(const float *send, float *recv, int64_t count,
                             int root, ReduceOp op) = 0;
+  virtual Request doIAllToAllV(const float *send, const int64_t *sendCounts,
+                               const int64_t *sendDispls, float *recv,
+                               const int64_t *recvCounts,
+                               const int64_t *recvDispls, int64_t rowWidth) = 0;
 
 private:
   int64_t sentToOthers(const int64_t *sendCounts) {

@@ -3,8 +3,9 @@
 // The collectives of Communicator.h on MPI (OpenMPI): MPI_Allreduce,
 // MPI_Bcast, MPI_Reduce_scatter_block, MPI_Allgather and their non-blocking
 // forms, on host memory. MPI is initialised by the first communicator
-// (MPI_Init_thread, funnelled: only the thread that calls gnnrt's entry
-// points talks to MPI) unless the program did, and finalised at exit.
+// (MPI_Init_thread, serialised: one thread at a time talks to MPI, which
+// P³'s pipeline needs: each batch in flight runs on a thread of its own,
+// one at a time) unless the program did, and finalised at exit.
 // Errors return to the caller (MPI_ERRORS_RETURN) and stop the run naming
 // the call and MPI's message. MPI counts are `int`: allReduce and broadcast
 // go in pieces of at most 2^30 elements; a gather or scatter block of more
@@ -63,14 +64,16 @@ MPI_Datatype typeOf<int64_t>() {
 }
 
 /// Initialises MPI once (unless the program did) and finalises it at exit.
-void initialiseMPI() {
-  static const bool done = [] {
-    int initialised = 0;
+/// Returns the thread support MPI provides.
+int initialiseMPI() {
+  static const int provided = [] {
+    int initialised = 0, provided = MPI_THREAD_SINGLE;
     GNNRT_MPI_CHECK(MPI_Initialized(&initialised));
-    if (!initialised) {
-      int provided = 0;
+    if (initialised) {
+      GNNRT_MPI_CHECK(MPI_Query_thread(&provided));
+    } else {
       GNNRT_MPI_CHECK(
-          MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+          MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
       std::atexit([] {
         int finalised = 0;
         MPI_Finalized(&finalised);
@@ -79,9 +82,9 @@ void initialiseMPI() {
       });
     }
     GNNRT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    return true;
+    return provided;
   }();
-  (void)done;
+  return provided;
 }
 
 /// The pieces of at most this many elements that allReduce and broadcast
@@ -91,7 +94,7 @@ constexpr int64_t kPiece = int64_t(1) << 30;
 class MPICommunicator final : public Communicator {
 public:
   MPICommunicator() {
-    initialiseMPI();
+    threads = initialiseMPI();
     GNNRT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &myRank));
     GNNRT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &worldSize));
     // An error on one rank ends them all (the others would wait in their
@@ -103,11 +106,12 @@ public:
   }
   ~MPICommunicator() override {
     // Requests left pending would be completed by MPI_Finalize.
-    for (auto &[id, request] : pending)
-      MPI_Request_free(&request);
+    for (auto &[id, p] : pending)
+      MPI_Request_free(&p.request);
   }
 
   const char *name() const override { return "mpi"; }
+  bool anyThread() const override { return threads >= MPI_THREAD_SERIALIZED; }
   int rank() const override { return myRank; }
   int size() const override { return worldSize; }
 
@@ -224,6 +228,24 @@ public:
         MPI_Ibcast(data, n, MPI_FLOAT, root, MPI_COMM_WORLD, &request));
     return issue(request);
   }
+  Request doIAllToAllV(const float *send, const int64_t *sendCounts,
+                       const int64_t *sendDispls, float *recv,
+                       const int64_t *recvCounts, const int64_t *recvDispls,
+                       int64_t rowWidth) override {
+    // The count arrays must outlive the request: kept with it. A datatype
+    // freed while an operation uses it stays valid for that operation.
+    std::vector<int> counts;
+    MPI_Datatype row = exchangeLayout<float>(sendCounts, sendDispls, recvCounts,
+                                             recvDispls, rowWidth, counts);
+    const int n = worldSize;
+    MPI_Request request;
+    GNNRT_MPI_CHECK(MPI_Ialltoallv(send, counts.data(), counts.data() + n, row,
+                                   recv, counts.data() + 2 * n,
+                                   counts.data() + 3 * n, row, MPI_COMM_WORLD,
+                                   &request));
+    GNNRT_MPI_CHECK(MPI_Type_free(&row));
+    return issue(request, std::move(counts));
+  }
   void doWait(Request &request) override {
     if (request.isNull())
       return;
@@ -231,7 +253,7 @@ public:
     if (it == pending.end())
       fatal("wait: request " + std::to_string(request.id) +
             " is not pending on this communicator");
-    GNNRT_MPI_CHECK(MPI_Wait(&it->second, MPI_STATUS_IGNORE));
+    GNNRT_MPI_CHECK(MPI_Wait(&it->second.request, MPI_STATUS_IGNORE));
     pending.erase(it);
     request = Request();
   }
@@ -252,12 +274,31 @@ private:
   void exchange(const T *send, const int64_t *sendCounts,
                 const int64_t *sendDispls, T *recv, const int64_t *recvCounts,
                 const int64_t *recvDispls, int64_t rowWidth) {
-    std::vector<int> sc(worldSize), sd(worldSize), rc(worldSize), rd(worldSize);
-    for (int r = 0; r < worldSize; ++r) {
-      sc[r] = blockCount("allToAllV", sendCounts[r]);
-      sd[r] = blockCount("allToAllV", sendDispls[r]);
-      rc[r] = blockCount("allToAllV", recvCounts[r]);
-      rd[r] = blockCount("allToAllV", recvDispls[r]);
+    std::vector<int> counts;
+    MPI_Datatype row = exchangeLayout<T>(sendCounts, sendDispls, recvCounts,
+                                         recvDispls, rowWidth, counts);
+    const int n = worldSize;
+    GNNRT_MPI_CHECK(MPI_Alltoallv(send, counts.data(), counts.data() + n, row,
+                                  recv, counts.data() + 2 * n,
+                                  counts.data() + 3 * n, row, MPI_COMM_WORLD));
+    GNNRT_MPI_CHECK(MPI_Type_free(&row));
+  }
+  /// An all-to-all's counts and displacements as MPI's ints, in `counts`
+  /// (send counts, send displacements, receive counts, receive
+  /// displacements, size() each), and its row type (committed; the caller
+  /// frees it).
+  template <typename T>
+  MPI_Datatype
+  exchangeLayout(const int64_t *sendCounts, const int64_t *sendDispls,
+                 const int64_t *recvCounts, const int64_t *recvDispls,
+                 int64_t rowWidth, std::vector<int> &counts) {
+    const int n = worldSize;
+    counts.resize(4 * n);
+    for (int r = 0; r < n; ++r) {
+      counts[r] = blockCount("allToAllV", sendCounts[r]);
+      counts[n + r] = blockCount("allToAllV", sendDispls[r]);
+      counts[2 * n + r] = blockCount("allToAllV", recvCounts[r]);
+      counts[3 * n + r] = blockCount("allToAllV", recvDispls[r]);
     }
     const int width = blockCount("allToAllV", rowWidth);
     if (width < 1)
@@ -265,9 +306,7 @@ private:
     MPI_Datatype row;
     GNNRT_MPI_CHECK(MPI_Type_contiguous(width, typeOf<T>(), &row));
     GNNRT_MPI_CHECK(MPI_Type_commit(&row));
-    GNNRT_MPI_CHECK(MPI_Alltoallv(send, sc.data(), sd.data(), row, recv,
-                                  rc.data(), rd.data(), row, MPI_COMM_WORLD));
-    GNNRT_MPI_CHECK(MPI_Type_free(&row));
+    return row;
   }
   template <typename T>
   void reduceAll(const T *send, T *recv, int64_t count, ReduceOp op) {
@@ -308,15 +347,20 @@ private:
                                   typeOf<T>(), recv, n, typeOf<T>(),
                                   MPI_COMM_WORLD));
   }
-  Request issue(MPI_Request request) {
+  Request issue(MPI_Request request, std::vector<int> counts = {}) {
     Request r{nextId++};
-    pending[r.id] = request;
+    pending[r.id] = {request, std::move(counts)};
     return r;
   }
 
-  int myRank = 0, worldSize = 1;
+  /// A request not waited for yet, and the arrays MPI reads until then.
+  struct Pending {
+    MPI_Request request;
+    std::vector<int> counts;
+  };
+  int myRank = 0, worldSize = 1, threads = MPI_THREAD_SINGLE;
   int64_t nextId = 1;
-  std::unordered_map<int64_t, MPI_Request> pending;
+  std::unordered_map<int64_t, Pending> pending;
 };
 
 } // namespace

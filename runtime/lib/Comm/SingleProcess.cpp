@@ -88,6 +88,14 @@ public:
     copy("iReduce", send, recv, count);
     return issue();
   }
+  Request doIAllToAllV(const float *send, const int64_t *sendCounts,
+                       const int64_t *sendDispls, float *recv,
+                       const int64_t *recvCounts, const int64_t *recvDispls,
+                       int64_t rowWidth) override {
+    exchange(send, sendCounts, sendDispls, recv, recvCounts, recvDispls,
+             rowWidth);
+    return issue();
+  }
   Request doIBroadcast(float *, int64_t count, int root) override {
     checkBroadcast(count, root);
     return issue();

@@ -226,7 +226,15 @@ TEST(RuntimeCommunicator, AllToAllCopiesTheOwnBlockAndCountsNothingSent) {
   const int64_t two[] = {2}, zero[] = {0};
   comm->allToAllV(ids.data(), two, zero, got.data(), two, zero);
   EXPECT_EQ(got, ids);
-  EXPECT_EQ(comm->counted(Collective::AllToAll).calls, 2);
+  // Non-blocking: complete when issued, and still waited for.
+  std::vector<float> again(10, -1.0f);
+  Request r = comm->iAllToAllV(send.data(), sendCount, sendAt, again.data(),
+                               sendCount, recvAt, 2);
+  EXPECT_FALSE(r.isNull());
+  comm->wait(r);
+  EXPECT_TRUE(r.isNull());
+  EXPECT_EQ(again, recv);
+  EXPECT_EQ(comm->counted(Collective::AllToAll).calls, 3);
   EXPECT_EQ(comm->counted(Collective::AllToAll).bytes, 0);
 }
 

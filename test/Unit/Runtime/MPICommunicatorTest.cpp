@@ -227,6 +227,68 @@ TEST(RuntimeMPICommunicator, AllToAllVDeliversEachPairsRows) {
   EXPECT_EQ(after.bytes - before.bytes, toOthers * (2 * 4 + 8));
 }
 
+// P³'s pipeline: two exchanges in flight at once, a blocking collective
+// issued between them, completed out of order; the count arrays changed
+// after the issue (the communicator keeps its copies).
+TEST(RuntimeMPICommunicator, NonBlockingAllToAllV) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  auto exchange = [&](int salt, std::vector<int64_t>(&layout)[4],
+                      std::vector<float> &send, std::vector<float> &recv) {
+    for (auto &v : layout)
+      v.assign(n, 0);
+    int64_t sent = 0, received = 0;
+    for (int q = 0; q < n; ++q) {
+      layout[0][q] = (me + q + salt) % 3 + 1;
+      layout[1][q] = sent;
+      sent += layout[0][q];
+      layout[2][q] = (q + me + salt) % 3 + 1;
+      layout[3][q] = received;
+      received += layout[2][q];
+    }
+    send.resize(3 * sent);
+    recv.assign(3 * received, -1.0f);
+    for (int q = 0; q < n; ++q)
+      for (int64_t k = 0; k < 3 * layout[0][q]; ++k)
+        send[3 * layout[1][q] + k] =
+            static_cast<float>(10000 * salt + 1000 * me + 100 * q + k);
+    return comm.iAllToAllV(send.data(), layout[0].data(), layout[1].data(),
+                           recv.data(), layout[2].data(), layout[3].data(), 3);
+  };
+  std::vector<int64_t> first[4], second[4];
+  std::vector<float> sendA, recvA, sendB, recvB;
+  const CollectiveCount before = comm.counted(Collective::AllToAll);
+  Request a = exchange(1, first, sendA, recvA);
+  float one = 1.0f, ranks = 0.0f;
+  comm.allReduce(&one, &ranks, 1, ReduceOp::Sum);
+  Request b = exchange(2, second, sendB, recvB);
+  std::vector<int64_t> kept[4];
+  for (int i = 0; i < 4; ++i) {
+    kept[i] = first[i];
+    std::fill(first[i].begin(), first[i].end(), 99);
+  }
+  comm.wait(b);
+  comm.wait(a);
+  EXPECT_TRUE(a.isNull() && b.isNull());
+  EXPECT_EQ(ranks, static_cast<float>(n));
+  auto check = [&](int salt, const std::vector<int64_t>(&layout)[4],
+                   const std::vector<float> &recv) {
+    for (int q = 0; q < n; ++q)
+      for (int64_t k = 0; k < 3 * layout[2][q]; ++k)
+        ASSERT_EQ(recv[3 * layout[3][q] + k],
+                  static_cast<float>(10000 * salt + 1000 * q + 100 * me + k));
+  };
+  check(1, kept, recvA);
+  check(2, second, recvB);
+  const CollectiveCount after = comm.counted(Collective::AllToAll);
+  int64_t toOthers = 0;
+  for (int q = 0; q < n; ++q)
+    if (q != me)
+      toOthers += kept[0][q] + second[0][q];
+  EXPECT_EQ(after.calls - before.calls, 2);
+  EXPECT_EQ(after.bytes - before.bytes, toOthers * 3 * 4);
+}
+
 // Row partitioning's collectives: blocks of different sizes (the ranks'
 // row ranges), and the broadcasts of its stages.
 TEST(RuntimeMPICommunicator, VariableBlocksAndNonBlockingBroadcast) {
