@@ -225,11 +225,14 @@ def check_accuracy(exe: str, model: str, data: str, seeds: int = 5, epochs: int 
 
 def check_batches(exe: str, model: str, data: str, batch_size: int,
                   sampling: Union[str, List[str]], epochs: int = 2, lr: float = 0.01,
-                  seed: int = 0, log=print) -> List[str]:
+                  seed: int = 0, log=print, staleness: int = 0) -> List[str]:
     """The executable's mini-batch losses against the NumPy executor on the
     very batches it sampled (saved and replayed), from the same initial
     parameters, dropout off, Adam without weight decay on both sides.
-    `sampling` is the fanouts ("25,10") or the executable's sampling flags."""
+    `sampling` is the fanouts ("25,10") or the executable's sampling flags.
+    With `staleness` s > 0 the executable runs --pipeline (s = 3) and the
+    replay is delayed SGD: batch t's gradients at the parameters after
+    batch t - s - 1, applied to the newest."""
     if isinstance(sampling, str):
         sampling = ["--fanouts", sampling]
     import json
@@ -247,7 +250,7 @@ def check_batches(exe: str, model: str, data: str, batch_size: int,
              *sampling, "--dropout", "0", "--lr", str(lr), "--weight-decay", "0",
              "--optimizer", "adam", "--seed", str(seed), "--load-params",
              os.path.join(tmp, "init"), "--save-batches", batches, "--json", summary,
-             "--quiet"])
+             "--quiet", *(["--pipeline"] if staleness else [])])
         with open(summary) as f:
             ours = json.load(f)["mini_batch"]["batch_losses"]
         names = sorted(os.listdir(batches))
@@ -255,16 +258,19 @@ def check_batches(exe: str, model: str, data: str, batch_size: int,
             return [f"{len(names)} batches saved but {len(ours)} losses reported"]
         opt = Optimizer(OptimizerConfig("adam", lr=lr, weight_decay=0.0))
         worst = 0.0
+        versions = [dict(params)]  # versions[k]: after k updates
         for i, (name, loss) in enumerate(zip(names, ours)):
             step = Executor(program, load(os.path.join(batches, name))).run(
-                params, grads=True, dropout=False)
+                versions[max(i - staleness, 0)], grads=True, dropout=False)
             err = rel_error(np.float64(loss), np.float64(step.loss))
             worst = max(worst, err)
             if err >= TOLERANCE:
                 failures.append(f"batch {i + 1} ({name}): loss {loss} against the "
                                 f"NumPy executor's {step.loss} (relative {err:.2e})")
             opt.step(params, step.grads)
-        log(f"{len(ours)} batches over {epochs} epochs replayed: losses agree within "
+            versions.append(dict(params))
+        log(f"{len(ours)} batches over {epochs} epochs replayed"
+            f"{f' as delayed SGD (staleness {staleness})' if staleness else ''}: losses agree within "
             f"{worst:.1e} (rule {TOLERANCE:g})" if not failures else
             f"{len(failures)} of {len(ours)} batches differ")
     return failures
@@ -305,6 +311,8 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=int_in(1, 1000000), default=2)
     p.add_argument("--lr", type=float_in(0.0, 1e6), default=0.01)
     p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=0)
+    p.add_argument("--pipeline", action="store_true",
+                   help="run with --pipeline and replay delayed SGD (staleness 3)")
     p = sub.add_parser("determinism", help="bitwise repeatability and 1 vs 2 threads")
     p.add_argument("exe")
     p.add_argument("--data", default=None)
@@ -331,7 +339,8 @@ def main(argv=None) -> int:
             elif args.preload_fanout is not None:
                 parser.error("--preload-fanout goes with --preload-hops, not --fanouts")
             failures = check_batches(args.exe, args.model, data, args.batch_size,
-                                     sampling, args.epochs, args.lr, args.seed)
+                                     sampling, args.epochs, args.lr, args.seed,
+                                     staleness=3 if args.pipeline else 0)
         else:
             failures = check_determinism(args.exe, data, args.epochs)
     for f in failures:

@@ -154,67 +154,152 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   std::future<Prepared> next;
   if (!batches.empty())
     next = std::async(std::launch::async, prepare, 0);
-  std::string error;
   double lossSum = 0;
   int64_t count = 0;
   for (size_t i = 0; i < batches.size(); ++i) {
-    Prepared p = next.get();
+    auto p = std::make_shared<Prepared>(next.get());
     if (i + 1 < batches.size())
       next = std::async(std::launch::async, prepare, i + 1);
-    sampledEdges += p.edges;
-    levelRows.resize(p.levelRows.size());
-    for (size_t l = 0; l < p.levelRows.size(); ++l)
-      levelRows[l] += p.levelRows[l];
-    Dataset &ds = p.ds;
-    const int64_t step = steps + 1;
-    if (!saveDir.empty()) {
-      char name[32];
-      std::snprintf(name, sizeof name, "/batch-%06lld",
-                    static_cast<long long>(step));
-      if (!writeDataset(ds, saveDir + name, error))
-        fatal("option --save-batches: " + error);
+    const int64_t step = ++steps, n = static_cast<int64_t>(batches[i].size());
+    if (!scheduler) {
+      const float loss = trainBatch(ctx, program, *p, step, n);
+      lossSum += static_cast<double>(loss) * n;
+      count += n;
+      continue;
     }
-    const int64_t n = static_cast<int64_t>(batches[i].size());
-    if (size > 1) {
-      ctx->fullDegree[0] = std::move(p.degrees[0]);
-      ctx->fullDegree[1] = std::move(p.degrees[1]);
-      ctx->lossCount[0] = n; // every seed is a labelled train vertex
-    }
-    if (columns.on) {
-      countShareRows(p, rank);
-      ctx->rowStarts = std::move(p.starts);
-      ctx->shareLevels = std::move(p.levels);
-    } else if (coBatches) {
-      coBatchRows_[0] += p.starts.back();
-      coBatchRows_[1] += p.starts[rank + 1] - p.starts[rank];
-      ctx->rowStarts = std::move(p.starts);
-      ctx->rowLevels = std::move(p.levels);
-    }
-    ctx->ds = std::move(ds);
-    countBatchMemory(ctx);
-    batchBound = true;
-    ctx->keepFeatureVector = true;
-    const bool bound = bindDataset(ctx, error);
-    ctx->keepFeatureVector = false;
-    if (!bound ||
-        (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
-      fatal("a sampled batch: " + error);
-    // The device holds the features now: their vector serves a later batch.
-    if (ctx->ds.features.capacity() > 0) {
-      std::lock_guard<std::mutex> lock(spareMutex);
-      spareFeatures.push_back(std::move(ctx->ds.features));
-      ctx->ds.features = {};
-    }
-    ctx->training = true;
-    ctx->step = steps = step;
-    zeroGrads(ctx);
-    const float loss = program.train(ctx);
-    if (!saveDir.empty())
-      batchLosses.push_back(loss);
-    lossSum += static_cast<double>(loss) * n;
-    count += n;
+    // On a lane, at the stashed version its batch reads; the lanes take
+    // their turns, so the sums need no lock.
+    scheduler->submit([this, p, step, n, &program, &lossSum,
+                       &count](int64_t batch, int lane) {
+      gnnrtContext *c = lanes[lane].get();
+      const int64_t version = stash->versionFor(batch);
+      for (size_t k = 0; k < c->params.size(); ++k) {
+        const std::vector<float> &w = stash->param(version, k);
+        c->device->copy(c->params[k]->data, MemoryTier::Device, w.data(),
+                        MemoryTier::Host,
+                        static_cast<int64_t>(w.size() * sizeof(float)));
+      }
+      stash->started(batch);
+      c->lane.batch = batch;
+      const float loss = trainBatch(c, program, *p, step, n);
+      stash->finish(batch);
+      // The process's counters (the summary's) hold the lanes' too.
+      gnnrtContext *master = c->lane.master;
+      master->gradientSum.issued += std::exchange(c->gradientSum.issued, 0);
+      master->bytesAllocated += std::exchange(c->bytesAllocated, 0);
+      lossSum += static_cast<double>(loss) * n;
+      count += n;
+    });
+    ++pipelined;
   }
+  if (scheduler)
+    scheduler->drain();
   return count ? static_cast<float>(lossSum / count) : 0.0f;
+}
+
+float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
+                                    Prepared &p, int64_t step, int64_t n) {
+  std::string error;
+  const int rank = ctx->comm->rank(), size = ctx->comm->size();
+  sampledEdges += p.edges;
+  levelRows.resize(p.levelRows.size());
+  for (size_t l = 0; l < p.levelRows.size(); ++l)
+    levelRows[l] += p.levelRows[l];
+  Dataset &ds = p.ds;
+  if (!saveDir.empty()) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/batch-%06lld",
+                  static_cast<long long>(step));
+    if (!writeDataset(ds, saveDir + name, error))
+      fatal("option --save-batches: " + error);
+  }
+  if (size > 1) {
+    ctx->fullDegree[0] = std::move(p.degrees[0]);
+    ctx->fullDegree[1] = std::move(p.degrees[1]);
+    ctx->lossCount[0] = n; // every seed is a labelled train vertex
+  }
+  if (columns.on) {
+    countShareRows(p, rank);
+    ctx->rowStarts = std::move(p.starts);
+    ctx->shareLevels = std::move(p.levels);
+  } else if (coBatches) {
+    coBatchRows_[0] += p.starts.back();
+    coBatchRows_[1] += p.starts[rank + 1] - p.starts[rank];
+    ctx->rowStarts = std::move(p.starts);
+    ctx->rowLevels = std::move(p.levels);
+  }
+  ctx->ds = std::move(ds);
+  countBatchMemory(ctx);
+  // A lane holds its batch; the process's own context keeps the whole
+  // graph.
+  batchBound |= ctx->lane.master == nullptr;
+  ctx->keepFeatureVector = true;
+  const bool bound = bindDataset(ctx, error);
+  ctx->keepFeatureVector = false;
+  if (!bound ||
+      (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
+    fatal("a sampled batch: " + error);
+  // The device holds the features now: their vector serves a later batch.
+  if (ctx->ds.features.capacity() > 0) {
+    std::lock_guard<std::mutex> lock(spareMutex);
+    spareFeatures.push_back(std::move(ctx->ds.features));
+    ctx->ds.features = {};
+  }
+  ctx->training = true;
+  ctx->step = step;
+  zeroGrads(ctx);
+  const float loss = program.train(ctx);
+  if (!saveDir.empty())
+    batchLosses.push_back(loss);
+  return loss;
+}
+
+int64_t MiniBatchTraining::lanesDevicePeak() const {
+  int64_t bytes = 0;
+  for (const auto &lane : lanes)
+    bytes += lane->device->memoryCounters().peak;
+  return bytes;
+}
+
+void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
+  if (ctx->model.target != "cpu")
+    fatal("--pipeline runs the batches in flight on the CPU device; the "
+          "model was compiled for " +
+          ctx->model.target);
+  if (!ctx->comm->anyThread())
+    fatal("--pipeline: MPI does not let the pipeline's threads call it one "
+          "at a time (MPI_THREAD_SERIALIZED)");
+  std::vector<std::vector<float>> initial;
+  for (const auto &b : ctx->params) {
+    std::vector<char> staging;
+    const auto *w = static_cast<const float *>(ctx->device->hostView(
+        b->data, b->size * static_cast<int64_t>(sizeof(float)), staging));
+    initial.emplace_back(w, w + b->size);
+  }
+  stash = std::make_unique<WeightStash>(kStaleness, std::move(initial));
+  for (int k = 0; k < kPipelineLanes; ++k) {
+    auto lane = std::make_unique<gnnrtContext>();
+    lane->comm = ctx->comm;
+    lane->model = ctx->model;
+    lane->optConfig = ctx->optConfig;
+    lane->gradientSum.bucketBytes = ctx->gradientSum.bucketBytes;
+    lane->seed = ctx->seed;
+    lane->dropoutOverride = ctx->dropoutOverride;
+    lane->featureBegin = ctx->featureBegin;
+    lane->featureTotal = ctx->featureTotal;
+    std::copy(ctx->lossCount, ctx->lossCount + 3, lane->lossCount);
+    lane->slotHeadroom = ctx->slotHeadroom;
+    for (const auto &b : ctx->params) {
+      lane->params.push_back(std::make_unique<Buffer>(*lane->device, b->size));
+      lane->grads.push_back(std::make_unique<Buffer>(*lane->device, b->size));
+      lane->opt.emplace_back();
+    }
+    lane->lane.master = ctx;
+    lane->lane.stash = stash.get();
+    lanes.push_back(std::move(lane));
+  }
+  scheduler = std::make_unique<PipelineScheduler>(kPipelineLanes,
+                                                  omp_get_max_threads());
 }
 
 std::vector<float> MiniBatchTraining::takeSpareFeatures() {
@@ -486,6 +571,17 @@ std::string MiniBatchTraining::json() const {
          ", \"level_rows\": [" + rows + "]" +
          ", \"features\": " + std::to_string(full.numFeatures) +
          ", \"peak_batch_bytes\": " + std::to_string(peakBatchBytes) +
+         (scheduler
+              ? ", \"pipeline\": {\"lanes\": " +
+                    std::to_string(kPipelineLanes) + ", \"staleness\": " +
+                    std::to_string(kStaleness) + ", \"most_in_flight\": " +
+                    std::to_string(scheduler->mostInFlight()) +
+                    ", \"segments\": " + std::to_string(scheduler->segments()) +
+                    ", \"most_versions\": " +
+                    std::to_string(stash->mostHeld()) +
+                    ", \"lanes_device_peak_bytes\": " +
+                    std::to_string(lanesDevicePeak()) + "}"
+              : std::string()) +
          (coBatches ? ", \"co_batch\": {\"rows\": " +
                           std::to_string(coBatchRows_[0]) + ", \"own_rows\": " +
                           std::to_string(coBatchRows_[1]) + "}"

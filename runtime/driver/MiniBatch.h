@@ -109,6 +109,15 @@ public:
   /// The training step is the one compiled for sampled blocks
   /// (miniBatchStep), for json().
   void onBlocksStep() { blocksStep = true; }
+  /// P³'s pipeline (--pipeline; docs/MiniBatch.md, "Pipelining"): up to
+  /// kPipelineLanes batches in flight, each on a lane (Pipeline.h: a thread
+  /// and a context of its own, one lane at a time, P³'s static 2F2B order),
+  /// batch t trained at the parameters after batch t - kStaleness - 1
+  /// (weight stashing) and its update applied to `ctx`'s, the newest. The
+  /// epoch ends with every batch finished.
+  void usePipeline(gnnrtContext *ctx);
+  static constexpr int kPipelineLanes = 3;
+  static constexpr int64_t kStaleness = 3;
 
 private:
   Dataset full;
@@ -169,6 +178,18 @@ private:
   };
   /// P³: `batch`'s shares, process `rank`'s as its own rows.
   Prepared prepareShares(const SampledBatch &batch, int rank, int size) const;
+  /// Binds batch `p` (the run's step `step`, of `n` seeds) to `ctx` and
+  /// trains it; its loss.
+  float trainBatch(gnnrtContext *ctx, const Program &program, Prepared &p,
+                   int64_t step, int64_t n);
+  // The pipeline (usePipeline): its lanes' contexts, the stashed versions,
+  // the scheduler; null without one.
+  std::vector<std::unique_ptr<gnnrtContext>> lanes;
+  std::unique_ptr<WeightStash> stash;
+  std::unique_ptr<PipelineScheduler> scheduler;
+  int64_t pipelined = 0; // batches submitted to it
+  /// The sum of the lanes' device high-water marks (json()).
+  int64_t lanesDevicePeak() const;
   /// P³: adds the shares' rows per level to ownShareRows and
   /// otherShareRows.
   void countShareRows(const Prepared &p, int rank);

@@ -78,4 +78,51 @@ bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error) {
   return true;
 }
 
+float dumpOneStep(gnnrtContext *ctx, float (*train)(gnnrtContext *),
+                  const std::string &dir, bool write, const PreloadPart &part,
+                  int64_t numVertices) {
+  std::string error;
+  if (!saveParams(ctx, dir + "/params", false, write, error))
+    fatal("--dump: " + error);
+  auto bytes = [](int64_t n) {
+    return n * static_cast<int64_t>(sizeof(float));
+  };
+  // One step with dropout off, without the update: the optimizer runs on
+  // the parameters, which are then restored from a copy on the device.
+  std::vector<std::unique_ptr<Buffer>> saved;
+  for (auto &p : ctx->params) {
+    saved.push_back(std::make_unique<Buffer>(*ctx->device, p->size));
+    ctx->device->copy(saved.back()->data, MemoryTier::Device, p->data,
+                      MemoryTier::Device, bytes(p->size));
+  }
+  ctx->training = true;
+  ctx->dropoutOverride = 0.0;
+  ctx->step = 0;
+  for (auto &g : ctx->grads)
+    ctx->device->fill(g->data, 0, bytes(g->size));
+  const float loss = worldLoss(ctx, train(ctx));
+  for (size_t i = 0; i < saved.size(); ++i)
+    ctx->device->copy(ctx->params[i]->data, MemoryTier::Device, saved[i]->data,
+                      MemoryTier::Device, bytes(saved[i]->size));
+  // The gradients are the ranks' sum already (the optimizer step); the
+  // logits are gathered from the ranks' own rows.
+  std::vector<char> staging;
+  const int64_t C = ctx->ds.numClasses;
+  const void *logits = ctx->device->hostView(
+      ctx->logits, bytes(ctx->ds.numVertices * C), staging);
+  std::vector<float> gathered;
+  if (ctx->comm->size() > 1) {
+    gathered = gatherOwnRows(ctx, part, numVertices,
+                             static_cast<const float *>(logits), C);
+    logits = gathered.data();
+  }
+  if (!saveParams(ctx, dir + "/grads", true, write, error))
+    fatal("--dump: " + error);
+  if (write && (!writeNpy(dir + "/loss.npy", DType::F32, {}, &loss, error) ||
+                !writeNpy(dir + "/logits.npy", DType::F32, {numVertices, C},
+                          logits, error)))
+    fatal("--dump: " + error);
+  return loss;
+}
+
 } // namespace gnnrt

@@ -9,6 +9,7 @@
 #define GNNRT_DRIVER_PARAMS_H
 
 #include "Context.h"
+#include "Preload.h"
 
 #include <string>
 
@@ -24,6 +25,15 @@ bool saveParams(gnnrtContext *ctx, const std::string &dir, bool grads,
 /// values; a feature shard takes this process's rows. False with a
 /// message.
 bool loadParams(gnnrtContext *ctx, const std::string &dir, std::string &error);
+
+/// --dump DIR: one training step of `train` on every rank with dropout
+/// off and without the update (the parameters are restored after it);
+/// rank 0 (`write`) writes DIR/params, DIR/grads (the ranks' sum),
+/// DIR/loss.npy and DIR/logits.npy (the `numVertices` rows gathered from
+/// the ranks' own, `part`). Returns the loss; stops the run on an error.
+float dumpOneStep(gnnrtContext *ctx, float (*train)(gnnrtContext *),
+                  const std::string &dir, bool write, const PreloadPart &part,
+                  int64_t numVertices);
 
 } // namespace gnnrt
 

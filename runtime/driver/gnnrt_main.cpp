@@ -73,6 +73,7 @@ struct Options {
   uint64_t seed = 0;
   double dropout = -1.0;
   bool quiet = false;
+  bool pipeline = false; // --pipeline (MiniBatch.h)
   OptimizerConfig opt;
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
   int64_t subChunks = 4;
@@ -158,6 +159,10 @@ const char *kUsage =
     "                       co-batches, each batch split by rows)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
+    "  --pipeline           with --batch-size: up to 3 batches in flight,\n"
+    "                       each trained at the parameters of 3 batches\n"
+    "                       before (P3's 2F2B pipeline, staleness 3); P3's\n"
+    "                       syncs overlap other batches' compute\n"
     "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
     "                       as a dataset DIR/batch-<step> and its loss to\n"
     "                       the --json summary (for a replay by\n"
@@ -359,10 +364,14 @@ Options parseArgs(int argc, char **argv) {
       o.dump = next();
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--pipeline") {
+      o.pipeline = true;
     } else {
       usageError("unknown option '" + a + "'");
     }
   }
+  if (o.pipeline && o.batchSize == 0)
+    usageError("--pipeline pipelines mini-batches: give --batch-size too");
   if (o.data.empty())
     o.data = defaultData(argv[0]);
   return o;
@@ -463,7 +472,7 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       o.rowSplit.c_str(), o.repartitionGain,
       static_cast<long long>(o.bucketBytes),
       static_cast<long long>(o.batchSize));
-  return numbers + (" " + o.fanouts);
+  return numbers + (" " + o.fanouts) + (o.pipeline ? " pipeline" : "");
 }
 
 } // namespace
@@ -734,6 +743,8 @@ int main(int argc, char **argv) {
   initParams(ctx, o.seed);
   if (!o.loadParams.empty() && !loadParams(ctx, o.loadParams, error))
     fatal("--load-params: " + o.loadParams + "/" + error);
+  if (o.pipeline)
+    miniBatch->usePipeline(ctx);
 
   const int threads = omp_get_max_threads();
   if (!o.quiet) {
@@ -763,46 +774,9 @@ int main(int argc, char **argv) {
   }
 
   if (!o.dump.empty()) {
-    if (!saveParams(ctx, o.dump + "/params", false, lead, error))
-      fatal("--dump: " + error);
-    // One step with dropout off, without the update: the optimizer runs on
-    // the parameters, which are then restored from a copy on the device.
-    std::vector<std::unique_ptr<Buffer>> saved;
-    for (auto &p : ctx->params) {
-      saved.push_back(std::make_unique<Buffer>(*ctx->device, p->size));
-      ctx->device->copy(saved.back()->data, MemoryTier::Device, p->data,
-                        MemoryTier::Device, floatBytes(p->size));
-    }
-    ctx->training = true;
-    ctx->dropoutOverride = 0.0;
-    ctx->step = 0;
-    zeroGrads(ctx);
-    const float loss = worldLoss(ctx, program->train(ctx));
-    for (size_t i = 0; i < saved.size(); ++i)
-      ctx->device->copy(ctx->params[i]->data, MemoryTier::Device,
-                        saved[i]->data, MemoryTier::Device,
-                        floatBytes(saved[i]->size));
-    // The gradients are the ranks' sum already (the optimizer step); the
-    // logits are gathered from the ranks' own rows.
-    std::vector<char> staging;
-    const int64_t C = ctx->ds.numClasses;
-    const void *logits = ctx->device->hostView(
-        ctx->logits, floatBytes(ctx->ds.numVertices * C), staging);
-    std::vector<float> gathered;
-    if (worldSize > 1) {
-      gathered = gatherOwnRows(ctx, part, full.numVertices,
-                               static_cast<const float *>(logits), C);
-      logits = gathered.data();
-    }
-    if (!saveParams(ctx, o.dump + "/grads", true, lead, error))
-      fatal("--dump: " + error);
-    if (!lead)
-      return 0;
-    if (!writeNpy(o.dump + "/loss.npy", DType::F32, {}, &loss, error) ||
-        !writeNpy(o.dump + "/logits.npy", DType::F32, {full.numVertices, C},
-                  logits, error))
-      fatal("--dump: " + error);
-    if (!o.quiet)
+    const float loss =
+        dumpOneStep(ctx, program->train, o.dump, lead, part, full.numVertices);
+    if (lead && !o.quiet)
       std::printf("dumped one step to %s (loss %.6f)\n", o.dump.c_str(), loss);
     return 0;
   }

@@ -8,6 +8,7 @@
 #include "Device.h"
 #include "GraphOnStorage.h"
 #include "Memory.h"
+#include "Pipeline.h"
 #include "Random.h"
 #include "SelectiveLoad.h"
 #include "Spill.h"
@@ -158,8 +159,9 @@ struct gnnrtContext {
   /// Where the buffers live and the kernels run; declared first, so that it
   /// outlives everything allocated on it.
   std::unique_ptr<gnnrt::Device> device = gnnrt::createCPUDevice();
-  /// This process's place among the processes training the model.
-  std::unique_ptr<gnnrt::Communicator> comm =
+  /// This process's place among the processes training the model (shared
+  /// with the lanes of P³'s pipeline, Pipeline.h).
+  std::shared_ptr<gnnrt::Communicator> comm =
       gnnrt::createSingleProcessCommunicator();
   /// The dataset; bindDataset moves its features to `features` and its CSC
   /// (indptr, indices), with the CSR and degrees it builds, to the device
@@ -251,6 +253,18 @@ struct gnnrtContext {
   /// bindDataset leaves ds.features empty but allocated (a mini-batch's:
   /// MiniBatchTraining fills the vector again for a later batch), not freed.
   bool keepFeatureVector = false;
+  /// A lane of P³'s pipeline (Pipeline.h, docs/MiniBatch.md): the context
+  /// trains batch `batch` on its own slots and a copy of the parameters'
+  /// stashed version, and its optimizer updates apply its gradients to
+  /// `master`'s parameters with `master`'s optimizer state, each recorded in
+  /// `stash` as version batch + 1; its syncs on closed shares are issued
+  /// without waiting, and the batch yields its turn until the next segment.
+  /// Null master: the context updates its own parameters.
+  struct Lane {
+    gnnrtContext *master = nullptr;
+    gnnrt::WeightStash *stash = nullptr;
+    int64_t batch = 0;
+  } lane;
   /// Bytes of slot buffers gnnrtBuffer allocated, over the run (the JSON's
   /// buffer_bytes); device->memoryCounters() counts every allocation.
   int64_t bytesAllocated = 0;

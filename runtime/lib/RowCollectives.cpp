@@ -365,6 +365,27 @@ static void moveShareRows(const gnnrtContext *ctx, int r, int64_t count,
                   });
 }
 
+/// P³'s sync: the all-to-all of shares' rows. On a lane of the pipeline
+/// (Pipeline.h) it is issued without waiting and ends the batch's segment:
+/// other batches' segments run until this batch's next one waits for it.
+static void exchangeShares(gnnrtContext *ctx, const float *send,
+                           const std::vector<int64_t> &sendCounts,
+                           const std::vector<int64_t> &sendDispls, float *recv,
+                           const std::vector<int64_t> &recvCounts,
+                           const std::vector<int64_t> &recvDispls,
+                           int64_t width) {
+  if (!PipelineScheduler::onLane()) {
+    ctx->comm->allToAllV(send, sendCounts.data(), sendDispls.data(), recv,
+                         recvCounts.data(), recvDispls.data(), width);
+    return;
+  }
+  Request request =
+      ctx->comm->iAllToAllV(send, sendCounts.data(), sendDispls.data(), recv,
+                            recvCounts.data(), recvDispls.data(), width);
+  PipelineScheduler::yield();
+  ctx->comm->wait(request);
+}
+
 void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
                                       gnnrtMemRefF32 *out, int64_t width,
                                       int64_t level) {
@@ -384,9 +405,8 @@ void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
     received += recvCounts[r];
   }
   float *blocks = stageBuffer(ctx, received * width);
-  ctx->comm->allToAllV(in->aligned + in->offset, sendCounts.data(),
-                       sendDispls.data(), blocks, recvCounts.data(),
-                       recvDispls.data(), width);
+  exchangeShares(ctx, in->aligned + in->offset, sendCounts, sendDispls, blocks,
+                 recvCounts, recvDispls, width);
   float *y = out->aligned + out->offset;
   std::fill(y, y + sourcesOf(ctx->ds) * width, 0.0f);
   for (int r = 0; r < size; ++r)
@@ -418,8 +438,8 @@ void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
     moveShareRows(ctx, r, sendCounts[r], in->aligned + in->offset,
                   packed + sendDispls[r] * width, width, true);
   float *blocks = stageBuffer(ctx, size * own * width);
-  ctx->comm->allToAllV(packed, sendCounts.data(), sendDispls.data(), blocks,
-                       recvCounts.data(), recvDispls.data(), width);
+  exchangeShares(ctx, packed, sendCounts, sendDispls, blocks, recvCounts,
+                 recvDispls, width);
   float *y = out->aligned + out->offset;
   std::copy(blocks, blocks + own * width, y);
   for (int r = 1; r < size; ++r) {

@@ -865,10 +865,15 @@ void gnnrtSumGradients(gnnrtContext *ctx) {
 void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   if (index < 0 || static_cast<size_t>(index) >= ctx->params.size())
     fatal("gnnrtOptimizerUpdate: no parameter #" + std::to_string(index));
-  Buffer &p = *ctx->params[index];
+  // A lane of the pipeline updates the master's parameters with its own
+  // gradients (its parameters are a stashed version's copy).
+  gnnrtContext *owner = ctx->lane.master ? ctx->lane.master : ctx;
+  if (static_cast<size_t>(index) >= owner->params.size())
+    fatal("gnnrtOptimizerUpdate: no parameter #" + std::to_string(index));
+  Buffer &p = *owner->params[index];
   Buffer &g = *ctx->grads[index];
-  OptState &st = ctx->opt[index];
-  const OptimizerConfig &c = ctx->optConfig;
+  OptState &st = owner->opt[index];
+  const OptimizerConfig &c = owner->optConfig;
   const int64_t n = p.size;
   ++st.t;
   // The state is allocated (zeroed) on the device by the first step that
@@ -876,12 +881,15 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   // moments.
   const bool adam = c.kind == OptimizerConfig::Adam;
   if (!st.m && (adam || c.momentum != 0.0))
-    st.m = std::make_unique<Buffer>(*ctx->device, n);
+    st.m = std::make_unique<Buffer>(*owner->device, n);
   if (!st.v && adam)
-    st.v = std::make_unique<Buffer>(*ctx->device, n);
-  ctx->device->optimizerStep(c, st.t, n, p.data, g.data,
-                             st.m ? st.m->data : nullptr,
-                             st.v ? st.v->data : nullptr);
+    st.v = std::make_unique<Buffer>(*owner->device, n);
+  owner->device->optimizerStep(c, st.t, n, p.data, g.data,
+                               st.m ? st.m->data : nullptr,
+                               st.v ? st.v->data : nullptr);
+  if (ctx->lane.stash)
+    ctx->lane.stash->record(ctx->lane.batch, static_cast<size_t>(index), p.data,
+                            n);
 }
 
 } // extern "C"
