@@ -53,7 +53,12 @@ import run as harness  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 HIDDEN = 256
-MODES = ("alone", "data parallel", "P³", "co-batch", "alone EAS", "co-batch EAS")
+MODES = ("alone", "data parallel", "P³", "co-batch", "alone EAS", "co-batch EAS",
+         "alone pipelined", "P³ pipelined")
+# The runs each mode's losses are compared with: EAS samples other batches,
+# and --pipeline trains at stale parameters (delayed SGD).
+BASE = {"alone EAS": "alone EAS", "co-batch EAS": "alone EAS",
+        "alone pipelined": "alone pipelined", "P³ pipelined": "alone pipelined"}
 # GraNNDis's expansion-aware sampling (its defaults: 1 hop, 15 external
 # neighbours per expanded vertex) instead of the fanouts.
 EAS = ["--preload-hops", "1", "--preload-fanout", "15"]
@@ -88,7 +93,11 @@ def run(tag, cmd, threads, timeout):
     batches = s["mini_batch"]["batches"]
     per_batch = {k: v["bytes"] / batches for k, v in comm.items()
                  if isinstance(v, dict) and "bytes" in v and v["bytes"]}
+    # Rank 0's time inside blocking collectives, issues and waits, per epoch.
+    blocked = sum(v["seconds"] for v in comm.values()
+                  if isinstance(v, dict) and "seconds" in v) + comm.get("wait_seconds", 0)
     cell = dict(r, epoch_ms=statistics.median(ms[1:] if len(ms) > 1 else ms),
+                comm_s=blocked / len(hist),
                 losses=[h["loss"] for h in hist], test_acc=s["final"]["test_acc"],
                 batches=batches, bytes_per_batch=per_batch,
                 peak_rss_mib=s["memory"]["peak_resident_bytes"] / 2**20,
@@ -114,10 +123,9 @@ def main(argv=None):
     if argv is None and sys.argv[1:2] == ["--report"]:  # rewrite the tables from the JSON
         with open(sys.argv[2]) as f:
             result = json.load(f)
-        base = {(c["graph"], "EAS" in c["mode"]): c.get("losses") for c in result["cells"]
-                if c["mode"] in ("alone", "alone EAS")}
+        base = {(c["graph"], c["mode"]): c.get("losses") for c in result["cells"]}
         for c in result["cells"]:
-            b = base.get((c["graph"], "EAS" in c["mode"]))
+            b = base.get((c["graph"], BASE.get(c["mode"], "alone")))
             if b and "losses" in c:
                 c["loss_difference"] = loss_difference(b, c["losses"])
         write(result, os.path.splitext(os.path.basename(sys.argv[2]))[0])
@@ -159,6 +167,9 @@ def main(argv=None):
             "alone EAS": (base + EAS + ["--threads", "2"], 2),
             "co-batch EAS": (MPIRUN + ["-np", str(n), rows_exe] + base[1:] + EAS +
                              ["--threads", "1", "--partition", "rows"], 1),
+            "alone pipelined": (common + ["--threads", "2", "--pipeline"], 2),
+            "P³ pipelined": (MPIRUN + ["-np", str(n)] + common +
+                             ["--threads", "1", "--partition", "features", "--pipeline"], 1),
         }
         cells = {c["mode"]: c for c in kept if c["graph"] == key}
         for mode, (cmd, threads) in runs.items():
@@ -171,8 +182,7 @@ def main(argv=None):
             cell = cells.get(mode)
             if cell is None:
                 continue
-            # EAS samples other batches: its runs against the EAS run alone.
-            base = cells.get("alone EAS" if "EAS" in mode else "alone", {}).get("losses")
+            base = cells.get(BASE.get(mode, "alone"), {}).get("losses")
             if base and "losses" in cell:
                 cell["loss_difference"] = loss_difference(base, cell["losses"])
             result["cells"].append(dict(cell, graph=key, mode=mode,
@@ -192,19 +202,23 @@ def write(result, name):
              f"{m['cores']} cores, load average {m['loadavg_start']} at the start). "
              "GraphSAGE-mean F → 256 → C, batch 1024, fanouts 25,10 (EAS: GraNNDis's "
              "expansion-aware sampling instead, 1 hop, 15 external neighbours per "
-             "expanded vertex; its losses against the EAS run alone), dropout 0. Bytes are "
+             "expanded vertex; its losses against the EAS run alone; pipelined: --pipeline, "
+             "P³'s 2F2B pipeline with staleness 3, its losses against the pipelined run "
+             "alone), dropout 0. Bytes are "
              "rank 0's per batch (all-reduce: the gradients; all-to-all: P³'s partial rows "
              "and gradients; broadcast and reduce-scatter: co-batches' rows, and P³'s "
              "full-graph evaluation), over the whole run (the evaluation's collectives "
              "spread over the batches). A batch's state: its graph, features and "
              "activations on rank 0 by the program's buffer records, the largest over "
-             "the batches (mini_batch.peak_batch_bytes).\n",
+             "the batches (mini_batch.peak_batch_bytes). In collectives: rank 0's seconds "
+             "per epoch inside blocking collectives, non-blocking issues and waits.\n",
              "| graph | mode | epoch | losses: largest rel. difference from alone | test acc | rank 0 bytes per batch | "
-             "P³ all-to-all: measured = formula | rank 0's largest batch state | rank 0 peak RSS |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "P³ all-to-all: measured = formula | rank 0's largest batch state | rank 0 peak RSS | "
+             "in collectives |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for c in result["cells"]:
         if "epoch_ms" not in c:
-            lines.append(f"| {c['graph']} | {c['mode']} | {c.get('status')} | | | | | | |")
+            lines.append(f"| {c['graph']} | {c['mode']} | {c.get('status')} | | | | | | | |")
             continue
         b = ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in sorted(c["bytes_per_batch"].items()))
         p3 = ""
@@ -216,7 +230,8 @@ def write(result, name):
                      f"{format(c['loss_difference'], '.1e') if 'loss_difference' in c else '-'} | "
                      f"{c['test_acc']:.4f} | "
                      f"{b or '-'} | {p3 or '-'} | {c.get('batch_mib', 0):.1f} MiB | "
-                     f"{c['peak_rss_mib']:.0f} MiB |")
+                     f"{c['peak_rss_mib']:.0f} MiB | "
+                     f"{format(c['comm_s'], '.2f') + ' s' if 'comm_s' in c else '-'} |")
     with open(os.path.join(out, name + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

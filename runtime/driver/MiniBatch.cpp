@@ -300,6 +300,8 @@ void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
   }
   scheduler = std::make_unique<PipelineScheduler>(kPipelineLanes,
                                                   omp_get_max_threads());
+  std::shared_ptr<Communicator> comm = ctx->comm;
+  scheduler->beforeEachSegment([comm] { comm->progress(); });
 }
 
 std::vector<float> MiniBatchTraining::takeSpareFeatures() {

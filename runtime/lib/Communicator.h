@@ -219,6 +219,10 @@ public:
   }
   /// The seconds spent in wait() so far.
   double waitSeconds() const { return waited; }
+  /// Lets the pending non-blocking collectives move on without waiting for
+  /// them (MPI progresses a request only inside MPI calls: P³'s pipeline
+  /// calls this between the segments of its batches).
+  virtual void progress() {}
 
   /// What this rank's collectives moved so far (the --json summary's
   /// "communication").

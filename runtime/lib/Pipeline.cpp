@@ -69,6 +69,8 @@ void PipelineScheduler::yield() {
 bool PipelineScheduler::onLane() { return laneScheduler != nullptr; }
 
 void PipelineScheduler::runSegment(Lane &lane) {
+  if (beforeSegment)
+    beforeSegment();
   std::unique_lock<std::mutex> lock(mutex);
   if (tracing)
     ran.push_back({lane.batch, lane.segment});

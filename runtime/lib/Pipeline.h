@@ -75,6 +75,11 @@ public:
   /// The segments in the order they ran (kept when `keepTrace`, for tests).
   const std::vector<Segment> &trace() const { return ran; }
   void keepTrace() { tracing = true; }
+  /// Called on the scheduler's thread before each segment, while no lane
+  /// runs (the pending collectives' progress).
+  void beforeEachSegment(std::function<void()> hook) {
+    beforeSegment = std::move(hook);
+  }
   /// The segments run and the most batches in flight at once, so far.
   int64_t segments() const { return segmentCount; }
   int mostInFlight() const { return most; }
@@ -103,6 +108,7 @@ private:
   bool stopping = false;
   int64_t nextBatch = 0;
   bool tracing = false;
+  std::function<void()> beforeSegment;
   std::vector<Segment> ran;
   int64_t segmentCount = 0;
   int most = 0;
