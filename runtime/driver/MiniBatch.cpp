@@ -233,9 +233,7 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
   // A lane holds its batch; the process's own context keeps the whole
   // graph.
   batchBound |= ctx->lane.master == nullptr;
-  ctx->keepFeatureVector = true;
-  const bool bound = bindDataset(ctx, error);
-  ctx->keepFeatureVector = false;
+  const bool bound = bindDataset(ctx, error, /*keepFeatureVector=*/true);
   if (!bound ||
       (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
     fatal("a sampled batch: " + error);
@@ -254,11 +252,15 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
   return loss;
 }
 
-int64_t MiniBatchTraining::lanesDevicePeak() const {
-  int64_t bytes = 0;
-  for (const auto &lane : lanes)
-    bytes += lane->device->memoryCounters().peak;
-  return bytes;
+MemoryCounters MiniBatchTraining::lanesMemory() const {
+  MemoryCounters sum;
+  for (const auto &lane : lanes) {
+    const MemoryCounters c = lane->device->memoryCounters();
+    sum.peak += c.peak;
+    sum.copiedToDevice += c.copiedToDevice;
+    sum.copiedToHost += c.copiedToHost;
+  }
+  return sum;
 }
 
 void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
@@ -266,6 +268,13 @@ void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
     fatal("--pipeline runs the batches in flight on the CPU device; the "
           "model was compiled for " +
           ctx->model.target);
+  // The lanes hold their batches in memory, without the slow tier.
+  if (ctx->spill ||
+      std::any_of(ctx->model.placements.begin(), ctx->model.placements.end(),
+                  [](const PlacementInfo &p) { return p.planned; }))
+    fatal("--pipeline keeps three batches in flight in memory: it does not "
+          "take --spill-dir or a model compiled under gnn-compile "
+          "--mem-budget");
   if (!ctx->comm->anyThread())
     fatal("--pipeline: MPI does not let the pipeline's threads call it one "
           "at a time (MPI_THREAD_SERIALIZED)");
@@ -582,7 +591,9 @@ std::string MiniBatchTraining::json() const {
                     ", \"most_versions\": " +
                     std::to_string(stash->mostHeld()) +
                     ", \"lanes_device_peak_bytes\": " +
-                    std::to_string(lanesDevicePeak()) + "}"
+                    std::to_string(lanesMemory().peak) +
+                    ", \"lanes_copied_to_device_bytes\": " +
+                    std::to_string(lanesMemory().copiedToDevice) + "}"
               : std::string()) +
          (coBatches ? ", \"co_batch\": {\"rows\": " +
                           std::to_string(coBatchRows_[0]) + ", \"own_rows\": " +

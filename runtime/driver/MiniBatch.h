@@ -118,6 +118,10 @@ public:
   void usePipeline(gnnrtContext *ctx);
   static constexpr int kPipelineLanes = 3;
   static constexpr int64_t kStaleness = 3;
+  // Batch t starts once batch t - lanes has finished: its version t - s is
+  // complete only if lanes <= s.
+  static_assert(kPipelineLanes <= kStaleness,
+                "more batches in flight than the staleness allows");
 
 private:
   Dataset full;
@@ -188,8 +192,9 @@ private:
   std::unique_ptr<WeightStash> stash;
   std::unique_ptr<PipelineScheduler> scheduler;
   int64_t pipelined = 0; // batches submitted to it
-  /// The sum of the lanes' device high-water marks (json()).
-  int64_t lanesDevicePeak() const;
+  /// The lanes' device counters, summed (json(); the summary's "memory"
+  /// counts the process's own context).
+  MemoryCounters lanesMemory() const;
   /// P³: adds the shares' rows per level to ownShareRows and
   /// otherShareRows.
   void countShareRows(const Prepared &p, int rank);

@@ -761,6 +761,10 @@ int main(int argc, char **argv) {
         threads);
     if (!autoChoice.empty())
       std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
+    if (o.pipeline && !(p3 && worldSize > 1))
+      std::printf("gnnc: --pipeline: no sync to overlap (P3 on several "
+                  "processes has them), so one batch is in flight; each "
+                  "still trains at the parameters of 3 batches before\n");
     if (dataParallel)
       std::printf("gnnc: %s on %d processes: %s\n", batchMode.c_str(),
                   worldSize,

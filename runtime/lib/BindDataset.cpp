@@ -118,7 +118,8 @@ bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error,
   return true;
 }
 
-bool bindDataset(gnnrtContext *ctx, std::string &error) {
+bool bindDataset(gnnrtContext *ctx, std::string &error,
+                 bool keepFeatureVector) {
   Dataset &ds = ctx->ds;
   ModelInfo &m = ctx->model;
   const int64_t allFeatures =
@@ -175,7 +176,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error) {
     ctx->device->copy(ctx->features->data, MemoryTier::Device,
                       ds.features.data(), MemoryTier::Host,
                       numFeatureValues * static_cast<int64_t>(sizeof(float)));
-    if (ctx->keepFeatureVector)
+    if (keepFeatureVector)
       ds.features.clear();
     else
       std::vector<float>().swap(ds.features);

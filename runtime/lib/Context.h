@@ -250,9 +250,6 @@ struct gnnrtContext {
   /// A slot that grows takes a quarter more than asked (mini-batch
   /// training: each batch's sizes differ a little).
   bool slotHeadroom = false;
-  /// bindDataset leaves ds.features empty but allocated (a mini-batch's:
-  /// MiniBatchTraining fills the vector again for a later batch), not freed.
-  bool keepFeatureVector = false;
   /// A lane of P³'s pipeline (Pipeline.h, docs/MiniBatch.md): the context
   /// trains batch `batch` on its own slots and a copy of the parameters'
   /// stashed version, and its optimizer updates apply its gradients to
@@ -298,7 +295,11 @@ bool resolveParamShapes(ModelInfo &m, const Dataset &ds, std::string &error);
 
 /// Builds the CSR, degrees and edge inputs for `ctx->ds` and checks the
 /// dataset against the model (widths, edge data). False with a message.
-bool bindDataset(gnnrtContext *ctx, std::string &error);
+/// The device takes the features; with `keepFeatureVector` ds.features is
+/// left empty but allocated (a mini-batch's: MiniBatchTraining fills the
+/// vector again for a later batch), else it is freed.
+bool bindDataset(gnnrtContext *ctx, std::string &error,
+                 bool keepFeatureVector = false);
 
 /// Feature partitioning: binds `whole` (every vertex, every edge; its CSC
 /// moved out) as the device's whole graph next to the own rows' graph

@@ -107,7 +107,8 @@ public:
   ~MPICommunicator() override {
     // Requests left pending would be completed by MPI_Finalize.
     for (auto &[id, p] : pending)
-      MPI_Request_free(&p.request);
+      if (p.request != MPI_REQUEST_NULL) // not completed by progress()
+        MPI_Request_free(&p.request);
   }
 
   const char *name() const override { return "mpi"; }
