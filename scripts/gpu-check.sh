@@ -8,7 +8,8 @@
 #   scripts/gpu-check.sh [--graphs arxiv,reddit] [--epochs N] [--out DIR]
 #
 # 1. the CUDA device's tests (GNNRuntimeCUDATests: every compute method and
-#    the optimizer steps against the CPU device, memory, errors);
+#    the optimizer steps against the CPU device, memory, errors) and the NCCL
+#    communicator's (GNNRuntimeNCCLTests, one rank);
 # 2. every zoo model compiled with --target=cuda against the CPU backend on
 #    the shipped dataset: one training step's loss, logits and gradients
 #    (--dump; DESIGN's rule, relative error < 1e-4 per tensor) and the loss
@@ -87,6 +88,22 @@ rc=$?
   echo
   echo '```'
   grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error:' "$raw/cuda-tests.log" | head -60
+  echo '```'
+  echo
+} >>"$report"
+
+# --- 1b. the NCCL communicator's tests (a world of one GPU) ------------------
+log "GNNRuntimeNCCLTests"
+"$pack/bin/GNNRuntimeNCCLTests" --gtest_output="xml:$raw/nccl-tests.xml" >"$raw/nccl-tests.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && status=1
+{
+  echo "## The NCCL communicator's tests"
+  echo
+  echo "\`GNNRuntimeNCCLTests\` (one rank on one GPU): exit status $rc."
+  echo
+  echo '```'
+  grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error:|failed' "$raw/nccl-tests.log" | head -40
   echo '```'
   echo
 } >>"$report"

@@ -33,14 +33,15 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGNN_RUNTIME_ARCH=x86-64-v3 -DGNN_ENABLE_CUDA=ON \
     -DGNN_PYTHON="$root/.venv/bin/python" "${extra[@]}" >/dev/null
 fi
-targets=(GNNRuntimeCUDATests gnnrt-cuda-bench gnn-compile gnnrt gnnrt_main gnnrt_cuda)
+targets=(GNNRuntimeCUDATests GNNRuntimeNCCLTests gnnrt-cuda-bench gnn-compile gnnrt gnnrt_main gnnrt_cuda)
 log "building ${targets[*]}"
 ninja -C "$build" -j2 "${targets[@]}" >/dev/null
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/ref"
-cp "$build/test/Unit/GNNRuntimeCUDATests" "$build/bin/gnnrt-cuda-bench" "$stage/bin/"
+cp "$build/test/Unit/GNNRuntimeCUDATests" "$build/test/Unit/GNNRuntimeNCCLTests" \
+  "$build/bin/gnnrt-cuda-bench" "$stage/bin/"
 
 # Every zoo model for the GPU (host code for a portable x86-64), and the
 # CPU backend's reference on the shipped dataset (compiled and run here):
