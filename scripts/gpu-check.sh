@@ -76,37 +76,27 @@ export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   echo
 } >"$report"
 
-# --- 1. the CUDA device's tests ---------------------------------------------
-log "GNNRuntimeCUDATests"
-"$pack/bin/GNNRuntimeCUDATests" --gtest_output="xml:$raw/cuda-tests.xml" >"$raw/cuda-tests.log" 2>&1
-rc=$?
-[ $rc -ne 0 ] && status=1
-{
-  echo "## The CUDA device's tests"
-  echo
-  echo "\`GNNRuntimeCUDATests\`: exit status $rc."
-  echo
-  echo '```'
-  grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error:' "$raw/cuda-tests.log" | head -60
-  echo '```'
-  echo
-} >>"$report"
-
-# --- 1b. the NCCL communicator's tests (a world of one GPU) ------------------
-log "GNNRuntimeNCCLTests"
-"$pack/bin/GNNRuntimeNCCLTests" --gtest_output="xml:$raw/nccl-tests.xml" >"$raw/nccl-tests.log" 2>&1
-rc=$?
-[ $rc -ne 0 ] && status=1
-{
-  echo "## The NCCL communicator's tests"
-  echo
-  echo "\`GNNRuntimeNCCLTests\` (one rank on one GPU): exit status $rc."
-  echo
-  echo '```'
-  grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error:|failed' "$raw/nccl-tests.log" | head -40
-  echo '```'
-  echo
-} >>"$report"
+# --- 1. the GoogleTest binaries that need a GPU ------------------------------
+# gtest_report BINARY TAG TITLE: runs BINARY, adds its results to the report.
+gtest_report() {
+  local bin=$1 tag=$2 title=$3 rc
+  log "$bin"
+  "$pack/bin/$bin" --gtest_output="xml:$raw/$tag-tests.xml" >"$raw/$tag-tests.log" 2>&1
+  rc=$?
+  [ $rc -ne 0 ] && status=1
+  {
+    echo "## $title"
+    echo
+    echo "\`$bin\`: exit status $rc."
+    echo
+    echo '```'
+    grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) *\]|Failure|error:|failed' "$raw/$tag-tests.log" | head -60
+    echo '```'
+    echo
+  } >>"$report"
+}
+gtest_report GNNRuntimeCUDATests cuda "The CUDA device's tests"
+gtest_report GNNRuntimeNCCLTests nccl "The NCCL communicator's tests (one rank on one GPU)"
 
 # --- 2. the zoo against the CPU backend ---------------------------------------
 models="gcn sage_mean sage_max gat ggcn gin ggnn commnet deep_gcn"
