@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -270,4 +271,22 @@ TEST(RuntimeNCCLCommunicator, NonBlockingCollectives) {
   for (int64_t i = 0; i < count; ++i)
     last[i] = valueOf(n - 1, i);
   EXPECT_EQ(fromLast.host(), last);
+}
+
+// The GPU of a process: its local rank from the launcher's environment
+// (host-only: runs without a GPU).
+TEST(RuntimeNCCLLocalRank, FromTheLaunchersEnvironment) {
+  const char *names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                         "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"};
+  for (const char *name : names)
+    unsetenv(name);
+  EXPECT_EQ(localRank(5), 5);
+  setenv("SLURM_LOCALID", "2", 1);
+  EXPECT_EQ(localRank(5), 2);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "3", 1); // OpenMPI's first
+  EXPECT_EQ(localRank(5), 3);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "x", 1); // not a number: the next
+  EXPECT_EQ(localRank(5), 2);
+  for (const char *name : names)
+    unsetenv(name);
 }
