@@ -190,7 +190,6 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       lossSum += static_cast<double>(loss) * n;
       count += n;
     });
-    ++pipelined;
   }
   if (scheduler)
     scheduler->drain();

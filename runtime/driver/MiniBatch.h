@@ -191,7 +191,6 @@ private:
   std::vector<std::unique_ptr<gnnrtContext>> lanes;
   std::unique_ptr<WeightStash> stash;
   std::unique_ptr<PipelineScheduler> scheduler;
-  int64_t pipelined = 0; // batches submitted to it
   /// The lanes' device counters, summed (json(); the summary's "memory"
   /// counts the process's own context).
   MemoryCounters lanesMemory() const;
