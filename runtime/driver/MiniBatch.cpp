@@ -30,12 +30,6 @@ bool gnnrt::passiveWaitsForMiniBatches(char **argv) {
   return false;
 }
 
-void gnnrt::zeroGrads(gnnrtContext *ctx) {
-  for (auto &g : ctx->grads)
-    ctx->device->fill(g->data, 0,
-                      g->size * static_cast<int64_t>(sizeof(float)));
-}
-
 Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
                              std::vector<float> *storage) {
   // blocks[0] holds every sampled edge (each block is a prefix of it).
@@ -559,6 +553,8 @@ static std::string joined(const std::vector<int64_t> &values) {
 
 std::string MiniBatchTraining::json() const {
   const std::string list = joined(fanouts), rows = joined(levelRows);
+  const MemoryCounters laneCounters =
+      scheduler ? lanesMemory() : MemoryCounters();
   std::string losses;
   for (float loss : batchLosses) {
     char text[32];
@@ -590,9 +586,9 @@ std::string MiniBatchTraining::json() const {
                     ", \"most_versions\": " +
                     std::to_string(stash->mostHeld()) +
                     ", \"lanes_device_peak_bytes\": " +
-                    std::to_string(lanesMemory().peak) +
+                    std::to_string(laneCounters.peak) +
                     ", \"lanes_copied_to_device_bytes\": " +
-                    std::to_string(lanesMemory().copiedToDevice) + "}"
+                    std::to_string(laneCounters.copiedToDevice) + "}"
               : std::string()) +
          (coBatches ? ", \"co_batch\": {\"rows\": " +
                           std::to_string(coBatchRows_[0]) + ", \"own_rows\": " +

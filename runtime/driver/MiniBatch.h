@@ -36,9 +36,6 @@ struct Program;
 /// loads: the process must start again, selectBlasKernels).
 bool passiveWaitsForMiniBatches(char **argv);
 
-/// Zeroes every parameter's gradient.
-void zeroGrads(gnnrtContext *ctx);
-
 /// The sampled subgraph of `batch` in `full`: the input block's vertices
 /// (the seeds first: every block's vertices are a prefix of them), its
 /// edges (every block's), each destination's in-edges by ascending local

@@ -98,8 +98,7 @@ float dumpOneStep(gnnrtContext *ctx, float (*train)(gnnrtContext *),
   ctx->training = true;
   ctx->dropoutOverride = 0.0;
   ctx->step = 0;
-  for (auto &g : ctx->grads)
-    ctx->device->fill(g->data, 0, bytes(g->size));
+  zeroGrads(ctx);
   const float loss = worldLoss(ctx, train(ctx));
   for (size_t i = 0; i < saved.size(); ++i)
     ctx->device->copy(ctx->params[i]->data, MemoryTier::Device, saved[i]->data,

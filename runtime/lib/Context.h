@@ -316,6 +316,9 @@ bool isFeatureShard(const gnnrtContext *ctx, const ParamInfo &p);
 /// Allocates the parameters (initialised from `seed`) and gradients.
 void initParams(gnnrtContext *ctx, uint64_t seed);
 
+/// Zeroes every parameter's gradient.
+void zeroGrads(gnnrtContext *ctx);
+
 /// What training `ctx->model` on the loaded `ctx->ds` will allocate beyond
 /// the dataset, by part (TrainingMemory.cpp).
 struct TrainingMemory {

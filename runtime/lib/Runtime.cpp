@@ -148,6 +148,12 @@ void initParams(gnnrtContext *ctx, uint64_t seed) {
   }
 }
 
+void zeroGrads(gnnrtContext *ctx) {
+  for (auto &g : ctx->grads)
+    ctx->device->fill(g->data, 0,
+                      g->size * static_cast<int64_t>(sizeof(float)));
+}
+
 void accuracyCounts(const gnnrtContext *ctx, int split, int64_t &hit,
                     int64_t &total) {
   const Dataset &ds = ctx->ds;
@@ -863,12 +869,11 @@ void gnnrtSumGradients(gnnrtContext *ctx) {
 }
 
 void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->params.size())
-    fatal("gnnrtOptimizerUpdate: no parameter #" + std::to_string(index));
   // A lane of the pipeline updates the master's parameters with its own
   // gradients (its parameters are a stashed version's copy).
   gnnrtContext *owner = ctx->lane.master ? ctx->lane.master : ctx;
-  if (static_cast<size_t>(index) >= owner->params.size())
+  if (index < 0 || static_cast<size_t>(index) >= owner->params.size() ||
+      static_cast<size_t>(index) >= ctx->grads.size())
     fatal("gnnrtOptimizerUpdate: no parameter #" + std::to_string(index));
   Buffer &p = *owner->params[index];
   Buffer &g = *ctx->grads[index];

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AllToAllCase.h"
 #include "Communicator.h"
 
 #include <gtest/gtest.h>
@@ -186,45 +187,19 @@ TEST(RuntimeMPICommunicator, AllGatherAndNonBlockingCollectives) {
 // rank and that the counter holds the rows it sent to the others.
 TEST(RuntimeMPICommunicator, AllToAllVDeliversEachPairsRows) {
   Communicator &comm = world();
-  const int n = comm.size(), me = comm.rank();
-  auto rows = [](int from, int to) { return int64_t{(from + to) % 3 + to}; };
-  std::vector<int64_t> sc(n), sd(n), rc(n), rd(n);
-  int64_t sent = 0, received = 0, toOthers = 0;
-  for (int q = 0; q < n; ++q) {
-    sc[q] = rows(me, q);
-    sd[q] = sent;
-    sent += sc[q];
-    toOthers += q == me ? 0 : sc[q];
-    rc[q] = rows(q, me);
-    rd[q] = received;
-    received += rc[q];
-  }
-  // Row k of the block for rank q: (me, q, k, column).
-  auto value = [](int from, int to, int64_t k, int c) {
-    return static_cast<float>(1000 * from + 100 * to + 10 * k + c);
-  };
-  std::vector<float> send(2 * sent), recv(2 * received, -1.0f);
-  std::vector<int64_t> ids(sent), gotIds(received, -1);
-  for (int q = 0; q < n; ++q)
-    for (int64_t k = 0; k < sc[q]; ++k) {
-      for (int c = 0; c < 2; ++c)
-        send[2 * (sd[q] + k) + c] = value(me, q, k, c);
-      ids[sd[q] + k] = 1000 * me + k;
-    }
+  const AllToAllCase c(comm.rank(), comm.size());
+  std::vector<float> recv(c.want.size(), -1.0f);
+  std::vector<int64_t> gotIds(c.wantIds.size(), -1);
   const CollectiveCount before = comm.counted(Collective::AllToAll);
-  comm.allToAllV(send.data(), sc.data(), sd.data(), recv.data(), rc.data(),
-                 rd.data(), 2);
-  comm.allToAllV(ids.data(), sc.data(), sd.data(), gotIds.data(), rc.data(),
-                 rd.data());
-  for (int q = 0; q < n; ++q)
-    for (int64_t k = 0; k < rc[q]; ++k) {
-      for (int c = 0; c < 2; ++c)
-        ASSERT_EQ(recv[2 * (rd[q] + k) + c], value(q, me, k, c));
-      ASSERT_EQ(gotIds[rd[q] + k], 1000 * q + k);
-    }
+  comm.allToAllV(c.send.data(), c.sc.data(), c.sd.data(), recv.data(),
+                 c.rc.data(), c.rd.data(), AllToAllCase::kWidth);
+  comm.allToAllV(c.ids.data(), c.sc.data(), c.sd.data(), gotIds.data(),
+                 c.rc.data(), c.rd.data());
+  EXPECT_EQ(recv, c.want);
+  EXPECT_EQ(gotIds, c.wantIds);
   const CollectiveCount after = comm.counted(Collective::AllToAll);
   EXPECT_EQ(after.calls - before.calls, 2);
-  EXPECT_EQ(after.bytes - before.bytes, toOthers * (2 * 4 + 8));
+  EXPECT_EQ(after.bytes - before.bytes, c.toOthers * (2 * 4 + 8));
 }
 
 // P³'s pipeline: two exchanges in flight at once, a blocking collective

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AllToAllCase.h"
 #include "Comm/NCCL.h"
 #include "Communicator.h"
 
@@ -190,52 +191,26 @@ TEST(RuntimeNCCLCommunicator, VariableBlocks) {
 TEST(RuntimeNCCLCommunicator, AllToAllV) {
   NEED_GPUS();
   Communicator &comm = world();
-  const int n = comm.size(), me = comm.rank();
-  auto rowsOf = [](int from, int to) { return int64_t{(from + to) % 3 + to}; };
-  std::vector<int64_t> sc(n), sd(n), rc(n), rd(n);
-  int64_t sent = 0, received = 0, toOthers = 0;
-  for (int q = 0; q < n; ++q) {
-    sc[q] = rowsOf(me, q);
-    sd[q] = sent;
-    sent += sc[q];
-    toOthers += q == me ? 0 : sc[q];
-    rc[q] = rowsOf(q, me);
-    rd[q] = received;
-    received += rc[q];
-  }
-  auto value = [](int from, int to, int64_t k, int c) {
-    return static_cast<float>(1000 * from + 100 * to + 10 * k + c);
-  };
-  std::vector<float> send(2 * sent), want(2 * received);
-  std::vector<int64_t> ids(sent), wantIds(received);
-  for (int q = 0; q < n; ++q) {
-    for (int64_t k = 0; k < sc[q]; ++k) {
-      for (int c = 0; c < 2; ++c)
-        send[2 * (sd[q] + k) + c] = value(me, q, k, c);
-      ids[sd[q] + k] = 1000 * me + k;
-    }
-    for (int64_t k = 0; k < rc[q]; ++k) {
-      for (int c = 0; c < 2; ++c)
-        want[2 * (rd[q] + k) + c] = value(q, me, k, c);
-      wantIds[rd[q] + k] = 1000 * q + k;
-    }
-  }
+  const AllToAllCase c(comm.rank(), comm.size());
+  const int w = AllToAllCase::kWidth;
   const CollectiveCount before = comm.counted(Collective::AllToAll);
-  GPU<float> a(send), b(std::vector<float>(2 * received, -1.0f)),
-      c(std::vector<float>(2 * received, -1.0f));
-  GPU<int64_t> i(ids), j(std::vector<int64_t>(received, -1));
-  comm.allToAllV(a.data, sc.data(), sd.data(), b.data, rc.data(), rd.data(), 2);
-  comm.allToAllV(i.data, sc.data(), sd.data(), j.data, rc.data(), rd.data());
-  Request r = comm.iAllToAllV(a.data, sc.data(), sd.data(), c.data, rc.data(),
-                              rd.data(), 2);
+  GPU<float> a(c.send), b(std::vector<float>(c.want.size(), -1.0f)),
+      d(std::vector<float>(c.want.size(), -1.0f));
+  GPU<int64_t> i(c.ids), j(std::vector<int64_t>(c.wantIds.size(), -1));
+  comm.allToAllV(a.data, c.sc.data(), c.sd.data(), b.data, c.rc.data(),
+                 c.rd.data(), w);
+  comm.allToAllV(i.data, c.sc.data(), c.sd.data(), j.data, c.rc.data(),
+                 c.rd.data());
+  Request r = comm.iAllToAllV(a.data, c.sc.data(), c.sd.data(), d.data,
+                              c.rc.data(), c.rd.data(), w);
   comm.wait(r);
   EXPECT_TRUE(r.isNull());
-  EXPECT_EQ(b.host(), want);
-  EXPECT_EQ(c.host(), want);
-  EXPECT_EQ(j.host(), wantIds);
+  EXPECT_EQ(b.host(), c.want);
+  EXPECT_EQ(d.host(), c.want);
+  EXPECT_EQ(j.host(), c.wantIds);
   const CollectiveCount after = comm.counted(Collective::AllToAll);
   EXPECT_EQ(after.calls - before.calls, 3);
-  EXPECT_EQ(after.bytes - before.bytes, toOthers * (2 * 4 * 2 + 8));
+  EXPECT_EQ(after.bytes - before.bytes, c.toOthers * (2 * 4 * 2 + 8));
 }
 
 TEST(RuntimeNCCLCommunicator, NonBlockingCollectives) {
