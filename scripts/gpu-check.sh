@@ -19,8 +19,9 @@
 #    (bench/peers.py --device cuda), and the device's kernels
 #    (gnnrt-cuda-bench) beside PyTorch's (bench/gpu_kernels.py).
 # The report (gpu-check.md) and the raw results (gpu-check-raw.tar.gz) go to
-# --out (default: $OUT where the device tool sets it, else gpu-check-out/). Exit status: 1 when a
-# test failed or a step broke, 0 otherwise.
+# --out (default: $OUT where the device tool sets it, else gpu-check-out/). Each
+# step has a time limit (a hung step fails, the rest still run). Exit status:
+# 1 when a test failed or a step broke, 0 otherwise.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 graphs=arxiv,reddit
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
     --graphs) graphs=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-check: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -81,7 +82,7 @@ export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 gtest_report() {
   local bin=$1 tag=$2 title=$3 rc
   log "$bin"
-  "$pack/bin/$bin" --gtest_output="xml:$raw/$tag-tests.xml" >"$raw/$tag-tests.log" 2>&1
+  timeout 180 "$pack/bin/$bin" --gtest_output="xml:$raw/$tag-tests.xml" >"$raw/$tag-tests.log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && status=1
   {
@@ -103,8 +104,8 @@ models="gcn sage_mean sage_max gat ggcn gin ggnn commnet deep_gcn"
 polblogs=$root/examples/datasets/polblogs
 for m in $models; do
   log "$m: one step and 20 epochs on the GPU"
-  "$pack/bin/$m-cuda" --data "$polblogs" --seed 1 --dump "$raw/$m-step" >"$raw/$m-step.log" 2>&1 || status=1
-  "$pack/bin/$m-cuda" --data "$polblogs" --seed 1 --epochs 20 --quiet \
+  timeout 60 "$pack/bin/$m-cuda" --data "$polblogs" --seed 1 --dump "$raw/$m-step" >"$raw/$m-step.log" 2>&1 || status=1
+  timeout 60 "$pack/bin/$m-cuda" --data "$polblogs" --seed 1 --epochs 20 --quiet \
     --json "$raw/$m-curve.json" >"$raw/$m-curve.log" 2>&1 || status=1
 done
 $py - "$pack/ref" "$raw" "$report" $models <<'PYEOF' || status=1
@@ -168,10 +169,10 @@ for g in "${graph_list[@]}"; do
   $py "$root/bench/gpu_kernels.py" "$dir" >"$raw/kernels-torch-$g.jsonl" 2>"$raw/kernels-torch-$g.err" || status=1
   for model in gcn gat; do
     log "$g: gnnc $model on the GPU, $epochs epochs"
-    "$pack/bin/$model-cuda" --data "$dir" --epochs "$epochs" --eval-every 1000000000 --quiet \
+    timeout 240 "$pack/bin/$model-cuda" --data "$dir" --epochs "$epochs" --eval-every 1000000000 --quiet \
       --json "$raw/gnnc-$model-$g.json" >"$raw/gnnc-$model-$g.log" 2>&1 || status=1
     log "$g: PyG $model, $epochs epochs"
-    $py "$root/bench/peers.py" --system pyg --model "$model" --data "$dir" --epochs "$epochs" \
+    timeout 240 $py "$root/bench/peers.py" --system pyg --model "$model" --data "$dir" --epochs "$epochs" \
       --device cuda --quiet --json "$raw/pyg-$model-$g.json" >"$raw/pyg-$model-$g.log" 2>&1 || status=1
   done
 done

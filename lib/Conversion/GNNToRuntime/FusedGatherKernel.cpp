@@ -15,6 +15,7 @@
 #include "ElementMath.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <cmath>
@@ -312,8 +313,9 @@ void FusedKernelBuilder::emit(
     ArrayRef<Tensor> operands, const KernelCaches &caches,
     int64_t firstCacheArg,
     std::optional<std::pair<int64_t, int64_t>> tileInts) {
-  // Every lane computes the edge's per-edge and per-head values; only the
-  // loops over the output's columns are split among the lanes.
+  // Every lane computes the edge's one-element and per-head values; the
+  // loops over the output's columns and the row reductions are split among
+  // the lanes.
   kernels.allowLanesPerRow();
   kernels.begin();
   begin = kernels.rangeBegin();
@@ -540,25 +542,37 @@ void FusedKernelBuilder::emitReduce(OpBuilder &eb, Operation &op) {
           loc, t, at(kb, op.getOperand(1), shape, k, head, cache));
     return t;
   };
+  // A sum over `n` elements. Lanes sharing a row split the loop (lane l:
+  // elements l, l + lanes, ...) and add their partial sums, so that every
+  // lane has the whole sum, where n is unknown or fills the lanes; a short
+  // sum of known length (GAT's heads of 8) is cheaper repeated in each lane
+  // (its loads independent, unrolled) than added across them.
+  auto sum = [&](OpBuilder &ob, Value n,
+                 function_ref<Value(OpBuilder &, Value)> termAt) {
+    std::optional<int64_t> known = getConstantIntValue(n);
+    bool split = kernels.lanes() > 1 && (!known || *known >= kernels.lanes());
+    auto loop = ob.create<scf::ForOp>(
+        loc, split ? firstColumn : zero, n, split ? columnStep : one,
+        ValueRange{fzero},
+        [&](OpBuilder &kb, Location, Value i, ValueRange partial) {
+          kb.create<scf::YieldOp>(loc, addR(kb, partial[0], termAt(kb, i)));
+        });
+    return split ? kernels.sumOverLanes(ob, loop.getResult(0))
+                 : loop.getResult(0);
+  };
   if (Value sums = headSums.lookup(op.getResult(0))) {
     // heads x F: one sum per head over its F elements.
     forHeads(eb, shape, [&](OpBuilder &hb, Value h, Value base, Value f) {
-      auto loop = hb.create<scf::ForOp>(
-          loc, zero, f, one, ValueRange{fzero},
-          [&](OpBuilder &kb, Location, Value i, ValueRange sum) {
-            Value k = kb.create<arith::AddIOp>(loc, base, i);
-            kb.create<scf::YieldOp>(loc, addR(kb, sum[0], term(kb, k, h)));
-          });
-      hb.create<memref::StoreOp>(loc, loop.getResult(0), sums, h);
+      Value s = sum(hb, f, [&](OpBuilder &kb, Value i) {
+        return term(kb, kb.create<arith::AddIOp>(loc, base, i), h);
+      });
+      hb.create<memref::StoreOp>(loc, s, sums, h);
     });
     return;
   }
-  auto loop = eb.create<scf::ForOp>(
-      loc, zero, widthOf(shape), one, ValueRange{fzero},
-      [&](OpBuilder &kb, Location, Value k, ValueRange sum) {
-        kb.create<scf::YieldOp>(loc, addR(kb, sum[0], term(kb, k, Value())));
-      });
-  perEdge[op.getResult(0)] = loop.getResult(0);
+  perEdge[op.getResult(0)] =
+      sum(eb, widthOf(shape),
+          [&](OpBuilder &kb, Value k) { return term(kb, k, Value()); });
 }
 
 void FusedKernelBuilder::storeToCache(OpBuilder &eb, Value r) {

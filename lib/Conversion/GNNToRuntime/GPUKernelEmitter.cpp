@@ -76,8 +76,8 @@ Value globalThread(OpBuilder &b, Location loc) {
   Value block = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
   Value size = b.create<gpu::BlockDimOp>(loc, gpu::Dimension::x);
   Value thread = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
-  return b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, block, size), thread);
+  return b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, block, size),
+                                 thread);
 }
 
 /// Ends the kernel body at `b` with `scf.if (cond) {...}; gpu.return` and
@@ -126,6 +126,19 @@ public:
   void allowLanesPerRow() override { warpRows = true; }
   Value lane() override { return laneValue; }
   int64_t lanes() override { return laneValue ? kWarpLanes : 1; }
+  Value sumOverLanes(OpBuilder &ob, Value x) override {
+    if (!laneValue)
+      return x;
+    // A butterfly: after the step with offset s every lane holds the sum
+    // over its group of 2 s lanes; after s = 16 over the warp.
+    for (int32_t s = kWarpLanes / 2; s > 0; s /= 2) {
+      Value other = ob.create<gpu::ShuffleOp>(lb.loc, x, s, kWarpLanes,
+                                              gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      x = ob.create<arith::AddFOp>(lb.loc, x, other);
+    }
+    return x;
+  }
   void begin() override;
   Value getBuffer(int64_t index, bool isI32) override {
     auto &host = isI32 ? hostI32 : hostF32;
@@ -341,8 +354,8 @@ void moveToKernel(Operation *op, gpu::GPUModuleOp gm, int64_t &nextKernel) {
     nest = perfectNest(loop);
   Value total = host.create<arith::ConstantIndexOp>(loc, 1);
   for (scf::ForOp loop : nest)
-    total = host.create<arith::MulIOp>(
-        loc, total, tripCount(host, loc, loop, IRMapping()));
+    total = host.create<arith::MulIOp>(loc, total,
+                                       tripCount(host, loc, loop, IRMapping()));
 
   // What the body uses from the host, constants aside (cloned inside).
   Block *body = nest.empty() ? nullptr : nest.back().getBody();
@@ -372,9 +385,8 @@ void moveToKernel(Operation *op, gpu::GPUModuleOp gm, int64_t &nextKernel) {
   for (Value v : params)
     types.push_back(v.getType());
   types.push_back(host.getIndexType()); // total
-  gpu::GPUFuncOp kernel =
-      createKernel(gm, nextKernel++,
-                   FunctionType::get(op->getContext(), types, {}), loc);
+  gpu::GPUFuncOp kernel = createKernel(
+      gm, nextKernel++, FunctionType::get(op->getContext(), types, {}), loc);
   OpBuilder kb = OpBuilder::atBlockEnd(&kernel.getBody().front());
   IRMapping map;
   for (auto [v, arg] : llvm::zip(params, kernel.getArguments()))

@@ -57,6 +57,10 @@ public:
   /// a row (0 and 1 where rows are not shared).
   virtual Value lane() { return Value(); }
   virtual int64_t lanes() { return 1; }
+  /// Kernel side: the sum of f32 `x` over the lanes sharing a row, in every
+  /// lane (x itself where a row is one lane's). All lanes of the row must
+  /// reach it together: outside code that only some of them run.
+  virtual Value sumOverLanes(OpBuilder &ob, Value x) { return x; }
   /// Starts the kernel's body (the builder's insertion point moves there).
   virtual void begin() = 0;
   /// Kernel side: the operands set on the host, by position.

@@ -45,6 +45,41 @@
 // CHECK: memref.load %[[GIDX]]
 // CHECK: gpu.return
 
+// Row reductions (row_dot, reduce_sum) in a fused gather. Of unknown width
+// (GAT's second layer: rows of `classes`) the lanes split the elements and
+// add their partial sums by a butterfly of xor shuffles (offsets 16 to 1),
+// every lane ending with the whole sum. A head of 8 (the first layer's
+// 4 x 8) is summed whole in each lane: 8 loads are cheaper than 5 shuffles.
+// RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=RED
+// RED-LABEL: gpu.func @__gnn_kernel_1(
+// RED: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c8{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} iter_args
+// RED-NOT: gpu.shuffle
+// RED-LABEL: gpu.func @__gnn_kernel_5(
+// RED: %[[LANE:[0-9]+]] = arith.remui %{{.*}}, %{{c32.*}} : index
+// RED: %[[STEP:c32.*]] = arith.constant 32 : index
+// RED: %[[P:[0-9]+]] = scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %[[STEP]] iter_args
+// RED: arith.mulf
+// RED-NEXT: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+// RED: %[[S16:.*]], %{{.*}} = gpu.shuffle  xor %[[P]], %c16_i32, %c32_i32{{.*}} : f32
+// RED-NEXT: %[[A16:[0-9]+]] = arith.addf %[[P]], %[[S16]] : f32
+// RED: %[[S8:.*]], %{{.*}} = gpu.shuffle  xor %[[A16]], %c8_i32{{.*}} : f32
+// RED-NEXT: %[[A8:[0-9]+]] = arith.addf %[[A16]], %[[S8]] : f32
+// RED: %[[S4:.*]], %{{.*}} = gpu.shuffle  xor %[[A8]], %c4_i32{{.*}} : f32
+// RED-NEXT: %[[A4:[0-9]+]] = arith.addf %[[A8]], %[[S4]] : f32
+// RED: %[[S2:.*]], %{{.*}} = gpu.shuffle  xor %[[A4]], %c2_i32{{.*}} : f32
+// RED-NEXT: %[[A2:[0-9]+]] = arith.addf %[[A4]], %[[S2]] : f32
+// RED: %[[S1:.*]], %{{.*}} = gpu.shuffle  xor %[[A2]], %c1_i32{{.*}} : f32
+// RED-NEXT: %[[SUM:[0-9]+]] = arith.addf %[[A2]], %[[S1]] : f32
+// RED-NEXT: arith.constant 1 : index
+// RED-NEXT: arith.muli
+// RED-NEXT: memref.store %[[SUM]]
+
+// The CPU target has no lanes: the same reduction is one loop from 0.
+// RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime 2>/dev/null | FileCheck %s --check-prefix=CPURED
+// CPURED-NOT: gpu.shuffle
+// CPURED: scf.for %{{.*}} = %{{c0.*}} to %{{.*}} step %{{c1.*}} iter_args
+// CPURED-NOT: gpu.shuffle
+
 // The vertex stages: a thread per row.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=STAGE
 // STAGE: gpu.func @__gnn_kernel_0(
