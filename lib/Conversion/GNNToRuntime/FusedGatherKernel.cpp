@@ -68,6 +68,14 @@ private:
   void forElements(OpBuilder &ob, ArrayRef<int64_t> shape, Value width,
                    function_ref<void(OpBuilder &, Value, Value)> fn);
   void emitVertex(OpBuilder &vb, Value v);
+  /// Lanes sharing a row (a GPU warp): the row's outputs in registers, a
+  /// few columns per lane (lane, lane + lanes, ...), stored once after its
+  /// edges instead of loaded and stored at each edge. Null where an output
+  /// has more columns than kMaxRegisterColumns per lane can hold; else the
+  /// condition (true, or on the widths known at run time only) under which
+  /// emitVertexInRegisters may run instead of emitVertex.
+  Value registerCondition(OpBuilder &ob);
+  void emitVertexInRegisters(OpBuilder &vb, Value v);
   /// The first position in [from, to) of `other` whose value is not below
   /// `target` (an index), by binary search: the values ascend within a
   /// vertex's edges.
@@ -75,6 +83,13 @@ private:
   /// Runs `fn` where `cond` holds (always when `cond` is null).
   void emitIf(OpBuilder &ob, Value cond, function_ref<void(OpBuilder &)> fn);
   void emitEdge(OpBuilder &eb, Value v, Value p, ArrayRef<Value> rowBases);
+  /// The edge's values up to the accumulation: its ends, one-element and
+  /// per-head values, reductions and stored caches.
+  void emitEdgeValues(OpBuilder &eb, Value v, Value p);
+  /// The accumulator's step: `old` and the edge's value `x` (and, with an
+  /// argument buffer, the edge that gave `old`) to the next value and edge.
+  std::pair<Value, Value> combine(OpBuilder &ob, Value old, Value x,
+                                  Value oldArg);
   void emitPrefetch(OpBuilder &eb, Value p);
   /// The value of `x` at element k of a row of shape `shape`: the same
   /// element, or head k / F of `heads x F`.
@@ -140,6 +155,12 @@ private:
   /// The bytes of the stack buffers so far, and the buffers on the heap
   /// (freed at the kernel's end).
   static constexpr int64_t kMaxStackBytes = 64 * 1024;
+  /// Register accumulation: at most this many columns of all outputs per
+  /// lane; an output of unknown width gets kDynamicRegisterColumns (its
+  /// width checked when the kernel runs).
+  static constexpr int64_t kMaxRegisterColumns = 16;
+  static constexpr int64_t kDynamicRegisterColumns = 2;
+  SmallVector<int64_t> registerColumns;
   int64_t stackBytes = 0;
   SmallVector<Value> heapBuffers;
 
@@ -341,11 +362,28 @@ void FusedKernelBuilder::emit(
     numVertices = lb.b.create<arith::SubIOp>(
         loc, lb.b.create<memref::DimOp>(loc, offsets, 0), one);
   }
-  lb.b.create<scf::ForOp>(loc, begin, end, one, ValueRange{},
-                          [&](OpBuilder &vb, Location, Value v, ValueRange) {
-                            emitVertex(vb, v);
-                            vb.create<scf::YieldOp>(loc);
-                          });
+  Value inRegisters = registerCondition(lb.b);
+  lb.b.create<scf::ForOp>(
+      loc, begin, end, one, ValueRange{},
+      [&](OpBuilder &vb, Location, Value v, ValueRange) {
+        if (!inRegisters) {
+          emitVertex(vb, v);
+        } else if (auto c = getConstantIntValue(inRegisters); c && *c) {
+          emitVertexInRegisters(vb, v);
+        } else {
+          vb.create<scf::IfOp>(
+              loc, inRegisters,
+              [&](OpBuilder &tb, Location) {
+                emitVertexInRegisters(tb, v);
+                tb.create<scf::YieldOp>(loc);
+              },
+              [&](OpBuilder &fb, Location) {
+                emitVertex(fb, v);
+                fb.create<scf::YieldOp>(loc);
+              });
+        }
+        vb.create<scf::YieldOp>(loc);
+      });
   for (Value buf : heapBuffers)
     lb.b.create<memref::DeallocOp>(loc, buf);
   kernels.launch(lb.sizes.gatheredRows(toDst));
@@ -594,6 +632,11 @@ void FusedKernelBuilder::storeToCache(OpBuilder &eb, Value r) {
 
 void FusedKernelBuilder::emitEdge(OpBuilder &eb, Value v, Value p,
                                   ArrayRef<Value> rowBases) {
+  emitEdgeValues(eb, v, p);
+  emitAccumulate(eb, rowBases);
+}
+
+void FusedKernelBuilder::emitEdgeValues(OpBuilder &eb, Value v, Value p) {
   e = toDst ? p : lb.toIndex(eb, loadAt(eb, csrEdge, p));
   e32 = eb.create<arith::IndexCastOp>(loc, eb.getI32Type(), e);
   Value u = lb.toIndex(eb, loadAt(eb, other, p));
@@ -639,7 +682,6 @@ void FusedKernelBuilder::emitEdge(OpBuilder &eb, Value v, Value p,
     }
     storeToCache(eb, r);
   }
-  emitAccumulate(eb, rowBases);
 }
 
 void FusedKernelBuilder::emitAccumulate(OpBuilder &eb,
@@ -652,25 +694,138 @@ void FusedKernelBuilder::emitAccumulate(OpBuilder &eb,
                                results[o].getShape(), j, head, cache);
                   Value idx = jb.create<arith::AddIOp>(loc, rowBases[o], j);
                   Value old = loadAt(jb, outBufs[o], idx);
-                  Value next;
-                  if (acc == Accumulator::Sum || acc == Accumulator::Mean) {
-                    next = jb.create<arith::AddFOp>(loc, old, x);
-                  } else {
-                    // Strict: ties keep the earlier edge's value.
-                    auto pred = acc == Accumulator::Max
-                                    ? arith::CmpFPredicate::OGT
-                                    : arith::CmpFPredicate::OLT;
-                    Value better = jb.create<arith::CmpFOp>(loc, pred, x, old);
-                    next = jb.create<arith::SelectOp>(loc, better, x, old);
-                    if (argBuf) {
-                      Value oldArg = loadAt(jb, argBuf, idx);
-                      Value nextArg =
-                          jb.create<arith::SelectOp>(loc, better, e32, oldArg);
-                      jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
-                    }
-                  }
+                  Value oldArg = argBuf ? loadAt(jb, argBuf, idx) : Value();
+                  auto [next, nextArg] = combine(jb, old, x, oldArg);
+                  if (nextArg)
+                    jb.create<memref::StoreOp>(loc, nextArg, argBuf, idx);
                   jb.create<memref::StoreOp>(loc, next, outBufs[o], idx);
                 });
+}
+
+std::pair<Value, Value> FusedKernelBuilder::combine(OpBuilder &ob, Value old,
+                                                    Value x, Value oldArg) {
+  if (acc == Accumulator::Sum || acc == Accumulator::Mean)
+    return {ob.create<arith::AddFOp>(loc, old, x), Value()};
+  // Strict: ties keep the earlier edge's value.
+  auto pred = acc == Accumulator::Max ? arith::CmpFPredicate::OGT
+                                      : arith::CmpFPredicate::OLT;
+  Value better = ob.create<arith::CmpFOp>(loc, pred, x, old);
+  Value next = ob.create<arith::SelectOp>(loc, better, x, old);
+  if (!oldArg)
+    return {next, Value()};
+  return {next, ob.create<arith::SelectOp>(loc, better, e32, oldArg)};
+}
+
+Value FusedKernelBuilder::registerCondition(OpBuilder &ob) {
+  // Where one lane has the whole row (the CPU) the loads and stores of the
+  // row stay in its cache and vectorise over the columns; a tile's row is
+  // set, added to and finished in different calls.
+  const int64_t lanes = kernels.lanes();
+  if (lanes <= 1 || tileLo)
+    return Value();
+  registerColumns.clear();
+  Value cond;
+  int64_t total = 0;
+  for (int64_t o = 0; o < numOuts; ++o) {
+    std::optional<int64_t> w = getConstantIntValue(outWidths[o]);
+    int64_t columns = w ? llvm::divideCeil(*w, lanes) : kDynamicRegisterColumns;
+    registerColumns.push_back(columns);
+    total += columns;
+    if (w)
+      continue;
+    Value fits =
+        ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, outWidths[o],
+                                 lb.cIndex(columns * lanes));
+    cond = cond ? ob.create<arith::AndIOp>(loc, cond, fits).getResult() : fits;
+  }
+  if (total > kMaxRegisterColumns)
+    return Value();
+  return cond ? cond : lb.cIndex(1);
+}
+
+void FusedKernelBuilder::emitVertexInRegisters(OpBuilder &vb, Value v) {
+  const int64_t lanes = kernels.lanes();
+  SmallVector<Value> rowBases;
+  for (Value w : outWidths)
+    rowBases.push_back(vb.create<arith::MulIOp>(loc, v, w));
+  Value p0 = lb.toIndex(vb, loadAt(vb, offsets, v));
+  Value p1 = lb.toIndex(
+      vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
+  // Column c = lane + lanes * slot of each output, and the column it reads
+  // (c clamped to the row: a lane past the row's end computes a value it
+  // does not store, branch-free), with its head for `heads x F` rows.
+  struct Slot {
+    int64_t out;
+    Value column, valid, read, head;
+  };
+  SmallVector<Slot> slots;
+  for (int64_t o = 0; o < numOuts; ++o) {
+    ArrayRef<int64_t> shape = results[o].getShape();
+    Value last = vb.create<arith::SubIOp>(loc, outWidths[o], one);
+    for (int64_t j = 0; j < registerColumns[o]; ++j) {
+      Value c =
+          vb.create<arith::AddIOp>(loc, firstColumn, lb.cIndex(j * lanes));
+      Value valid = vb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, c,
+                                             outWidths[o]);
+      Value read = vb.create<arith::MinUIOp>(loc, c, last);
+      Value head;
+      if (shape.size() == 2 && !ShapedType::isDynamic(shape[0])) {
+        Value f = ShapedType::isDynamic(shape[1])
+                      ? vb.create<arith::DivUIOp>(loc, outWidths[o],
+                                                  lb.cIndex(shape[0]))
+                            .getResult()
+                      : lb.cIndex(shape[1]);
+        head = vb.create<arith::DivUIOp>(loc, read, f);
+      }
+      slots.push_back({o, c, valid, read, head});
+    }
+  }
+  float initValue = acc == Accumulator::Max   ? -INFINITY
+                    : acc == Accumulator::Min ? INFINITY
+                                              : 0.0f;
+  SmallVector<Value> init;
+  Value initF = vb.create<arith::ConstantFloatOp>(loc, APFloat(initValue),
+                                                  vb.getF32Type());
+  Value noEdge = argBuf
+                     ? vb.create<arith::ConstantIntOp>(loc, -1, vb.getI32Type())
+                     : Value();
+  for (size_t i = 0; i < slots.size(); ++i) {
+    init.push_back(initF);
+    if (argBuf)
+      init.push_back(noEdge);
+  }
+  const int64_t step = argBuf ? 2 : 1;
+  auto loop = vb.create<scf::ForOp>(
+      loc, p0, p1, one, init,
+      [&](OpBuilder &eb, Location, Value p, ValueRange carried) {
+        emitEdgeValues(eb, v, p);
+        SmallVector<Value> next;
+        for (auto [i, slot] : llvm::enumerate(slots)) {
+          Cache cache;
+          Value x =
+              at(eb, fg.getYield().getValues()[slot.out],
+                 results[slot.out].getShape(), slot.read, slot.head, cache);
+          auto [value, arg] = combine(eb, carried[i * step], x,
+                                      argBuf ? carried[i * step + 1] : Value());
+          next.push_back(value);
+          if (argBuf)
+            next.push_back(arg);
+        }
+        eb.create<scf::YieldOp>(loc, next);
+      });
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    Value idx = vb.create<arith::AddIOp>(loc, rowBases[slot.out], slot.column);
+    vb.create<scf::IfOp>(loc, slot.valid, [&](OpBuilder &tb, Location) {
+      tb.create<memref::StoreOp>(loc, loop.getResult(i * step),
+                                 outBufs[slot.out], idx);
+      if (argBuf)
+        tb.create<memref::StoreOp>(loc, loop.getResult(i * step + 1), argBuf,
+                                   idx);
+      tb.create<scf::YieldOp>(loc);
+    });
+  }
+  if (acc != Accumulator::Sum)
+    emitFinalize(vb, p0, p1, rowBases);
 }
 
 void FusedKernelBuilder::emitFinalize(OpBuilder &vb, Value p0, Value p1,

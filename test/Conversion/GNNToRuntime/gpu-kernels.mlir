@@ -74,6 +74,44 @@
 // RED-NEXT: arith.muli
 // RED-NEXT: memref.store %[[SUM]]
 
+// A fused gather's output row in registers: lane l keeps columns l, l + 32,
+// ... (GAT's 4 x 8 rows: one), reading at the column clamped to the row
+// (its head: column / 8), carried through the edge loop and stored once
+// where the column is in the row -- no load and store of the row per edge.
+// RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=REG
+// REG-LABEL: gpu.func @__gnn_kernel_3(
+// REG: %[[LANE:[0-9]+]] = arith.remui
+// REG: %[[COL:[0-9]+]] = arith.addi %[[LANE]], %{{c0.*}} : index
+// REG-NEXT: %[[VALID:[0-9]+]] = arith.cmpi ult, %[[COL]], %[[W:c32.*]] : index
+// REG-NEXT: %[[READ:[0-9]+]] = arith.minui %[[COL]], %{{[0-9]+}} : index
+// REG-NEXT: %{{c8.*}} = arith.constant 8 : index
+// REG-NEXT: %[[HEAD:[0-9]+]] = arith.divui %[[READ]], %{{c8.*}} : index
+// REG: %[[ACC:[0-9]+]] = scf.for %{{.*}} iter_args(%[[OLD:.*]] = %{{.*}}) -> (f32) {
+// REG-NOT: memref.store %{{.*}}, %arg0[
+// REG: %[[AT:[0-9]+]] = arith.addi %{{[0-9]+}}, %[[READ]] : index
+// REG-NEXT: %[[X:[0-9]+]] = memref.load %arg1[%[[AT]]] : memref<?xf32>
+// REG-NEXT: %[[COEF:[0-9]+]] = memref.load %{{.*}}[%[[HEAD]]] : memref<4xf32>
+// REG-NEXT: %[[TERM:[0-9]+]] = arith.mulf %[[X]], %[[COEF]] : f32
+// REG-NEXT: %[[NEW:[0-9]+]] = arith.addf %[[OLD]], %[[TERM]] : f32
+// REG-NEXT: scf.yield %[[NEW]] : f32
+// REG: %[[IDX:[0-9]+]] = arith.addi %{{[0-9]+}}, %[[COL]] : index
+// REG-NEXT: scf.if %[[VALID]] {
+// REG-NEXT: memref.store %[[ACC]], %arg0[%[[IDX]]] : memref<?xf32>
+
+// An output of unknown width (the second layer's `classes`) takes two
+// columns per lane where the row has at most 64, checked at run time: the
+// kernel holds both versions.
+// RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=DYN
+// DYN-LABEL: gpu.func @__gnn_kernel_7(
+// DYN: %[[FITS:[0-9]+]] = arith.cmpi ule, %{{.*}}, %{{c64.*}} : index
+// DYN: scf.if %[[FITS]] {
+// DYN: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32) {
+// DYN: } else {
+// DYN: memref.store %{{.*}}, %arg0[
+// DYN: scf.for
+// DYN: memref.load %arg0[
+// DYN: memref.store %{{.*}}, %arg0[
+
 // The CPU target has no lanes: the same reduction is one loop from 0.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime 2>/dev/null | FileCheck %s --check-prefix=CPURED
 // CPURED-NOT: gpu.shuffle
