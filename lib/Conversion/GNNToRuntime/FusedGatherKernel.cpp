@@ -15,6 +15,7 @@
 #include "ElementMath.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -160,6 +161,8 @@ private:
   /// width checked when the kernel runs).
   static constexpr int64_t kMaxRegisterColumns = 16;
   static constexpr int64_t kDynamicRegisterColumns = 2;
+  /// Edges per iteration of the edge loop in emitVertexInRegisters.
+  static constexpr uint64_t kEdgeUnroll = 4;
   SmallVector<int64_t> registerColumns;
   int64_t stackBytes = 0;
   SmallVector<Value> heapBuffers;
@@ -642,7 +645,10 @@ void FusedKernelBuilder::emitEdgeValues(OpBuilder &eb, Value v, Value p) {
   Value u = lb.toIndex(eb, loadAt(eb, other, p));
   srcRow = toDst ? u : v;
   dstRow = toDst ? v : u;
-  emitPrefetch(eb, p);
+  // Lanes sharing a row (a GPU warp) hide latency by other warps and by
+  // the unrolled edge loop (emitVertexInRegisters), not by prefetches.
+  if (kernels.lanes() == 1)
+    emitPrefetch(eb, p);
   fzero =
       eb.create<arith::ConstantFloatOp>(loc, APFloat(0.0f), eb.getF32Type());
   perEdge.clear();
@@ -824,6 +830,12 @@ void FusedKernelBuilder::emitVertexInRegisters(OpBuilder &vb, Value v) {
       tb.create<scf::YieldOp>(loc);
     });
   }
+  // A warp works through its row's edges one after another, so a long row
+  // (a hub of thousands of edges) is as slow as its chain of dependent
+  // loads: kEdgeUnroll edges per iteration issue their loads together (the
+  // stores above take the remainder loop's results). Left as it is where
+  // the loop cannot be unrolled.
+  (void)loopUnrollByFactor(loop, kEdgeUnroll);
   if (acc != Accumulator::Sum)
     emitFinalize(vb, p0, p1, rowBases);
 }

@@ -78,6 +78,8 @@
 // ... (GAT's 4 x 8 rows: one), reading at the column clamped to the row
 // (its head: column / 8), carried through the edge loop and stored once
 // where the column is in the row -- no load and store of the row per edge.
+// The edge loop is unrolled by 4 (then a loop over the rest of the edges),
+// so that a long row's edges issue their loads together.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=REG
 // REG-LABEL: gpu.func @__gnn_kernel_3(
 // REG: %[[LANE:[0-9]+]] = arith.remui
@@ -86,7 +88,10 @@
 // REG-NEXT: %[[READ:[0-9]+]] = arith.minui %[[COL]], %{{[0-9]+}} : index
 // REG-NEXT: %{{c8.*}} = arith.constant 8 : index
 // REG-NEXT: %[[HEAD:[0-9]+]] = arith.divui %[[READ]], %{{c8.*}} : index
-// REG: %[[ACC:[0-9]+]] = scf.for %{{.*}} iter_args(%[[OLD:.*]] = %{{.*}}) -> (f32) {
+// REG: %[[STEP4:[0-9]+]] = arith.muli %{{c1.*}}, %{{c4.*}} : index
+// REG-NEXT: %[[MAIN:[0-9]+]] = scf.for %{{.*}} step %[[STEP4]] iter_args(%{{.*}}) -> (f32) {
+// REG-COUNT-4: memref.load %arg1[
+// REG: %[[ACC:[0-9]+]] = scf.for %{{.*}} step %{{c1.*}} iter_args(%[[OLD:.*]] = %[[MAIN]]) -> (f32) {
 // REG-NOT: memref.store %{{.*}}, %arg0[
 // REG: %[[AT:[0-9]+]] = arith.addi %{{[0-9]+}}, %[[READ]] : index
 // REG-NEXT: %[[X:[0-9]+]] = memref.load %arg1[%[[AT]]] : memref<?xf32>
