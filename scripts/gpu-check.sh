@@ -17,7 +17,8 @@
 # 3. on each benchmark graph (DESIGN's workloads, generated here with gnnc's
 #    own generator): gnnc's GCN and GAT epochs on the GPU beside PyG's
 #    (bench/peers.py --device cuda), and the device's kernels
-#    (gnnrt-cuda-bench) beside PyTorch's (bench/gpu_kernels.py).
+#    (gnnrt-cuda-bench) beside PyTorch's (bench/gpu_kernels.py), and where
+#    ncu is installed, the time of each of gnnc's kernels over 2 epochs.
 # The report (gpu-check.md) and the raw results (gpu-check-raw.tar.gz) go to
 # --out (default: $OUT where the device tool sets it, else gpu-check-out/). Each
 # step has a time limit (a hung step fails, the rest still run). Exit status:
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --graphs) graphs=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-check: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -177,6 +178,15 @@ for g in "${graph_list[@]}"; do
     timeout 240 $py "$root/bench/peers.py" --system pyg --model "$model" --data "$dir" --epochs "$epochs" \
       --device cuda --quiet --json "$raw/pyg-$model-$g.json" >"$raw/pyg-$model-$g.log" 2>&1 ||
       grep -q OutOfMemoryError "$raw/pyg-$model-$g.log" || status=1
+    # Where gnnc's GPU time goes: every kernel's time over 2 epochs (ncu
+    # serialises the launches). Informational: a profiler that cannot read
+    # the counters fails no check.
+    if command -v ncu >/dev/null 2>&1; then
+      log "$g: ncu of gnnc $model, 2 epochs"
+      timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum \
+        --print-summary per-kernel "$pack/bin/$model-cuda" --data "$dir" --epochs 2 \
+        --eval-every 1000000000 --quiet >"$raw/ncu-$model-$g.txt" 2>&1 || true
+    fi
   done
 done
 
@@ -260,6 +270,54 @@ with open(report, "a") as r:
                     f"{'—' if oom else fmt(loss_b, '.4f')} |\n")
 PYEOF
 [ $? -ne 0 ] && status=1
+
+$py - "$raw" "$report" "$graphs" <<'PYEOF'
+import os, re, sys
+out, report, graphs = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+UNITS = {"ns": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, "msecond": 1.0, "s": 1e3, "second": 1e3}
+
+def kernels(path):
+    """(ms per epoch, invocations per epoch, name) of each kernel of an
+    `ncu --print-summary per-kernel` run of 2 epochs."""
+    rows, name, calls = [], None, 0
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r"\s+(\S.*?) \(\d+, \d+, \d+\)x\(\d+, \d+, \d+\), .*Invocations (\d+)", line)
+            if m:
+                name, calls = m.group(1), int(m.group(2))
+                name = re.sub(r"\(.*", "", name.replace("void ", ""))
+                continue
+            if "gpu__time_duration.sum" in line and name:
+                parts = line.split()
+                avg = float(parts[-1].replace(",", "")) * UNITS.get(parts[1], float("nan"))
+                rows.append((avg * calls / 2, calls / 2, name))
+                name = None
+    return sorted(rows, reverse=True)
+
+sections = []
+for g in graphs:
+    for m in ("gcn", "gat"):
+        path = os.path.join(out, f"ncu-{m}-{g}.txt")
+        if not os.path.exists(path):
+            continue
+        rows = kernels(path)
+        if not rows:
+            sections.append(f"{g}, {m}: ncu gave no kernel times (see raw/ncu-{m}-{g}.txt).\n")
+            continue
+        total = sum(r[0] for r in rows)
+        text = [f"{g}, {m}: {total:.2f} ms of kernels per epoch in {len(rows)} kernels; the 10 longest:\n",
+                "| kernel | ms per epoch | share | launches per epoch |", "|---|---|---|---|"]
+        for ms, calls, name in rows[:10]:
+            text.append(f"| `{name}` | {ms:.3f} | {100 * ms / total:.1f} % | {calls:g} |")
+        sections.append("\n".join(text) + "\n")
+if sections:
+    with open(report, "a") as r:
+        r.write("\n## Where gnnc's GPU time goes (ncu)\n\n")
+        r.write("`ncu --metrics gpu__time_duration.sum --print-summary per-kernel`, 2 epochs "
+                "(the launches serialised; `__gnn_kernel_N` are the compiled kernels, numbered "
+                "as in `gnn-compile M --target=cuda -emit=mlir | gnn-opt --convert-gnn-to-runtime=target=cuda`).\n\n")
+        r.write("\n".join(sections))
+PYEOF
 # One file for the raw results (the device tool brings back a few files).
 tar -czf "$out/gpu-check-raw.tar.gz" -C "$out" raw && rm -rf "$raw"
 log "report: $report, raw results: $out/gpu-check-raw.tar.gz (status $status)"
