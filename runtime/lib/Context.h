@@ -247,6 +247,9 @@ struct gnnrtContext {
   /// gnnrtSpmmBroadcast's two receive buffers (the largest part's rows),
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
+  /// gnnrtPieceScratch's floats and gnnrtPieceScratchI32's integers (in a
+  /// buffer of as many floats), kept across calls.
+  std::unique_ptr<gnnrt::Buffer> pieceScratch[2];
   /// A slot that grows takes a quarter more than asked (mini-batch
   /// training: each batch's sizes differ a little).
   bool slotHeadroom = false;

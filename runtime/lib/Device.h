@@ -107,6 +107,15 @@ struct DeviceGraph {
   const int32_t *index[4] = {};
   /// gnnrtDegree: 0 = in-degree, 1 = out-degree.
   const float *degree[2] = {};
+  /// The long rows of the aggregations to `side` split into pieces
+  /// (LongRows.h; gnnrtGraphLongRows, gnnrtGraphPieceOffsets,
+  /// gnnrtGraphPieceEdges). pieceEdges 0: no row is split.
+  struct LongRows {
+    int64_t pieceEdges = 0, numRows = 0, numPieces = 0;
+    const int32_t *rows = nullptr;         // [numRows]
+    const int64_t *pieceOffsets = nullptr; // [numRows + 1]
+    const int32_t *pieceRow = nullptr;     // [numPieces]
+  } longRows[2];
 };
 
 class Device {

@@ -285,6 +285,61 @@ void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
   view(result, const_cast<int32_t *>(g.index[which]), g.numEdges);
 }
 
+static const DeviceGraph::LongRows &longRowsOf(gnnrtContext *ctx, int64_t side,
+                                               const char *entry) {
+  if (side != 0 && side != 1)
+    fatal(std::string(entry) + ": no side " + std::to_string(side));
+  return ctx->device->graph().longRows[side];
+}
+
+void _mlir_ciface_gnnrtGraphLongRows(gnnrtMemRefI32 *result, gnnrtContext *ctx,
+                                     int64_t side, int64_t which) {
+  const DeviceGraph::LongRows &t = longRowsOf(ctx, side, "gnnrtGraphLongRows");
+  if (which != 0 && which != 1)
+    fatal("gnnrtGraphLongRows: unknown array " + std::to_string(which));
+  if (which == 0)
+    view(result, const_cast<int32_t *>(t.rows), t.numRows);
+  else
+    view(result, const_cast<int32_t *>(t.pieceRow), t.numPieces);
+}
+
+void _mlir_ciface_gnnrtGraphPieceOffsets(gnnrtMemRefI64 *result,
+                                         gnnrtContext *ctx, int64_t side) {
+  const DeviceGraph::LongRows &t =
+      longRowsOf(ctx, side, "gnnrtGraphPieceOffsets");
+  view(result, const_cast<int64_t *>(t.pieceOffsets),
+       t.pieceOffsets ? t.numRows + 1 : 0);
+}
+
+int64_t gnnrtGraphPieceEdges(gnnrtContext *ctx, int64_t side) {
+  return longRowsOf(ctx, side, "gnnrtGraphPieceEdges").pieceEdges;
+}
+
+/// ctx->pieceScratch[which] with at least `count` elements.
+static float *pieceScratch(gnnrtContext *ctx, int which, int64_t count,
+                           const char *entry) {
+  if (count < 0)
+    fatal(std::string(entry) + ": negative count " + std::to_string(count));
+  std::unique_ptr<Buffer> &b = ctx->pieceScratch[which];
+  if (!b || b->size < count)
+    b = std::make_unique<Buffer>(*ctx->device, std::max<int64_t>(count, 1));
+  return b->data;
+}
+
+void _mlir_ciface_gnnrtPieceScratch(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                    int64_t count) {
+  view(result, pieceScratch(ctx, 0, count, "gnnrtPieceScratch"), count);
+}
+
+void _mlir_ciface_gnnrtPieceScratchI32(gnnrtMemRefI32 *result,
+                                       gnnrtContext *ctx, int64_t count) {
+  static_assert(sizeof(int32_t) == sizeof(float));
+  view(result,
+       reinterpret_cast<int32_t *>(
+           pieceScratch(ctx, 1, count, "gnnrtPieceScratchI32")),
+       count);
+}
+
 void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
                                  gnnrtMemRefF32 *buffer) {
   if (index < 0)

@@ -273,6 +273,16 @@ static llvm::cl::opt<bool> graphOutOfCore(
                    "fits with them in memory; =false never)"),
     llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<bool> longRowPieces(
+    "long-row-pieces",
+    llvm::cl::desc("For tests of the CUDA target's kernels on the CPU: fused "
+                   "gathers leave the rows the runtime splits into pieces "
+                   "(the CPU device only under GNNRT_PIECE_EDGES=N) to a "
+                   "kernel over their pieces and one that combines them, as "
+                   "--target cuda always does; rows stay whole in row chunks "
+                   "and with --level-rows. docs/CUDA.md"),
+    llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<bool> levelRows(
     "level-rows",
     llvm::cl::desc("Each step of the training step computes only the rows "
@@ -625,6 +635,7 @@ int main(int argc, char **argv) {
                 std::to_string(rowChunks.getValue()));
   lowering.rowChunks = rowChunks.getValue();
   lowering.levelRows = levelRows.getValue();
+  lowering.longRowPieces = longRowPieces.getValue();
   lowering.chip = gpuArch.getValue();
   lowering.cudaPath = toolkit;
   lowering.edgeCacheFloats = edgeCacheFloats.getValue();

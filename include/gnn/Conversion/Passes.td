@@ -166,6 +166,12 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
            "With graph-out-of-core under mem-budget: the most edges of a "
            "row chunk at the dataset's sizes (gnn-compile reads them from "
            "indptr.npy); 0: twice the edges over K">,
+    Option<"longRowPieces", "long-row-pieces", "bool", /*default=*/"false",
+           "CPU target, for tests: a fused gather's kernel leaves rows the "
+           "runtime splits (gnnrtGraphPieceEdges; the CPU device only under "
+           "GNNRT_PIECE_EDGES) to a kernel over their pieces and one that "
+           "combines them, as the CUDA target always does; not with row "
+           "chunks or level rows">,
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
            "Where the kernels run: cpu (functions run by gnnrtParallelFor) "
            "or cuda (gpu.func in a gpu.module, launched with "

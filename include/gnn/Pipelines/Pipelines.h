@@ -109,6 +109,12 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: row chunks of each vertex "
                      "stage (1: whole)"),
       llvm::cl::init(1)};
+  Option<bool> longRowPieces{
+      *this, "long-row-pieces",
+      llvm::cl::desc("--convert-gnn-to-runtime: on the CPU target too, fused "
+                     "gathers leave the rows the runtime splits to kernels "
+                     "over their pieces (tests; the CUDA target always does)"),
+      llvm::cl::init(false)};
   Option<bool> levelRows{
       *this, "level-rows",
       llvm::cl::desc("--convert-gnn-to-runtime: the training step's steps "

@@ -56,6 +56,18 @@ public:
   Value graphIndex(int64_t which) override {
     return lb.call(rt::Call::gnnrtGraphIndex, {kernelCtx(), lb.cI64(which)});
   }
+  Value graphLongRows(int64_t side, int64_t which) override {
+    return lb.call(rt::Call::gnnrtGraphLongRows,
+                   {kernelCtx(), lb.cI64(side), lb.cI64(which)});
+  }
+  Value graphPieceOffsets(int64_t side) override {
+    return lb.call(rt::Call::gnnrtGraphPieceOffsets,
+                   {kernelCtx(), lb.cI64(side)});
+  }
+  Value graphPieceEdges(int64_t side) override {
+    return lb.call(rt::Call::gnnrtGraphPieceEdges,
+                   {kernelCtx(), lb.cI64(side)});
+  }
   void launch(Value n) override;
 
 private:

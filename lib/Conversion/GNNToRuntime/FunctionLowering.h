@@ -48,6 +48,9 @@ public:
   Operation *getLevelsRefusedBy() const { return levelsRefusedBy; }
   /// After run(): the steps restricted to their level's rows.
   int64_t getRestrictedSteps() const { return restrictedSteps; }
+  /// Fused gathers' long rows in pieces (emitFusedGatherKernel); before
+  /// run(). Tiles (row chunks, level rows) keep every row whole.
+  void setLongRowPieces(bool enable) { fusedGathers.setLongRowPieces(enable); }
   void setRowChunks(int64_t chunks) {
     rowChunks = chunks;
     fusedGathers.setTiles(chunks > 1 && !gpu);

@@ -49,7 +49,8 @@ public:
   LogicalResult checkWidths();
   void emit(ArrayRef<Tensor> operands, const KernelCaches &caches,
             int64_t firstCacheArg,
-            std::optional<std::pair<int64_t, int64_t>> tileInts);
+            std::optional<std::pair<int64_t, int64_t>> tileInts,
+            GatherPart part, Value launchRows);
 
 private:
   /// Kernel side: the operands' buffers and row widths, the caches, the
@@ -68,7 +69,24 @@ private:
   /// steps of columnStep), a `heads x F` row as a nest over the heads.
   void forElements(OpBuilder &ob, ArrayRef<int64_t> shape, Value width,
                    function_ref<void(OpBuilder &, Value, Value)> fn);
-  void emitVertex(OpBuilder &vb, Value v);
+  /// The edges [q0, q1) of row v, whose whole range is [p0, p1), into the
+  /// output rows `outRow` (v; a piece's scratch row), finished (mean's
+  /// division, empty max/min rows) where `finish`.
+  struct RowSpan {
+    Value outRow, p0, p1, q0, q1;
+    bool finish = true;
+  };
+  /// Row v's offsets and the span of all its edges.
+  RowSpan wholeRow(OpBuilder &vb, Value v);
+  /// Row v, or with registerCondition, in registers where it holds.
+  void emitRow(OpBuilder &vb, Value v, const RowSpan &span, Value inRegisters);
+  void emitVertex(OpBuilder &vb, Value v, const RowSpan &span);
+  /// The output rows' element offsets of `outRow`: outRow x width (the
+  /// outputs), or outRow x scratchStride + the output's offset (a piece's
+  /// row of the scratch).
+  SmallVector<Value> rowBasesOf(OpBuilder &ob, Value outRow);
+  /// Combine: long row j's pieces folded in order into its output row.
+  void emitCombine(OpBuilder &vb, Value j);
   /// Lanes sharing a row (a GPU warp): the row's outputs in registers, a
   /// few columns per lane (lane, lane + lanes, ...), stored once after its
   /// edges instead of loaded and stored at each edge. Null where an output
@@ -76,7 +94,7 @@ private:
   /// condition (true, or on the widths known at run time only) under which
   /// emitVertexInRegisters may run instead of emitVertex.
   Value registerCondition(OpBuilder &ob);
-  void emitVertexInRegisters(OpBuilder &vb, Value v);
+  void emitVertexInRegisters(OpBuilder &vb, Value v, const RowSpan &span);
   /// The first position in [from, to) of `other` whose value is not below
   /// `target` (an index), by binary search: the values ascend within a
   /// vertex's edges.
@@ -90,7 +108,7 @@ private:
   /// The accumulator's step: `old` and the edge's value `x` (and, with an
   /// argument buffer, the edge that gave `old`) to the next value and edge.
   std::pair<Value, Value> combine(OpBuilder &ob, Value old, Value x,
-                                  Value oldArg);
+                                  Value oldArg, Value xArg = Value());
   void emitPrefetch(OpBuilder &eb, Value p);
   /// The value of `x` at element k of a row of shape `shape`: the same
   /// element, or head k / F of `heads x F`.
@@ -138,6 +156,14 @@ private:
   Value begin, end, zero, one, prefetchDistance, cacheLine, prefetchSpan;
   /// A tile's range of input rows [tileLo, tileHi) (null: all) and |V|.
   Value tileLo, tileHi, numVertices;
+  /// Long rows in pieces (GatherPart): the kernel's part; the positions per
+  /// piece (0: no row is split); the long rows, each piece's long row and
+  /// each long row's first piece; the Pieces part's scratch rows (f32, and
+  /// i32 for the argument), each the outputs' widths side by side.
+  GatherPart part = GatherPart::Whole;
+  Value pieceEdges, longRows, pieceRow, pieceOffsets;
+  Value scratch, argScratch, scratchStride;
+  SmallVector<Value> scratchOffsets;
   /// The output columns this invocation writes: firstColumn, then every
   /// columnStep (a GPU warp's lanes share a row: KernelEmitter::lanes).
   Value firstColumn, columnStep;
@@ -335,8 +361,9 @@ void FusedKernelBuilder::forElements(
 
 void FusedKernelBuilder::emit(
     ArrayRef<Tensor> operands, const KernelCaches &caches,
-    int64_t firstCacheArg,
-    std::optional<std::pair<int64_t, int64_t>> tileInts) {
+    int64_t firstCacheArg, std::optional<std::pair<int64_t, int64_t>> tileInts,
+    GatherPart kernelPart, Value launchRows) {
+  part = kernelPart;
   // Every lane computes the edge's one-element and per-head values; the
   // loops over the output's columns and the row reductions are split among
   // the lanes.
@@ -365,44 +392,190 @@ void FusedKernelBuilder::emit(
     numVertices = lb.b.create<arith::SubIOp>(
         loc, lb.b.create<memref::DimOp>(loc, offsets, 0), one);
   }
-  Value inRegisters = registerCondition(lb.b);
+  const int64_t side = toDst ? 1 : 0;
+  if (part != GatherPart::Whole)
+    pieceEdges = lb.toIndex(lb.b, kernels.graphPieceEdges(side));
+  if (part == GatherPart::Pieces || part == GatherPart::Combine) {
+    longRows = kernels.graphLongRows(side, 0);
+    pieceRow = kernels.graphLongRows(side, 1);
+    pieceOffsets = kernels.graphPieceOffsets(side);
+    const int64_t scratchArg =
+        firstCacheArg + static_cast<int64_t>(caches.size());
+    scratch = kernels.getBuffer(scratchArg, /*isI32=*/false);
+    argScratch =
+        argBuf ? kernels.getBuffer(scratchArg, /*isI32=*/true) : Value();
+    scratchOffsets.clear();
+    scratchStride = zero;
+    for (Value w : outWidths) {
+      scratchOffsets.push_back(scratchStride);
+      scratchStride = lb.b.create<arith::AddIOp>(loc, scratchStride, w);
+    }
+    // A piece accumulates into its scratch row (rowBasesOf) as a row into
+    // its outputs.
+    if (part == GatherPart::Pieces) {
+      outBufs.assign(numOuts, scratch);
+      argBuf = argScratch;
+    }
+  }
+  // The combine folds stored partial rows: no registers to carry.
+  Value inRegisters =
+      part == GatherPart::Combine ? Value() : registerCondition(lb.b);
   lb.b.create<scf::ForOp>(
       loc, begin, end, one, ValueRange{},
-      [&](OpBuilder &vb, Location, Value v, ValueRange) {
-        if (!inRegisters) {
-          emitVertex(vb, v);
-        } else if (auto c = getConstantIntValue(inRegisters); c && *c) {
-          emitVertexInRegisters(vb, v);
-        } else {
-          vb.create<scf::IfOp>(
-              loc, inRegisters,
-              [&](OpBuilder &tb, Location) {
-                emitVertexInRegisters(tb, v);
-                tb.create<scf::YieldOp>(loc);
-              },
-              [&](OpBuilder &fb, Location) {
-                emitVertex(fb, v);
-                fb.create<scf::YieldOp>(loc);
-              });
+      [&](OpBuilder &vb, Location, Value i, ValueRange) {
+        switch (part) {
+        case GatherPart::Whole:
+          emitRow(vb, i, wholeRow(vb, i), inRegisters);
+          break;
+        case GatherPart::Rows: {
+          // A row the runtime split is left to the pieces (uniform in a
+          // warp: its lanes share the row).
+          RowSpan span = wholeRow(vb, i);
+          Value degree = vb.create<arith::SubIOp>(loc, span.p1, span.p0);
+          Value unsplit = vb.create<arith::OrIOp>(
+              loc,
+              vb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                       pieceEdges, zero),
+              vb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, degree,
+                                       pieceEdges));
+          vb.create<scf::IfOp>(loc, unsplit, [&](OpBuilder &tb, Location) {
+            emitRow(tb, i, span, inRegisters);
+            tb.create<scf::YieldOp>(loc);
+          });
+          break;
+        }
+        case GatherPart::Pieces: {
+          // Piece i: positions p0 + k P .. of long row j = pieceRow[i],
+          // k its number in the row; its partial row is scratch row i.
+          Value j = lb.toIndex(vb, loadAt(vb, pieceRow, i));
+          Value v = lb.toIndex(vb, loadAt(vb, longRows, j));
+          Value k = vb.create<arith::SubIOp>(
+              loc, i, lb.toIndex(vb, loadAt(vb, pieceOffsets, j)));
+          RowSpan span = wholeRow(vb, v);
+          span.outRow = i;
+          span.q0 = vb.create<arith::AddIOp>(
+              loc, span.p0, vb.create<arith::MulIOp>(loc, k, pieceEdges));
+          span.q1 = vb.create<arith::MinUIOp>(
+              loc, vb.create<arith::AddIOp>(loc, span.q0, pieceEdges), span.p1);
+          span.finish = false;
+          emitRow(vb, v, span, inRegisters);
+          break;
+        }
+        case GatherPart::Combine:
+          emitCombine(vb, i);
+          break;
         }
         vb.create<scf::YieldOp>(loc);
       });
   for (Value buf : heapBuffers)
     lb.b.create<memref::DeallocOp>(loc, buf);
-  kernels.launch(lb.sizes.gatheredRows(toDst));
+  kernels.launch(launchRows ? launchRows : lb.sizes.gatheredRows(toDst));
 }
 
-void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v) {
-  SmallVector<Value> rowBases;
-  for (Value w : outWidths)
-    rowBases.push_back(vb.create<arith::MulIOp>(loc, v, w));
-  Value p0 = lb.toIndex(vb, loadAt(vb, offsets, v));
-  Value p1 = lb.toIndex(
+FusedKernelBuilder::RowSpan FusedKernelBuilder::wholeRow(OpBuilder &vb,
+                                                         Value v) {
+  RowSpan span;
+  span.outRow = v;
+  span.p0 = lb.toIndex(vb, loadAt(vb, offsets, v));
+  span.p1 = lb.toIndex(
       vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
+  span.q0 = span.p0;
+  span.q1 = span.p1;
+  return span;
+}
+
+void FusedKernelBuilder::emitRow(OpBuilder &vb, Value v, const RowSpan &span,
+                                 Value inRegisters) {
+  if (!inRegisters) {
+    emitVertex(vb, v, span);
+  } else if (auto c = getConstantIntValue(inRegisters); c && *c) {
+    emitVertexInRegisters(vb, v, span);
+  } else {
+    vb.create<scf::IfOp>(
+        loc, inRegisters,
+        [&](OpBuilder &tb, Location) {
+          emitVertexInRegisters(tb, v, span);
+          tb.create<scf::YieldOp>(loc);
+        },
+        [&](OpBuilder &fb, Location) {
+          emitVertex(fb, v, span);
+          fb.create<scf::YieldOp>(loc);
+        });
+  }
+}
+
+SmallVector<Value> FusedKernelBuilder::rowBasesOf(OpBuilder &ob, Value outRow) {
+  SmallVector<Value> rowBases;
+  for (auto [o, w] : llvm::enumerate(outWidths))
+    rowBases.push_back(
+        part == GatherPart::Pieces
+            ? ob.create<arith::AddIOp>(
+                    loc, ob.create<arith::MulIOp>(loc, outRow, scratchStride),
+                    scratchOffsets[o])
+                  .getResult()
+            : ob.create<arith::MulIOp>(loc, outRow, w).getResult());
+  return rowBases;
+}
+
+void FusedKernelBuilder::emitCombine(OpBuilder &vb, Value j) {
+  Value v = lb.toIndex(vb, loadAt(vb, longRows, j));
+  RowSpan span = wholeRow(vb, v);
+  SmallVector<Value> rowBases = rowBasesOf(vb, v);
+  Value k0 = lb.toIndex(vb, loadAt(vb, pieceOffsets, j));
+  Value k1 = lb.toIndex(
+      vb, loadAt(vb, pieceOffsets, vb.create<arith::AddIOp>(loc, j, one)));
+  Value k0Next = vb.create<arith::AddIOp>(loc, k0, one);
+  // Column by column: the first piece's partial, then each later one's in
+  // order (max/min: strictly better only, so ties keep the earlier piece's
+  // edge, as one pass over the row does).
+  for (int64_t o = 0; o < numOuts; ++o)
+    vb.create<scf::ForOp>(
+        loc, firstColumn, outWidths[o], columnStep, ValueRange{},
+        [&](OpBuilder &cb, Location, Value c, ValueRange) {
+          auto at = [&](OpBuilder &ob, Value k) {
+            return ob
+                .create<arith::AddIOp>(
+                    loc,
+                    ob.create<arith::AddIOp>(
+                        loc, ob.create<arith::MulIOp>(loc, k, scratchStride),
+                        scratchOffsets[o]),
+                    c)
+                .getResult();
+          };
+          SmallVector<Value> init{loadAt(cb, scratch, at(cb, k0))};
+          if (argScratch)
+            init.push_back(loadAt(cb, argScratch, at(cb, k0)));
+          auto fold = cb.create<scf::ForOp>(
+              loc, k0Next, k1, one, init,
+              [&](OpBuilder &kb, Location, Value k, ValueRange carried) {
+                Value idx = at(kb, k);
+                Value x = loadAt(kb, scratch, idx);
+                Value xArg = argScratch ? loadAt(kb, argScratch, idx) : Value();
+                auto [next, nextArg] = combine(
+                    kb, carried[0], x, argScratch ? carried[1] : Value(), xArg);
+                SmallVector<Value> yielded{next};
+                if (nextArg)
+                  yielded.push_back(nextArg);
+                kb.create<scf::YieldOp>(loc, yielded);
+              });
+          Value idx = cb.create<arith::AddIOp>(loc, rowBases[o], c);
+          cb.create<memref::StoreOp>(loc, fold.getResult(0), outBufs[o], idx);
+          if (argBuf)
+            cb.create<memref::StoreOp>(loc, fold.getResult(1), argBuf, idx);
+          cb.create<scf::YieldOp>(loc);
+        });
+  if (acc != Accumulator::Sum)
+    emitFinalize(vb, span.p0, span.p1, rowBases);
+}
+
+void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v,
+                                    const RowSpan &span) {
+  SmallVector<Value> rowBases = rowBasesOf(vb, span.outRow);
+  Value p0 = span.p0, p1 = span.p1;
   // A tile: the edges from input rows [tileLo, tileHi), a contiguous range
   // of the row's positions; the row is set at the first tile (lo = 0) and
   // finished at the last (hi = V), over all of its edges.
-  Value q0 = p0, q1 = p1, firstTile, lastTile;
+  Value q0 = span.q0, q1 = span.q1, firstTile, lastTile;
   if (tileLo) {
     q0 = lowerBound(vb, p0, p1, tileLo);
     q1 = lowerBound(vb, q0, p1, tileHi);
@@ -436,7 +609,7 @@ void FusedKernelBuilder::emitVertex(OpBuilder &vb, Value v) {
                           emitEdge(eb, v, p, rowBases);
                           eb.create<scf::YieldOp>(loc);
                         });
-  if (acc != Accumulator::Sum)
+  if (acc != Accumulator::Sum && span.finish)
     emitIf(vb, lastTile,
            [&](OpBuilder &ib) { emitFinalize(ib, p0, p1, rowBases); });
 }
@@ -709,7 +882,8 @@ void FusedKernelBuilder::emitAccumulate(OpBuilder &eb,
 }
 
 std::pair<Value, Value> FusedKernelBuilder::combine(OpBuilder &ob, Value old,
-                                                    Value x, Value oldArg) {
+                                                    Value x, Value oldArg,
+                                                    Value xArg) {
   if (acc == Accumulator::Sum || acc == Accumulator::Mean)
     return {ob.create<arith::AddFOp>(loc, old, x), Value()};
   // Strict: ties keep the earlier edge's value.
@@ -719,7 +893,8 @@ std::pair<Value, Value> FusedKernelBuilder::combine(OpBuilder &ob, Value old,
   Value next = ob.create<arith::SelectOp>(loc, better, x, old);
   if (!oldArg)
     return {next, Value()};
-  return {next, ob.create<arith::SelectOp>(loc, better, e32, oldArg)};
+  return {next,
+          ob.create<arith::SelectOp>(loc, better, xArg ? xArg : e32, oldArg)};
 }
 
 Value FusedKernelBuilder::registerCondition(OpBuilder &ob) {
@@ -749,14 +924,11 @@ Value FusedKernelBuilder::registerCondition(OpBuilder &ob) {
   return cond ? cond : lb.cIndex(1);
 }
 
-void FusedKernelBuilder::emitVertexInRegisters(OpBuilder &vb, Value v) {
+void FusedKernelBuilder::emitVertexInRegisters(OpBuilder &vb, Value v,
+                                               const RowSpan &span) {
   const int64_t lanes = kernels.lanes();
-  SmallVector<Value> rowBases;
-  for (Value w : outWidths)
-    rowBases.push_back(vb.create<arith::MulIOp>(loc, v, w));
-  Value p0 = lb.toIndex(vb, loadAt(vb, offsets, v));
-  Value p1 = lb.toIndex(
-      vb, loadAt(vb, offsets, vb.create<arith::AddIOp>(loc, v, one)));
+  SmallVector<Value> rowBases = rowBasesOf(vb, span.outRow);
+  Value p0 = span.p0, p1 = span.p1;
   // Column c = lane + lanes * slot of each output, and the column it reads
   // (c clamped to the row: a lane past the row's end computes a value it
   // does not store, branch-free), with its head for `heads x F` rows.
@@ -802,7 +974,7 @@ void FusedKernelBuilder::emitVertexInRegisters(OpBuilder &vb, Value v) {
   }
   const int64_t step = argBuf ? 2 : 1;
   auto loop = vb.create<scf::ForOp>(
-      loc, p0, p1, one, init,
+      loc, span.q0, span.q1, one, init,
       [&](OpBuilder &eb, Location, Value p, ValueRange carried) {
         emitEdgeValues(eb, v, p);
         SmallVector<Value> next;
@@ -836,7 +1008,7 @@ void FusedKernelBuilder::emitVertexInRegisters(OpBuilder &vb, Value v) {
   // stores above take the remainder loop's results). Left as it is where
   // the loop cannot be unrolled.
   (void)loopUnrollByFactor(loop, kEdgeUnroll);
-  if (acc != Accumulator::Sum)
+  if (acc != Accumulator::Sum && span.finish)
     emitFinalize(vb, p0, p1, rowBases);
 }
 
@@ -872,14 +1044,17 @@ void FusedKernelBuilder::emitFinalize(OpBuilder &vb, Value p0, Value p1,
         });
 }
 
-LogicalResult gnn::emitFusedGatherKernel(
-    LoweringBuilder &lb, KernelEmitter &kernels, FusedGatherOp fg,
-    ArrayRef<Tensor> operands, const KernelCaches &caches,
-    int64_t firstCacheArg,
-    std::optional<std::pair<int64_t, int64_t>> tileInts) {
+LogicalResult
+gnn::emitFusedGatherKernel(LoweringBuilder &lb, KernelEmitter &kernels,
+                           FusedGatherOp fg, ArrayRef<Tensor> operands,
+                           const KernelCaches &caches, int64_t firstCacheArg,
+                           std::optional<std::pair<int64_t, int64_t>> tileInts,
+                           GatherPart part, Value launchRows) {
+  assert((part == GatherPart::Whole || !tileInts) &&
+         "long rows in pieces are not tiled");
   FusedKernelBuilder builder(lb, kernels, fg);
   if (failed(builder.checkWidths()))
     return failure();
-  builder.emit(operands, caches, firstCacheArg, tileInts);
+  builder.emit(operands, caches, firstCacheArg, tileInts, part, launchRows);
   return success();
 }

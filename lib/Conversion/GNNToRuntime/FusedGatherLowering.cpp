@@ -7,6 +7,7 @@
 
 #include "ElementMath.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <functional>
@@ -292,15 +293,11 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
         lb.sizes.gatheredRows(fg.getSide() == Side::Dst), true, dims));
   }
   int64_t numOuts = outs.size();
-  for (auto [i, out] : llvm::enumerate(outs)) {
-    kernels.setBuffer(i, out.buf);
-    kernels.setInt(i, out.rowSize);
-  }
+  Tensor argOut;
   if (Value arg = fg.getArg()) {
-    Tensor a = outs[0];
-    a.buf = buffers.bufferI32(lb.mul(outs[0].rows, outs[0].rowSize));
-    kernels.setBuffer(0, a.buf);
-    buffers.bind(arg, a);
+    argOut = outs[0];
+    argOut.buf = buffers.bufferI32(lb.mul(outs[0].rows, outs[0].rowSize));
+    buffers.bind(arg, argOut);
   }
   // For a row chunk of the gather (RowChunks.h): the rows of the gathered
   // side are read at the row (own), the other side's at the neighbours, the
@@ -308,14 +305,6 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   const bool toDst = fg.getSide() == Side::Dst;
   const size_t numSrc = fg.getSrcInputs().size(),
                numDst = fg.getDstInputs().size();
-  for (auto [i, t] : llvm::enumerate(tensors)) {
-    const bool src = i < numSrc, dst = !src && i < numSrc + numDst;
-    RowAccess access = RowAccess::All;
-    if (src || dst)
-      access = src == toDst ? RowAccess::Neighbours : RowAccess::Own;
-    kernels.setBuffer(numOuts + i, t.buf, access);
-    kernels.setInt(numOuts + i, t.rowSize);
-  }
   KernelCaches caches = edgeCachesFor(fg);
   int64_t firstCacheArg = numOuts + static_cast<int64_t>(tensors.size());
   // In tiles, a kernel reads and writes its caches at the edges of its
@@ -325,9 +314,28 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   const RowAccess cacheAccess = !tiles  ? RowAccess::All
                                 : toDst ? RowAccess::Own
                                         : RowAccess::Neighbours;
-  for (auto [i, c] : llvm::enumerate(caches))
-    kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
-                      std::get<1>(c)->buf, cacheAccess);
+  // Every kernel of the gather takes the same operands (the host's set is
+  // cleared at each launch).
+  auto setOperands = [&] {
+    for (auto [i, out] : llvm::enumerate(outs)) {
+      kernels.setBuffer(i, out.buf);
+      kernels.setInt(i, out.rowSize);
+    }
+    if (argOut.buf)
+      kernels.setBuffer(0, argOut.buf);
+    for (auto [i, t] : llvm::enumerate(tensors)) {
+      const bool src = i < numSrc, dst = !src && i < numSrc + numDst;
+      RowAccess access = RowAccess::All;
+      if (src || dst)
+        access = src == toDst ? RowAccess::Neighbours : RowAccess::Own;
+      kernels.setBuffer(numOuts + i, t.buf, access);
+      kernels.setInt(numOuts + i, t.rowSize);
+    }
+    for (auto [i, c] : llvm::enumerate(caches))
+      kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
+                        std::get<1>(c)->buf, cacheAccess);
+  };
+  setOperands();
   // Tiles: the input range [lo, hi) of the edges' other ends, as kernel
   // integers after the operands' (the whole range unless RowChunks runs the
   // kernel in tiles).
@@ -339,9 +347,44 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     kernels.setInt(tileInts->second,
                    lb.toI64(lb.sizes.gatheredRows(fg.getSide() != Side::Dst)));
   }
-  if (failed(emitFusedGatherKernel(lb, kernels, fg, tensors, caches,
-                                   firstCacheArg, tileInts)))
+  // Long rows in pieces: the rows' kernel leaves them to a kernel over
+  // their pieces, which writes partial rows into the scratch, and one over
+  // the long rows, which folds them (an argument output: with one output
+  // only, whose argument partials the scratch's integers hold).
+  const bool pieces = longRowPieces && !tiles && (!argOut.buf || numOuts == 1);
+  if (failed(emitFusedGatherKernel(
+          lb, kernels, fg, tensors, caches, firstCacheArg, tileInts,
+          pieces ? GatherPart::Rows : GatherPart::Whole)))
     return failure();
+  if (pieces) {
+    const int64_t side = toDst ? 1 : 0;
+    Value pieceRow = lb.call(rt::Call::gnnrtGraphLongRows,
+                             {lb.ctx, lb.cI64(side), lb.cI64(1)});
+    Value numPieces = lb.b.create<memref::DimOp>(lb.loc, pieceRow, 0);
+    Value longRows = lb.call(rt::Call::gnnrtGraphLongRows,
+                             {lb.ctx, lb.cI64(side), lb.cI64(0)});
+    Value numLongRows = lb.b.create<memref::DimOp>(lb.loc, longRows, 0);
+    Value perPiece = lb.cI64(0);
+    for (const Tensor &out : outs)
+      perPiece = lb.add(perPiece, lb.toI64(out.rowSize));
+    Value count = lb.mul(lb.toI64(numPieces), perPiece);
+    Value scratch = lb.call(rt::Call::gnnrtPieceScratch, {lb.ctx, count});
+    Value argScratch =
+        argOut.buf ? lb.call(rt::Call::gnnrtPieceScratchI32, {lb.ctx, count})
+                   : Value();
+    const int64_t scratchArg =
+        firstCacheArg + static_cast<int64_t>(caches.size());
+    for (GatherPart part : {GatherPart::Pieces, GatherPart::Combine}) {
+      setOperands();
+      kernels.setBuffer(scratchArg, scratch);
+      if (argScratch)
+        kernels.setBuffer(scratchArg, argScratch);
+      if (failed(emitFusedGatherKernel(
+              lb, kernels, fg, tensors, caches, firstCacheArg, std::nullopt,
+              part, part == GatherPart::Pieces ? numPieces : numLongRows)))
+        return failure();
+    }
+  }
   if (tileInts)
     markTiledLaunch(&*std::prev(lb.b.getInsertionPoint()), tileInts->first,
                     tileInts->second, toDst ? 1 : 0);

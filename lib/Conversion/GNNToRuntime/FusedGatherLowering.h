@@ -34,18 +34,32 @@ struct EdgeCache {
 /// A kernel's cached values: value of its body -> (cache, stores it).
 using KernelCaches = SmallVector<std::tuple<Value, EdgeCache *, bool>>;
 
-/// Emits the kernel of `fg` and its launch over the vertices: operands are
-/// the outputs (kernel operands 0..), `fg`'s row inputs and parameters
-/// (`operands`, after the outputs), then the caches from `firstCacheArg`,
-/// all set on the host by the caller. With `tileInts`, the kernel integers
-/// at those positions are the range [lo, hi) of input rows whose edges it
-/// gathers (a tile: RowChunks.h); the rows' results are set at the tile
-/// with lo = 0 and finished (mean, empty max/min) at the one with hi = V.
+/// Which part of a fused gather a kernel computes. Where the runtime splits
+/// long rows into pieces (gnnrtGraphPieceEdges > 0), `Rows` leaves them out,
+/// `Pieces` writes each piece's partial row (no mean's division) into the
+/// scratch buffer and `Combine` folds each long row's partials in piece
+/// order into its result row and finishes it. `Whole`: every row, no
+/// pieces.
+enum class GatherPart { Whole, Rows, Pieces, Combine };
+
+/// Emits a kernel of `fg` and its launch over its rows (or pieces, or long
+/// rows): operands are the outputs (kernel operands 0..), `fg`'s row inputs
+/// and parameters (`operands`, after the outputs), then the caches from
+/// `firstCacheArg`, all set on the host by the caller, and for the
+/// Pieces and Combine parts the scratch at `firstCacheArg + caches` (f32;
+/// i32 too for an argument output: gnnrtPieceScratch(I32), pieces x the
+/// outputs' widths). With `tileInts`, the kernel integers at those
+/// positions are the range [lo, hi) of input rows whose edges it gathers
+/// (a tile: RowChunks.h); the rows' results are set at the tile with
+/// lo = 0 and finished (mean, empty max/min) at the one with hi = V.
+/// `launchRows` (host side, index): the pieces or long rows the Pieces and
+/// Combine kernels run over.
 LogicalResult emitFusedGatherKernel(
     LoweringBuilder &lb, KernelEmitter &kernels, FusedGatherOp fg,
     ArrayRef<Tensor> operands, const KernelCaches &caches,
     int64_t firstCacheArg,
-    std::optional<std::pair<int64_t, int64_t>> tileInts = std::nullopt);
+    std::optional<std::pair<int64_t, int64_t>> tileInts = std::nullopt,
+    GatherPart part = GatherPart::Whole, Value launchRows = Value());
 
 /// The fused gathers of `body` that may keep a per-edge value for a later
 /// one (an edge cache: the same value, as edgeCachesFor finds it), with
@@ -64,6 +78,8 @@ public:
   /// Kernels read the range of input rows to gather from (RowChunks.h's
   /// tiles; CPU kernels in row chunks).
   void setTiles(bool enable) { tiles = enable; }
+  /// Long rows in pieces (emitFusedGatherKernel's), where not in tiles.
+  void setLongRowPieces(bool enable) { longRowPieces = enable; }
   LogicalResult lower(FusedGatherOp fg);
   /// The rows `fg` aggregates when it is an untiled sum or mean of the
   /// neighbours' rows with no per-edge scale computed from its inputs (what
@@ -107,6 +123,7 @@ private:
   int64_t edgeCacheBudget;                 // floats per edge
   int64_t edgeCacheFloatsUsed = 0;
   bool tiles = false;
+  bool longRowPieces = false;
   const DenseMap<Value, Value> *stagedGathers = nullptr;
   const DenseMap<Value, Value> *stagedReduces = nullptr;
   /// The level beyond which each staged reduce's result is zero (the

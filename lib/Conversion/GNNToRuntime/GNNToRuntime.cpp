@@ -491,6 +491,7 @@ struct ConvertGNNToRuntime
         lowerings.push_back(std::make_unique<FunctionLowering>(
             module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
         lowerings.back()->setRowChunks(rowChunks);
+        lowerings.back()->setLongRowPieces(target == "cuda" || longRowPieces);
         if (withLevels)
           lowerings.back()->setLevels(hops);
         lowerings.back()->setFeaturesOutOfCore(featuresOutOfCore);

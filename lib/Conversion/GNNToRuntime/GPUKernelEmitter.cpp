@@ -163,6 +163,22 @@ public:
       return lb.call(rt::Call::gnnrtGraphIndex, {lb.ctx, lb.cI64(which)});
     }));
   }
+  Value graphLongRows(int64_t side, int64_t which) override {
+    return parameter(onHost([&] {
+      return lb.call(rt::Call::gnnrtGraphLongRows,
+                     {lb.ctx, lb.cI64(side), lb.cI64(which)});
+    }));
+  }
+  Value graphPieceOffsets(int64_t side) override {
+    return parameter(onHost([&] {
+      return lb.call(rt::Call::gnnrtGraphPieceOffsets, {lb.ctx, lb.cI64(side)});
+    }));
+  }
+  Value graphPieceEdges(int64_t side) override {
+    return parameter(onHost([&] {
+      return lb.call(rt::Call::gnnrtGraphPieceEdges, {lb.ctx, lb.cI64(side)});
+    }));
+  }
   void launch(Value n) override;
 
 private:

@@ -73,6 +73,11 @@ public:
   /// Kernel side: the graph's arrays (gnnrtGraphOffsets / gnnrtGraphIndex).
   virtual Value graphOffsets(int64_t side) = 0;
   virtual Value graphIndex(int64_t which) = 0;
+  /// Kernel side: the long rows of `side` split into pieces
+  /// (gnnrtGraphLongRows, gnnrtGraphPieceOffsets, gnnrtGraphPieceEdges).
+  virtual Value graphLongRows(int64_t side, int64_t which) = 0;
+  virtual Value graphPieceOffsets(int64_t side) = 0;
+  virtual Value graphPieceEdges(int64_t side) = 0;
 
   /// Ends the body and runs the kernel over rows [0, n) (an index value).
   virtual void launch(Value n) = 0;

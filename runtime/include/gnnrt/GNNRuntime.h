@@ -87,7 +87,7 @@
 ///      the sources of a level, gnnrtSpmmReduceRows gnnrtSpmmReduce's
 ///      sums of a level's sources (the program on blocks of a partitioned
 ///      model: P³'s shares, co-batches).
-#define GNNRT_API_VERSION 21
+#define GNNRT_API_VERSION 22
 
 #ifdef __cplusplus
 extern "C" {
@@ -178,6 +178,31 @@ GNNRT_EXPORT void gnnrtGraphWindow(gnnrtContext *ctx, int64_t side, int64_t lo,
 GNNRT_EXPORT void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result,
                                                gnnrtContext *ctx,
                                                int64_t which);
+/// The rows of the aggregations to `side` (0 src, 1 dst) that are split
+/// into pieces of gnnrtGraphPieceEdges positions (0: none is; the CUDA
+/// device splits rows of more than 256, the CPU device only under
+/// GNNRT_PIECE_EDGES): `which` 0 = the long rows, ascending; 1 = each
+/// piece's index into them. Piece k of long row j (pieceOffsets[j] <= k <
+/// pieceOffsets[j+1]) holds the row's positions from offsets[row] +
+/// (k - pieceOffsets[j]) * pieceEdges, at most pieceEdges of them.
+GNNRT_EXPORT void _mlir_ciface_gnnrtGraphLongRows(gnnrtMemRefI32 *result,
+                                                  gnnrtContext *ctx,
+                                                  int64_t side, int64_t which);
+/// Each long row's first piece (the long rows + 1 entries).
+GNNRT_EXPORT void _mlir_ciface_gnnrtGraphPieceOffsets(gnnrtMemRefI64 *result,
+                                                      gnnrtContext *ctx,
+                                                      int64_t side);
+GNNRT_EXPORT int64_t gnnrtGraphPieceEdges(gnnrtContext *ctx, int64_t side);
+/// Device memory for the pieces' partial rows: at least `count` floats
+/// (gnnrtPieceScratch) or 32-bit integers (gnnrtPieceScratchI32), the
+/// context's, grown as asked and reused by every call (contents
+/// unspecified).
+GNNRT_EXPORT void _mlir_ciface_gnnrtPieceScratch(gnnrtMemRefF32 *result,
+                                                 gnnrtContext *ctx,
+                                                 int64_t count);
+GNNRT_EXPORT void _mlir_ciface_gnnrtPieceScratchI32(gnnrtMemRefI32 *result,
+                                                    gnnrtContext *ctx,
+                                                    int64_t count);
 
 /// Compiled kernels run by gnnrtParallelFor read their operands from the
 /// context: buffer `index` and integer `index`, set before the call.

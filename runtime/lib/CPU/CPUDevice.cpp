@@ -11,6 +11,7 @@
 #include "CPU/Kernels.h"
 #include "Context.h"
 #include "Device.h"
+#include "LongRows.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -177,6 +178,26 @@ public:
     d.index[3] = data(a.csrDst);
     d.degree[0] = a.inDegree.data();
     d.degree[1] = a.outDegree.data();
+    // Long rows in pieces only where a test asks (GNNRT_PIECE_EDGES): one
+    // thread per row range balances without them (launch's dynamic
+    // schedule), but the compiled kernels' pieces are checked here so.
+    const int64_t minPiece = longRowMinPiece(0);
+    for (int side : {0, 1}) {
+      LongRowSplit &s = splits[which != 0][side];
+      s = minPiece > 0
+              ? splitLongRows(side == 0 ? a.srcOffsets : a.dstOffsets, minPiece)
+              : LongRowSplit();
+      DeviceGraph::LongRows &t = d.longRows[side];
+      t = DeviceGraph::LongRows();
+      if (s.longRows.empty())
+        continue;
+      t.pieceEdges = s.pieceEdges;
+      t.numRows = static_cast<int64_t>(s.longRows.size());
+      t.numPieces = s.numPieces();
+      t.rows = s.longRows.data();
+      t.pieceOffsets = s.pieceOffsets.data();
+      t.pieceRow = s.pieceRow.data();
+    }
     boundGraph = graphs[selected];
   }
   void bindEdgeData(std::vector<EdgeInputArrays> inputs) override {
@@ -303,7 +324,8 @@ public:
   }
 
 private:
-  GraphArrays arrays[2]; // the own rows' graph, the whole graph
+  GraphArrays arrays[2];     // the own rows' graph, the whole graph
+  LongRowSplit splits[2][2]; // by graph, then side
   std::vector<EdgeInputArrays> edgeInputs;
 };
 

@@ -25,9 +25,9 @@
 
 #include "CUDA/CUDADevice.h"
 #include "CUDA/Kernels.h"
-#include "CUDA/RowSplit.h"
 #include "Context.h"
 #include "Device.h"
+#include "LongRows.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -154,21 +154,31 @@ public:
     boundGraph.index[3] = uploadIndex(graph.csrDst);
     boundGraph.degree[0] = upload(graph.inDegree, graphMemory);
     boundGraph.degree[1] = upload(graph.outDegree, graphMemory);
-    graphs[0] = boundGraph;
-    // The SpMMs' long rows, by side (0: the CSR's, 1: the CSC's).
+    // The long rows, by side (0: the CSR's, 1: the CSC's): the SpMMs' and
+    // the compiled fused gathers' (DeviceGraph::longRows).
+    const int64_t minPiece = longRowMinPiece(256);
     for (int side : {0, 1}) {
-      const cuda::RowSplit split =
-          cuda::splitLongRows(side == 0 ? graph.srcOffsets : graph.dstOffsets);
+      const LongRowSplit split = splitLongRows(
+          side == 0 ? graph.srcOffsets : graph.dstOffsets, minPiece);
       cuda::LongRows &rows = longRows[side];
       rows.pieceEdges = split.pieceEdges;
       rows.numRows = static_cast<int64_t>(split.longRows.size());
       rows.numPieces = split.numPieces();
+      DeviceGraph::LongRows &table = boundGraph.longRows[side];
+      table = DeviceGraph::LongRows();
       if (rows.numRows == 0)
         continue;
       rows.rows = upload(split.longRows, graphMemory);
       rows.pieceOffsets = upload(split.pieceOffsets, graphMemory);
       rows.pieceRow = upload(split.pieceRow, graphMemory);
+      table.pieceEdges = rows.pieceEdges;
+      table.numRows = rows.numRows;
+      table.numPieces = rows.numPieces;
+      table.rows = rows.rows;
+      table.pieceOffsets = rows.pieceOffsets;
+      table.pieceRow = rows.pieceRow;
     }
+    graphs[0] = boundGraph;
   }
 
   void bindEdgeData(std::vector<EdgeInputArrays> inputs) override {

@@ -52,7 +52,7 @@ void gatherArgBackward(cudaStream_t stream, int64_t V, Segments seg,
                        const float *gradOut, const int32_t *arg,
                        float *gradEdges, int64_t width);
 
-/// The long rows of one side's segments as splitLongRows (RowSplit.h) chose
+/// The long rows of one side's segments as splitLongRows (LongRows.h) chose
 /// them, in GPU memory: rows of more than pieceEdges positions are added up
 /// in pieces of pieceEdges (none when numRows is 0).
 struct LongRows {

@@ -18,9 +18,9 @@
 // CHECK: %[[NI64:[0-9]+]] = arith.index_cast %[[N]] : index to i64
 // CHECK: %[[B:[0-9]+]] = arith.ceildivsi %[[THREADS]], %c256{{.*}} : index
 // CHECK: %[[BLOCKS:[0-9]+]] = arith.maxsi %[[B]], %{{.*}} : index
-// CHECK: gpu.launch_func  @gnn_kernels::@[[K:__gnn_kernel_[0-9]+]] blocks in (%[[BLOCKS]], %{{.*}}, %{{.*}}) threads in (%c256{{.*}}, %{{.*}}, %{{.*}}) args({{.*}}, %[[OFF]] : memref<?xi64>, %[[IDX]] : memref<?xi32>, %[[NI64]] : i64)
+// CHECK: gpu.launch_func  @gnn_kernels::@[[K:__gnn_kernel_[0-9]+]] blocks in (%[[BLOCKS]], %{{.*}}, %{{.*}}) threads in (%c256{{.*}}, %{{.*}}, %{{.*}}) args({{.*}}, %[[OFF]] : memref<?xi64>, %[[IDX]] : memref<?xi32>, %{{[0-9]+}} : i64, %[[NI64]] : i64)
 // CHECK: gpu.module @gnn_kernels {
-// CHECK: gpu.func @[[K]]({{.*}}: memref<?xi64>, %[[GIDX:arg[0-9]+]]: memref<?xi32>, %[[GN:arg[0-9]+]]: i64) kernel {
+// CHECK: gpu.func @[[K]]({{.*}}: memref<?xi64>, %[[GIDX:arg[0-9]+]]: memref<?xi32>, %{{arg[0-9]+}}: i64, %[[GN:arg[0-9]+]]: i64) kernel {
 // CHECK-NEXT: %[[KN:[0-9]+]] = arith.index_cast %[[GN]] : i64 to index
 // CHECK-NEXT: %[[BID:.*]] = gpu.block_id  x
 // CHECK-NEXT: %[[BDIM:.*]] = gpu.block_dim  x
@@ -54,7 +54,7 @@
 // RED-LABEL: gpu.func @__gnn_kernel_1(
 // RED: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c8{{(_[0-9]+)?}} step %c1{{(_[0-9]+)?}} iter_args
 // RED-NOT: gpu.shuffle
-// RED-LABEL: gpu.func @__gnn_kernel_5(
+// RED-LABEL: gpu.func @__gnn_kernel_11(
 // RED: %[[LANE:[0-9]+]] = arith.remui %{{.*}}, %{{c32.*}} : index
 // RED: %[[STEP:c32.*]] = arith.constant 32 : index
 // RED: %[[P:[0-9]+]] = scf.for %{{.*}} = %[[LANE]] to %{{.*}} step %[[STEP]] iter_args
@@ -81,7 +81,7 @@
 // The edge loop is unrolled by 4 (then a loop over the rest of the edges),
 // so that a long row's edges issue their loads together.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=REG
-// REG-LABEL: gpu.func @__gnn_kernel_3(
+// REG-LABEL: gpu.func @__gnn_kernel_7(
 // REG: %[[LANE:[0-9]+]] = arith.remui
 // REG: %[[COL:[0-9]+]] = arith.addi %[[LANE]], %{{c0.*}} : index
 // REG-NEXT: %[[VALID:[0-9]+]] = arith.cmpi ult, %[[COL]], %[[W:c32.*]] : index
@@ -107,7 +107,7 @@
 // columns per lane where the row has at most 64, checked at run time: the
 // kernel holds both versions.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=DYN
-// DYN-LABEL: gpu.func @__gnn_kernel_7(
+// DYN-LABEL: gpu.func @__gnn_kernel_17(
 // DYN: %[[FITS:[0-9]+]] = arith.cmpi ule, %{{.*}}, %{{c64.*}} : index
 // DYN: scf.if %[[FITS]] {
 // DYN: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32) {
@@ -116,6 +116,57 @@
 // DYN: scf.for
 // DYN: memref.load %arg0[
 // DYN: memref.store %{{.*}}, %arg0[
+
+// Long rows in pieces: each fused gather is three kernels. The rows'
+// kernel (kernel 1: GAT's max of scores) leaves a row of more edges than
+// the runtime's piece (gnnrtGraphPieceEdges, a parameter; 0: none split) to
+// the others; the pieces' kernel (2), a warp per piece i, takes long row
+// j = pieceRow[i], its k-th piece k = i - pieceOffsets[j], positions
+// [p0 + k P, min(p0 + k P + P, p1)), into scratch row i; the combine (3), a
+// warp per long row, folds its pieces' partials in order (max: strictly
+// greater, so ties keep the earlier piece) into the output row.
+// RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="target=cuda" 2>/dev/null | FileCheck %s --check-prefix=PIECES
+// PIECES-LABEL: gpu.func @__gnn_kernel_1(
+// PIECES-SAME: %[[P:arg[0-9]+]]: i64, %{{arg[0-9]+}}: i64) kernel {
+// PIECES: %[[PI:[0-9]+]] = arith.index_cast %[[P]] : i64 to index
+// PIECES: %[[D:[0-9]+]] = arith.subi
+// PIECES-NEXT: %[[SHORT:[0-9]+]] = arith.cmpi ule, %[[D]], %[[PI]] : index
+// PIECES-NEXT: %[[NONE:[0-9]+]] = arith.cmpi eq, %[[PI]], %{{c0.*}} : index
+// PIECES-NEXT: %[[WHOLE:[0-9]+]] = arith.ori %[[NONE]], %[[SHORT]] : i1
+// PIECES-NEXT: scf.if %[[WHOLE]] {
+// PIECES-LABEL: gpu.func @__gnn_kernel_2(
+// PIECES: scf.for %[[I:arg[0-9]+]] =
+// PIECES-NEXT: %[[J32:[0-9]+]] = memref.load %{{arg[0-9]+}}[%[[I]]] : memref<?xi32>
+// PIECES-NEXT: %[[J:[0-9]+]] = arith.index_cast %[[J32]] : i32 to index
+// PIECES-NEXT: memref.load %{{arg[0-9]+}}[%[[J]]] : memref<?xi32>
+// PIECES: %[[F64:[0-9]+]] = memref.load %{{arg[0-9]+}}[%[[J]]] : memref<?xi64>
+// PIECES-NEXT: %[[F:[0-9]+]] = arith.index_cast %[[F64]] : i64 to index
+// PIECES-NEXT: %[[K:[0-9]+]] = arith.subi %[[I]], %[[F]] : index
+// PIECES-NEXT: memref.load
+// PIECES-NEXT: %[[P0:[0-9]+]] = arith.index_cast %{{[0-9]+}} : i64 to index
+// PIECES-NEXT: arith.addi
+// PIECES-NEXT: memref.load
+// PIECES-NEXT: %[[P1:[0-9]+]] = arith.index_cast %{{[0-9]+}} : i64 to index
+// PIECES-NEXT: %[[KP:[0-9]+]] = arith.muli %[[K]], %[[PIECE:[0-9]+]] : index
+// PIECES-NEXT: %[[Q0:[0-9]+]] = arith.addi %[[P0]], %[[KP]] : index
+// PIECES-NEXT: %[[END:[0-9]+]] = arith.addi %[[Q0]], %[[PIECE]] : index
+// PIECES-NEXT: %[[Q1:[0-9]+]] = arith.minui %[[END]], %[[P1]] : index
+// PIECES-NEXT: arith.muli %[[I]], %{{[0-9]+}} : index
+// PIECES: scf.for %{{.*}} = %[[Q0]] to %{{[0-9]+}} step %{{[0-9]+}} iter_args
+// PIECES-LABEL: gpu.func @__gnn_kernel_3(
+// PIECES: memref.load %{{arg[0-9]+}}[%[[J3:arg[0-9]+]]] : memref<?xi64>
+// PIECES-NEXT: %[[K0:[0-9]+]] = arith.index_cast %{{[0-9]+}} : i64 to index
+// PIECES-NEXT: arith.addi %[[J3]], %{{c1.*}} : index
+// PIECES-NEXT: memref.load
+// PIECES-NEXT: %[[K1:[0-9]+]] = arith.index_cast %{{[0-9]+}} : i64 to index
+// PIECES-NEXT: %[[K0N:[0-9]+]] = arith.addi %[[K0]], %{{c1.*}} : index
+// PIECES: %[[FIRST:[0-9]+]] = memref.load %[[SCRATCH:arg[0-9]+]][%{{[0-9]+}}] : memref<?xf32>
+// PIECES-NEXT: %[[FOLD:[0-9]+]] = scf.for %{{.*}} = %[[K0N]] to %[[K1]] step %{{c1.*}} iter_args(%[[BEST:.*]] = %[[FIRST]]) -> (f32) {
+// PIECES: %[[X:[0-9]+]] = memref.load %[[SCRATCH]][
+// PIECES-NEXT: %[[GT:[0-9]+]] = arith.cmpf ogt, %[[X]], %[[BEST]] : f32
+// PIECES-NEXT: %[[M:[0-9]+]] = arith.select %[[GT]], %[[X]], %[[BEST]] : f32
+// PIECES-NEXT: scf.yield %[[M]] : f32
+// PIECES: memref.store %[[FOLD]], %arg0[
 
 // The CPU target has no lanes: the same reduction is one loop from 0.
 // RUN: gnn-opt %examples/models/gat.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime 2>/dev/null | FileCheck %s --check-prefix=CPURED

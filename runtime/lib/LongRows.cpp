@@ -1,14 +1,15 @@
-//===- RowSplit.cpp - long rows of an aggregation split into pieces -------===//
+//===- LongRows.cpp - long rows of an aggregation split into pieces -------===//
 
-#include "CUDA/RowSplit.h"
+#include "LongRows.h"
 
 #include <algorithm>
+#include <cstdlib>
 
-using namespace gnnrt::cuda;
+using namespace gnnrt;
 
-RowSplit gnnrt::cuda::splitLongRows(const std::vector<int64_t> &offsets,
-                                    int64_t minPiece, int64_t maxPieces) {
-  RowSplit split;
+LongRowSplit gnnrt::splitLongRows(const std::vector<int64_t> &offsets,
+                                  int64_t minPiece, int64_t maxPieces) {
+  LongRowSplit split;
   const int64_t V = offsets.empty() ? 0 : offsets.size() - 1;
   auto degree = [&](int64_t v) { return offsets[v + 1] - offsets[v]; };
   int64_t longEdges = 0;
@@ -29,4 +30,13 @@ RowSplit gnnrt::cuda::splitLongRows(const std::vector<int64_t> &offsets,
     split.pieceOffsets.push_back(split.pieceOffsets.back() + pieces);
   }
   return split;
+}
+
+int64_t gnnrt::longRowMinPiece(int64_t fallback) {
+  const char *env = std::getenv("GNNRT_PIECE_EDGES");
+  if (!env || !*env)
+    return fallback;
+  char *end = nullptr;
+  const long long n = std::strtoll(env, &end, 10);
+  return end && *end == '\0' && n > 0 ? static_cast<int64_t>(n) : fallback;
 }
