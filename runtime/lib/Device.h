@@ -15,6 +15,7 @@
 #ifndef GNNRT_DEVICE_H
 #define GNNRT_DEVICE_H
 
+#include "LongRows.h"
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
@@ -109,13 +110,8 @@ struct DeviceGraph {
   const float *degree[2] = {};
   /// The long rows of the aggregations to `side` split into pieces
   /// (LongRows.h; gnnrtGraphLongRows, gnnrtGraphPieceOffsets,
-  /// gnnrtGraphPieceEdges). pieceEdges 0: no row is split.
-  struct LongRows {
-    int64_t pieceEdges = 0, numRows = 0, numPieces = 0;
-    const int32_t *rows = nullptr;         // [numRows]
-    const int64_t *pieceOffsets = nullptr; // [numRows + 1]
-    const int32_t *pieceRow = nullptr;     // [numPieces]
-  } longRows[2];
+  /// gnnrtGraphPieceEdges).
+  LongRowTable longRows[2];
 };
 
 class Device {

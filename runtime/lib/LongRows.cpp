@@ -32,6 +32,17 @@ LongRowSplit gnnrt::splitLongRows(const std::vector<int64_t> &offsets,
   return split;
 }
 
+LongRowTable gnnrt::hostTable(const LongRowSplit &split) {
+  LongRowTable t;
+  t.pieceEdges = split.pieceEdges;
+  t.numRows = static_cast<int64_t>(split.longRows.size());
+  t.numPieces = split.numPieces();
+  t.rows = split.longRows.data();
+  t.pieceOffsets = split.pieceOffsets.data();
+  t.pieceRow = split.pieceRow.data();
+  return t;
+}
+
 int64_t gnnrt::longRowMinPiece(int64_t fallback) {
   const char *env = std::getenv("GNNRT_PIECE_EDGES");
   if (!env || !*env)

@@ -34,6 +34,20 @@ struct LongRowSplit {
   int64_t numPieces() const { return static_cast<int64_t>(pieceRow.size()); }
 };
 
+/// A split's arrays where a device keeps them (host or GPU memory): what
+/// the CUDA device's SpMM and the compiled fused gathers read
+/// (DeviceGraph::longRows). pieceEdges 0: no row is split.
+struct LongRowTable {
+  int64_t pieceEdges = 0;
+  int64_t numRows = 0, numPieces = 0;
+  const int32_t *rows = nullptr;         // [numRows]
+  const int64_t *pieceOffsets = nullptr; // [numRows + 1]
+  const int32_t *pieceRow = nullptr;     // [numPieces]
+};
+
+/// `split`'s table over its own vectors (host memory).
+LongRowTable hostTable(const LongRowSplit &split);
+
 /// The split of the segments `offsets` (|V| + 1 entries): pieces of
 /// max(minPiece, ceil(edges in rows longer than minPiece / maxPieces))
 /// positions, so that there are at most about `maxPieces` pieces (their

@@ -285,8 +285,8 @@ void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
   view(result, const_cast<int32_t *>(g.index[which]), g.numEdges);
 }
 
-static const DeviceGraph::LongRows &longRowsOf(gnnrtContext *ctx, int64_t side,
-                                               const char *entry) {
+static const LongRowTable &longRowsOf(gnnrtContext *ctx, int64_t side,
+                                      const char *entry) {
   if (side != 0 && side != 1)
     fatal(std::string(entry) + ": no side " + std::to_string(side));
   return ctx->device->graph().longRows[side];
@@ -294,7 +294,7 @@ static const DeviceGraph::LongRows &longRowsOf(gnnrtContext *ctx, int64_t side,
 
 void _mlir_ciface_gnnrtGraphLongRows(gnnrtMemRefI32 *result, gnnrtContext *ctx,
                                      int64_t side, int64_t which) {
-  const DeviceGraph::LongRows &t = longRowsOf(ctx, side, "gnnrtGraphLongRows");
+  const LongRowTable &t = longRowsOf(ctx, side, "gnnrtGraphLongRows");
   if (which != 0 && which != 1)
     fatal("gnnrtGraphLongRows: unknown array " + std::to_string(which));
   if (which == 0)
@@ -305,8 +305,7 @@ void _mlir_ciface_gnnrtGraphLongRows(gnnrtMemRefI32 *result, gnnrtContext *ctx,
 
 void _mlir_ciface_gnnrtGraphPieceOffsets(gnnrtMemRefI64 *result,
                                          gnnrtContext *ctx, int64_t side) {
-  const DeviceGraph::LongRows &t =
-      longRowsOf(ctx, side, "gnnrtGraphPieceOffsets");
+  const LongRowTable &t = longRowsOf(ctx, side, "gnnrtGraphPieceOffsets");
   view(result, const_cast<int64_t *>(t.pieceOffsets),
        t.pieceOffsets ? t.numRows + 1 : 0);
 }

@@ -187,16 +187,7 @@ public:
       s = minPiece > 0
               ? splitLongRows(side == 0 ? a.srcOffsets : a.dstOffsets, minPiece)
               : LongRowSplit();
-      DeviceGraph::LongRows &t = d.longRows[side];
-      t = DeviceGraph::LongRows();
-      if (s.longRows.empty())
-        continue;
-      t.pieceEdges = s.pieceEdges;
-      t.numRows = static_cast<int64_t>(s.longRows.size());
-      t.numPieces = s.numPieces();
-      t.rows = s.longRows.data();
-      t.pieceOffsets = s.pieceOffsets.data();
-      t.pieceRow = s.pieceRow.data();
+      d.longRows[side] = hostTable(s);
     }
     boundGraph = graphs[selected];
   }

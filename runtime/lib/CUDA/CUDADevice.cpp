@@ -164,19 +164,12 @@ public:
       rows.pieceEdges = split.pieceEdges;
       rows.numRows = static_cast<int64_t>(split.longRows.size());
       rows.numPieces = split.numPieces();
-      DeviceGraph::LongRows &table = boundGraph.longRows[side];
-      table = DeviceGraph::LongRows();
-      if (rows.numRows == 0)
-        continue;
-      rows.rows = upload(split.longRows, graphMemory);
-      rows.pieceOffsets = upload(split.pieceOffsets, graphMemory);
-      rows.pieceRow = upload(split.pieceRow, graphMemory);
-      table.pieceEdges = rows.pieceEdges;
-      table.numRows = rows.numRows;
-      table.numPieces = rows.numPieces;
-      table.rows = rows.rows;
-      table.pieceOffsets = rows.pieceOffsets;
-      table.pieceRow = rows.pieceRow;
+      if (rows.numRows > 0) {
+        rows.rows = upload(split.longRows, graphMemory);
+        rows.pieceOffsets = upload(split.pieceOffsets, graphMemory);
+        rows.pieceRow = upload(split.pieceRow, graphMemory);
+      }
+      boundGraph.longRows[side] = rows;
     }
     graphs[0] = boundGraph;
   }

@@ -14,6 +14,8 @@
 #ifndef GNNRT_CUDA_KERNELS_H
 #define GNNRT_CUDA_KERNELS_H
 
+#include "LongRows.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -55,13 +57,7 @@ void gatherArgBackward(cudaStream_t stream, int64_t V, Segments seg,
 /// The long rows of one side's segments as splitLongRows (LongRows.h) chose
 /// them, in GPU memory: rows of more than pieceEdges positions are added up
 /// in pieces of pieceEdges (none when numRows is 0).
-struct LongRows {
-  int64_t pieceEdges = 0;
-  int64_t numRows = 0, numPieces = 0;
-  const int32_t *rows = nullptr;         // [numRows]
-  const int64_t *pieceOffsets = nullptr; // [numRows + 1]
-  const int32_t *pieceRow = nullptr;     // [numPieces]
-};
+using LongRows = LongRowTable;
 
 /// Rows [begin, end) of out: out[v, :] = scale * sum over v's positions j of
 /// w[edge(j)] * in[other[j], :] (w = 1 where null; scale = 1/|segment| with
