@@ -156,6 +156,13 @@ Buffer::~Buffer() {
   device->free(data);
 }
 
+float *gnnrt::grownBuffer(Device &device, std::unique_ptr<Buffer> &b,
+                          int64_t floats) {
+  if (!b || b->size < floats)
+    b = std::make_unique<Buffer>(device, floats);
+  return b->data;
+}
+
 void Device::setGraphWindow(int which, const int32_t *data, int64_t first) {
   if (which < 0 || which > 3)
     fatal("setGraphWindow: no per-edge array #" + std::to_string(which));

@@ -360,6 +360,10 @@ struct Buffer {
   Buffer &operator=(const Buffer &) = delete;
 };
 
+/// `b`'s floats, `b` replaced by a zeroed buffer of `floats` first where
+/// it holds fewer (a scratch kept across calls that only grows).
+float *grownBuffer(Device &device, std::unique_ptr<Buffer> &b, int64_t floats);
+
 /// The CPU device (always built; CPU/CPUDevice.cpp).
 std::unique_ptr<Device> createCPUDevice();
 

@@ -118,10 +118,7 @@ static void takeOwnRows(const gnnrtContext *ctx, const float *all, float *out,
 
 /// A stage buffer of at least `floats` floats.
 static float *stageBuffer(gnnrtContext *ctx, int64_t floats, int which = 0) {
-  std::unique_ptr<Buffer> &b = ctx->stageBuffers[which];
-  if (!b || b->size < floats)
-    b = std::make_unique<Buffer>(*ctx->device, floats);
-  return b->data;
+  return grownBuffer(*ctx->device, ctx->stageBuffers[which], floats);
 }
 
 /// A memref descriptor of `rows` rows of `width` floats at `data`.
@@ -151,8 +148,7 @@ static const std::vector<int64_t> &prepareStages(gnnrtContext *ctx,
   for (size_t r = 0; r + 1 < p.size(); ++r)
     most = std::max(most, p[r + 1] - p[r]);
   for (auto &b : ctx->stageBuffers)
-    if (!b || b->size < most * width)
-      b = std::make_unique<Buffer>(*ctx->device, most * width);
+    grownBuffer(*ctx->device, b, most * width);
   return p;
 }
 

@@ -319,10 +319,7 @@ static float *pieceScratch(gnnrtContext *ctx, int which, int64_t count,
                            const char *entry) {
   if (count < 0)
     fatal(std::string(entry) + ": negative count " + std::to_string(count));
-  std::unique_ptr<Buffer> &b = ctx->pieceScratch[which];
-  if (!b || b->size < count)
-    b = std::make_unique<Buffer>(*ctx->device, std::max<int64_t>(count, 1));
-  return b->data;
+  return grownBuffer(*ctx->device, ctx->pieceScratch[which], count);
 }
 
 void _mlir_ciface_gnnrtPieceScratch(gnnrtMemRefF32 *result, gnnrtContext *ctx,
