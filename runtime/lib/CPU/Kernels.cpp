@@ -186,10 +186,22 @@ struct SpmmOperands {
   int64_t outBase = 0;
 };
 
-// The rows an edge reads are scattered over the whole input: prefetching the
-// row of the edge kPrefetchDistance positions ahead keeps several row loads
-// in flight per thread instead of one.
-constexpr int64_t kPrefetchDistance = 8;
+/// How many positions ahead spmmChunk prefetches the row of an edge. The
+/// rows an edge reads are scattered over the whole input, so the loop is
+/// bound by how many of their cache lines are in flight: about 256 per
+/// thread, counting at most 16 lines of a row (a wider row is read in
+/// passes of 128 columns, and the hardware streams the pass's neighbour
+/// lines), between 16 and 64 rows ahead. Measured with gnnrt-bench on the
+/// arxiv-shaped RMAT graph, 2 threads, Zen 5 (docs/MemoryBudget.md, "Cache
+/// blocking"): F = 128 at 32 rows ahead 1.5x the 8 of before, F = 256 best
+/// at 16, F <= 64 at 64.
+inline int64_t prefetchDistance(int64_t width) {
+  constexpr int64_t kLinesInFlight = 256, kFloatsPerLine = 16;
+  const int64_t lines =
+      std::min<int64_t>((width + kFloatsPerLine - 1) / kFloatsPerLine, 16);
+  return std::clamp<int64_t>(kLinesInFlight / std::max<int64_t>(lines, 1), 16,
+                             64);
+}
 
 /// Columns [col, col + N) of one output row, accumulated in registers (N is
 /// a multiple of 16 and at most 128: eight 512-bit registers) and stored once,
@@ -203,18 +215,17 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
   const int32_t *other = op.other, *edges = op.seg.edges;
   const float *w = op.w, *x = op.x + col;
   const int64_t width = op.width, last = op.lastPosition;
+  const int64_t ahead = prefetchDistance(width);
   alignas(64) float acc[N];
 #pragma omp simd
   for (int64_t i = 0; i < N; ++i)
     acc[i] = accumulate ? o[col + i] : 0.0f;
   for (int64_t j = begin; j < end; ++j) {
-    if (j + kPrefetchDistance < last) {
+    if (j + ahead < last) {
+      // Every line of the pass's columns (N floats: at most 8 lines).
       const float *row =
-          x + (static_cast<int64_t>(other[j + kPrefetchDistance]) - op.base) *
-                  width;
-      // The first lines only (more fill the line-fill buffers and stall on
-      // wide rows); the hardware streams the rest of the chunk.
-      for (int64_t i = 0; i < std::min<int64_t>(N, 64); i += 16)
+          x + (static_cast<int64_t>(other[j + ahead]) - op.base) * width;
+      for (int64_t i = 0; i < N; i += 16)
         __builtin_prefetch(row + i, 0, 3);
     }
     const float c = w ? w[Indirect ? edges[j] : j] : 1.0f;
