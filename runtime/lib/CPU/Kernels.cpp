@@ -16,8 +16,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 using namespace gnnrt;
@@ -186,21 +189,53 @@ struct SpmmOperands {
   int64_t outBase = 0;
 };
 
-/// How many positions ahead spmmChunk prefetches the row of an edge. The
-/// rows an edge reads are scattered over the whole input, so the loop is
-/// bound by how many of their cache lines are in flight: about 256 per
+/// How spmmChunk prefetches: the row of the edge `rows` positions ahead, its
+/// first `lines` cache lines of the pass's columns.
+struct SpmmPrefetch {
+  int64_t rows;
+  int64_t lines;
+};
+
+/// GNNRT_SPMM_PREFETCH=ROWS,LINES overrides the rule below for every width
+/// (ROWS 0: no prefetch), to tune another machine or to measure the rule
+/// against another setting in one run (bench/gcn_arxiv.py); LINES is
+/// capped at the pass's 8.
+std::optional<SpmmPrefetch> prefetchOverride() {
+  static const std::optional<SpmmPrefetch> fixed =
+      []() -> std::optional<SpmmPrefetch> {
+    const char *env = std::getenv("GNNRT_SPMM_PREFETCH");
+    if (!env || !*env)
+      return std::nullopt;
+    long long rows = -1, lines = -1;
+    int used = 0;
+    if (std::sscanf(env, "%lld,%lld%n", &rows, &lines, &used) != 2 ||
+        env[used] != '\0' || rows < 0 || rows > 4096 || lines < 1 ||
+        lines > 4096)
+      fatal(std::string("GNNRT_SPMM_PREFETCH: expected ROWS,LINES (rows "
+                        "ahead in [0, 4096], lines in [1, 4096]) but got '") +
+            env + "'");
+    return SpmmPrefetch{rows, lines};
+  }();
+  return fixed;
+}
+
+/// The rows an edge reads are scattered over the whole input, so the loop
+/// is bound by how many of their cache lines are in flight: about 256 per
 /// thread, counting at most 16 lines of a row (a wider row is read in
 /// passes of 128 columns, and the hardware streams the pass's neighbour
-/// lines), between 16 and 64 rows ahead. Measured with gnnrt-bench on the
-/// arxiv-shaped RMAT graph, 2 threads, Zen 5 (docs/MemoryBudget.md, "Cache
-/// blocking"): F = 128 at 32 rows ahead 1.5x the 8 of before, F = 256 best
-/// at 16, F <= 64 at 64.
-inline int64_t prefetchDistance(int64_t width) {
+/// lines), between 16 and 64 rows ahead, every line of the pass. Measured
+/// with gnnrt-bench on the arxiv-shaped RMAT graph, 2 threads, Zen 5
+/// (docs/MemoryBudget.md, "Cache blocking"): F = 128 best at 32 rows ahead
+/// (1.5x the 8 rows and 4 lines of before), F = 256 at 16, F <= 64 at 64.
+SpmmPrefetch prefetchFor(int64_t width) {
   constexpr int64_t kLinesInFlight = 256, kFloatsPerLine = 16;
+  if (std::optional<SpmmPrefetch> fixed = prefetchOverride())
+    return *fixed;
   const int64_t lines =
       std::min<int64_t>((width + kFloatsPerLine - 1) / kFloatsPerLine, 16);
-  return std::clamp<int64_t>(kLinesInFlight / std::max<int64_t>(lines, 1), 16,
-                             64);
+  return {
+      std::clamp<int64_t>(kLinesInFlight / std::max<int64_t>(lines, 1), 16, 64),
+      8};
 }
 
 /// Columns [col, col + N) of one output row, accumulated in registers (N is
@@ -215,17 +250,18 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
   const int32_t *other = op.other, *edges = op.seg.edges;
   const float *w = op.w, *x = op.x + col;
   const int64_t width = op.width, last = op.lastPosition;
-  const int64_t ahead = prefetchDistance(width);
+  const SpmmPrefetch prefetch = prefetchFor(width);
+  const int64_t ahead = prefetch.rows,
+                span = std::min<int64_t>(N, prefetch.lines * 16);
   alignas(64) float acc[N];
 #pragma omp simd
   for (int64_t i = 0; i < N; ++i)
     acc[i] = accumulate ? o[col + i] : 0.0f;
   for (int64_t j = begin; j < end; ++j) {
-    if (j + ahead < last) {
-      // Every line of the pass's columns (N floats: at most 8 lines).
+    if (ahead > 0 && j + ahead < last) {
       const float *row =
           x + (static_cast<int64_t>(other[j + ahead]) - op.base) * width;
-      for (int64_t i = 0; i < N; i += 16)
+      for (int64_t i = 0; i < span; i += 16)
         __builtin_prefetch(row + i, 0, 3);
     }
     const float c = w ? w[Indirect ? edges[j] : j] : 1.0f;
