@@ -205,9 +205,9 @@ void FusedKernelBuilder::emit(
   one = lb.cIndex(1);
   firstColumn = kernels.lane() ? kernels.lane() : zero;
   columnStep = lb.cIndex(kernels.lanes());
-  prefetchDistance = lb.cIndex(8);
   cacheLine = lb.cIndex(16);
-  prefetchSpan = lb.cIndex(64);
+  prefetchSpan = lb.cIndex(kPrefetchLines * 16);
+  prefetchDistance = prefetchDistanceFor(lb.b);
   numPositions = lb.b.create<memref::DimOp>(loc, other, 0);
   if (tileInts) {
     tileLo = lb.toIndex(lb.b, kernels.getInt(tileInts->first));
@@ -295,6 +295,25 @@ void FusedKernelBuilder::emit(
   kernels.launch(launchRows ? launchRows : lb.sizes.gatheredRows(toDst));
 }
 
+Value FusedKernelBuilder::prefetchDistanceFor(OpBuilder &b) {
+  // The runtime SpMM's rule (prefetchFor in runtime/lib/CPU/Kernels.cpp):
+  // about 256 cache lines in flight per thread, 16 to 64 rows ahead,
+  // counting the lines emitPrefetch asks for per edge (at most
+  // kPrefetchLines of each neighbour row read).
+  Value lines = zero;
+  for (unsigned i = toDst ? 0 : numSrc, n = toDst ? numSrc : numSrc + numDst;
+       i < n; ++i) {
+    Value rowLines = b.create<arith::CeilDivUIOp>(loc, rowSizes[i], cacheLine);
+    lines = b.create<arith::AddIOp>(
+        loc, lines,
+        b.create<arith::MinUIOp>(loc, rowLines, lb.cIndex(kPrefetchLines)));
+  }
+  Value ahead = b.create<arith::DivUIOp>(
+      loc, lb.cIndex(256), b.create<arith::MaxUIOp>(loc, lines, one));
+  return b.create<arith::MaxUIOp>(
+      loc, b.create<arith::MinUIOp>(loc, ahead, lb.cIndex(64)), lb.cIndex(16));
+}
+
 void FusedKernelBuilder::emitPrefetch(OpBuilder &eb, Value p) {
   // Prefetch the neighbour rows of the edge kPrefetchDistance positions
   // ahead (they are scattered over the inputs): several row loads in flight
@@ -306,9 +325,8 @@ void FusedKernelBuilder::emitPrefetch(OpBuilder &eb, Value p) {
     Value ua = lb.toIndex(ib, loadAt(ib, other, ahead));
     for (unsigned i = toDst ? 0 : numSrc, n = toDst ? numSrc : numSrc + numDst;
          i < n; ++i) {
-      // The first lines only: more prefetches per edge fill the line-fill
-      // buffers and stall (a 602-wide row has 38 lines); the hardware
-      // streams the rest of the row.
+      // The first kPrefetchLines lines only (a 602-wide row has 38); the
+      // hardware streams the rest of the row.
       Value base = ib.create<arith::MulIOp>(loc, ua, rowSizes[i]);
       Value lines = ib.create<arith::MinUIOp>(loc, rowSizes[i], prefetchSpan);
       ib.create<scf::ForOp>(

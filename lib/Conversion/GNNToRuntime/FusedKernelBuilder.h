@@ -100,6 +100,10 @@ private:
   std::pair<Value, Value> combine(OpBuilder &ob, Value old, Value x,
                                   Value oldArg, Value xArg = Value());
   void emitPrefetch(OpBuilder &eb, Value p);
+  /// How many positions ahead emitPrefetch reads (by the rows' widths).
+  Value prefetchDistanceFor(OpBuilder &b);
+  /// The lines of each neighbour row emitPrefetch asks for.
+  static constexpr int64_t kPrefetchLines = 8;
   /// The value of `x` at element k of a row of shape `shape`: the same
   /// element, or head k / F of `heads x F`.
   Value at(OpBuilder &ob, Value x, ArrayRef<int64_t> shape, Value k, Value head,

@@ -22,12 +22,26 @@
 // The kernel: offsets of the gather's side, the other end of each edge,
 // the loop over the vertex's edges, the element loop with the body and the
 // strict max (ties keep the earlier edge) that also stores the edge id.
+// The prefetch distance: about 256 cache lines in flight, at most 8 lines
+// of each neighbour row, 16 to 64 rows ahead (the runtime SpMM's rule).
 // CHECK-LABEL: func.func private @__gnn_kernel_
 // CHECK:         call @gnnrtKernelArgGet
 // CHECK:         call @gnnrtGraphOffsets
 // CHECK:         call @gnnrtGraphIndex
+// CHECK:         %[[LINE:.*]] = arith.constant 16 : index
+// CHECK:         %[[SPAN:.*]] = arith.constant 128 : index
+// CHECK:         %[[ROWLINES:.*]] = arith.ceildivui %[[WIDTH:.*]], %[[LINE]]
+// CHECK:         arith.minui %[[ROWLINES]], %{{.*}}
+// CHECK:         %[[C256:.*]] = arith.constant 256 : index
+// CHECK:         %[[AHEAD:.*]] = arith.divui %[[C256]],
+// CHECK:         %[[C16:.*]] = arith.constant 16 : index
+// CHECK:         %[[C64:.*]] = arith.constant 64 : index
+// CHECK:         %[[CAPPED:.*]] = arith.minui %[[AHEAD]], %[[C64]]
+// CHECK:         %[[DIST:.*]] = arith.maxui %[[CAPPED]], %[[C16]]
 // CHECK:         scf.for
 // CHECK:           scf.for
+// CHECK:             arith.addi %{{.*}}, %[[DIST]] : index
+// CHECK:             memref.prefetch
 // CHECK:             scf.for
 // CHECK:               math.exp
 // CHECK:               arith.cmpf ogt
