@@ -903,6 +903,10 @@ int main(int argc, char **argv) {
     appendf("{\n  \"model\": %s,\n  \"dataset\": %s,\n  \"threads\": %d,\n",
             jsonString(ctx->model.name).c_str(),
             jsonString(ctx->ds.name).c_str(), threads);
+    // OpenBLAS's kernels for the GEMMs (OPENBLAS_CORETYPE, or its choice
+    // for the CPU; selectBlasKernels).
+    appendf("  \"blas_kernels\": %s,\n",
+            jsonString(openblas_get_corename()).c_str());
     appendf("  \"epochs\": %lld,\n  \"seed\": %llu,\n  \"lr\": %.17g,\n",
             static_cast<long long>(o.epochs),
             static_cast<unsigned long long>(o.seed), o.opt.lr);
