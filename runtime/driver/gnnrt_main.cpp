@@ -102,6 +102,7 @@ const char *kUsage =
     "  --mem-budget BYTES   resident memory the run may use (suffix K, M, G "
     "or T);\n"
     "                       a run that needs more stops before allocating it\n"
+    "                       (a model compiled for CUDA: the GPU memory)\n"
     "  --spill-dir DIR      existing directory for the spill file of slot\n"
     "                       buffers moved out of memory (the slow tier); the\n"
     "                       file is deleted at creation, so nothing is left\n"
@@ -511,13 +512,18 @@ int main(int argc, char **argv) {
   // A program compiled with --target=cuda runs on the CUDA device, which
   // gnn-compile links in (libgnnrt_cuda.a) only then.
   if (ctx->model.target == "cuda") {
-    if (o.memBudget > 0 || !o.spillDir.empty())
-      fatal("--mem-budget and --spill-dir are not supported on the GPU yet: "
-            "the model was compiled for CUDA (docs/CUDA.md)");
+    if (!o.spillDir.empty())
+      fatal("--spill-dir is not supported on the GPU yet: the model was "
+            "compiled for CUDA, whose plans keep everything in device "
+            "memory (docs/CUDA.md)");
     if (!gnnrtCreateCUDADevice)
       fatal("the model was compiled for CUDA but the program was linked "
             "without the CUDA device (libgnnrt_cuda.a)");
     ctx->device.reset(gnnrtCreateCUDADevice());
+    // --mem-budget caps the GPU's pool (the fast tier there), not the
+    // process's resident memory.
+    setMemoryBudget(0);
+    ctx->device->setCapacity(o.memBudget);
   }
   // A model compiled under a budget (gnn-compile --mem-budget) evicts to
   // storage: without --spill-dir, to $TMPDIR (else /tmp).
@@ -712,7 +718,15 @@ int main(int argc, char **argv) {
     use(miniBatchStep(program, blocksStep));
   // Before anything of the training state is allocated.
   TrainingMemory need;
-  if (!checkTrainingMemory(ctx, o.opt, availableMemory(), need, error))
+  // On a GPU: its free memory, or what --mem-budget gives its pool.
+  const bool onGPU = !ctx->device->deviceMemoryIsHostMemory();
+  if (!checkTrainingMemory(
+          ctx, o.opt,
+          onGPU ? deviceAvailableMemory(ctx->device->freeDeviceMemory(),
+                                        ctx->device->capacity(),
+                                        ctx->device->memoryCounters().live)
+                : availableMemory(),
+          need, error, onGPU))
     fatal(error);
   // Mini-batch training keeps the dataset, which binding gives the device.
   std::unique_ptr<MiniBatchTraining> miniBatch = startMiniBatch(

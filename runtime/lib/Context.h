@@ -337,6 +337,9 @@ struct TrainingMemory {
   /// The most allocated at once: the features' copy replaces the dataset's,
   /// so it only counts while the rest is not allocated yet.
   int64_t peak() const;
+  /// On a device whose memory is not the host's (a GPU): everything but the
+  /// host's staging, the features' copy included (it stays there).
+  int64_t devicePeak() const;
 };
 
 /// Sizes the training state of `ctx` (after loadDataset, before
@@ -345,11 +348,18 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
                             TrainingMemory &need, std::string &error);
 
 /// estimateTrainingMemory (into `need`), compared with `avail`
-/// (availableMemory()): false with a one-line message naming the parts, what
-/// is available and what helps.
+/// (availableMemory(); `onDevice`, a GPU: deviceAvailableMemory(), and the
+/// need is devicePeak()): false with a one-line message naming the parts,
+/// what is available and what helps.
 bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
                          const AvailableMemory &avail, TrainingMemory &need,
-                         std::string &error);
+                         std::string &error, bool onDevice = false);
+
+/// What a device whose memory is not the host's can still allocate: its
+/// free memory `free` (-1: unknown), or what its capacity (--mem-budget; 0:
+/// none) leaves beside the `live` bytes when that is less ("--mem-budget").
+AvailableMemory deviceAvailableMemory(int64_t free, int64_t capacity,
+                                      int64_t live);
 
 /// Stops the run with "error: <message>" (the runtime has no exceptions).
 /// In a world of several processes the message names the rank and the

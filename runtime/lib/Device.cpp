@@ -7,6 +7,7 @@
 
 #include "Device.h"
 #include "Context.h"
+#include "Memory.h"
 
 #include <algorithm>
 #include <limits>
@@ -19,7 +20,31 @@ MemoryCounters Device::memoryCounters() const {
   return counters;
 }
 
+void Device::setCapacity(int64_t bytes) {
+  std::lock_guard<std::mutex> lock(memoryMutex);
+  capacityBytes = std::max<int64_t>(bytes, 0);
+}
+
+int64_t Device::capacity() const {
+  std::lock_guard<std::mutex> lock(memoryMutex);
+  return capacityBytes;
+}
+
 void Device::recordAllocation(void *ptr, int64_t bytes, MemoryTier tier) {
+  int64_t over = -1; // the bytes in use when the allocation passes the cap
+  {
+    std::lock_guard<std::mutex> lock(memoryMutex);
+    if (tier == MemoryTier::Device && capacityBytes > 0 &&
+        counters.live + bytes > capacityBytes)
+      over = counters.live;
+  }
+  if (over >= 0)
+    fatal(std::string(name()) + " device: an allocation of " +
+          formatBytes(bytes) + " with " + formatBytes(over) +
+          " in use exceeds the device memory budget of " +
+          formatBytes(capacity()) +
+          " (--mem-budget; gnn-compile --mem-budget plans the training "
+          "within it)");
   std::lock_guard<std::mutex> lock(memoryMutex);
   if (!allocations.emplace(ptr, Allocation{bytes, tier, bytes}).second)
     fatal(std::string(name()) + " device: allocate returned a live pointer");

@@ -151,6 +151,15 @@ public:
   virtual void fill(void *dst, uint8_t value, int64_t bytes) = 0;
   /// What allocate, free and copy did so far.
   MemoryCounters memoryCounters() const;
+  /// The most device-tier memory live at once (0: no cap): an allocation
+  /// past it stops the run with the sizes and the cap. The driver sets it
+  /// to --mem-budget on a device whose memory is not the host's (the GPU's
+  /// pool; on the CPU the budget is the process's resident memory).
+  void setCapacity(int64_t bytes);
+  int64_t capacity() const;
+  /// Device-tier memory free now (cudaMemGetInfo on a GPU); -1 where the
+  /// device memory is the host's (availableMemory() answers).
+  virtual int64_t freeDeviceMemory() const { return -1; }
   /// Gives the memory of `bytes` of device-tier memory at `ptr` (inside one
   /// allocation) back, keeping the addresses: what it returns is counted out
   /// of `live` until restorePages. The contents are lost; touching them
@@ -341,6 +350,7 @@ private:
   };
   mutable std::mutex memoryMutex;
   MemoryCounters counters;
+  int64_t capacityBytes = 0;
   std::unordered_map<const void *, Allocation> allocations;
 };
 

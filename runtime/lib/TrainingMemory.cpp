@@ -66,9 +66,32 @@ int64_t TrainingMemory::peak() const {
   return std::max(features, rest);
 }
 
-bool estimateTrainingMemory(const gnnrtContext *ctx,
-                            const OptimizerConfig &opt, TrainingMemory &need,
-                            std::string &error) {
+int64_t TrainingMemory::devicePeak() const {
+  int64_t sum = features;
+  for (int64_t part : {graph, edgeInputs, parameters, optimizer, activations})
+    sum = add(sum, part);
+  return sum;
+}
+
+AvailableMemory deviceAvailableMemory(int64_t free, int64_t capacity,
+                                      int64_t live) {
+  AvailableMemory avail;
+  if (free >= 0) {
+    avail.bytes = free;
+    avail.source = "the GPU's free memory";
+  }
+  if (capacity > 0) {
+    const int64_t left = std::max<int64_t>(capacity - live, 0);
+    if (!avail.known() || left <= avail.bytes) {
+      avail.bytes = left;
+      avail.source = "--mem-budget";
+    }
+  }
+  return avail;
+}
+
+bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
+                            TrainingMemory &need, std::string &error) {
   const Dataset &ds = ctx->ds;
   const int64_t V = ds.numVertices, E = ds.numEdges;
   need = TrainingMemory();
@@ -162,10 +185,10 @@ bool estimateTrainingMemory(const gnnrtContext *ctx,
 
 bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
                          const AvailableMemory &avail, TrainingMemory &need,
-                         std::string &error) {
+                         std::string &error, bool onDevice) {
   if (!estimateTrainingMemory(ctx, opt, need, error))
     return false;
-  const int64_t peak = need.peak();
+  const int64_t peak = onDevice ? need.devicePeak() : need.peak();
   if (!avail.known() || peak <= avail.bytes)
     return true;
   std::string parts;
@@ -176,17 +199,26 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
   };
   part("activations", need.activations);
   part("parameters and gradients", need.parameters);
-  part(opt.kind == OptimizerConfig::Adam ? "Adam's moments"
-                                         : "SGD's momentum",
+  part(opt.kind == OptimizerConfig::Adam ? "Adam's moments" : "SGD's momentum",
        need.optimizer);
   part("graph", need.graph);
   part("edge data", need.edgeInputs);
-  part("initialisation staging", need.staging);
+  // The staging is the host's; on a GPU the features' copy stays.
+  part(onDevice ? "features" : "initialisation staging",
+       onDevice ? need.features : need.staging);
+  if (onDevice) {
+    error = "training " + ctx->model.name + " on " + ctx->ds.name + " needs " +
+            formatBytes(peak) + " of GPU memory (" + parts + ") but " +
+            formatBytes(avail.bytes) + " is available (" + avail.source + ")";
+    if (avail.source == "--mem-budget")
+      error += "; raise --mem-budget";
+    return false;
+  }
   if (peak == need.features) // before the rest is allocated
     parts = "a copy of the features " + formatBytes(need.features);
-  error = "training " + ctx->model.name + " on " + ctx->ds.name +
-          " needs " + formatBytes(peak) + " of memory beyond the dataset (" +
-          parts + ") but " + formatBytes(avail.bytes) + " is available (" +
+  error = "training " + ctx->model.name + " on " + ctx->ds.name + " needs " +
+          formatBytes(peak) + " of memory beyond the dataset (" + parts +
+          ") but " + formatBytes(avail.bytes) + " is available (" +
           avail.source + ")";
   if (avail.source == "--mem-budget" && need.placed)
     error += "; raise --mem-budget, or compile for a smaller one "

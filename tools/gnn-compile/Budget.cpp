@@ -14,9 +14,10 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
                              const GNNOptimizeOptions &options,
                              GNNToLLVMOptions &lowering,
                              std::optional<int64_t> memBudget, bool optimize,
-                             const std::vector<int64_t> *indptr) {
+                             const std::vector<int64_t> *indptr,
+                             int64_t maxChunks) {
   RowChunkSearch best;
-  for (int64_t k = lowering.graphOutOfCore ? 2 : 1; k <= 64; k *= 2) {
+  for (int64_t k = lowering.graphOutOfCore ? 2 : 1; k <= maxChunks; k *= 2) {
     lowering.rowChunks = k;
     if (lowering.graphOutOfCore)
       lowering.graphWindowEdges = indptr ? mostRowChunkEdges(*indptr, k) : 0;

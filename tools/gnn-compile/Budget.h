@@ -47,12 +47,13 @@ struct RowChunkSearch {
 /// at 2, each count's windows are sized by `indptr` (the dataset's, when
 /// read: lowering.graphWindowEdges), and a count whose resident state
 /// exceeds the budget goes on to the next (larger counts take smaller
-/// windows).
+/// windows). Counts above `maxChunks` are not tried (the CUDA target: 1).
 RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
                              const GNNOptimizeOptions &options,
                              GNNToLLVMOptions &lowering,
                              std::optional<int64_t> memBudget, bool optimize,
-                             const std::vector<int64_t> *indptr = nullptr);
+                             const std::vector<int64_t> *indptr = nullptr,
+                             int64_t maxChunks = 64);
 
 } // namespace mlir::gnn
 

@@ -482,12 +482,16 @@ int main(int argc, char **argv) {
   gnn::setTargetCPU(targetCPU.getValue());
   if (emitKind == EmitKind::PTX && target != "cuda")
     return fail("-emit=ptx needs --target=cuda");
+  // On the GPU a budget is the device pool's size, and its plan must keep
+  // every buffer resident: the row chunks and the slow tier (host memory
+  // there) are not run on the GPU yet.
   if (target == "cuda" &&
-      (!memBudget.empty() || !bufferBudget.empty() || !chunkBudget.empty() ||
-       rowChunks.getNumOccurrences()))
-    return fail("--target=cuda: training under a memory budget (--mem-budget, "
-                "--buffer-budget, --chunk-budget, --row-chunks) is not "
-                "supported on the GPU yet (docs/CUDA.md)");
+      (!bufferBudget.empty() || !chunkBudget.empty() ||
+       rowChunks.getNumOccurrences() || featuresOutOfCore || graphOutOfCore))
+    return fail("--target=cuda: --buffer-budget, --chunk-budget, "
+                "--row-chunks, --features-out-of-core and "
+                "--graph-out-of-core are not supported on the GPU yet; "
+                "--mem-budget is, where everything fits in it (docs/CUDA.md)");
   std::string toolkit = cudaPath.getValue();
   if (target == "cuda" && emitKind != EmitKind::MLIR) {
     if (toolkit.empty())
@@ -692,9 +696,14 @@ int main(int argc, char **argv) {
     const bool givenOutOfCore = lowering.featuresOutOfCore;
     const bool givenGraph = lowering.graphOutOfCore;
     const int64_t givenCaches = lowering.edgeCacheFloats;
+    // The GPU: one row chunk (the whole step), planned for the GPU.
+    const bool onGPU = target == "cuda";
+    const int64_t maxChunks = onGPU ? 1 : 64;
+    if (onGPU)
+      lowering.target = target.getValue();
     gnn::RowChunkSearch best =
         findRowChunks(context, *module, options, lowering, budget, !noOptimize,
-                      indptr ? &*indptr : nullptr);
+                      indptr ? &*indptr : nullptr, maxChunks);
     bool outOfCore = givenOutOfCore, graph = givenGraph;
     int64_t caches = givenCaches;
     // Whether any search's least plan was a fused gather's, at any count
@@ -711,7 +720,7 @@ int main(int argc, char **argv) {
       lowering.graphOutOfCore = withGraph || givenGraph;
       gnn::RowChunkSearch r =
           findRowChunks(context, *module, options, lowering, budget,
-                        !noOptimize, indptr ? &*indptr : nullptr);
+                        !noOptimize, indptr ? &*indptr : nullptr, maxChunks);
       cachesMatter |= r.fusedGatherLimited;
       settingsFit += r.fits ? 1 : 0;
       if (best.fits ? r.fits && r.moved < best.moved
@@ -725,13 +734,13 @@ int main(int argc, char **argv) {
     const bool canDropCaches = !cachesGiven && givenCaches > 0;
     if (canDropCaches && cachesMatter)
       retry(givenOutOfCore, 0);
-    if (budget && !outOfCoreGiven && !givenOutOfCore) {
+    if (budget && !onGPU && !outOfCoreGiven && !givenOutOfCore) {
       retry(true, givenCaches);
       if (canDropCaches && cachesMatter)
         retry(true, 0);
     }
     // Then the graph out of core, with the features as they came out.
-    if (budget && !graphGiven && !givenGraph) {
+    if (budget && !onGPU && !graphGiven && !givenGraph) {
       retry(givenOutOfCore, givenCaches, true);
       if (canDropCaches && cachesMatter)
         retry(givenOutOfCore, 0, true);
@@ -763,6 +772,21 @@ int main(int argc, char **argv) {
                    << " settings fit the budget; this one moves the fewest "
                       "bytes per training step: "
                    << best.moved << "\n";
+    // A plan that does not fit fails below with the placement's error (what
+    // stays resident, or the least plan); one that fits by moving buffers
+    // is not run on the GPU yet.
+    if (onGPU && best.fits && best.moved > 0)
+      return fail("--target=cuda --mem-budget " + memBudget.getValue() +
+                  ": the training state at the dataset's sizes fits only by "
+                  "moving " +
+                  std::to_string(best.moved) +
+                  " bytes per step between device and host memory; the GPU "
+                  "runs plans that keep every buffer resident only, not yet "
+                  "row chunks or the slow tier (docs/CUDA.md)");
+    if (onGPU && best.fits && showRemarks)
+      llvm::errs() << "gnn-compile: remark: --target=cuda: the training state "
+                      "fits the budget in device memory, every buffer "
+                      "resident\n";
     if (showRemarks && lowering.rowChunks > 1)
       llvm::errs() << "gnn-compile: remark: " << lowering.rowChunks
                    << " row chunks: "

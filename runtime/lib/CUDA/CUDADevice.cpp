@@ -133,6 +133,12 @@ public:
 
   bool deviceMemoryIsHostMemory() const override { return false; }
 
+  int64_t freeDeviceMemory() const override {
+    size_t free = 0, total = 0;
+    GNNRT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return static_cast<int64_t>(free);
+  }
+
   void bindGraph(GraphArrays graph, int which) override {
     if (which != 0)
       fatal("the CUDA device holds one graph: feature partitioning's whole "

@@ -85,6 +85,28 @@ TEST(RuntimeDevice, AllocateAndFreeMoveLiveAndPeakExactly) {
   EXPECT_EQ(c.hostPeak, 333);
 }
 
+// The device pool's cap (--mem-budget on a GPU): device-tier allocations up
+// to it pass, host-tier ones are not counted, and the one past it stops the
+// run naming the sizes and the cap.
+TEST(RuntimeDevice, CapacityStopsTheAllocationPastIt) {
+  std::unique_ptr<Device> device = createCPUDevice();
+  EXPECT_EQ(device->capacity(), 0);
+  device->setCapacity(4096);
+  EXPECT_EQ(device->capacity(), 4096);
+  void *a = device->allocate(3000, MemoryTier::Device);
+  void *h = device->allocate(1 << 20, MemoryTier::Host);
+  void *b = device->allocate(1096, MemoryTier::Device); // exactly the cap
+  device->free(b);
+  EXPECT_EXIT(device->allocate(1097, MemoryTier::Device),
+              testing::ExitedWithCode(1),
+              "cpu device: an allocation of 1.1 KiB with 2.9 KiB in use "
+              "exceeds the device memory budget of 4.0 KiB \\(--mem-budget");
+  device->setCapacity(0); // no cap
+  void *c = device->allocate(1 << 20, MemoryTier::Device);
+  for (void *p : {a, h, c})
+    device->free(p);
+}
+
 TEST(RuntimeDevice, AllocationsAreZeroedAndAligned) {
   std::unique_ptr<Device> device = createCPUDevice();
   for (int64_t bytes : {int64_t(1), int64_t(4000), int64_t(12) << 20}) {
@@ -566,9 +588,10 @@ TEST(RuntimeDevice, RangeLaunchRunsItsRowsOnlyInTheSameChunks) {
           << "[" << begin << ", " << end << ") row " << i;
     EXPECT_EQ(counts[end], 0) << "[" << begin << ", " << end << ")";
   }
-  EXPECT_DEATH(gnnrtParallelForRange(&ctx, countRows, 16, 40),
-               "gnnrtParallelForRange: rows \\[16, 40\\) \\(the start must be a "
-               "multiple of 32");
+  EXPECT_DEATH(
+      gnnrtParallelForRange(&ctx, countRows, 16, 40),
+      "gnnrtParallelForRange: rows \\[16, 40\\) \\(the start must be a "
+      "multiple of 32");
   EXPECT_DEATH(gnnrtParallelForRange(&ctx, countRows, 64, 32),
                "gnnrtParallelForRange: rows \\[64, 32\\)");
 }

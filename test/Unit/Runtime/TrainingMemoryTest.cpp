@@ -115,12 +115,13 @@ TEST(TrainingMemory, EdgeChunksRecordBoundsThePlansPeak) {
                               "placement eval 0 0 64 100 4 2\n";
   auto activations = [&](const std::string &model,
                          const std::vector<int64_t> &indptr) {
-    std::unique_ptr<gnnrtContext> ctx(makeContext(model.c_str(), 64, 100, 4, 2));
+    std::unique_ptr<gnnrtContext> ctx(
+        makeContext(model.c_str(), 64, 100, 4, 2));
     ctx->ds.indptr = indptr;
     TrainingMemory need;
     std::string error;
-    EXPECT_TRUE(estimateTrainingMemory(ctx.get(), OptimizerConfig(), need,
-                                       error))
+    EXPECT_TRUE(
+        estimateTrainingMemory(ctx.get(), OptimizerConfig(), need, error))
         << error;
     return need.placed ? need.activations : -1;
   };
@@ -136,9 +137,9 @@ TEST(TrainingMemory, EdgeChunksRecordBoundsThePlansPeak) {
   EXPECT_EQ(activations(chunked, even), 4096) << "50 and 50 edges";
   EXPECT_EQ(activations(chunked, skewed), -1) << "96 edges in chunk 0";
   EXPECT_EQ(activations(chunked, {}), -1) << "no offsets to compare";
-  for (const char *bad : {"edge-chunks 0\n", "edge-chunks 2 5\n",
-                          "edge-chunks 2 5 -1\n", "edge-chunks x\n",
-                          "edge-chunks 5000 1\n"}) {
+  for (const char *bad :
+       {"edge-chunks 0\n", "edge-chunks 2 5\n", "edge-chunks 2 5 -1\n",
+        "edge-chunks x\n", "edge-chunks 5000 1\n"}) {
     ModelInfo info;
     std::string error;
     EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
@@ -177,8 +178,8 @@ TEST(TrainingMemory, EqualsTheRecordsEvaluated) {
     EXPECT_EQ(need.edgeInputs, 4 * 3 * E);
     EXPECT_GT(need.graph, 12 * E);
     EXPECT_GE(need.peak(), need.features);
-    EXPECT_GE(need.peak(), need.activations + need.parameters +
-                               need.optimizer + need.graph);
+    EXPECT_GE(need.peak(),
+              need.activations + need.parameters + need.optimizer + need.graph);
   }
 }
 
@@ -200,9 +201,8 @@ TEST(TrainingMemory, SaturatesInsteadOfWrapping) {
 }
 
 TEST(TrainingMemory, RefusesParametersTooLargeForTheDataset) {
-  std::unique_ptr<gnnrtContext> ctx(
-      makeContext("model m\nparam cube glorot 0 3 -1 -1 -1\n", 10, 10,
-                  1 << 24, 2));
+  std::unique_ptr<gnnrtContext> ctx(makeContext(
+      "model m\nparam cube glorot 0 3 -1 -1 -1\n", 10, 10, 1 << 24, 2));
   TrainingMemory need;
   std::string error;
   EXPECT_FALSE(
@@ -247,6 +247,55 @@ TEST(TrainingMemory, MessageNamesPartsLimitAndHint) {
   EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, avail, need, error));
   EXPECT_EQ(error.find("--optimizer"), std::string::npos) << error;
   EXPECT_NE(error.find("a machine with more memory"), std::string::npos);
+}
+
+// On a GPU (--target=cuda) the features' copy stays in device memory beside
+// everything else, the host's staging is not there, and the limit is the
+// GPU's free memory or what --mem-budget leaves its pool.
+TEST(TrainingMemory, OnTheGPUCountsTheFeaturesAndTheBudget) {
+  std::unique_ptr<gnnrtContext> ctx(makeContext(kModel, 1000, 5000, 64, 8));
+  OptimizerConfig adam;
+  TrainingMemory need;
+  std::string error;
+  ASSERT_TRUE(estimateTrainingMemory(ctx.get(), adam, need, error));
+  ASSERT_GT(need.features, 0);
+  ASSERT_GT(need.staging, 0);
+  EXPECT_EQ(need.devicePeak(), need.features + need.graph + need.edgeInputs +
+                                   need.parameters + need.optimizer +
+                                   need.activations);
+
+  // The budget when it leaves less than the GPU has free, else the GPU.
+  AvailableMemory a = deviceAvailableMemory(1 << 30, 1000, 400);
+  EXPECT_EQ(a.bytes, 600);
+  EXPECT_EQ(a.source, "--mem-budget");
+  a = deviceAvailableMemory(500, 1000, 400);
+  EXPECT_EQ(a.bytes, 500);
+  EXPECT_EQ(a.source, "the GPU's free memory");
+  a = deviceAvailableMemory(500, 0, 400);
+  EXPECT_EQ(a.bytes, 500);
+  a = deviceAvailableMemory(-1, 1000, 1200);
+  EXPECT_EQ(a.bytes, 0);
+  EXPECT_EQ(a.source, "--mem-budget");
+  EXPECT_FALSE(deviceAvailableMemory(-1, 0, 0).known());
+
+  a = deviceAvailableMemory(-1, need.devicePeak(), 0);
+  EXPECT_TRUE(checkTrainingMemory(ctx.get(), adam, a, need, error,
+                                  /*onDevice=*/true));
+  a = deviceAvailableMemory(-1, need.devicePeak() - 1, 0);
+  EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error,
+                                   /*onDevice=*/true));
+  EXPECT_EQ(error.rfind("training m on d needs ", 0), 0u) << error;
+  EXPECT_NE(error.find(" of GPU memory (activations "), std::string::npos)
+      << error;
+  EXPECT_NE(error.find(", features 250.0 KiB)"), std::string::npos) << error;
+  EXPECT_EQ(error.find("staging"), std::string::npos) << error;
+  EXPECT_NE(error.find("is available (--mem-budget); raise --mem-budget"),
+            std::string::npos)
+      << error;
+  // The host's check of the same need passes where the GPU's does not: the
+  // features are not counted twice there.
+  a.source = "MemAvailable";
+  EXPECT_TRUE(checkTrainingMemory(ctx.get(), adam, a, need, error));
 }
 
 TEST(Memory, FormatsBytes) {
