@@ -30,33 +30,58 @@ int64_t Device::capacity() const {
   return capacityBytes;
 }
 
-void Device::recordAllocation(void *ptr, int64_t bytes, MemoryTier tier) {
-  int64_t over = -1; // the bytes in use when the allocation passes the cap
+/// Stops the run: `bytes` more device memory with `live` in use pass the
+/// cap `capacity` (--mem-budget).
+[[noreturn]] static void overCapacity(const char *device, int64_t bytes,
+                                      int64_t live, int64_t capacity) {
+  fatal(std::string(device) + " device: an allocation of " +
+        formatBytes(bytes) + " with " + formatBytes(live) +
+        " in use exceeds the device memory budget of " + formatBytes(capacity) +
+        " (--mem-budget; gnn-compile --mem-budget plans the training "
+        "within it)");
+}
+
+void Device::checkCapacity(int64_t bytes) const {
+  int64_t live = -1, cap = 0;
   {
     std::lock_guard<std::mutex> lock(memoryMutex);
+    if (capacityBytes > 0 && counters.live + bytes > capacityBytes) {
+      live = counters.live;
+      cap = capacityBytes;
+    }
+  }
+  if (live >= 0)
+    overCapacity(name(), bytes, live, cap);
+}
+
+void Device::recordAllocation(void *ptr, int64_t bytes, MemoryTier tier) {
+  int64_t over = -1, cap = 0; // the bytes in use when past the cap
+  {
+    // The cap's check and the count in one critical section, so that
+    // allocations on several threads cannot pass it together; fatal()
+    // after the lock.
+    std::lock_guard<std::mutex> lock(memoryMutex);
     if (tier == MemoryTier::Device && capacityBytes > 0 &&
-        counters.live + bytes > capacityBytes)
+        counters.live + bytes > capacityBytes) {
       over = counters.live;
+      cap = capacityBytes;
+    } else {
+      if (!allocations.emplace(ptr, Allocation{bytes, tier, bytes}).second)
+        fatal(std::string(name()) +
+              " device: allocate returned a live pointer");
+      if (tier == MemoryTier::Device) {
+        counters.live += bytes;
+        counters.allocated += bytes;
+        counters.peak = std::max(counters.peak, counters.live);
+      } else {
+        counters.hostLive += bytes;
+        counters.hostAllocated += bytes;
+        counters.hostPeak = std::max(counters.hostPeak, counters.hostLive);
+      }
+    }
   }
   if (over >= 0)
-    fatal(std::string(name()) + " device: an allocation of " +
-          formatBytes(bytes) + " with " + formatBytes(over) +
-          " in use exceeds the device memory budget of " +
-          formatBytes(capacity()) +
-          " (--mem-budget; gnn-compile --mem-budget plans the training "
-          "within it)");
-  std::lock_guard<std::mutex> lock(memoryMutex);
-  if (!allocations.emplace(ptr, Allocation{bytes, tier, bytes}).second)
-    fatal(std::string(name()) + " device: allocate returned a live pointer");
-  if (tier == MemoryTier::Device) {
-    counters.live += bytes;
-    counters.allocated += bytes;
-    counters.peak = std::max(counters.peak, counters.live);
-  } else {
-    counters.hostLive += bytes;
-    counters.hostAllocated += bytes;
-    counters.hostPeak = std::max(counters.hostPeak, counters.hostLive);
-  }
+    overCapacity(name(), bytes, over, cap);
 }
 
 void Device::recordReleasedAllocation(void *ptr, int64_t bytes) {
@@ -74,6 +99,7 @@ int64_t Device::releasePages(void *ptr, int64_t bytes) {
 }
 
 void Device::restorePages(void *ptr, int64_t bytes, int64_t released) {
+  checkCapacity(released);
   if (bytes > 0)
     restorePagesImpl(ptr, bytes);
   std::lock_guard<std::mutex> lock(memoryMutex);

@@ -328,6 +328,10 @@ protected:
   /// not a live allocation.
   MemoryTier recordFree(void *ptr);
   void recordCopy(MemoryTier dstTier, MemoryTier srcTier, int64_t bytes);
+  /// Stops the run when `bytes` more device-tier memory would pass the
+  /// capacity (setCapacity): for a device to call before it allocates
+  /// (recordAllocation checks again, with the count).
+  void checkCapacity(int64_t bytes) const;
   /// The device's part of releasePages and restorePages: by default nothing
   /// is given back.
   virtual int64_t releasePagesImpl(void *ptr, int64_t bytes) { return 0; }

@@ -36,6 +36,7 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
     std::string op;                // the op it names
     bool residentTooLarge = false; // the state besides the buffers
     std::optional<uint64_t> moved; // the first (training) plan's bytes
+    bool planned = false;          // some function's buffers do not all fit
     LogicalResult result = failure();
     {
       ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
@@ -49,6 +50,11 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
         // A function's "buffer placement: ...[; F fetches (B bytes), E
         // evictions (B bytes), ...][; W graph windows (B bytes)]": the bytes
         // in brackets (none when nothing moves).
+        if (d.getSeverity() == DiagnosticSeverity::Remark &&
+            StringRef(text).starts_with("buffer placement: ") &&
+            !StringRef(text).starts_with("buffer placement: a tile input") &&
+            !StringRef(text).starts_with("buffer placement: none"))
+          planned = true;
         if (d.getSeverity() == DiagnosticSeverity::Remark && !moved &&
             StringRef(text).starts_with("buffer placement: ") &&
             !StringRef(text).starts_with("buffer placement: a tile input")) {
@@ -83,6 +89,7 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
       best.fits = true;
       best.chunks = k;
       best.moved = moved.value_or(0);
+      best.everySlotFits = !planned;
       break;
     }
     if (!least && residentTooLarge && lowering.graphOutOfCore)

@@ -36,6 +36,9 @@ struct RowChunkSearch {
   /// With `fits`: the bytes the training step's plan moves per step (its
   /// fetches, evictions and graph windows, from the placement's remark).
   uint64_t moved = 0;
+  /// With `fits`: whether every function's buffers fit at once (each
+  /// placement remark is "none": nothing is moved, dropped or planned).
+  bool everySlotFits = false;
 };
 
 /// The fewest row chunks (1, 2, 4, ... 64) with which `lowering` (its other

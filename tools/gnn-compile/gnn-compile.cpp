@@ -711,9 +711,13 @@ int main(int argc, char **argv) {
     // step reads whole, such as the logits at the output).
     bool cachesMatter = best.fusedGatherLimited;
     int64_t settingsFit = best.fits ? 1 : 0;
+    // The GPU takes only a plan whose buffers all fit at once.
+    auto done = [&](const gnn::RowChunkSearch &r) {
+      return r.fits && (onGPU ? r.everySlotFits : r.moved == 0);
+    };
     auto retry = [&](bool withOutOfCore, int64_t withCaches,
                      bool withGraph = false) {
-      if (best.fits && best.moved == 0)
+      if (done(best))
         return;
       lowering.featuresOutOfCore = withOutOfCore;
       lowering.edgeCacheFloats = withCaches;
@@ -723,8 +727,9 @@ int main(int argc, char **argv) {
                         !noOptimize, indptr ? &*indptr : nullptr, maxChunks);
       cachesMatter |= r.fusedGatherLimited;
       settingsFit += r.fits ? 1 : 0;
-      if (best.fits ? r.fits && r.moved < best.moved
-                    : r.fits || r.least < best.least) {
+      if (onGPU && done(r) ? true
+          : best.fits      ? r.fits && r.moved < best.moved
+                           : r.fits || r.least < best.least) {
         best = r;
         outOfCore = withOutOfCore;
         caches = withCaches;
@@ -732,7 +737,9 @@ int main(int argc, char **argv) {
       }
     };
     const bool canDropCaches = !cachesGiven && givenCaches > 0;
-    if (canDropCaches && cachesMatter)
+    // On the GPU a plan that moves or drops buffers may fit whole without
+    // the caches (their kernels recompute the values instead).
+    if (canDropCaches && (cachesMatter || onGPU))
       retry(givenOutOfCore, 0);
     if (budget && !onGPU && !outOfCoreGiven && !givenOutOfCore) {
       retry(true, givenCaches);
@@ -775,14 +782,16 @@ int main(int argc, char **argv) {
     // A plan that does not fit fails below with the placement's error (what
     // stays resident, or the least plan); one that fits by moving buffers
     // is not run on the GPU yet.
-    if (onGPU && best.fits && best.moved > 0)
-      return fail("--target=cuda --mem-budget " + memBudget.getValue() +
-                  ": the training state at the dataset's sizes fits only by "
-                  "moving " +
-                  std::to_string(best.moved) +
-                  " bytes per step between device and host memory; the GPU "
-                  "runs plans that keep every buffer resident only, not yet "
-                  "row chunks or the slow tier (docs/CUDA.md)");
+    if (onGPU && best.fits && !best.everySlotFits)
+      return fail(
+          "--target=cuda --mem-budget " + memBudget.getValue() +
+          ": the training state at the dataset's sizes fits only by " +
+          (best.moved > 0 ? "moving " + std::to_string(best.moved) +
+                                " bytes per step between device and host "
+                                "memory"
+                          : std::string("freeing buffers within a step")) +
+          " (a placement plan); the GPU runs plans that keep every buffer "
+          "resident only, not yet row chunks or the slow tier (docs/CUDA.md)");
     if (onGPU && best.fits && showRemarks)
       llvm::errs() << "gnn-compile: remark: --target=cuda: the training state "
                       "fits the budget in device memory, every buffer "

@@ -207,7 +207,9 @@ void FusedKernelBuilder::emit(
   columnStep = lb.cIndex(kernels.lanes());
   cacheLine = lb.cIndex(16);
   prefetchSpan = lb.cIndex(kPrefetchLines * 16);
-  prefetchDistance = prefetchDistanceFor(lb.b);
+  // Only a kernel of one lane per row prefetches (emitEdgeValues).
+  if (kernels.lanes() == 1)
+    prefetchDistance = prefetchDistanceFor(lb.b);
   numPositions = lb.b.create<memref::DimOp>(loc, other, 0);
   if (tileInts) {
     tileLo = lb.toIndex(lb.b, kernels.getInt(tileInts->first));

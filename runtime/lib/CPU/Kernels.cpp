@@ -198,8 +198,8 @@ struct SpmmPrefetch {
 
 /// GNNRT_SPMM_PREFETCH=ROWS,LINES overrides the rule below for every width
 /// (ROWS 0: no prefetch), to tune another machine or to measure the rule
-/// against another setting in one run (bench/gcn_arxiv.py); LINES is
-/// capped at the pass's 8.
+/// against another setting in one run (bench/gcn_arxiv.py); a pass has at
+/// most 8 lines (128 columns).
 std::optional<SpmmPrefetch> prefetchOverride() {
   static const std::optional<SpmmPrefetch> fixed =
       []() -> std::optional<SpmmPrefetch> {
@@ -209,10 +209,10 @@ std::optional<SpmmPrefetch> prefetchOverride() {
     long long rows = -1, lines = -1;
     int used = 0;
     if (std::sscanf(env, "%lld,%lld%n", &rows, &lines, &used) != 2 ||
-        env[used] != '\0' || rows < 0 || rows > 4096 || lines < 1 ||
-        lines > 4096)
+        env[used] != '\0' || rows < 0 || rows > 4096 || lines < 1 || lines > 8)
       fatal(std::string("GNNRT_SPMM_PREFETCH: expected ROWS,LINES (rows "
-                        "ahead in [0, 4096], lines in [1, 4096]) but got '") +
+                        "ahead in [0, 4096], lines of a row in [1, 8]) but "
+                        "got '") +
             env + "'");
     return SpmmPrefetch{rows, lines};
   }();

@@ -97,6 +97,7 @@ public:
     const size_t size = static_cast<size_t>(std::max<int64_t>(bytes, 1));
     void *p = nullptr;
     if (tier == MemoryTier::Device) {
+      checkCapacity(bytes); // before the GPU itself runs out
       GNNRT_CUDA_CHECK(cudaMalloc(&p, size));
       GNNRT_CUDA_CHECK(cudaMemset(p, 0, size));
     } else {
@@ -242,7 +243,8 @@ public:
                 gnnrtMemRefF32 *out, int64_t width, int64_t begin, int64_t end,
                 int64_t inBegin, int64_t inEnd) override {
     // Tiles of the input come from row chunks under a memory budget, which
-    // the CUDA target does not compile yet (gnn-compile refuses both).
+    // the CUDA target does not compile yet (gnn-compile refuses row chunks
+    // and budget plans that are not all resident on the GPU).
     if (inBegin != 0 || inEnd != graph().numVertices)
       fatal("gnnrtSpmmRows: the CUDA device aggregates from all input rows "
             "only, not from rows [" +
