@@ -492,7 +492,6 @@ int main(int argc, char **argv) {
   if (!configureThreads(o.threads, "--threads", threadError))
     usageError(threadError);
 
-  setMemoryBudget(o.memBudget);
   auto *ctx = new gnnrtContext(); // the CPU device
   ctx->spill = std::move(spill);
   ctx->selective.mode = o.selective;
@@ -522,8 +521,9 @@ int main(int argc, char **argv) {
     ctx->device.reset(gnnrtCreateCUDADevice());
     // --mem-budget caps the GPU's pool (the fast tier there), not the
     // process's resident memory.
-    setMemoryBudget(0);
     ctx->device->setCapacity(o.memBudget);
+  } else {
+    setMemoryBudget(o.memBudget);
   }
   // A model compiled under a budget (gnn-compile --mem-budget) evicts to
   // storage: without --spill-dir, to $TMPDIR (else /tmp).

@@ -340,6 +340,9 @@ struct TrainingMemory {
   /// On a device whose memory is not the host's (a GPU): everything but the
   /// host's staging, the features' copy included (it stays there).
   int64_t devicePeak() const;
+  /// What stays allocated through training: the graph, the edge data, the
+  /// parameters, the optimizer's state and the activations.
+  int64_t trainingState() const;
 };
 
 /// Sizes the training state of `ctx` (after loadDataset, before

@@ -41,11 +41,15 @@ int64_t Device::capacity() const {
         "within it)");
 }
 
+bool Device::passesCapacity(int64_t bytes) const {
+  return capacityBytes > 0 && counters.live + bytes > capacityBytes;
+}
+
 void Device::checkCapacity(int64_t bytes) const {
   int64_t live = -1, cap = 0;
   {
     std::lock_guard<std::mutex> lock(memoryMutex);
-    if (capacityBytes > 0 && counters.live + bytes > capacityBytes) {
+    if (passesCapacity(bytes)) {
       live = counters.live;
       cap = capacityBytes;
     }
@@ -61,8 +65,7 @@ void Device::recordAllocation(void *ptr, int64_t bytes, MemoryTier tier) {
     // allocations on several threads cannot pass it together; fatal()
     // after the lock.
     std::lock_guard<std::mutex> lock(memoryMutex);
-    if (tier == MemoryTier::Device && capacityBytes > 0 &&
-        counters.live + bytes > capacityBytes) {
+    if (tier == MemoryTier::Device && passesCapacity(bytes)) {
       over = counters.live;
       cap = capacityBytes;
     } else {

@@ -352,6 +352,9 @@ private:
     MemoryTier tier;
     int64_t counted; // what free() takes off `live` (0: allocateReleased)
   };
+  /// Whether `bytes` more device-tier memory would pass the capacity
+  /// (memoryMutex held).
+  bool passesCapacity(int64_t bytes) const;
   mutable std::mutex memoryMutex;
   MemoryCounters counters;
   int64_t capacityBytes = 0;

@@ -59,18 +59,19 @@ bool edgeChunksWithin(const std::vector<int64_t> &planned,
 
 } // namespace
 
+int64_t TrainingMemory::trainingState() const {
+  int64_t sum = graph;
+  for (int64_t part : {edgeInputs, parameters, optimizer, activations})
+    sum = add(sum, part);
+  return sum;
+}
+
 int64_t TrainingMemory::peak() const {
-  int64_t rest = graph;
-  for (int64_t part : {edgeInputs, parameters, optimizer, activations, staging})
-    rest = add(rest, part);
-  return std::max(features, rest);
+  return std::max(features, add(trainingState(), staging));
 }
 
 int64_t TrainingMemory::devicePeak() const {
-  int64_t sum = features;
-  for (int64_t part : {graph, edgeInputs, parameters, optimizer, activations})
-    sum = add(sum, part);
-  return sum;
+  return add(features, trainingState());
 }
 
 AvailableMemory deviceAvailableMemory(int64_t free, int64_t capacity,

@@ -50,14 +50,13 @@ RowChunkSearch findRowChunks(MLIRContext &context, ModuleOp module,
         // A function's "buffer placement: ...[; F fetches (B bytes), E
         // evictions (B bytes), ...][; W graph windows (B bytes)]": the bytes
         // in brackets (none when nothing moves).
-        if (d.getSeverity() == DiagnosticSeverity::Remark &&
+        const bool placement =
+            d.getSeverity() == DiagnosticSeverity::Remark &&
             StringRef(text).starts_with("buffer placement: ") &&
-            !StringRef(text).starts_with("buffer placement: a tile input") &&
-            !StringRef(text).starts_with("buffer placement: none"))
+            !StringRef(text).starts_with("buffer placement: a tile input");
+        if (placement && !StringRef(text).starts_with("buffer placement: none"))
           planned = true;
-        if (d.getSeverity() == DiagnosticSeverity::Remark && !moved &&
-            StringRef(text).starts_with("buffer placement: ") &&
-            !StringRef(text).starts_with("buffer placement: a tile input")) {
+        if (placement && !moved) {
           uint64_t sum = 0;
           for (StringRef rest = text; !rest.empty();) {
             size_t open = rest.find(" (");

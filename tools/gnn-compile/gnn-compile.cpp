@@ -727,9 +727,8 @@ int main(int argc, char **argv) {
                         !noOptimize, indptr ? &*indptr : nullptr, maxChunks);
       cachesMatter |= r.fusedGatherLimited;
       settingsFit += r.fits ? 1 : 0;
-      if (onGPU && done(r) ? true
-          : best.fits      ? r.fits && r.moved < best.moved
-                           : r.fits || r.least < best.least) {
+      if ((onGPU && done(r)) || (best.fits ? r.fits && r.moved < best.moved
+                                           : r.fits || r.least < best.least)) {
         best = r;
         outOfCore = withOutOfCore;
         caches = withCaches;

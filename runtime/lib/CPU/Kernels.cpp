@@ -170,25 +170,6 @@ void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
 
 namespace {
 
-/// One aggregation's operands: out row v = sum over the positions j of its
-/// segment of w[edge(j)] * in[other[j]] (w = 1 when null), times `scale`.
-/// `other` is indexed by position (the CSR's destinations for a to-src
-/// aggregation), so only weighted aggregations read the edge ids.
-struct SpmmOperands {
-  Segments seg;
-  const int32_t *other;
-  const float *w;
-  const float *x;
-  int64_t width;
-  int64_t lastPosition;
-  /// The input row `x` holds first: row u is at x + (u - base) * width (a
-  /// stage of a row-partitioned SpMM holds only the rows it received).
-  int64_t base = 0;
-  /// The output row `y` holds first (a stage of the sums to the sources
-  /// writes only its range).
-  int64_t outBase = 0;
-};
-
 /// How spmmChunk prefetches: the row of the edge `rows` positions ahead, its
 /// first `lines` cache lines of the pass's columns.
 struct SpmmPrefetch {
@@ -238,6 +219,35 @@ SpmmPrefetch prefetchFor(int64_t width) {
       8};
 }
 
+/// One aggregation's operands: out row v = sum over the positions j of its
+/// segment of w[edge(j)] * in[other[j]] (w = 1 when null), times `scale`.
+/// `other` is indexed by position (the CSR's destinations for a to-src
+/// aggregation), so only weighted aggregations read the edge ids.
+struct SpmmOperands {
+  Segments seg;
+  const int32_t *other;
+  const float *w;
+  const float *x;
+  int64_t width;
+  int64_t lastPosition;
+  /// The input row `x` holds first: row u is at x + (u - base) * width (a
+  /// stage of a row-partitioned SpMM holds only the rows it received).
+  int64_t base = 0;
+  /// The output row `y` holds first (a stage of the sums to the sources
+  /// writes only its range).
+  int64_t outBase = 0;
+  /// How spmmChunk prefetches: prefetchFor(width), set once per call by
+  /// spmmTile and spmmTiled (not per row).
+  SpmmPrefetch prefetch{0, 1};
+};
+
+/// `op` with its prefetch set for its width.
+SpmmOperands withPrefetch(const SpmmOperands &op) {
+  SpmmOperands o = op;
+  o.prefetch = prefetchFor(op.width);
+  return o;
+}
+
 /// Columns [col, col + N) of one output row, accumulated in registers (N is
 /// a multiple of 16 and at most 128: eight 512-bit registers) and stored once,
 /// instead of a load and a store of the output per edge and element.
@@ -250,9 +260,8 @@ inline void spmmChunk(const SpmmOperands &op, int64_t begin, int64_t end,
   const int32_t *other = op.other, *edges = op.seg.edges;
   const float *w = op.w, *x = op.x + col;
   const int64_t width = op.width, last = op.lastPosition;
-  const SpmmPrefetch prefetch = prefetchFor(width);
-  const int64_t ahead = prefetch.rows,
-                span = std::min<int64_t>(N, prefetch.lines * 16);
+  const int64_t ahead = op.prefetch.rows,
+                span = std::min<int64_t>(N, op.prefetch.lines * 16);
   alignas(64) float acc[N];
 #pragma omp simd
   for (int64_t i = 0; i < N; ++i)
@@ -346,9 +355,10 @@ inline void spmmRowRange(const SpmmOperands &op, int64_t mean, int64_t v,
 template <bool Indirect>
 void spmmTile(const SpmmOperands &op, int64_t mean, int64_t begin, int64_t end,
               int32_t lo, int32_t hi, int64_t V, float *y) {
+  const SpmmOperands tile = withPrefetch(op);
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t v = begin; v < end; ++v)
-    spmmRowRange<Indirect>(op, mean, v, lo, hi, V, y);
+    spmmRowRange<Indirect>(tile, mean, v, lo, hi, V, y);
 }
 
 /// The P x P chunk tiling (gnnrtSpmm's `chunks`): vertex chunk c is
@@ -358,6 +368,7 @@ template <bool Indirect>
 void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
                float *y) {
   auto bound = [&](int64_t c) { return c * V / P; };
+  const SpmmOperands tiles = withPrefetch(op);
 #pragma omp parallel
   for (int64_t j = 0; j < P; ++j)
     for (int64_t i = 0; i < P; ++i) {
@@ -365,7 +376,7 @@ void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
                     hi = static_cast<int32_t>(bound(i + 1));
 #pragma omp for schedule(dynamic, 64)
       for (int64_t v = bound(j); v < bound(j + 1); ++v)
-        spmmRowRange<Indirect>(op, mean, v, lo, hi, V, y);
+        spmmRowRange<Indirect>(tiles, mean, v, lo, hi, V, y);
     }
 }
 
