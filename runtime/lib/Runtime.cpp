@@ -694,6 +694,20 @@ void _mlir_ciface_gnnrtSpmmRowsFetch(gnnrtContext *ctx, int64_t slot,
                 begin, end, inBegin, inEnd);
 }
 
+void gnnrtParallelForRangeFetch(gnnrtContext *ctx, int64_t slot, int64_t chunk,
+                                int64_t side, int64_t loInt, int64_t hiInt,
+                                int64_t inOrder,
+                                void (*kernel)(gnnrtContext *, int64_t,
+                                               int64_t),
+                                int64_t begin, int64_t end) {
+  Buffer &buf = chunkBuffer(ctx, "gnnrtParallelForRangeFetch", slot);
+  if (side != 0 && side != 1)
+    fatal("gnnrtParallelForRangeFetch: side " + std::to_string(side) +
+          " (expected 0, sources, or 1, destinations)");
+  launchTile(ctx, buf, slot, chunk, side, loInt, hiInt, inOrder != 0, kernel,
+             begin, end);
+}
+
 void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk) {
   Buffer &buf = chunkBuffer(ctx, "gnnrtEvictChunk", slot);
   std::string error;

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <numeric>
 
 namespace gnnrt {
 
@@ -278,32 +280,31 @@ void fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
   readTileInput(ctx, "gnnrtFetchChunkFor", buf, slot, chunk, how, runs);
 }
 
-void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
-                   int64_t side, int64_t mean, gnnrtMemRefF32 *weights,
-                   gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width,
-                   int64_t begin, int64_t end, int64_t inBegin, int64_t inEnd) {
-  const char *entry = "gnnrtSpmmRowsFetch";
+namespace {
+
+/// A tile whose input rows [inBegin, inEnd) are chunk `chunk` of `slot`
+/// (buffer `buf`) and whose rows are [begin, end) on `side`: fetches the
+/// chunk as fetchTileInput does and runs compute(a, b) over input ranges
+/// [a, b) that make up [inBegin, inEnd): one range when the chunk is not
+/// out, else sub-chunks the prefetch thread reads while the calling thread
+/// computes those read before (TilePipeline.h). `site` tells tiles of the
+/// same rows and input apart (their profiles). With `inOrder` the
+/// sub-chunks run in the input's order (a gather that keeps the first of
+/// equal values); else the range with input row 0 first, the one with the
+/// last input row last and the others in the order the pipeline fixes.
+void pipelineTile(gnnrtContext *ctx, const char *entry, Buffer &buf,
+                  int64_t slot, int64_t chunk, int64_t side, int64_t begin,
+                  int64_t end, int64_t inBegin, int64_t inEnd, int64_t site,
+                  bool inOrder,
+                  const std::function<void(int64_t, int64_t)> &compute) {
   Device &device = *ctx->device;
   const DeviceGraph &g = device.graph();
-  needRange(begin, end, g.rowsOn(side), std::string(entry) + ": rows");
-  needRange(inBegin, inEnd, g.rowsOn(1 - side),
-            std::string(entry) + ": input rows");
-  int64_t rows = 0, rowElements = 0, chunks = 0;
-  if (ctx->spill->chunkShape(slot, rows, rowElements, chunks) &&
-      (in->aligned + in->offset != buf.data || rowElements != width ||
-       chunk < 0 || chunk >= chunks ||
-       inBegin != gnnrtChunkRowBound(rows, chunks, chunk) ||
-       inEnd != gnnrtChunkRowBound(rows, chunks, chunk + 1)))
-    fatal(std::string(entry) + ": the input is not chunk " +
-          std::to_string(chunk) + " of slot " + std::to_string(slot) +
-          "'s buffer (rows [" + std::to_string(inBegin) + ", " +
-          std::to_string(inEnd) + ") of " + std::to_string(width) + " floats)");
   RowRuns runs;
   const TileRead how =
       planTileRead(ctx, entry, slot, chunk, side, begin, end, runs);
   TilePipeline &pipe = ctx->pipeline;
   const int64_t n = std::min(pipe.subChunks, inEnd - inBegin);
-  const TilePipeline::Key key{slot, chunk, side, begin};
+  const TilePipeline::Key key{slot, chunk, side, begin, site};
   const TilePipeline::Plan plan =
       how != TileRead::NotOut && n > 1 && device.deviceMemoryIsHostMemory()
           ? pipe.planFor(key)
@@ -312,8 +313,7 @@ void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
     const auto t0 = std::chrono::steady_clock::now();
     readTileInput(ctx, entry, buf, slot, chunk, how, runs);
     needGraphRows(ctx, side, begin, end, entry);
-    device.spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
-                    inBegin, inEnd);
+    compute(inBegin, inEnd);
     if (plan == TilePipeline::Plan::Baseline) {
       device.synchronize();
       pipe.recordBaseline(key, std::chrono::duration<double>(
@@ -341,19 +341,18 @@ void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
   if (!ctx->spill->beginChunkRead(slot, device, buf, chunk, error))
     fatal(std::string(entry) + ": " + error);
   std::vector<int64_t> bytes(n, 0);
-  const std::vector<unsigned> order = pipe.orderFor(
-      key, static_cast<unsigned>(n), inBegin == 0, inEnd == g.rowsOn(1 - side));
+  std::vector<unsigned> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0u);
+  if (!inOrder)
+    order = pipe.orderFor(key, static_cast<unsigned>(n), inBegin == 0,
+                          inEnd == g.rowsOn(1 - side));
   const bool ok = pipe.run(
       key, order,
       [&](unsigned j, std::string &message) {
         return ctx->spill->readChunkRows(slot, device, buf, chunk, parts[j],
                                          bytes[j], message);
       },
-      [&](unsigned j) {
-        device.spmmRows(ctx, side, mean, weights, in, out, width, begin, end,
-                        bounds[j], bounds[j + 1]);
-      },
-      error);
+      [&](unsigned j) { compute(bounds[j], bounds[j + 1]); }, error);
   int64_t total = 0;
   for (int64_t b : bytes)
     total += b;
@@ -361,6 +360,72 @@ void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
                            how != TileRead::Filtered, !ok);
   if (!ok)
     fatal(std::string(entry) + ": " + error);
+}
+
+} // namespace
+
+void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                   int64_t side, int64_t mean, gnnrtMemRefF32 *weights,
+                   gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width,
+                   int64_t begin, int64_t end, int64_t inBegin, int64_t inEnd) {
+  const char *entry = "gnnrtSpmmRowsFetch";
+  Device &device = *ctx->device;
+  const DeviceGraph &g = device.graph();
+  needRange(begin, end, g.rowsOn(side), std::string(entry) + ": rows");
+  needRange(inBegin, inEnd, g.rowsOn(1 - side),
+            std::string(entry) + ": input rows");
+  int64_t rows = 0, rowElements = 0, chunks = 0;
+  if (ctx->spill->chunkShape(slot, rows, rowElements, chunks) &&
+      (in->aligned + in->offset != buf.data || rowElements != width ||
+       chunk < 0 || chunk >= chunks ||
+       inBegin != gnnrtChunkRowBound(rows, chunks, chunk) ||
+       inEnd != gnnrtChunkRowBound(rows, chunks, chunk + 1)))
+    fatal(std::string(entry) + ": the input is not chunk " +
+          std::to_string(chunk) + " of slot " + std::to_string(slot) +
+          "'s buffer (rows [" + std::to_string(inBegin) + ", " +
+          std::to_string(inEnd) + ") of " + std::to_string(width) + " floats)");
+  pipelineTile(ctx, entry, buf, slot, chunk, side, begin, end, inBegin, inEnd,
+               /*site=*/0, /*inOrder=*/false, [&](int64_t a, int64_t b) {
+                 device.spmmRows(ctx, side, mean, weights, in, out, width,
+                                 begin, end, a, b);
+               });
+}
+
+void launchTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                int64_t side, int64_t loInt, int64_t hiInt, bool inOrder,
+                KernelFn kernel, int64_t begin, int64_t end) {
+  const char *entry = "gnnrtParallelForRangeFetch";
+  Device &device = *ctx->device;
+  const DeviceGraph &g = device.graph();
+  needRange(begin, end, g.rowsOn(side), std::string(entry) + ": rows");
+  if (begin % GNNRT_PARALLEL_CHUNK != 0)
+    fatal(std::string(entry) + ": rows [" + std::to_string(begin) + ", " +
+          std::to_string(end) + ") (the start must be a multiple of " +
+          std::to_string(GNNRT_PARALLEL_CHUNK) + ")");
+  std::vector<int64_t> &ints = ctx->kernelInts;
+  if (loInt < 0 || hiInt < 0 || loInt == hiInt ||
+      std::max(loInt, hiInt) >= static_cast<int64_t>(ints.size()))
+    fatal(std::string(entry) + ": kernel integers #" + std::to_string(loInt) +
+          " and #" + std::to_string(hiInt) + " are not the tile's input range");
+  const int64_t inBegin = ints[loInt], inEnd = ints[hiInt];
+  int64_t rows = 0, rowElements = 0, chunks = 0;
+  if (!ctx->spill->chunkShape(slot, rows, rowElements, chunks) ||
+      rows != g.rowsOn(1 - side) || chunk < 0 || chunk >= chunks ||
+      inBegin != gnnrtChunkRowBound(rows, chunks, chunk) ||
+      inEnd != gnnrtChunkRowBound(rows, chunks, chunk + 1))
+    fatal(std::string(entry) + ": the tile's input rows [" +
+          std::to_string(inBegin) + ", " + std::to_string(inEnd) +
+          ") are not chunk " + std::to_string(chunk) + " of slot " +
+          std::to_string(slot));
+  pipelineTile(ctx, entry, buf, slot, chunk, side, begin, end, inBegin, inEnd,
+               static_cast<int64_t>(reinterpret_cast<uintptr_t>(kernel)),
+               inOrder, [&](int64_t a, int64_t b) {
+                 ints[loInt] = a;
+                 ints[hiInt] = b;
+                 device.launch(ctx, kernel, begin, end);
+               });
+  ints[loInt] = inBegin;
+  ints[hiInt] = inEnd;
 }
 
 } // namespace gnnrt

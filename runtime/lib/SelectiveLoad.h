@@ -114,6 +114,18 @@ void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
                    gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width,
                    int64_t begin, int64_t end, int64_t inBegin, int64_t inEnd);
 
+/// gnnrtParallelForRangeFetch: the tile of a compiled kernel over rows
+/// [begin, end) on `side` whose input range is kernel integers `loInt` and
+/// `hiInt` (set to chunk `chunk` of slot `slot`, buffer `buf`), fetched as
+/// fetchTileInput does; a chunk that is out is read in sub-chunks by the
+/// prefetch thread while the kernel runs over each range of input rows
+/// already read (the integers set to the range, and back after). With
+/// `inOrder` the ranges run in the input's order.
+void launchTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
+                int64_t side, int64_t loInt, int64_t hiInt, bool inOrder,
+                void (*kernel)(gnnrtContext *, int64_t, int64_t), int64_t begin,
+                int64_t end);
+
 } // namespace gnnrt
 
 #endif // GNNRT_SELECTIVELOAD_H

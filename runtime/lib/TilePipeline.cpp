@@ -181,7 +181,7 @@ void TilePipeline::recordBaseline(const Key &key, double seconds) {
     return;
   Profile &p = it->second;
   p.measured = true;
-  p.off = !(p.wall / p.visits < kGain * seconds);
+  p.off = !(p.wall / p.visits < gain * seconds);
   offTiles += p.off;
 }
 

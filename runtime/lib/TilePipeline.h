@@ -42,8 +42,9 @@ public:
   /// Visits of a tile whose times are profiled before its order is fixed.
   static constexpr int kProfiledVisits = 2;
 
-  /// A tile: (slot, input chunk, side, first output row).
-  using Key = std::array<int64_t, 4>;
+  /// A tile: (slot, input chunk, side, first output row, site: 0 for an
+  /// aggregation, the kernel for a compiled kernel's tile).
+  using Key = std::array<int64_t, 5>;
 
   /// The order of tile `key`'s `n` sub-chunks: in order while it is
   /// profiled, then the swap heuristic's from a random order (seeded by
@@ -55,14 +56,14 @@ public:
   /// How tile `key` runs: pipelined while it is profiled (its first
   /// kProfiledVisits visits), then once unpipelined for a baseline (one
   /// read, then one compute: recordBaseline), then pipelined where its
-  /// profiled visits took below kGain times the baseline, else unpipelined
+  /// profiled visits took below `gain` times the baseline, else unpipelined
   /// (where the copies are work for the cores that compute, as from the
   /// page cache on a machine whose cores all compute, or too short for the
   /// hand-offs between the threads, they do not overlap).
   enum class Plan { Pipelined, Baseline, Unpipelined };
   Plan planFor(const Key &key) const;
   void recordBaseline(const Key &key, double seconds);
-  static constexpr double kGain = 0.95;
+  double gain = 0.95;
 
   /// Runs read(j) for each j of `order` on the prefetch thread, in order,
   /// and compute(j) here as soon as read(j) is done; `times` gets each

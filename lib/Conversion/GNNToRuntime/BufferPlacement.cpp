@@ -667,39 +667,83 @@ LogicalResult BufferPlacement::place(
       return -1;
     return tileReadSide(x, s);
   };
-  // A tile input fetched for one gnnrtSpmmRows tile alone: the tile becomes
-  // gnnrtSpmmRowsFetch, which fetches the chunk in sub-chunks while it
-  // computes (the runtime's pipeline). The call takes the tile's place (its
-  // sub-step may start at it; later copies find it at its position).
-  auto fuseTile = [&](unsigned x, int64_t s) -> bool {
+  auto calls = [](Operation *op, rt::Call callee) {
+    auto call = dyn_cast_or_null<func::CallOp>(op);
+    return call && call.getCallee() == rt::getName(callee);
+  };
+  // The call after a kernel argument that runs the kernel: the next call
+  // after the other arguments, the kernel integers and the window of the
+  // graph that a chunk's first tile opens (a tile's launch, or the call
+  // that replaced it).
+  auto kernelCallAfter = [&](Operation *arg) -> Operation * {
+    if (!calls(arg, rt::Call::gnnrtKernelArg) &&
+        !calls(arg, rt::Call::gnnrtKernelArgI32))
+      return nullptr;
+    Operation *op = arg->getNextNode();
+    while (op &&
+           (!isa<func::CallOp>(op) || calls(op, rt::Call::gnnrtKernelArg) ||
+            calls(op, rt::Call::gnnrtKernelArgI32) ||
+            calls(op, rt::Call::gnnrtKernelInt) ||
+            calls(op, rt::Call::gnnrtGraphWindow)))
+      op = op->getNextNode();
+    return op;
+  };
+  // The readers of unit x (a chunk) in sub-step s.
+  auto chunkReaders = [&](unsigned x, int64_t s) -> ArrayRef<Operation *> {
     const Unit &unit = units[x];
     const Use &u = uses[unit.take];
     auto readers = u.tileReaders.find(s);
     if (readers == u.tileReaders.end())
-      return false;
+      return {};
     auto ops = readers->second.find(unit.chunk);
-    if (ops == readers->second.end() || ops->second.size() != 1)
+    if (ops == readers->second.end())
+      return {};
+    return ops->second;
+  };
+  // A tile input fetched for one tile alone is fetched where the tile
+  // computes, in sub-chunks while it computes (the runtime's pipeline): a
+  // gnnrtSpmmRows tile becomes gnnrtSpmmRowsFetch, a compiled kernel's tile
+  // launch (the input its one neighbour-side argument of the chunk) becomes
+  // gnnrtParallelForRangeFetch. The call takes the tile's place (its
+  // sub-step may start at it; later copies find it at its position).
+  auto fuseTile = [&](unsigned x, int64_t s, int64_t side) -> bool {
+    const Unit &unit = units[x];
+    const Use &u = uses[unit.take];
+    ArrayRef<Operation *> readers = chunkReaders(x, s);
+    if (readers.size() != 1)
       return false;
-    auto tile = dyn_cast<func::CallOp>(ops->second.front());
-    if (!tile || tile.getCallee() != rt::getName(rt::Call::gnnrtSpmmRows) ||
-        tile.getNumOperands() != 11)
-      return false;
+    Operation *tile = readers.front();
+    std::optional<TileLaunch> launch;
+    if (!calls(tile, rt::Call::gnnrtSpmmRows) || tile->getNumOperands() != 11) {
+      // A kernel argument: the tile's launch (not a call fused already for
+      // another of its inputs).
+      Operation *op = kernelCallAfter(tile);
+      launch = op ? tileLaunchOf(op) : std::nullopt;
+      if (!launch || launch->side != side)
+        return false;
+      tile = op;
+    }
     Operation *before = tile->getPrevNode();
     lb.b.setInsertionPoint(tile);
     SmallVector<Value> args{ctx, slotConst(u.slot), lb.cI64(unit.chunk)};
-    llvm::append_range(args, tile.getOperands().drop_front());
-    lb.call(rt::Call::gnnrtSpmmRowsFetch, args);
+    if (launch)
+      llvm::append_range(
+          args, SmallVector<Value>{lb.cI64(side), lb.cI64(launch->loInt),
+                                   lb.cI64(launch->hiInt),
+                                   lb.cI64(launch->inOrder ? 1 : 0)});
+    llvm::append_range(args, tile->getOperands().drop_front());
+    lb.call(launch ? rt::Call::gnnrtParallelForRangeFetch
+                   : rt::Call::gnnrtSpmmRowsFetch,
+            args);
     Operation *first = before ? before->getNextNode() : &entry.front();
     for (Sub &sub : subs)
       if (sub.first == tile)
         sub.first = first;
-    // The new ops (the constants and the call) at the tile's position.
     const int64_t at = positions.lookup(tile);
-    for (Operation *op = first; op != tile.getOperation();
-         op = op->getNextNode())
+    for (Operation *op = first; op != tile; op = op->getNextNode())
       positions[op] = at;
     positions.erase(tile);
-    tile.erase();
+    tile->erase();
     lb.b.setInsertionPoint(first);
     return true;
   };
@@ -730,12 +774,21 @@ LogicalResult BufferPlacement::place(
         // Read only for one tile of one side and dropped after it: the
         // runtime may read only the rows the tile's edges reach.
         const int64_t side = tileInputSide(x, s);
-        if (side >= 0 && fuseTile(x, s)) {
+        if (side >= 0 && fuseTile(x, s, side)) {
           ++report.tileFetches;
           ++report.pipelinedTiles;
           continue;
         }
         if (side >= 0) {
+          // Read by kernel arguments of one launch: fetched right before
+          // it, where its chunk's window of the graph is open.
+          ArrayRef<Operation *> readers = chunkReaders(x, s);
+          Operation *launch =
+              readers.empty() ? nullptr : kernelCallAfter(readers.front());
+          if (launch && llvm::all_of(readers, [&](Operation *op) {
+                return kernelCallAfter(op) == launch;
+              }))
+            lb.b.setInsertionPoint(launch);
           lb.call(rt::Call::gnnrtFetchChunkFor,
                   {ctx, slotConst(uses[t].slot), lb.cI64(unit.chunk),
                    lb.cI64(side), lb.cI64(subs[s].chunk)});

@@ -387,7 +387,8 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   }
   if (tileInts)
     markTiledLaunch(&*std::prev(lb.b.getInsertionPoint()), tileInts->first,
-                    tileInts->second, toDst ? 1 : 0);
+                    tileInts->second, toDst ? 1 : 0,
+                    static_cast<bool>(argOut.buf));
   for (auto [o, t] : llvm::zip(fg.getOuts(), outs))
     buffers.bind(o, t);
   return success();

@@ -171,6 +171,7 @@ static constexpr StringLiteral kInputChunkAttr = "gnn.input_chunk";
 static constexpr StringLiteral kTileIntsAttr = "gnn.tile_ints";
 static constexpr StringLiteral kTileResetAttr = "gnn.tile_reset";
 static constexpr StringLiteral kTileSideAttr = "gnn.tile_side";
+static constexpr StringLiteral kTileLaunchAttr = "gnn.tile_launch";
 static constexpr StringLiteral kEdgeChunksAttr = "gnn.edge_chunks";
 
 void mlir::gnn::markEdgeChunks(Operation *take) {
@@ -208,9 +209,9 @@ void mlir::gnn::finishRowChunks(ModuleOp module) {
     }
   });
   module.walk([](Operation *op) {
-    for (StringRef name :
-         {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr, kTileIntsAttr,
-          kTileResetAttr, kTileSideAttr, kOwnRowLoopAttr, kEdgeChunksAttr})
+    for (StringRef name : {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr,
+                           kTileIntsAttr, kTileResetAttr, kTileSideAttr,
+                           kTileLaunchAttr, kOwnRowLoopAttr, kEdgeChunksAttr})
       op->removeAttr(name);
   });
 }
@@ -231,9 +232,18 @@ void mlir::gnn::markNeighbourRows(Operation *kernelArg) {
 }
 
 void mlir::gnn::markTiledLaunch(Operation *launch, int64_t loInt, int64_t hiInt,
-                                int64_t side) {
-  launch->setAttr(kTileIntsAttr, DenseI64ArrayAttr::get(launch->getContext(),
-                                                        {loInt, hiInt, side}));
+                                int64_t side, bool inOrder) {
+  launch->setAttr(kTileIntsAttr,
+                  DenseI64ArrayAttr::get(launch->getContext(),
+                                         {loInt, hiInt, side, inOrder}));
+}
+
+std::optional<TileLaunch> mlir::gnn::tileLaunchOf(Operation *op) {
+  auto ints = op->getAttrOfType<DenseI64ArrayAttr>(kTileLaunchAttr);
+  if (!ints || ints.size() != 4 ||
+      calleeOf(op) != rt::Call::gnnrtParallelForRange)
+    return std::nullopt;
+  return TileLaunch{ints[0], ints[1], ints[2], ints[3] != 0};
 }
 
 /// The input chunk of a tile's call (set by chunkStageRows).
@@ -465,6 +475,7 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
                   {op->getOperand(0), lb.cI64(ints[1]), inBounds[i + 1]});
           lb.call(rt::Call::gnnrtParallelForRange,
                   {op->getOperand(0), op->getOperand(1), begin, stop});
+          lastCreated()->setAttr(kTileLaunchAttr, b.getDenseI64ArrayAttr(ints));
           if (i > 0)
             tiles[k].push_back(
                 {prev ? prev->getNextNode() : &block.front(), k, i});

@@ -56,9 +56,19 @@ void markNeighbourRows(Operation *kernelArg);
 /// `loInt` and `hiInt` (a fused gather's kernel: FusedGatherKernel.cpp),
 /// and the edges of its rows on `side` (1: in-edges of destination rows, 0:
 /// out-edges of source rows). In row chunks, each chunk runs it once per
-/// input chunk, in order.
+/// input chunk, in order. `inOrder`: the kernel keeps the first of equal
+/// values (an argmax), so a tile's input must be visited in its order.
 void markTiledLaunch(Operation *launch, int64_t loInt, int64_t hiInt,
-                     int64_t side);
+                     int64_t side, bool inOrder);
+/// A tile's launch of a kernel marked with markTiledLaunch, as row chunks
+/// emit it (gnnrtParallelForRange after the kernel integers set to the
+/// tile's input range).
+struct TileLaunch {
+  int64_t loInt, hiInt, side;
+  bool inOrder;
+};
+/// The tile launch `op` is, if it is one.
+std::optional<TileLaunch> tileLaunchOf(Operation *op);
 /// Marks the take (gnnrtBuffer) of a buffer of per-edge values indexed by
 /// edge id that steps in row chunks read and write only at the in-edges of
 /// the destination chunk they touch (a fused gather's edge cache: a to-dst

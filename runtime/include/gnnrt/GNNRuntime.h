@@ -87,7 +87,12 @@
 ///      the sources of a level, gnnrtSpmmReduceRows gnnrtSpmmReduce's
 ///      sums of a level's sources (the program on blocks of a partitioned
 ///      model: P³'s shares, co-batches).
-#define GNNRT_API_VERSION 22
+///  22: long rows in pieces: gnnrtGraphLongRows, gnnrtGraphPieceOffsets,
+///      gnnrtGraphPieceEdges, gnnrtPieceScratch and gnnrtPieceScratchI32.
+///  23: gnnrtParallelForRangeFetch fetches a compiled kernel's tile input
+///      in sub-chunks as the kernel runs over them (NeuGraph's pipeline for
+///      a fused gather's tiles).
+#define GNNRT_API_VERSION 23
 
 #ifdef __cplusplus
 extern "C" {
@@ -534,6 +539,22 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmRowsFetch(
     gnnrtContext *ctx, int64_t slot, int64_t chunk, int64_t side, int64_t mean,
     gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
     int64_t width, int64_t begin, int64_t end, int64_t inBegin, int64_t inEnd);
+/// gnnrtParallelForRangeFetch is gnnrtFetchChunkFor(slot, chunk, side, the
+/// chunk of rows [begin, end)) followed by gnnrtParallelForRange(kernel,
+/// begin, end) for a compiled kernel's tile (ABI 23; a fused gather's
+/// kernel in row chunks) whose input rows are kernel integers `loInt` and
+/// `hiInt`, set to the chunk's rows of the slot's count. A chunk that is
+/// out is read in sub-chunks as by gnnrtSpmmRowsFetch, and the kernel runs
+/// over the rows once per sub-chunk with the integers set to its input
+/// rows (and set back after): in the input's order where `inOrder` is
+/// non-zero (a kernel that keeps the first of equal values, an argmax),
+/// else in the order of gnnrtSpmmRowsFetch.
+GNNRT_EXPORT void
+gnnrtParallelForRangeFetch(gnnrtContext *ctx, int64_t slot, int64_t chunk,
+                           int64_t side, int64_t loInt, int64_t hiInt,
+                           int64_t inOrder,
+                           void (*kernel)(gnnrtContext *, int64_t, int64_t),
+                           int64_t begin, int64_t end);
 GNNRT_EXPORT void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot,
                                   int64_t chunk);
 GNNRT_EXPORT void gnnrtDropChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk,

@@ -103,14 +103,25 @@
 // SELECTIVE-NOT:     call @gnnrtSpmmRows(
 // SELECTIVE:         return
 //
-// A fused gather's kernel reads its tile's input through its arguments: the
-// chunk is fetched for the tile (gnnrtFetchChunkFor: slot, chunk, side,
-// output chunk), selectively, but not in sub-chunks.
+// A fused gather's kernel reads its tile's input through its arguments: its
+// tile launch becomes gnnrtParallelForRangeFetch (slot, chunk, side, the
+// kernel integers of the tile's input range, in order, then the launch's
+// operands), which reads the chunk in sub-chunks and runs the kernel over
+// each. The max gather keeps the first of equal values (its argmax for the
+// backward pass), so its sub-chunks run in order (1); the sum gathers' in
+// any order (0). A second input of the same tile (the backward kernel reads
+// two chunks to the sources) is fetched for the tile right before the
+// launch, after the window of the graph a chunk's first tile opens.
 // RUN: gnn-opt %S/fused-gather.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=62000 row-chunks=4 placement=streaming" 2>&1 | FileCheck %s --check-prefix=KERNEL-TILE
-// KERNEL-TILE: remark: buffer placement: streaming; 62000 bytes for the buffers {{.*}}; {{[1-9][0-9]*}} fetches for one tile (selective), {{[0-9]+}} of them expected filtered, 0 in sub-chunks
+// KERNEL-TILE: remark: buffer placement: streaming; 62000 bytes for the buffers {{.*}}; [[T:[1-9][0-9]*]] fetches for one tile (selective), {{[0-9]+}} of them expected filtered, [[P:[1-9][0-9]*]] in sub-chunks
+// KERNEL-TILE-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+// KERNEL-TILE-NOT: call @gnnrtParallelForRangeFetch(
+// KERNEL-TILE: call @gnnrtKernelInt(%arg0, %c3_i64{{[_0-9]*}}, %{{[0-9]+}})
+// KERNEL-TILE: call @gnnrtKernelInt(%arg0, %c4_i64{{[_0-9]*}}, %{{[0-9]+}})
+// KERNEL-TILE: call @gnnrtParallelForRangeFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c4_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %f, %c0_i64{{[_0-9]*}}, %{{[0-9]+}})
 // KERNEL-TILE: call @gnnrtFetchChunkFor(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
-// KERNEL-TILE: call @gnnrtKernelInt(
-// KERNEL-TILE: call @gnnrtParallelForRange(
+// KERNEL-TILE-NEXT: call @gnnrtParallelForRangeFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %f{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[0-9]+}})
+// KERNEL-TILE: return
 //
 // Beyond the DP's limits (16 row chunks of 100000 vertices keep 21 tensors
 // live), the bounded search plans over the lowering's order: 63891968 bytes

@@ -20,7 +20,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <set>
 
@@ -279,11 +281,119 @@ TEST(SelectiveLoad, EdgeChunksAreTheDestinationChunksEdges) {
   _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, E * kWidth, E, K);
   EXPECT_EQ(ctx->device->memoryCounters().live, live0)
       << "every chunk absent after the new take";
-  EXPECT_EXIT(_mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 1,
-                                                 E * kWidth + 1, K),
-              testing::ExitedWithCode(1),
-              "gnnrtBufferEdgeChunks: slot 1: [0-9]+ floats in [0-9]+ rows");
+  EXPECT_EXIT(
+      _mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 1, E * kWidth + 1, K),
+      testing::ExitedWithCode(1),
+      "gnnrtBufferEdgeChunks: slot 1: [0-9]+ floats in [0-9]+ rows");
   EXPECT_EXIT(
       _mlir_ciface_gnnrtBufferEdgeChunks(&m, ctx.get(), 1, E * kWidth, 0),
       testing::ExitedWithCode(1), "gnnrtBufferEdgeChunks: slot 1: 0 chunks");
+}
+
+// gnnrtParallelForRangeFetch (ABI 23): a compiled kernel's tile whose input
+// chunk is out runs once per sub-chunk with its kernel integers set to the
+// sub-chunk's input rows, and the integers are set back after. The kernel
+// here sums, for each destination row, its in-edges' source rows within
+// [lo, hi); over the visits the sums are the brute force's, and with
+// inOrder every visit runs its sub-chunks in the input's order.
+namespace {
+
+struct KernelTile {
+  const Dataset *ds = nullptr;
+  const float *in = nullptr;
+  float *out = nullptr;
+  int64_t width = 0;
+  std::mutex mutex;
+  std::vector<int64_t> los; // each launch's lo, in order
+};
+KernelTile kernelTile;
+
+void sumInEdgesKernel(gnnrtContext *ctx, int64_t begin, int64_t end) {
+  const int64_t lo = gnnrtKernelIntGet(ctx, 0), hi = gnnrtKernelIntGet(ctx, 1);
+  KernelTile &t = kernelTile;
+  {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    if (t.los.empty() || t.los.back() != lo)
+      t.los.push_back(lo);
+  }
+  for (int64_t d = begin; d < end; ++d)
+    for (int64_t e = t.ds->indptr[d]; e < t.ds->indptr[d + 1]; ++e) {
+      const int64_t s = t.ds->indices[e];
+      if (s >= lo && s < hi)
+        for (int64_t j = 0; j < t.width; ++j)
+          t.out[d * t.width + j] += t.in[s * t.width + j];
+    }
+}
+
+} // namespace
+
+TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
+  std::mt19937 rng(23);
+  constexpr int64_t V = 2048, kWidth = 8, K = 4;
+  const Dataset ds = randomDataset(V, 12000, rng);
+  test::TempDir dir("gnnrt-selective-test");
+  auto ctx = boundContext(dir.path, ds);
+  gnnrtMemRefF32 m;
+  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, V * kWidth, V, K);
+  float *p = m.aligned + m.offset;
+  std::vector<float> want(V * kWidth);
+  std::uniform_int_distribution<int> u(-8, 8); // exact sums in any order
+  for (float &x : want)
+    x = static_cast<float>(u(rng));
+  for (int64_t c = 0; c < K; ++c) {
+    gnnrtFetchChunk(ctx.get(), 0, c);
+    const int64_t b = gnnrtChunkRowBound(V, K, c),
+                  e = gnnrtChunkRowBound(V, K, c + 1);
+    std::memcpy(p + b * kWidth, want.data() + b * kWidth, (e - b) * kWidth * 4);
+    gnnrtEvictChunk(ctx.get(), 0, c);
+  }
+  ctx->selective.mode = SelectiveLoader::Mode::Always;
+  ctx->pipeline.gain = 1e9; // never turned off: every visit in sub-chunks
+  std::vector<float> out(V * kWidth), brute(V * kWidth);
+  kernelTile.ds = &ds;
+  kernelTile.in = p;
+  kernelTile.out = out.data();
+  kernelTile.width = kWidth;
+  const int64_t c = 2, k = 1; // input chunk c, output rows chunk k
+  const int64_t inLo = gnnrtChunkRowBound(V, K, c),
+                inHi = gnnrtChunkRowBound(V, K, c + 1);
+  const int64_t begin = gnnrtChunkRowBound(V, K, k),
+                end = gnnrtChunkRowBound(V, K, k + 1);
+  for (int64_t d = begin; d < end; ++d)
+    for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e)
+      if (ds.indices[e] >= inLo && ds.indices[e] < inHi)
+        for (int64_t j = 0; j < kWidth; ++j)
+          brute[d * kWidth + j] += want[ds.indices[e] * kWidth + j];
+  constexpr int kVisits = 6;
+  for (int visit = 0; visit < kVisits; ++visit) {
+    std::fill(out.begin(), out.end(), 0.0f);
+    kernelTile.los.clear();
+    gnnrtKernelInt(ctx.get(), 0, inLo);
+    gnnrtKernelInt(ctx.get(), 1, inHi);
+    gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, /*inOrder=*/1,
+                               sumInEdgesKernel, begin, end);
+    EXPECT_EQ(out, brute) << "visit " << visit;
+    EXPECT_EQ(gnnrtKernelIntGet(ctx.get(), 0), inLo);
+    EXPECT_EQ(gnnrtKernelIntGet(ctx.get(), 1), inHi);
+    const std::vector<int64_t> &los = kernelTile.los;
+    EXPECT_EQ(los.size(), visit == TilePipeline::kProfiledVisits ? 1u : 4u)
+        << "the baseline visit runs whole";
+    EXPECT_TRUE(std::is_sorted(los.begin(), los.end())) << "visit " << visit;
+    EXPECT_EQ(los.front(), inLo);
+    gnnrtDropChunk(ctx.get(), 0, c, 1);
+  }
+  EXPECT_EQ(ctx->pipeline.tiles, kVisits - 1);
+  EXPECT_EQ(ctx->selective.filtered, kVisits);
+  // The kernel integers must be the chunk's rows.
+  gnnrtKernelInt(ctx.get(), 1, inHi - 1);
+  EXPECT_EXIT(gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, 0,
+                                         sumInEdgesKernel, begin, end),
+              testing::ExitedWithCode(1), "are not chunk 2 of slot 0");
+  EXPECT_EXIT(gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 0, 0,
+                                         sumInEdgesKernel, begin, end),
+              testing::ExitedWithCode(1),
+              "kernel integers #0 and #0 are not the tile's input range");
+  EXPECT_EXIT(gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, 0,
+                                         sumInEdgesKernel, begin + 1, end),
+              testing::ExitedWithCode(1), "the start must be a multiple");
 }
