@@ -272,6 +272,9 @@ struct gnnrtContext {
   std::vector<gnnrtMemRefF32> kernelArgs;
   std::vector<gnnrtMemRefI32> kernelArgsI32;
   std::vector<int64_t> kernelInts;
+  // More input slots of the tile gnnrtParallelForRangeFetch runs next
+  // (gnnrtTileInput).
+  std::vector<int64_t> tileInputs;
 };
 
 namespace gnnrt {

@@ -700,12 +700,21 @@ void gnnrtParallelForRangeFetch(gnnrtContext *ctx, int64_t slot, int64_t chunk,
                                 void (*kernel)(gnnrtContext *, int64_t,
                                                int64_t),
                                 int64_t begin, int64_t end) {
-  Buffer &buf = chunkBuffer(ctx, "gnnrtParallelForRangeFetch", slot);
   if (side != 0 && side != 1)
     fatal("gnnrtParallelForRangeFetch: side " + std::to_string(side) +
           " (expected 0, sources, or 1, destinations)");
-  launchTile(ctx, buf, slot, chunk, side, loInt, hiInt, inOrder != 0, kernel,
-             begin, end);
+  std::vector<int64_t> slots{slot};
+  slots.insert(slots.end(), ctx->tileInputs.begin(), ctx->tileInputs.end());
+  ctx->tileInputs.clear();
+  launchTile(ctx, slots, chunk, side, loInt, hiInt, inOrder != 0, kernel, begin,
+             end, [&](int64_t s) -> Buffer & {
+               return chunkBuffer(ctx, "gnnrtParallelForRangeFetch", s);
+             });
+}
+
+void gnnrtTileInput(gnnrtContext *ctx, int64_t slot) {
+  chunkBuffer(ctx, "gnnrtTileInput", slot);
+  ctx->tileInputs.push_back(slot);
 }
 
 void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk) {

@@ -282,36 +282,50 @@ void fetchTileInput(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
 
 namespace {
 
-/// A tile whose input rows [inBegin, inEnd) are chunk `chunk` of `slot`
-/// (buffer `buf`) and whose rows are [begin, end) on `side`: fetches the
-/// chunk as fetchTileInput does and runs compute(a, b) over input ranges
-/// [a, b) that make up [inBegin, inEnd): one range when the chunk is not
-/// out, else sub-chunks the prefetch thread reads while the calling thread
-/// computes those read before (TilePipeline.h). `site` tells tiles of the
-/// same rows and input apart (their profiles). With `inOrder` the
-/// sub-chunks run in the input's order (a gather that keeps the first of
-/// equal values); else the range with input row 0 first, the one with the
-/// last input row last and the others in the order the pipeline fixes.
-void pipelineTile(gnnrtContext *ctx, const char *entry, Buffer &buf,
-                  int64_t slot, int64_t chunk, int64_t side, int64_t begin,
-                  int64_t end, int64_t inBegin, int64_t inEnd, int64_t site,
-                  bool inOrder,
+/// An input of a tile: chunk `chunk` of slot `slot` (buffer `buf`).
+struct TileInput {
+  int64_t slot;
+  Buffer *buf;
+};
+
+/// A tile whose input rows [inBegin, inEnd) are chunk `chunk` of each of
+/// `inputs` and whose rows are [begin, end) on `side`: fetches the chunks
+/// as fetchTileInput does and runs compute(a, b) over input ranges [a, b)
+/// that make up [inBegin, inEnd): one range when no chunk is out, else
+/// sub-chunks the prefetch thread reads (each input's rows of it) while the
+/// calling thread computes those read before (TilePipeline.h). `site` tells
+/// tiles of the same rows and input apart (their profiles). With `inOrder`
+/// the sub-chunks run in the input's order (a gather that keeps the first
+/// of equal values); else the range with input row 0 first, the one with
+/// the last input row last and the others in the order the pipeline fixes.
+void pipelineTile(gnnrtContext *ctx, const char *entry,
+                  const std::vector<TileInput> &inputs, int64_t chunk,
+                  int64_t side, int64_t begin, int64_t end, int64_t inBegin,
+                  int64_t inEnd, int64_t site, bool inOrder,
                   const std::function<void(int64_t, int64_t)> &compute) {
   Device &device = *ctx->device;
   const DeviceGraph &g = device.graph();
-  RowRuns runs;
-  const TileRead how =
-      planTileRead(ctx, entry, slot, chunk, side, begin, end, runs);
+  const size_t numInputs = inputs.size();
+  std::vector<RowRuns> runs(numInputs);
+  std::vector<TileRead> how(numInputs);
+  bool anyOut = false;
+  for (size_t i = 0; i < numInputs; ++i) {
+    how[i] = planTileRead(ctx, entry, inputs[i].slot, chunk, side, begin, end,
+                          runs[i]);
+    anyOut |= how[i] != TileRead::NotOut;
+  }
   TilePipeline &pipe = ctx->pipeline;
   const int64_t n = std::min(pipe.subChunks, inEnd - inBegin);
-  const TilePipeline::Key key{slot, chunk, side, begin, site};
+  const TilePipeline::Key key{inputs.front().slot, chunk, side, begin, site};
   const TilePipeline::Plan plan =
-      how != TileRead::NotOut && n > 1 && device.deviceMemoryIsHostMemory()
+      anyOut && n > 1 && device.deviceMemoryIsHostMemory()
           ? pipe.planFor(key)
           : TilePipeline::Plan::Unpipelined;
   if (plan != TilePipeline::Plan::Pipelined) {
     const auto t0 = std::chrono::steady_clock::now();
-    readTileInput(ctx, entry, buf, slot, chunk, how, runs);
+    for (size_t i = 0; i < numInputs; ++i)
+      readTileInput(ctx, entry, *inputs[i].buf, inputs[i].slot, chunk, how[i],
+                    runs[i]);
     needGraphRows(ctx, side, begin, end, entry);
     compute(inBegin, inEnd);
     if (plan == TilePipeline::Plan::Baseline) {
@@ -319,45 +333,64 @@ void pipelineTile(gnnrtContext *ctx, const char *entry, Buffer &buf,
       pipe.recordBaseline(key, std::chrono::duration<double>(
                                    std::chrono::steady_clock::now() - t0)
                                    .count());
-    } else if (how != TileRead::NotOut && n > 1) {
+    } else if (anyOut && n > 1) {
       ++pipe.unpipelined;
     }
     return;
   }
   needGraphRows(ctx, side, begin, end, entry);
-  // Sub-chunk j: input rows [a_j, a_{j+1}) and the runs within them.
+  // Sub-chunk j: input rows [a_j, a_{j+1}) and, per input that is out, the
+  // runs within them.
   std::vector<int64_t> bounds(n + 1);
   for (int64_t j = 0; j <= n; ++j)
     bounds[j] = inBegin + j * (inEnd - inBegin) / n;
-  std::vector<RowRuns> parts(n);
-  for (auto [first, last] : runs)
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t a = std::max(first, bounds[j] - inBegin);
-      const int64_t b = std::min(last, bounds[j + 1] - inBegin);
-      if (a < b)
-        parts[j].emplace_back(a, b);
-    }
+  std::vector<std::vector<RowRuns>> parts(numInputs, std::vector<RowRuns>(n));
+  for (size_t i = 0; i < numInputs; ++i) {
+    if (how[i] == TileRead::NotOut)
+      continue;
+    for (auto [first, last] : runs[i])
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t a = std::max(first, bounds[j] - inBegin);
+        const int64_t b = std::min(last, bounds[j + 1] - inBegin);
+        if (a < b)
+          parts[i][j].emplace_back(a, b);
+      }
+  }
   std::string error;
-  if (!ctx->spill->beginChunkRead(slot, device, buf, chunk, error))
-    fatal(std::string(entry) + ": " + error);
-  std::vector<int64_t> bytes(n, 0);
-  std::vector<unsigned> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0u);
-  if (!inOrder)
-    order = pipe.orderFor(key, static_cast<unsigned>(n), inBegin == 0,
-                          inEnd == g.rowsOn(1 - side));
-  const bool ok = pipe.run(
-      key, order,
-      [&](unsigned j, std::string &message) {
-        return ctx->spill->readChunkRows(slot, device, buf, chunk, parts[j],
-                                         bytes[j], message);
-      },
-      [&](unsigned j) { compute(bounds[j], bounds[j + 1]); }, error);
-  int64_t total = 0;
-  for (int64_t b : bytes)
-    total += b;
-  ctx->spill->endChunkRead(slot, device, buf, chunk, total,
-                           how != TileRead::Filtered, !ok);
+  std::vector<int64_t> bytes(numInputs, 0);
+  std::vector<bool> begun(numInputs, false);
+  bool ok = true;
+  for (size_t i = 0; i < numInputs && ok; ++i)
+    if (how[i] != TileRead::NotOut)
+      begun[i] = ok = ctx->spill->beginChunkRead(inputs[i].slot, device,
+                                                 *inputs[i].buf, chunk, error);
+  if (ok) {
+    std::vector<unsigned> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0u);
+    if (!inOrder)
+      order = pipe.orderFor(key, static_cast<unsigned>(n), inBegin == 0,
+                            inEnd == g.rowsOn(1 - side));
+    // Bytes are counted per input by the reading thread, one sub-chunk at
+    // a time.
+    ok = pipe.run(
+        key, order,
+        [&](unsigned j, std::string &message) {
+          for (size_t i = 0; i < numInputs; ++i) {
+            int64_t read = 0;
+            if (begun[i] && !ctx->spill->readChunkRows(
+                                inputs[i].slot, device, *inputs[i].buf, chunk,
+                                parts[i][j], read, message))
+              return false;
+            bytes[i] += read;
+          }
+          return true;
+        },
+        [&](unsigned j) { compute(bounds[j], bounds[j + 1]); }, error);
+  }
+  for (size_t i = 0; i < numInputs; ++i)
+    if (begun[i])
+      ctx->spill->endChunkRead(inputs[i].slot, device, *inputs[i].buf, chunk,
+                               bytes[i], how[i] != TileRead::Filtered, !ok);
   if (!ok)
     fatal(std::string(entry) + ": " + error);
 }
@@ -384,16 +417,17 @@ void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
           std::to_string(chunk) + " of slot " + std::to_string(slot) +
           "'s buffer (rows [" + std::to_string(inBegin) + ", " +
           std::to_string(inEnd) + ") of " + std::to_string(width) + " floats)");
-  pipelineTile(ctx, entry, buf, slot, chunk, side, begin, end, inBegin, inEnd,
-               /*site=*/0, /*inOrder=*/false, [&](int64_t a, int64_t b) {
+  pipelineTile(ctx, entry, {{slot, &buf}}, chunk, side, begin, end, inBegin,
+               inEnd, /*site=*/0, /*inOrder=*/false, [&](int64_t a, int64_t b) {
                  device.spmmRows(ctx, side, mean, weights, in, out, width,
                                  begin, end, a, b);
                });
 }
 
-void launchTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
-                int64_t side, int64_t loInt, int64_t hiInt, bool inOrder,
-                KernelFn kernel, int64_t begin, int64_t end) {
+void launchTile(gnnrtContext *ctx, const std::vector<int64_t> &slots,
+                int64_t chunk, int64_t side, int64_t loInt, int64_t hiInt,
+                bool inOrder, KernelFn kernel, int64_t begin, int64_t end,
+                const std::function<Buffer &(int64_t)> &bufferOf) {
   const char *entry = "gnnrtParallelForRangeFetch";
   Device &device = *ctx->device;
   const DeviceGraph &g = device.graph();
@@ -408,16 +442,24 @@ void launchTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
     fatal(std::string(entry) + ": kernel integers #" + std::to_string(loInt) +
           " and #" + std::to_string(hiInt) + " are not the tile's input range");
   const int64_t inBegin = ints[loInt], inEnd = ints[hiInt];
-  int64_t rows = 0, rowElements = 0, chunks = 0;
-  if (!ctx->spill->chunkShape(slot, rows, rowElements, chunks) ||
-      rows != g.rowsOn(1 - side) || chunk < 0 || chunk >= chunks ||
-      inBegin != gnnrtChunkRowBound(rows, chunks, chunk) ||
-      inEnd != gnnrtChunkRowBound(rows, chunks, chunk + 1))
-    fatal(std::string(entry) + ": the tile's input rows [" +
-          std::to_string(inBegin) + ", " + std::to_string(inEnd) +
-          ") are not chunk " + std::to_string(chunk) + " of slot " +
-          std::to_string(slot));
-  pipelineTile(ctx, entry, buf, slot, chunk, side, begin, end, inBegin, inEnd,
+  std::vector<TileInput> inputs;
+  for (int64_t slot : slots) {
+    int64_t rows = 0, rowElements = 0, chunks = 0;
+    if (!ctx->spill->chunkShape(slot, rows, rowElements, chunks) ||
+        rows != g.rowsOn(1 - side) || chunk < 0 || chunk >= chunks ||
+        inBegin != gnnrtChunkRowBound(rows, chunks, chunk) ||
+        inEnd != gnnrtChunkRowBound(rows, chunks, chunk + 1))
+      fatal(std::string(entry) + ": the tile's input rows [" +
+            std::to_string(inBegin) + ", " + std::to_string(inEnd) +
+            ") are not chunk " + std::to_string(chunk) + " of slot " +
+            std::to_string(slot));
+    if (std::any_of(inputs.begin(), inputs.end(),
+                    [&](const TileInput &in) { return in.slot == slot; }))
+      fatal(std::string(entry) + ": slot " + std::to_string(slot) +
+            " is the tile's input twice");
+    inputs.push_back({slot, &bufferOf(slot)});
+  }
+  pipelineTile(ctx, entry, inputs, chunk, side, begin, end, inBegin, inEnd,
                static_cast<int64_t>(reinterpret_cast<uintptr_t>(kernel)),
                inOrder, [&](int64_t a, int64_t b) {
                  ints[loInt] = a;

@@ -29,6 +29,7 @@
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -116,15 +117,17 @@ void aggregateTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
 
 /// gnnrtParallelForRangeFetch: the tile of a compiled kernel over rows
 /// [begin, end) on `side` whose input range is kernel integers `loInt` and
-/// `hiInt` (set to chunk `chunk` of slot `slot`, buffer `buf`), fetched as
-/// fetchTileInput does; a chunk that is out is read in sub-chunks by the
-/// prefetch thread while the kernel runs over each range of input rows
-/// already read (the integers set to the range, and back after). With
-/// `inOrder` the ranges run in the input's order.
-void launchTile(gnnrtContext *ctx, Buffer &buf, int64_t slot, int64_t chunk,
-                int64_t side, int64_t loInt, int64_t hiInt, bool inOrder,
-                void (*kernel)(gnnrtContext *, int64_t, int64_t), int64_t begin,
-                int64_t end);
+/// `hiInt` (set to chunk `chunk` of each slot of `slots`, whose buffers
+/// `bufferOf` gives), each fetched as fetchTileInput does; where a chunk is
+/// out, the prefetch thread reads them in sub-chunks while the kernel runs
+/// over each range of input rows already read (the integers set to the
+/// range, and back after). With `inOrder` the ranges run in the input's
+/// order.
+void launchTile(gnnrtContext *ctx, const std::vector<int64_t> &slots,
+                int64_t chunk, int64_t side, int64_t loInt, int64_t hiInt,
+                bool inOrder, void (*kernel)(gnnrtContext *, int64_t, int64_t),
+                int64_t begin, int64_t end,
+                const std::function<Buffer &(int64_t)> &bufferOf);
 
 } // namespace gnnrt
 

@@ -672,9 +672,10 @@ LogicalResult BufferPlacement::place(
     return call && call.getCallee() == rt::getName(callee);
   };
   // The call after a kernel argument that runs the kernel: the next call
-  // after the other arguments, the kernel integers and the window of the
-  // graph that a chunk's first tile opens (a tile's launch, or the call
-  // that replaced it).
+  // after the other arguments, the kernel integers, the window of the
+  // graph that a chunk's first tile opens and the fetches of the launch's
+  // inputs placed before it (a tile's launch, or the call that replaced
+  // it).
   auto kernelCallAfter = [&](Operation *arg) -> Operation * {
     if (!calls(arg, rt::Call::gnnrtKernelArg) &&
         !calls(arg, rt::Call::gnnrtKernelArgI32))
@@ -684,7 +685,9 @@ LogicalResult BufferPlacement::place(
            (!isa<func::CallOp>(op) || calls(op, rt::Call::gnnrtKernelArg) ||
             calls(op, rt::Call::gnnrtKernelArgI32) ||
             calls(op, rt::Call::gnnrtKernelInt) ||
-            calls(op, rt::Call::gnnrtGraphWindow)))
+            calls(op, rt::Call::gnnrtGraphWindow) ||
+            calls(op, rt::Call::gnnrtFetchChunkFor) ||
+            calls(op, rt::Call::gnnrtTileInput)))
       op = op->getNextNode();
     return op;
   };
@@ -710,15 +713,34 @@ LogicalResult BufferPlacement::place(
     const Unit &unit = units[x];
     const Use &u = uses[unit.take];
     ArrayRef<Operation *> readers = chunkReaders(x, s);
-    if (readers.size() != 1)
+    if (readers.empty())
       return false;
     Operation *tile = readers.front();
     std::optional<TileLaunch> launch;
-    if (!calls(tile, rt::Call::gnnrtSpmmRows) || tile->getNumOperands() != 11) {
-      // A kernel argument: the tile's launch (not a call fused already for
-      // another of its inputs).
+    if (readers.size() != 1 || !calls(tile, rt::Call::gnnrtSpmmRows) ||
+        tile->getNumOperands() != 11) {
+      // Kernel arguments of one tile launch.
       Operation *op = kernelCallAfter(tile);
-      launch = op ? tileLaunchOf(op) : std::nullopt;
+      if (!op || llvm::any_of(readers, [&](Operation *reader) {
+            return kernelCallAfter(reader) != op;
+          }))
+        return false;
+      if (calls(op, rt::Call::gnnrtParallelForRangeFetch)) {
+        // Fused already for another input of the tile: this one joins it.
+        if (getConstantIntValue(op->getOperand(2)) != unit.chunk ||
+            getConstantIntValue(op->getOperand(3)) != side)
+          return false;
+        Operation *before = op->getPrevNode();
+        lb.b.setInsertionPoint(op);
+        lb.call(rt::Call::gnnrtTileInput, {ctx, slotConst(u.slot)});
+        const int64_t at = positions.lookup(op);
+        for (Operation *o = before->getNextNode(); o != op;
+             o = o->getNextNode())
+          positions[o] = at;
+        lb.b.setInsertionPoint(subs[s].first);
+        return true;
+      }
+      launch = tileLaunchOf(op);
       if (!launch || launch->side != side)
         return false;
       tile = op;

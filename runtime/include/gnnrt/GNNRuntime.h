@@ -89,9 +89,10 @@
 ///      model: P³'s shares, co-batches).
 ///  22: long rows in pieces: gnnrtGraphLongRows, gnnrtGraphPieceOffsets,
 ///      gnnrtGraphPieceEdges, gnnrtPieceScratch and gnnrtPieceScratchI32.
-///  23: gnnrtParallelForRangeFetch fetches a compiled kernel's tile input
-///      in sub-chunks as the kernel runs over them (NeuGraph's pipeline for
-///      a fused gather's tiles).
+///  23: gnnrtParallelForRangeFetch fetches a compiled kernel's tile inputs
+///      (its slot's chunk and those gnnrtTileInput registered) in
+///      sub-chunks as the kernel runs over them (NeuGraph's pipeline for a
+///      fused gather's tiles).
 #define GNNRT_API_VERSION 23
 
 #ifdef __cplusplus
@@ -548,13 +549,18 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmRowsFetch(
 /// over the rows once per sub-chunk with the integers set to its input
 /// rows (and set back after): in the input's order where `inOrder` is
 /// non-zero (a kernel that keeps the first of equal values, an argmax),
-/// else in the order of gnnrtSpmmRowsFetch.
+/// else in the order of gnnrtSpmmRowsFetch. The slots gnnrtTileInput
+/// registered since the last such call are inputs of the tile too: the
+/// same chunk of each is fetched alike and read in the same sub-chunks.
 GNNRT_EXPORT void
 gnnrtParallelForRangeFetch(gnnrtContext *ctx, int64_t slot, int64_t chunk,
                            int64_t side, int64_t loInt, int64_t hiInt,
                            int64_t inOrder,
                            void (*kernel)(gnnrtContext *, int64_t, int64_t),
                            int64_t begin, int64_t end);
+/// Registers chunked slot `slot` as another input of the tile the next
+/// gnnrtParallelForRangeFetch runs (ABI 23).
+GNNRT_EXPORT void gnnrtTileInput(gnnrtContext *ctx, int64_t slot);
 GNNRT_EXPORT void gnnrtEvictChunk(gnnrtContext *ctx, int64_t slot,
                                   int64_t chunk);
 GNNRT_EXPORT void gnnrtDropChunk(gnnrtContext *ctx, int64_t slot, int64_t chunk,

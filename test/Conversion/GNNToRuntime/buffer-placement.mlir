@@ -110,17 +110,20 @@
 // each. The max gather keeps the first of equal values (its argmax for the
 // backward pass), so its sub-chunks run in order (1); the sum gathers' in
 // any order (0). A second input of the same tile (the backward kernel reads
-// two chunks to the sources) is fetched for the tile right before the
-// launch, after the window of the graph a chunk's first tile opens.
+// two chunks to the sources) joins it: gnnrtTileInput right before the
+// call registers its slot, whose chunk the call reads in the same
+// sub-chunks. Every fetch for one tile is then in sub-chunks.
 // RUN: gnn-opt %S/fused-gather.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=62000 row-chunks=4 placement=streaming" 2>&1 | FileCheck %s --check-prefix=KERNEL-TILE
-// KERNEL-TILE: remark: buffer placement: streaming; 62000 bytes for the buffers {{.*}}; [[T:[1-9][0-9]*]] fetches for one tile (selective), {{[0-9]+}} of them expected filtered, [[P:[1-9][0-9]*]] in sub-chunks
+// KERNEL-TILE: remark: buffer placement: streaming; 62000 bytes for the buffers {{.*}}; [[T:[1-9][0-9]*]] fetches for one tile (selective), {{[0-9]+}} of them expected filtered, [[T]] in sub-chunks
 // KERNEL-TILE-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
 // KERNEL-TILE-NOT: call @gnnrtParallelForRangeFetch(
 // KERNEL-TILE: call @gnnrtKernelInt(%arg0, %c3_i64{{[_0-9]*}}, %{{[0-9]+}})
 // KERNEL-TILE: call @gnnrtKernelInt(%arg0, %c4_i64{{[_0-9]*}}, %{{[0-9]+}})
 // KERNEL-TILE: call @gnnrtParallelForRangeFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c4_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %f, %c0_i64{{[_0-9]*}}, %{{[0-9]+}})
-// KERNEL-TILE: call @gnnrtFetchChunkFor(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
-// KERNEL-TILE-NEXT: call @gnnrtParallelForRangeFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %f{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[0-9]+}})
+// KERNEL-TILE: call @gnnrtTileInput(%arg0, %c[[S:[0-9]+]]_i64{{[_0-9]*}})
+// KERNEL-TILE-NOT: call
+// KERNEL-TILE: call @gnnrtParallelForRangeFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %f{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[0-9]+}})
+// KERNEL-TILE-NOT: call @gnnrtFetchChunkFor(
 // KERNEL-TILE: return
 //
 // Beyond the DP's limits (16 row chunks of 100000 vertices keep 21 tensors

@@ -291,16 +291,17 @@ TEST(SelectiveLoad, EdgeChunksAreTheDestinationChunksEdges) {
 }
 
 // gnnrtParallelForRangeFetch (ABI 23): a compiled kernel's tile whose input
-// chunk is out runs once per sub-chunk with its kernel integers set to the
+// chunks are out runs once per sub-chunk with its kernel integers set to the
 // sub-chunk's input rows, and the integers are set back after. The kernel
 // here sums, for each destination row, its in-edges' source rows within
-// [lo, hi); over the visits the sums are the brute force's, and with
-// inOrder every visit runs its sub-chunks in the input's order.
+// [lo, hi) of two inputs: the call's slot and one gnnrtTileInput registered.
+// Over the visits the sums are the brute force's, and with inOrder every
+// visit runs its sub-chunks in the input's order.
 namespace {
 
 struct KernelTile {
   const Dataset *ds = nullptr;
-  const float *in = nullptr;
+  const float *in[2] = {nullptr, nullptr};
   float *out = nullptr;
   int64_t width = 0;
   std::mutex mutex;
@@ -321,7 +322,8 @@ void sumInEdgesKernel(gnnrtContext *ctx, int64_t begin, int64_t end) {
       const int64_t s = t.ds->indices[e];
       if (s >= lo && s < hi)
         for (int64_t j = 0; j < t.width; ++j)
-          t.out[d * t.width + j] += t.in[s * t.width + j];
+          t.out[d * t.width + j] +=
+              t.in[0][s * t.width + j] - 2 * t.in[1][s * t.width + j];
     }
 }
 
@@ -333,25 +335,29 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
   const Dataset ds = randomDataset(V, 12000, rng);
   test::TempDir dir("gnnrt-selective-test");
   auto ctx = boundContext(dir.path, ds);
-  gnnrtMemRefF32 m;
-  _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), 0, V * kWidth, V, K);
-  float *p = m.aligned + m.offset;
-  std::vector<float> want(V * kWidth);
+  std::vector<float> want[2];
   std::uniform_int_distribution<int> u(-8, 8); // exact sums in any order
-  for (float &x : want)
-    x = static_cast<float>(u(rng));
-  for (int64_t c = 0; c < K; ++c) {
-    gnnrtFetchChunk(ctx.get(), 0, c);
-    const int64_t b = gnnrtChunkRowBound(V, K, c),
-                  e = gnnrtChunkRowBound(V, K, c + 1);
-    std::memcpy(p + b * kWidth, want.data() + b * kWidth, (e - b) * kWidth * 4);
-    gnnrtEvictChunk(ctx.get(), 0, c);
+  for (int64_t slot : {0, 1}) {
+    gnnrtMemRefF32 m;
+    _mlir_ciface_gnnrtBufferChunks(&m, ctx.get(), slot, V * kWidth, V, K);
+    float *p = m.aligned + m.offset;
+    kernelTile.in[slot] = p;
+    want[slot].resize(V * kWidth);
+    for (float &x : want[slot])
+      x = static_cast<float>(u(rng));
+    for (int64_t c = 0; c < K; ++c) {
+      gnnrtFetchChunk(ctx.get(), slot, c);
+      const int64_t b = gnnrtChunkRowBound(V, K, c),
+                    e = gnnrtChunkRowBound(V, K, c + 1);
+      std::memcpy(p + b * kWidth, want[slot].data() + b * kWidth,
+                  (e - b) * kWidth * 4);
+      gnnrtEvictChunk(ctx.get(), slot, c);
+    }
   }
   ctx->selective.mode = SelectiveLoader::Mode::Always;
   ctx->pipeline.gain = 1e9; // never turned off: every visit in sub-chunks
   std::vector<float> out(V * kWidth), brute(V * kWidth);
   kernelTile.ds = &ds;
-  kernelTile.in = p;
   kernelTile.out = out.data();
   kernelTile.width = kWidth;
   const int64_t c = 2, k = 1; // input chunk c, output rows chunk k
@@ -360,16 +366,20 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
   const int64_t begin = gnnrtChunkRowBound(V, K, k),
                 end = gnnrtChunkRowBound(V, K, k + 1);
   for (int64_t d = begin; d < end; ++d)
-    for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e)
-      if (ds.indices[e] >= inLo && ds.indices[e] < inHi)
+    for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e) {
+      const int64_t s = ds.indices[e];
+      if (s >= inLo && s < inHi)
         for (int64_t j = 0; j < kWidth; ++j)
-          brute[d * kWidth + j] += want[ds.indices[e] * kWidth + j];
+          brute[d * kWidth + j] +=
+              want[0][s * kWidth + j] - 2 * want[1][s * kWidth + j];
+    }
   constexpr int kVisits = 6;
   for (int visit = 0; visit < kVisits; ++visit) {
     std::fill(out.begin(), out.end(), 0.0f);
     kernelTile.los.clear();
     gnnrtKernelInt(ctx.get(), 0, inLo);
     gnnrtKernelInt(ctx.get(), 1, inHi);
+    gnnrtTileInput(ctx.get(), 1);
     gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, /*inOrder=*/1,
                                sumInEdgesKernel, begin, end);
     EXPECT_EQ(out, brute) << "visit " << visit;
@@ -381,10 +391,12 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
     EXPECT_TRUE(std::is_sorted(los.begin(), los.end())) << "visit " << visit;
     EXPECT_EQ(los.front(), inLo);
     gnnrtDropChunk(ctx.get(), 0, c, 1);
+    gnnrtDropChunk(ctx.get(), 1, c, 1);
   }
   EXPECT_EQ(ctx->pipeline.tiles, kVisits - 1);
-  EXPECT_EQ(ctx->selective.filtered, kVisits);
-  // The kernel integers must be the chunk's rows.
+  EXPECT_EQ(ctx->selective.filtered, 2 * kVisits) << "both inputs filtered";
+  // The kernel integers must be the chunk's rows; an input once; a chunked
+  // slot.
   gnnrtKernelInt(ctx.get(), 1, inHi - 1);
   EXPECT_EXIT(gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, 0,
                                          sumInEdgesKernel, begin, end),
@@ -393,7 +405,17 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
                                          sumInEdgesKernel, begin, end),
               testing::ExitedWithCode(1),
               "kernel integers #0 and #0 are not the tile's input range");
+  gnnrtKernelInt(ctx.get(), 1, inHi);
   EXPECT_EXIT(gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, 0,
                                          sumInEdgesKernel, begin + 1, end),
               testing::ExitedWithCode(1), "the start must be a multiple");
+  EXPECT_EXIT(
+      {
+        gnnrtTileInput(ctx.get(), 0);
+        gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, 0,
+                                   sumInEdgesKernel, begin, end);
+      },
+      testing::ExitedWithCode(1), "slot 0 is the tile's input twice");
+  EXPECT_EXIT(gnnrtTileInput(ctx.get(), 5), testing::ExitedWithCode(1),
+              "gnnrtTileInput: slot 5 is not chunked");
 }
