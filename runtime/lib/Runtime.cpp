@@ -408,9 +408,24 @@ int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index) {
   return ctx->kernelInts[index];
 }
 
+namespace {
+
+/// Stops the run where gnnrtTileInput registered a slot that `entry`, which
+/// runs a kernel or a tile but fetches no tile inputs, would leave for an
+/// unrelated launch.
+void noTileInputs(gnnrtContext *ctx, const char *entry) {
+  if (!ctx->tileInputs.empty())
+    fatal(std::string(entry) + ": gnnrtTileInput registered slot " +
+          std::to_string(ctx->tileInputs.front()) +
+          " for a tile, but no gnnrtParallelForRangeFetch runs it");
+}
+
+} // namespace
+
 void gnnrtParallelFor(gnnrtContext *ctx,
                       void (*kernel)(gnnrtContext *, int64_t, int64_t),
                       int64_t n) {
+  noTileInputs(ctx, "gnnrtParallelFor");
   if (n < 0)
     fatal("gnnrtParallelFor: " + std::to_string(n) + " rows");
   ctx->device->launch(ctx, kernel, 0, n);
@@ -419,6 +434,7 @@ void gnnrtParallelFor(gnnrtContext *ctx,
 void gnnrtParallelForRange(gnnrtContext *ctx,
                            void (*kernel)(gnnrtContext *, int64_t, int64_t),
                            int64_t begin, int64_t end) {
+  noTileInputs(ctx, "gnnrtParallelForRange");
   if (begin < 0 || end < begin || begin % GNNRT_PARALLEL_CHUNK != 0)
     fatal("gnnrtParallelForRange: rows [" + std::to_string(begin) + ", " +
           std::to_string(end) + ") (the start must be a multiple of " +
@@ -689,6 +705,7 @@ void _mlir_ciface_gnnrtSpmmRowsFetch(gnnrtContext *ctx, int64_t slot,
                                      gnnrtMemRefF32 *in, gnnrtMemRefF32 *out,
                                      int64_t width, int64_t begin, int64_t end,
                                      int64_t inBegin, int64_t inEnd) {
+  noTileInputs(ctx, "gnnrtSpmmRowsFetch");
   Buffer &buf = chunkBuffer(ctx, "gnnrtSpmmRowsFetch", slot);
   aggregateTile(ctx, buf, slot, chunk, side, mean, weights, in, out, width,
                 begin, end, inBegin, inEnd);

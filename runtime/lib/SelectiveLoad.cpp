@@ -356,6 +356,12 @@ void pipelineTile(gnnrtContext *ctx, const char *entry,
           parts[i][j].emplace_back(a, b);
       }
   }
+  // An input that is not out is as gnnrtFetchChunk leaves it (resident;
+  // an absent or partial chunk read whole) before the others stream in.
+  for (size_t i = 0; i < numInputs; ++i)
+    if (how[i] == TileRead::NotOut)
+      readTileInput(ctx, entry, *inputs[i].buf, inputs[i].slot, chunk, how[i],
+                    runs[i]);
   std::string error;
   std::vector<int64_t> bytes(numInputs, 0);
   std::vector<bool> begun(numInputs, false);

@@ -351,14 +351,30 @@ inline void spmmRowRange(const SpmmOperands &op, int64_t mean, int64_t v,
                     lo > 0);
 }
 
+/// A tile after an input chunk's first adds to its output rows: each row
+/// is loaded before its edges are added, a miss per line of a row that the
+/// edges' prefetch does not cover. Its lines (at most 16) are prefetched
+/// for writing this many rows ahead.
+constexpr int64_t kOutputRowsAhead = 4;
+
+inline void prefetchOutputRow(const SpmmOperands &op, float *y, int64_t v) {
+  const float *row = y + (v - op.outBase) * op.width;
+  const int64_t floats = std::min<int64_t>(op.width, 256);
+  for (int64_t i = 0; i < floats; i += 16)
+    __builtin_prefetch(row + i, 1, 3);
+}
+
 /// Output rows [begin, end) from the input rows [lo, hi) (gnnrtSpmmRows).
 template <bool Indirect>
 void spmmTile(const SpmmOperands &op, int64_t mean, int64_t begin, int64_t end,
               int32_t lo, int32_t hi, int64_t V, float *y) {
   const SpmmOperands tile = withPrefetch(op);
 #pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t v = begin; v < end; ++v)
+  for (int64_t v = begin; v < end; ++v) {
+    if (lo > 0 && v + kOutputRowsAhead < end)
+      prefetchOutputRow(tile, y, v + kOutputRowsAhead);
     spmmRowRange<Indirect>(tile, mean, v, lo, hi, V, y);
+  }
 }
 
 /// The P x P chunk tiling (gnnrtSpmm's `chunks`): vertex chunk c is
@@ -375,8 +391,11 @@ void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
       const int32_t lo = static_cast<int32_t>(bound(i)),
                     hi = static_cast<int32_t>(bound(i + 1));
 #pragma omp for schedule(dynamic, 64)
-      for (int64_t v = bound(j); v < bound(j + 1); ++v)
+      for (int64_t v = bound(j); v < bound(j + 1); ++v) {
+        if (lo > 0 && v + kOutputRowsAhead < bound(j + 1))
+          prefetchOutputRow(tiles, y, v + kOutputRowsAhead);
         spmmRowRange<Indirect>(tiles, mean, v, lo, hi, V, y);
+      }
     }
 }
 

@@ -317,14 +317,23 @@ void sumInEdgesKernel(gnnrtContext *ctx, int64_t begin, int64_t end) {
     if (t.los.empty() || t.los.back() != lo)
       t.los.push_back(lo);
   }
-  for (int64_t d = begin; d < end; ++d)
+  // As a fused gather's kernel: a row starts at the first input rows (lo =
+  // 0) and is finished (here negated) at the last (hi = |V|).
+  const int64_t V = t.ds->numVertices;
+  for (int64_t d = begin; d < end; ++d) {
+    float *row = t.out + d * t.width;
+    if (lo == 0)
+      std::fill(row, row + t.width, 0.0f);
     for (int64_t e = t.ds->indptr[d]; e < t.ds->indptr[d + 1]; ++e) {
       const int64_t s = t.ds->indices[e];
       if (s >= lo && s < hi)
         for (int64_t j = 0; j < t.width; ++j)
-          t.out[d * t.width + j] +=
-              t.in[0][s * t.width + j] - 2 * t.in[1][s * t.width + j];
+          row[j] += t.in[0][s * t.width + j] - 2 * t.in[1][s * t.width + j];
     }
+    if (hi == V)
+      for (int64_t j = 0; j < t.width; ++j)
+        row[j] = -row[j];
+  }
 }
 
 } // namespace
@@ -388,6 +397,7 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
     const std::vector<int64_t> &los = kernelTile.los;
     EXPECT_EQ(los.size(), visit == TilePipeline::kProfiledVisits ? 1u : 4u)
         << "the baseline visit runs whole";
+    ASSERT_FALSE(los.empty());
     EXPECT_TRUE(std::is_sorted(los.begin(), los.end())) << "visit " << visit;
     EXPECT_EQ(los.front(), inLo);
     gnnrtDropChunk(ctx.get(), 0, c, 1);
@@ -395,8 +405,66 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
   }
   EXPECT_EQ(ctx->pipeline.tiles, kVisits - 1);
   EXPECT_EQ(ctx->selective.filtered, 2 * kVisits) << "both inputs filtered";
+  // Without inOrder, the swap heuristic orders the sub-chunks once they are
+  // profiled, but the first input chunk's sub-chunk with row 0 stays first
+  // (the kernel starts its rows there) and the last chunk's sub-chunk with
+  // the last row stays last (it finishes them there); the sums are the
+  // same.
+  bool firstMoved = false, lastMoved = false;
+  ctx->pipeline.subChunks = 8; // 6 or 7 free sub-chunks to reorder
+  // Every output chunk's tile of the first and the last input chunk (each
+  // tile its own random order).
+  for (int64_t chunk : {int64_t(0), K - 1})
+    for (int64_t rows = 0; rows < K; ++rows) {
+      const int64_t lo = gnnrtChunkRowBound(V, K, chunk),
+                    hi = gnnrtChunkRowBound(V, K, chunk + 1);
+      const int64_t first = gnnrtChunkRowBound(V, K, rows),
+                    last = gnnrtChunkRowBound(V, K, rows + 1);
+      std::vector<float> sums(V * kWidth);
+      for (int64_t d = first; d < last; ++d)
+        for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e) {
+          const int64_t src = ds.indices[e];
+          if (src >= lo && src < hi)
+            for (int64_t j = 0; j < kWidth; ++j)
+              sums[d * kWidth + j] +=
+                  want[0][src * kWidth + j] - 2 * want[1][src * kWidth + j];
+        }
+      if (hi == V)
+        for (float &x : sums)
+          x = -x;
+      for (int visit = 0; visit < kVisits; ++visit) {
+        // Chunk 0's first sub-chunk resets the rows; the others add to them.
+        std::fill(out.begin(), out.end(), chunk == 0 ? 1.0f : 0.0f);
+        kernelTile.los.clear();
+        gnnrtKernelInt(ctx.get(), 0, lo);
+        gnnrtKernelInt(ctx.get(), 1, hi);
+        gnnrtTileInput(ctx.get(), 1);
+        gnnrtParallelForRangeFetch(ctx.get(), 0, chunk, 1, 0, 1,
+                                   /*inOrder=*/0, sumInEdgesKernel, first,
+                                   last);
+        EXPECT_TRUE(std::equal(out.begin() + first * kWidth,
+                               out.begin() + last * kWidth,
+                               sums.begin() + first * kWidth))
+            << "chunk " << chunk << ", rows " << rows << ", visit " << visit;
+        const std::vector<int64_t> &los = kernelTile.los;
+        ASSERT_FALSE(los.empty());
+        if (chunk == 0)
+          EXPECT_EQ(los.front(), 0) << "visit " << visit;
+        else
+          EXPECT_EQ(los.back(), *std::max_element(los.begin(), los.end()))
+              << "visit " << visit;
+        (chunk == 0 ? firstMoved : lastMoved) |=
+            !std::is_sorted(los.begin(), los.end());
+        gnnrtDropChunk(ctx.get(), 0, chunk, 1);
+        gnnrtDropChunk(ctx.get(), 1, chunk, 1);
+      }
+    }
+  EXPECT_TRUE(firstMoved && lastMoved)
+      << "the other sub-chunks were reordered (seeded by the tile): "
+      << firstMoved << lastMoved;
   // The kernel integers must be the chunk's rows; an input once; a chunked
   // slot.
+  gnnrtKernelInt(ctx.get(), 0, inLo);
   gnnrtKernelInt(ctx.get(), 1, inHi - 1);
   EXPECT_EXIT(gnnrtParallelForRangeFetch(ctx.get(), 0, c, 1, 0, 1, 0,
                                          sumInEdgesKernel, begin, end),
@@ -418,4 +486,13 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
       testing::ExitedWithCode(1), "slot 0 is the tile's input twice");
   EXPECT_EXIT(gnnrtTileInput(ctx.get(), 5), testing::ExitedWithCode(1),
               "gnnrtTileInput: slot 5 is not chunked");
+  // A registration no fetching launch takes is an error at the next launch.
+  EXPECT_EXIT(
+      {
+        gnnrtTileInput(ctx.get(), 1);
+        gnnrtParallelForRange(ctx.get(), sumInEdgesKernel, begin, end);
+      },
+      testing::ExitedWithCode(1),
+      "gnnrtParallelForRange: gnnrtTileInput registered slot 1 for a tile, "
+      "but no gnnrtParallelForRangeFetch runs it");
 }
