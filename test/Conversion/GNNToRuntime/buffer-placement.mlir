@@ -120,7 +120,7 @@
 // KERNEL-TILE: call @gnnrtKernelInt(%arg0, %c3_i64{{[_0-9]*}}, %{{[0-9]+}})
 // KERNEL-TILE: call @gnnrtKernelInt(%arg0, %c4_i64{{[_0-9]*}}, %{{[0-9]+}})
 // KERNEL-TILE: call @gnnrtParallelForRangeFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c4_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %f, %c0_i64{{[_0-9]*}}, %{{[0-9]+}})
-// KERNEL-TILE: call @gnnrtTileInput(%arg0, %c[[S:[0-9]+]]_i64{{[_0-9]*}})
+// KERNEL-TILE: call @gnnrtTileInput(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}})
 // KERNEL-TILE-NOT: call
 // KERNEL-TILE: call @gnnrtParallelForRangeFetch(%arg0, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c{{[0-9]+}}_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %f{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[0-9]+}})
 // KERNEL-TILE-NOT: call @gnnrtFetchChunkFor(
