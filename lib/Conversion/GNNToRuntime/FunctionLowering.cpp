@@ -20,6 +20,23 @@ FunctionLowering::FunctionLowering(ModuleOp module, func::FuncOp source,
       rowOps(lb, buffers), stages(lb, buffers, *kernels, rowOps),
       fusedGathers(lb, buffers, *kernels, edgeCacheFloats) {}
 
+/// "gnn.sum_rows at m.mlir:9:3 (func.call @gnnrtFoo)": a step that runs
+/// whole in row chunks, and the lowered op of it that cannot run over fewer
+/// rows.
+static std::string describeWholeStage(Operation *step, Operation *by) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << step->getName();
+  if (auto at = dyn_cast<FileLineColLoc>(step->getLoc()))
+    os << " at " << at.getFilename().getValue() << ":" << at.getLine() << ":"
+       << at.getColumn();
+  os << " (" << by->getName();
+  if (auto call = dyn_cast<func::CallOp>(by))
+    os << " @" << call.getCallee();
+  os << ")";
+  return text;
+}
+
 LogicalResult FunctionLowering::run(bool training) {
   ArrayRef<Type> results = source.getFunctionType().getResults();
   if (results.size() < 2 || !results[0].isF32() ||
@@ -135,13 +152,18 @@ LogicalResult FunctionLowering::run(bool training) {
         aggregations.count(&op)) {
       ++vertexStages;
       DenseMap<Value, Value> replaced;
+      bool refused = false;
+      Operation *refusedBy = nullptr;
       SmallVector<RowChunkStart> starts =
-          chunkStageRows(*entry, before, lastOp(), rowChunks, lb, replaced);
+          chunkStageRows(*entry, before, lastOp(), rowChunks, lb, replaced,
+                         nullptr, &refused, &refusedBy);
       if (Value total = replaced.lookup(loss))
         loss = total;
       if (!starts.empty()) {
         ++chunkedStages;
         placement.recordChunks(starts);
+      } else if (refused && refusedBy) {
+        wholeStages.push_back(describeWholeStage(&op, refusedBy));
       }
     }
     if (levelPlan)

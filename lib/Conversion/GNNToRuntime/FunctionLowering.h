@@ -71,6 +71,11 @@ public:
   std::pair<int64_t, int64_t> getChunkedStages() const {
     return {chunkedStages, vertexStages};
   }
+  /// The steps over the vertices with row work that run whole in row
+  /// chunks: each the step's op, where it is, and the lowered op that cannot
+  /// run over fewer rows ("gnn.sum_rows at m.mlir:9:3 (func.call
+  /// @gnnrtFoo)").
+  ArrayRef<std::string> getWholeStages() const { return wholeStages; }
 
   /// Builds `<name>_lowered`, the lowered function.
   LogicalResult run(bool training);
@@ -166,6 +171,7 @@ private:
   Value featuresChunks; // their memref, once taken
   bool gpu;
   int64_t chunkedStages = 0, vertexStages = 0; // after run()
+  SmallVector<std::string> wholeStages;
   ArrayRef<std::string> edgeInputs;
 
   // The parts, bottom up.

@@ -527,9 +527,23 @@ struct ConvertGNNToRuntime
         return signalPassFailure();
       if (rowChunks > 1) {
         auto [chunked, stages] = lowerings.back()->getChunkedStages();
-        fn.emitRemark() << "row chunks: " << chunked << " of " << stages
-                        << " steps over the vertices run in "
-                        << rowChunks.getValue() << " chunks";
+        InFlightDiagnostic remark = fn.emitRemark();
+        remark << "row chunks: " << chunked << " of " << stages
+               << " steps over the vertices run in " << rowChunks.getValue()
+               << " chunks";
+        // The others need none (no work per row) or run whole: those say
+        // which op keeps them whole.
+        ArrayRef<std::string> whole = lowerings.back()->getWholeStages();
+        const int64_t idle =
+            stages - chunked - static_cast<int64_t>(whole.size());
+        if (idle > 0)
+          remark << " (" << idle << " with no work per row)";
+        if (!whole.empty()) {
+          remark << "; whole (an op over every row): ";
+          llvm::interleave(whole.take_front(3), remark, "; ");
+          if (whole.size() > 3)
+            remark << "; and " << whole.size() - 3 << " more";
+        }
       }
       lowerings.back()->planSlots(estimates);
       llvm::append_range(bufferSizes, lowerings.back()->getPlannedSizes());

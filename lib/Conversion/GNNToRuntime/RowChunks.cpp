@@ -297,13 +297,14 @@ bool mlir::gnn::readsAllRows(OpOperand &use) {
   return static_cast<bool>(mark);
 }
 
-SmallVector<RowChunkStart>
-mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
-                          int64_t chunks, LoweringBuilder &lb,
-                          DenseMap<Value, Value> &replaced,
-                          const RowRange *range, bool *refused) {
+SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
+    Block &block, Operation *before, Operation *last, int64_t chunks,
+    LoweringBuilder &lb, DenseMap<Value, Value> &replaced,
+    const RowRange *range, bool *refused, Operation **refusedBy) {
   if (refused)
     *refused = false;
+  if (refusedBy)
+    *refusedBy = nullptr;
   if ((range ? chunks != 1 : chunks < 2) || !last || last == before)
     return {};
   Operation *first = before ? before->getNextNode() : &block.front();
@@ -312,16 +313,13 @@ mlir::gnn::chunkStageRows(Block &block, Operation *before, Operation *last,
   bool rowWork = false;
   for (Operation *op = first;; op = op->getNextNode()) {
     std::optional<Role> role = roleOf(op, lb.sizes.numV);
-    if (!role) {
-      if (refused)
-        *refused = true;
-      return {};
-    }
     // The staged sums of a split graph restrict only to a level's first
     // rows (gnnrtSpmmBroadcastRows), not to row chunks.
-    if (*role == Role::RowBroadcast && !range) {
+    if (!role || (*role == Role::RowBroadcast && !range)) {
       if (refused)
         *refused = true;
+      if (refusedBy)
+        *refusedBy = op;
       return {};
     }
     rowWork |= *role != Role::Shared && *role != Role::Repeated;

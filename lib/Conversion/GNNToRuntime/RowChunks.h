@@ -116,11 +116,13 @@ struct RowRange {
 /// of its rows' edges (gnnrtGraphWindow).
 /// With `range` (and `chunks` 1) the code runs once over the range's rows,
 /// its aggregation as one tile over the range's inputs. `refused` is set
-/// when the code holds something that cannot run over fewer rows.
+/// when the code holds something that cannot run over fewer rows, and
+/// `refusedBy` (when given) to that op.
 SmallVector<RowChunkStart>
 chunkStageRows(Block &block, Operation *before, Operation *last, int64_t chunks,
                LoweringBuilder &lb, DenseMap<Value, Value> &replaced,
-               const RowRange *range = nullptr, bool *refused = nullptr);
+               const RowRange *range = nullptr, bool *refused = nullptr,
+               Operation **refusedBy = nullptr);
 
 } // namespace mlir::gnn
 
