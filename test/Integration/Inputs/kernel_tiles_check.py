@@ -15,20 +15,9 @@ SUB ran with --sub-chunks 4, WHOLE with --sub-chunks 1, both with
   opens when the graph is out of core) and some tiles were filtered.
 """
 
-import json
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def same_losses(a, b):
-    for x, y in zip(a["history"], b["history"], strict=True):
-        if abs(x["loss"] - y["loss"]) > 1e-5 + 1e-4 * abs(y["loss"]):
-            return f"epoch {x['epoch']}: loss {x['loss']} against {y['loss']}"
-    return None
+from selective_check import load, same_losses
 
 
 def main():

@@ -365,7 +365,24 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
   }
   ctx->selective.mode = SelectiveLoader::Mode::Always;
   ctx->pipeline.gain = 1e9; // never turned off: every visit in sub-chunks
-  std::vector<float> out(V * kWidth), brute(V * kWidth);
+  std::vector<float> out(V * kWidth);
+  // What the kernel computes for rows [first, last) from input rows
+  // [lo, hi): the in-edges' sums, negated where hi = V.
+  auto bruteSums = [&](int64_t lo, int64_t hi, int64_t first, int64_t last) {
+    std::vector<float> sums(V * kWidth);
+    for (int64_t d = first; d < last; ++d)
+      for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e) {
+        const int64_t src = ds.indices[e];
+        if (src >= lo && src < hi)
+          for (int64_t j = 0; j < kWidth; ++j)
+            sums[d * kWidth + j] +=
+                want[0][src * kWidth + j] - 2 * want[1][src * kWidth + j];
+      }
+    if (hi == V)
+      for (float &x : sums)
+        x = -x;
+    return sums;
+  };
   kernelTile.ds = &ds;
   kernelTile.out = out.data();
   kernelTile.width = kWidth;
@@ -374,14 +391,7 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
                 inHi = gnnrtChunkRowBound(V, K, c + 1);
   const int64_t begin = gnnrtChunkRowBound(V, K, k),
                 end = gnnrtChunkRowBound(V, K, k + 1);
-  for (int64_t d = begin; d < end; ++d)
-    for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e) {
-      const int64_t s = ds.indices[e];
-      if (s >= inLo && s < inHi)
-        for (int64_t j = 0; j < kWidth; ++j)
-          brute[d * kWidth + j] +=
-              want[0][s * kWidth + j] - 2 * want[1][s * kWidth + j];
-    }
+  const std::vector<float> brute = bruteSums(inLo, inHi, begin, end);
   constexpr int kVisits = 6;
   for (int visit = 0; visit < kVisits; ++visit) {
     std::fill(out.begin(), out.end(), 0.0f);
@@ -420,18 +430,7 @@ TEST(SelectiveLoad, KernelTilesRunOncePerSubChunk) {
                     hi = gnnrtChunkRowBound(V, K, chunk + 1);
       const int64_t first = gnnrtChunkRowBound(V, K, rows),
                     last = gnnrtChunkRowBound(V, K, rows + 1);
-      std::vector<float> sums(V * kWidth);
-      for (int64_t d = first; d < last; ++d)
-        for (int64_t e = ds.indptr[d]; e < ds.indptr[d + 1]; ++e) {
-          const int64_t src = ds.indices[e];
-          if (src >= lo && src < hi)
-            for (int64_t j = 0; j < kWidth; ++j)
-              sums[d * kWidth + j] +=
-                  want[0][src * kWidth + j] - 2 * want[1][src * kWidth + j];
-        }
-      if (hi == V)
-        for (float &x : sums)
-          x = -x;
+      const std::vector<float> sums = bruteSums(lo, hi, first, last);
       for (int visit = 0; visit < kVisits; ++visit) {
         // Chunk 0's first sub-chunk resets the rows; the others add to them.
         std::fill(out.begin(), out.end(), chunk == 0 ? 1.0f : 0.0f);
