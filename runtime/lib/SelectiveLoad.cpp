@@ -185,9 +185,17 @@ enum class TileRead {
 /// The read of chunk `chunk` of `slot` for the tile of rows [lo, hi) on
 /// `side`; `runs` the rows to read, counted from the chunk's first (every
 /// row unless filtered).
+/// The rows a tile's edges reach in its input chunk (tileInputRows), kept
+/// for the tile's other inputs: the same chunk of slots with the same rows.
+struct TileRows {
+  bool known = false, atHand = false;
+  RowRuns needed;
+  int64_t count = 0;
+};
+
 TileRead planTileRead(gnnrtContext *ctx, const char *entry, int64_t slot,
                       int64_t chunk, int64_t side, int64_t lo, int64_t hi,
-                      RowRuns &runs) {
+                      RowRuns &runs, TileRows *known = nullptr) {
   SpillStore &spill = *ctx->spill;
   SelectiveLoader &sel = ctx->selective;
   int64_t rows = 0, rowElements = 0, chunks = 0;
@@ -220,13 +228,18 @@ TileRead planTileRead(gnnrtContext *ctx, const char *entry, int64_t slot,
     ++sel.whole;
     return TileRead::Whole;
   }
-  RowRuns needed;
-  int64_t count = 0;
-  if (!tileInputRows(g, static_cast<int>(side), lo, hi, inLo, inHi, sel.marks,
-                     needed, count)) {
+  TileRows own;
+  TileRows &tile = known ? *known : own;
+  if (!tile.known) {
+    tile.atHand = tileInputRows(g, static_cast<int>(side), lo, hi, inLo, inHi,
+                                sel.marks, tile.needed, tile.count);
+    tile.known = true;
+  }
+  if (!tile.atHand) {
     ++sel.noEdges;
     return TileRead::NoEdges;
   }
+  const int64_t count = tile.count;
   const double theta =
       static_cast<double>(count) / static_cast<double>(inHi - inLo);
   sel.thetaSum += theta;
@@ -244,7 +257,7 @@ TileRead planTileRead(gnnrtContext *ctx, const char *entry, int64_t slot,
     return TileRead::Whole;
   }
   ++sel.filtered;
-  runs = std::move(needed);
+  runs = tile.needed;
   return TileRead::Filtered;
 }
 
@@ -309,9 +322,10 @@ void pipelineTile(gnnrtContext *ctx, const char *entry,
   std::vector<RowRuns> runs(numInputs);
   std::vector<TileRead> how(numInputs);
   bool anyOut = false;
+  TileRows rows; // the same rows of every input's chunk
   for (size_t i = 0; i < numInputs; ++i) {
     how[i] = planTileRead(ctx, entry, inputs[i].slot, chunk, side, begin, end,
-                          runs[i]);
+                          runs[i], &rows);
     anyOut |= how[i] != TileRead::NotOut;
   }
   TilePipeline &pipe = ctx->pipeline;
