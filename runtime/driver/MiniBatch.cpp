@@ -31,7 +31,7 @@ bool gnnrt::passiveWaitsForMiniBatches(char **argv) {
 }
 
 Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
-                             std::vector<float> *storage) {
+                             std::vector<float> *storage, bool features) {
   // blocks[0] holds every sampled edge (each block is a prefix of it).
   const Block &input = batch.blocks.front();
   const std::vector<int64_t> &vertices = input.vertices;
@@ -68,15 +68,17 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
     ds.features.swap(*storage);
     ds.features.clear();
   }
-  ds.features.reserve(n * F);
+  ds.features.reserve(features ? n * F : 0);
   ds.labels.resize(n);
   for (int64_t v = 0; v < n; ++v) {
+    ds.labels[v] = full.labels[vertices[v]];
+    if (!features)
+      continue;
     // The rows lie anywhere in the features: start a few rows' loads early.
     if (v + 4 < n)
       __builtin_prefetch(full.features.data() + vertices[v + 4] * F);
     const float *row = full.features.data() + vertices[v] * F;
     ds.features.insert(ds.features.end(), row, row + F);
-    ds.labels[v] = full.labels[vertices[v]];
   }
   // The loss on the seeds (the first vertices) alone.
   for (auto &m : ds.masks)
@@ -138,10 +140,13 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       return p;
     }
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
-    p.ds = batchSubgraph(
-        full,
-        seedShare(batch, b * rank / size, b * (rank + 1) / size, p.degrees),
-        &storage);
+    const SampledBatch share =
+        seedShare(batch, b * rank / size, b * (rank + 1) / size, p.degrees);
+    p.ds = batchSubgraph(full, share, &storage, !puller);
+    if (puller) {
+      p.vertices = share.blocks.front().vertices;
+      p.ds.features = std::move(storage); // its pages are mapped
+    }
     return p;
   };
   // Batch i + 1 is sampled on a thread while batch i trains.
@@ -220,6 +225,15 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
     coBatchRows_[1] += p.starts[rank + 1] - p.starts[rank];
     ctx->rowStarts = std::move(p.starts);
     ctx->rowLevels = std::move(p.levels);
+  }
+  if (puller) {
+    // The share's input rows: the own ones copied, the others pulled.
+    const int64_t n = static_cast<int64_t>(p.vertices.size());
+    ds.features.resize(n * ds.numFeatures);
+    const int64_t pulled =
+        puller->pull(p.vertices.data(), n, ds.features.data());
+    pulledRows += pulled;
+    ownRows += n - pulled;
   }
   ctx->ds = std::move(ds);
   countBatchMemory(ctx);
@@ -339,12 +353,34 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
     return;
   }
   ctx->ds = full;
+  if (puller)
+    ctx->ds.features = gatherFeatures(ctx);
   ctx->rowStarts.clear(); // co-batches: the row collectives copy again
   ctx->rowLevels.clear();
   ctx->lossCount[0] = -1; // the whole graph's, on every process
   if (!bindDataset(ctx, error))
     fatal(error);
   batchBound = false;
+}
+
+std::vector<float> MiniBatchTraining::gatherFeatures(gnnrtContext *ctx) const {
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  std::vector<int64_t> counts(size),
+      displs(pullStarts.begin(), pullStarts.end() - 1);
+  for (int r = 0; r < size; ++r)
+    counts[r] = pullStarts[r + 1] - pullStarts[r];
+  std::vector<float> all(full.numVertices * full.numFeatures);
+  ctx->comm->allGatherV(full.features.data(), counts[rank], all.data(),
+                        counts.data(), displs.data(), full.numFeatures);
+  return all;
+}
+
+void MiniBatchTraining::usePulledFeatures(gnnrtContext *ctx,
+                                          std::vector<int64_t> starts) {
+  pullStarts = std::move(starts);
+  puller = std::make_unique<FeaturePuller>(
+      *ctx->comm, pullStarts, full.features.data(), full.numFeatures);
+  ctx->ds.features = gatherFeatures(ctx);
 }
 
 void MiniBatchTraining::useFeatureColumns(const gnnrtContext *ctx,
@@ -598,6 +634,13 @@ std::string MiniBatchTraining::json() const {
               ? ", \"p3\": {\"own_share_rows\": [" + joined(ownShareRows) +
                     "], \"other_share_rows\": [" + joined(otherShareRows) + "]}"
               : std::string()) +
+         (puller ? ", \"pull\": {\"own_rows\": " + std::to_string(ownRows) +
+                       ", \"pulled_rows\": " + std::to_string(pulledRows) +
+                       ", \"feature_bytes_sent\": " +
+                       std::to_string(puller->featureBytesSent()) +
+                       ", \"request_bytes_sent\": " +
+                       std::to_string(puller->requestBytesSent()) + "}"
+                 : std::string()) +
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +
          "},\n";
@@ -674,7 +717,8 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
   auto refuse = [](const std::string &what) {
     fatal(what + ": mini-batch training on several processes is data "
                  "parallel (each process trains its share of every batch on "
-                 "the whole graph), P³ (--partition features) or co-batches "
+                 "the whole graph, or pulling its features from their owners: "
+                 "--partition pull), P³ (--partition features) or co-batches "
                  "(--partition rows; docs/MiniBatch.md)");
   };
   const Program *plain = findProgram(programs, "none");
@@ -682,11 +726,13 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
   const Program *rows = findProgram(programs, "rows");
   mode = partition == "features" ? "p3"
          : partition == "rows"   ? "co-batch"
+         : partition == "pull"   ? "pull"
          : !partition.empty()    ? partition
          : plain                 ? "data-parallel"
          : features              ? "p3"
                                  : "co-batch";
-  if (mode != "data-parallel" && mode != "p3" && mode != "co-batch")
+  if (mode != "data-parallel" && mode != "p3" && mode != "co-batch" &&
+      mode != "pull")
     refuse("--partition " + partition + " splits full-graph training");
   if (rowSplit && mode != "p3")
     refuse("--row-split and --repartition-gain split the vertices");
@@ -698,6 +744,10 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
   const Program *program = mode == "p3"         ? features
                            : mode == "co-batch" ? rows
                                                 : plain;
+  if (mode == "pull" && !plain)
+    fatal("--partition pull trains the model's unpartitioned program, and "
+          "this executable holds only the " +
+          programs.front().model.partition + "-partitioned one");
   if (!program)
     fatal("--batch-size under mpirun trains the model's unpartitioned "
           "program (data parallel), its feature-partitioned one (P³) or its "
@@ -709,6 +759,25 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
           "levels on the whole graph, which co-batches do not bind: compile "
           "it with gnn-compile --partition rows without --replicate");
   return program;
+}
+
+Dataset gnnrt::loadFeatureRowsForBatches(const std::string &data, int rank,
+                                         int size, FullGraph &full,
+                                         std::vector<int64_t> &starts) {
+  Dataset ds;
+  PreloadPart everything;
+  std::string error;
+  // Every vertex's labels, masks and edges, no feature.
+  if (!loadRowPart(data, {0, -1}, ds, everything, full, error,
+                   /*features=*/false))
+    fatal(data + "/" + error);
+  ds.numSources = -1;
+  starts = equalVertexSplit(full.numVertices, size);
+  int64_t total = 0;
+  if (!loadFeatureRows(data, full.numVertices, starts[rank], starts[rank + 1],
+                       ds.features, total, error))
+    fatal(data + "/" + error);
+  return ds;
 }
 
 Dataset gnnrt::loadFeatureColumnsForBatches(

@@ -16,6 +16,7 @@
 
 #include "Context.h"
 #include "Distributed.h"
+#include "FeaturePull.h"
 #include "Sampler.h"
 
 #include <memory>
@@ -44,9 +45,12 @@ bool passiveWaitsForMiniBatches(char **argv);
 /// of each level (SampledBatch::levelRows). The features go into
 /// `storage`'s memory when given (a vector of an earlier batch: its pages
 /// are mapped already, where a fresh one of a wide graph's batch, 110 MB
-/// at the Reddit shape, is mapped and faulted in anew).
+/// at the Reddit shape, is mapped and faulted in anew). Without `features`
+/// the features are left empty (feature pulling fills them: the rows are
+/// the input block's `vertices`).
 Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch,
-                      std::vector<float> *storage = nullptr);
+                      std::vector<float> *storage = nullptr,
+                      bool features = true);
 
 class MiniBatchTraining {
 public:
@@ -92,6 +96,14 @@ public:
   /// row split, degrees and loss counts `ctx` holds now (before bindDataset
   /// takes the degrees).
   void useFeatureColumns(const gnnrtContext *ctx, Dataset own);
+  /// Feature-pulling data parallel (docs/MiniBatch.md, "Feature pulling"):
+  /// the features split by rows over the processes, process r holding the
+  /// rows [starts[r], starts[r + 1]) (`full`'s features: those rows alone).
+  /// Each batch's share gets its other input rows from their owners
+  /// (FeaturePuller) before it binds; bindFull gathers every row for the
+  /// whole-graph evaluation (an all-gather, dropped once a batch binds).
+  /// Sets ctx->ds's features to every row for the first binding.
+  void usePulledFeatures(gnnrtContext *ctx, std::vector<int64_t> starts);
   /// GraNNDis's cooperative batching (docs/MiniBatch.md, "Co-batches"):
   /// each batch's whole subgraph split by rows over the processes
   /// (coBatchRows), trained by the row-partitioned program.
@@ -158,6 +170,13 @@ private:
   std::vector<std::vector<float>> spareFeatures;
   std::vector<float> takeSpareFeatures();
   void countBatchMemory(const gnnrtContext *ctx);
+  // Feature pulling: the owners' split, and the rows of the shares this
+  // process read from its own features and pulled, summed (json()).
+  std::unique_ptr<FeaturePuller> puller;
+  std::vector<int64_t> pullStarts;
+  int64_t pulledRows = 0, ownRows = 0;
+  /// Feature pulling: every row of the features, gathered from the owners.
+  std::vector<float> gatherFeatures(gnnrtContext *ctx) const;
   // Co-batches: the batches' rows and this process's, summed (json()).
   bool coBatches = false;
   int64_t coBatchRows_[2] = {0, 0};
@@ -176,6 +195,8 @@ private:
     std::vector<float> worldDegrees[2];
     std::vector<int64_t> starts;
     std::vector<std::vector<int64_t>> levels;
+    // Feature pulling: the global ids of ds's rows (its features empty).
+    std::vector<int64_t> vertices;
   };
   /// P³: `batch`'s shares, process `rank`'s as its own rows.
   Prepared prepareShares(const SampledBatch &batch, int rank, int size) const;
@@ -227,13 +248,23 @@ Dataset coBatchRows(const Dataset &batch, int rank, int size,
                     std::vector<std::vector<int64_t>> &rowLevels,
                     std::vector<float> degrees[2]);
 
+/// Feature-pulling data parallel (--partition pull): what the process
+/// trains on before startMiniBatch keeps it, every vertex with its labels,
+/// masks and edges and the features of the rows [starts[rank],
+/// starts[rank + 1]) alone (equal vertex ranges, `starts` set), read by
+/// ranged reads of the dataset; `full` its sizes and split counts.
+Dataset loadFeatureRowsForBatches(const std::string &data, int rank, int size,
+                                  FullGraph &full,
+                                  std::vector<int64_t> &starts);
+
 /// The program mini-batch training runs on several processes, after
 /// refusing the options of the full-graph modes (`partition`: --partition;
 /// `rowSplit`:
 /// --row-split or --repartition-gain; `dump`: --dump), and `mode`: the
 /// unpartitioned one, "data-parallel" (its gradients summed over them);
 /// the feature-partitioned one, "p3" (--partition features); the
-/// row-partitioned one, "co-batch" (--partition rows). Without
+/// row-partitioned one, "co-batch" (--partition rows); the unpartitioned
+/// one with the features split by rows, "pull" (--partition pull). Without
 /// --partition the first of the three the executable holds.
 const Program *miniBatchProgram(const std::vector<Program> &programs,
                                 const std::string &partition, bool rowSplit,

@@ -4,10 +4,24 @@
 
 #include "Memory.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
 namespace gnnrt {
+
+std::vector<int64_t> predictions(gnnrtContext *ctx) {
+  const int64_t V = ctx->ds.numVertices, C = ctx->ds.numClasses;
+  std::vector<char> staging;
+  const auto *logits = static_cast<const float *>(ctx->device->hostView(
+      ctx->logits, V * C * static_cast<int64_t>(sizeof(float)), staging));
+  std::vector<int64_t> pred(V);
+  for (int64_t v = 0; v < V; ++v) {
+    const float *row = logits + v * C;
+    pred[v] = std::max_element(row, row + C) - row;
+  }
+  return pred;
+}
 
 std::string memoryJson(const gnnrtContext *ctx, int64_t budget,
                        const TrainingMemory &need) {

@@ -32,6 +32,11 @@ void appendFormat(std::string &text, const char *format, Args... args) {
 std::string memoryJson(const gnnrtContext *ctx, int64_t budget,
                        const TrainingMemory &need);
 
+/// The class of the largest logit of each vertex (the first on ties), read
+/// through Device::hostView (the logits are device memory; on the CPU
+/// device, the memory itself): the --predict file's and the accuracy's.
+std::vector<int64_t> predictions(gnnrtContext *ctx);
+
 } // namespace gnnrt
 
 #endif // GNNRT_DRIVER_SUMMARY_H

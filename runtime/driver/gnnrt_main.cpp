@@ -157,7 +157,9 @@ const char *kUsage =
     "                       seeds: data parallel; with --partition features\n"
     "                       P3, layer 1 of every share on each process's\n"
     "                       feature columns; with --partition rows\n"
-    "                       co-batches, each batch split by rows)\n"
+    "                       co-batches, each batch split by rows; with\n"
+    "                       --partition pull data parallel on the features'\n"
+    "                       rows, the others pulled from their owners)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
     "  --pipeline           with --batch-size: up to 3 batches in flight,\n"
@@ -339,8 +341,10 @@ Options parseArgs(int argc, char **argv) {
     } else if (a == "--partition") {
       o.partition = next();
       if (o.partition != "rows" && o.partition != "preload" &&
-          o.partition != "auto" && o.partition != "features")
-        usageError("--partition must be rows, preload, auto or features, "
+          o.partition != "auto" && o.partition != "features" &&
+          o.partition != "pull")
+        usageError("--partition must be rows, preload, auto, features or "
+                   "pull, "
                    "not '" +
                    o.partition + "'");
     } else if (a == "--row-split") {
@@ -371,6 +375,9 @@ Options parseArgs(int argc, char **argv) {
       usageError("unknown option '" + a + "'");
     }
   }
+  if (o.partition == "pull" && o.batchSize == 0)
+    usageError("--partition pull splits mini-batch training's features by "
+               "rows: give --batch-size too");
   if (o.pipeline && o.batchSize == 0)
     usageError("--pipeline pipelines mini-batches: give --batch-size too");
   if (o.data.empty())
@@ -397,30 +404,6 @@ std::unique_ptr<SpillStore> checkOutputs(const Options &o) {
   if (!o.spillDir.empty() && !(spill = SpillStore::open(o.spillDir, error)))
     usageError("option --spill-dir: " + error);
   return spill;
-}
-
-// The parameters, gradients and logits are device memory: the driver reads
-// them through Device::hostView, writes them with Device::copy from the host
-// and zeroes them with Device::fill (Device.h); on the CPU device that is the
-// memory itself, as before.
-
-/// The bytes of `n` floats.
-int64_t floatBytes(int64_t n) {
-  return n * static_cast<int64_t>(sizeof(float));
-}
-
-/// The class of the largest logit of each vertex (the first on ties).
-std::vector<int64_t> predictions(gnnrtContext *ctx) {
-  const int64_t V = ctx->ds.numVertices, C = ctx->ds.numClasses;
-  std::vector<char> staging;
-  const auto *logits = static_cast<const float *>(
-      ctx->device->hostView(ctx->logits, floatBytes(V * C), staging));
-  std::vector<int64_t> pred(V);
-  for (int64_t v = 0; v < V; ++v) {
-    const float *row = logits + v * C;
-    pred[v] = std::max_element(row, row + C) - row;
-  }
-  return pred;
 }
 
 struct EpochRecord {
@@ -579,7 +562,8 @@ int main(int argc, char **argv) {
   if (dataParallel)
     use(miniBatchProgram(programs, o.partition, o.rowSplitGiven,
                          !o.dump.empty(), batchMode));
-  const bool p3 = batchMode == "p3";
+  const bool p3 = batchMode == "p3", pull = batchMode == "pull";
+  std::vector<int64_t> pullStarts; // --partition pull: the rows' owners
   if (worldSize == 1 || dataParallel) {
     if (!o.partition.empty() && !dataParallel)
       std::fprintf(stderr, "warning: --partition chooses how several "
@@ -599,6 +583,10 @@ int main(int argc, char **argv) {
                                              part, full, whole);
       rows = true;
       labelled = labelledTrainVertices(columns, selected);
+    } else if (pull) {
+      ctx->ds =
+          loadFeatureRowsForBatches(o.data, rank, worldSize, full, pullStarts);
+      labelled = labelledTrainVertices(ctx->ds, selected);
     } else if (!loadDataset(
                    o.data, ctx->ds, error,
                    ctx->model.featureChunks > 0 ? &ctx->featuresFile : nullptr,
@@ -734,6 +722,8 @@ int main(int argc, char **argv) {
       o.preloadHops, o.preloadFanout, p3 ? &columns : nullptr);
   if (batchMode == "co-batch")
     miniBatch->useCoBatches();
+  if (pull)
+    miniBatch->usePulledFeatures(ctx, std::move(pullStarts));
   if (program == &blocksStep)
     miniBatch->onBlocksStep();
   columns = Dataset(); // the sampler keeps a copy

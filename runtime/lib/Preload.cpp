@@ -512,8 +512,10 @@ bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
 bool gnnrt::loadRowPart(const std::string &dir, VertexRange inner,
                         Dataset &local, PreloadPart &part, FullGraph &full,
                         std::string &error, bool features) {
+  // Rank 0 of 1's range: every vertex.
   return loadPart(dir, 0, 1, /*hops=*/0, PreloadSampling(), /*rows=*/true,
-                  &inner, local, part, full, error, features);
+                  inner.end < 0 ? nullptr : &inner, local, part, full, error,
+                  features);
 }
 
 bool gnnrt::readGraphOffsets(const std::string &dir,
@@ -529,28 +531,47 @@ bool gnnrt::readGraphOffsets(const std::string &dir,
   return checkIndptr(indptr, h.shape[0], error);
 }
 
-bool gnnrt::loadFeatureColumns(const std::string &dir, int64_t numVertices,
-                               int64_t begin, int64_t end,
-                               std::vector<float> &columns, int64_t &total,
-                               std::string &error) {
+/// The block `range` of features.npy, whose rows must number `numVertices`,
+/// checked as loadDataset checks the features.
+static bool loadFeatureBlock(const std::string &dir, int64_t numVertices,
+                             NpyRange range, std::vector<float> &block,
+                             int64_t &total, std::string &error) {
   const std::string path = datasetFile(dir, "features.npy");
   NpyHeader h;
   if (!readNpyRows(path, "features.npy", DType::F32, 2, NpyRange{0, 0}, h,
-                   columns, error))
+                   block, error))
     return false;
   if (!checkLength("features.npy", h.shape[0], numVertices,
                    "the number of vertices (indptr.npy)", error))
     return false;
   total = h.shape[1];
-  if (!readNpyRows(path, "features.npy", DType::F32, 2,
-                   NpyRange{0, numVertices, begin, end}, h, columns, error))
+  if (!readNpyRows(path, "features.npy", DType::F32, 2, range, h, block, error))
     return false;
-  const int64_t width = std::max<int64_t>(end - begin, 1);
-  for (size_t i = 0; i < columns.size(); ++i)
-    if (!std::isfinite(columns[i])) {
+  const int64_t width = std::max<int64_t>(
+      (range.colEnd < 0 ? total : range.colEnd) - range.colBegin, 1);
+  for (size_t i = 0; i < block.size(); ++i)
+    if (!std::isfinite(block[i])) {
       error = "features.npy: NaN or Inf (row " +
-              std::to_string(static_cast<int64_t>(i) / width) + ")";
+              std::to_string(range.begin + static_cast<int64_t>(i) / width) +
+              ")";
       return false;
     }
   return true;
+}
+
+bool gnnrt::loadFeatureColumns(const std::string &dir, int64_t numVertices,
+                               int64_t begin, int64_t end,
+                               std::vector<float> &columns, int64_t &total,
+                               std::string &error) {
+  return loadFeatureBlock(dir, numVertices,
+                          NpyRange{0, numVertices, begin, end}, columns, total,
+                          error);
+}
+
+bool gnnrt::loadFeatureRows(const std::string &dir, int64_t numVertices,
+                            int64_t begin, int64_t end,
+                            std::vector<float> &rows, int64_t &total,
+                            std::string &error) {
+  return loadFeatureBlock(dir, numVertices, NpyRange{begin, end}, rows, total,
+                          error);
 }

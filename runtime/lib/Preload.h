@@ -89,7 +89,8 @@ bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
 /// and *all* their in-edges with their edge data, the sources kept as
 /// global ids (`local.numSources` = the full graph's vertices).
 /// `part.globalIds` is the range. Without `features` their feature rows
-/// are not read (local.features stays empty; numFeatures is set).
+/// are not read (local.features stays empty; numFeatures is set). An
+/// `inner` ending at -1 is every vertex.
 bool loadRowPart(const std::string &dir, VertexRange inner, Dataset &local,
                  PreloadPart &part, FullGraph &full, std::string &error,
                  bool features = true);
@@ -102,6 +103,13 @@ bool loadRowPart(const std::string &dir, VertexRange inner, Dataset &local,
 bool loadFeatureColumns(const std::string &dir, int64_t numVertices,
                         int64_t begin, int64_t end, std::vector<float> &columns,
                         int64_t &total, std::string &error);
+
+/// Feature-pulling data parallel (FeaturePull.h): the rows [begin, end) of
+/// the features, by one ranged read of features.npy, checked as
+/// loadFeatureColumns checks its columns (an error names the row).
+bool loadFeatureRows(const std::string &dir, int64_t numVertices, int64_t begin,
+                     int64_t end, std::vector<float> &rows, int64_t &total,
+                     std::string &error);
 
 /// indptr.npy of `dir`, checked against indices.npy's length as
 /// loadDataset checks it (what a split by in-edges needs).

@@ -11,6 +11,7 @@
 
 #include "AllToAllCase.h"
 #include "Communicator.h"
+#include "FeaturePull.h"
 
 #include <gtest/gtest.h>
 
@@ -323,4 +324,62 @@ TEST(RuntimeMPICommunicator, VariableBlocksAndNonBlockingBroadcast) {
   for (int root = 0; root < n; ++root)
     for (int64_t i = 0; i < counts[root]; ++i)
       ASSERT_EQ(data[root][i], valueOf(root, i)) << "root " << root;
+}
+
+// Feature-pulling data parallel: a matrix of 7-float rows split unevenly
+// over the ranks (rank 0 holds none on 3 or more ranks); every rank asks for
+// rows of every owner, its own included, some twice, in a scrambled order,
+// and gets each row's values; the all-to-alls carry the counts, the ids and
+// the rows asked of others, nothing else.
+TEST(RuntimeMPICommunicator, FeaturePullerGivesEveryRowAsked) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  constexpr int64_t kWidth = 7, kRows = 53;
+  std::vector<int64_t> starts(n + 1, kRows);
+  starts[0] = 0;
+  for (int r = 1; r < n; ++r)
+    starts[r] = n >= 3 && r == 1 ? 0 : kRows * r * r / (n * n);
+  auto value = [](int64_t v, int64_t c) {
+    return static_cast<float>(100 * v + c);
+  };
+  std::vector<float> own;
+  for (int64_t v = starts[me]; v < starts[me + 1]; ++v)
+    for (int64_t c = 0; c < kWidth; ++c)
+      own.push_back(value(v, c));
+  FeaturePuller puller(comm, starts, own.data(), kWidth);
+  for (int64_t v = 0; v < kRows; ++v) {
+    const int o = puller.owner(v);
+    EXPECT_TRUE(starts[o] <= v && v < starts[o + 1]) << v;
+  }
+  std::vector<int64_t> asked;
+  for (int64_t k = 0; k < 2 * kRows; ++k)
+    if ((k * (me + 3)) % 5 != 0)
+      asked.push_back((k * 17 + 5 * me) % kRows);
+  std::vector<float> got(asked.size() * kWidth, -1.0f);
+  const CollectiveCount before = comm.counted(Collective::AllToAll);
+  const int64_t pulled =
+      puller.pull(asked.data(), static_cast<int64_t>(asked.size()), got.data());
+  const CollectiveCount after = comm.counted(Collective::AllToAll);
+  int64_t others = 0;
+  for (size_t i = 0; i < asked.size(); ++i) {
+    others += puller.owner(asked[i]) != me;
+    for (int64_t c = 0; c < kWidth; ++c)
+      ASSERT_EQ(got[i * kWidth + c], value(asked[i], c)) << i << " " << c;
+  }
+  EXPECT_EQ(pulled, others);
+  // What the others asked of this rank, as they count it.
+  int64_t given = 0;
+  for (int q = 0; q < n; ++q) {
+    if (q == me)
+      continue;
+    for (int64_t k = 0; k < 2 * kRows; ++k) {
+      const int64_t v = (k * 17 + 5 * q) % kRows;
+      given += (k * (q + 3)) % 5 != 0 && puller.owner(v) == me;
+    }
+  }
+  EXPECT_EQ(after.calls - before.calls, 3);
+  EXPECT_EQ(puller.featureBytesSent(), given * kWidth * 4);
+  EXPECT_EQ(puller.requestBytesSent(), (n - 1 + others) * 8);
+  EXPECT_EQ(after.bytes - before.bytes,
+            puller.featureBytesSent() + puller.requestBytesSent());
 }

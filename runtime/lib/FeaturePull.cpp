@@ -1,0 +1,92 @@
+//===- FeaturePull.cpp - feature rows pulled from their owners ------------===//
+
+#include "FeaturePull.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace gnnrt;
+
+FeaturePuller::FeaturePuller(Communicator &comm, std::vector<int64_t> starts,
+                             const float *own, int64_t width)
+    : comm(comm), starts(std::move(starts)), own(own), width(width) {
+  assert(static_cast<int>(this->starts.size()) == comm.size() + 1 &&
+         this->starts.front() == 0 && "a start per process and the end");
+}
+
+int FeaturePuller::owner(int64_t v) const {
+  // The last process whose first row is at most v (empty ranges skipped).
+  return static_cast<int>(
+      std::upper_bound(starts.begin(), starts.end() - 1, v) - starts.begin() -
+      1);
+}
+
+int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
+  const int size = comm.size(), me = comm.rank();
+  const size_t rowBytes = static_cast<size_t>(width) * sizeof(float);
+  // The rows asked of each process, grouped by owner (a counting sort that
+  // keeps each owner's rows in the order asked); the own rows copied.
+  std::vector<int> owners(n);
+  std::vector<int64_t> asked(size, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = vertices[i];
+    assert(v >= 0 && v < starts.back() && "a row of the matrix");
+    owners[i] = owner(v);
+    if (owners[i] == me)
+      std::memcpy(out + i * width, own + (v - starts[me]) * width, rowBytes);
+    else
+      ++asked[owners[i]];
+  }
+  std::vector<int64_t> askedAt(size, 0);
+  for (int q = 1; q < size; ++q)
+    askedAt[q] = askedAt[q - 1] + asked[q - 1];
+  const int64_t pulled = askedAt[size - 1] + asked[size - 1];
+  std::vector<int64_t> ids(pulled), slots(pulled);
+  {
+    std::vector<int64_t> next = askedAt;
+    for (int64_t i = 0; i < n; ++i)
+      if (owners[i] != me) {
+        const int64_t k = next[owners[i]]++;
+        ids[k] = vertices[i];
+        slots[k] = i;
+      }
+  }
+  // How many rows each process asks of this one.
+  std::vector<int64_t> ones(size, 1), ranks(size), givenCount(size, 0);
+  for (int q = 0; q < size; ++q)
+    ranks[q] = q;
+  comm.allToAllV(asked.data(), ones.data(), ranks.data(), givenCount.data(),
+                 ones.data(), ranks.data());
+  std::vector<int64_t> givenAt(size, 0);
+  for (int q = 1; q < size; ++q)
+    givenAt[q] = givenAt[q - 1] + givenCount[q - 1];
+  const int64_t given = givenAt[size - 1] + givenCount[size - 1];
+  // The ids asked, then their rows back.
+  std::vector<int64_t> givenIds(given);
+  comm.allToAllV(ids.data(), asked.data(), askedAt.data(), givenIds.data(),
+                 givenCount.data(), givenAt.data());
+  std::vector<float> rows(static_cast<size_t>(given * width));
+  for (int64_t k = 0; k < given; ++k) {
+    const int64_t v = givenIds[k];
+    if (v < starts[me] || v >= starts[me + 1]) {
+      std::fprintf(stderr,
+                   "gnnrt: internal error: a process asked process %d for "
+                   "feature row %lld, which it does not hold\n",
+                   me, static_cast<long long>(v));
+      std::abort();
+    }
+    std::memcpy(rows.data() + k * width, own + (v - starts[me]) * width,
+                rowBytes);
+  }
+  std::vector<float> received(static_cast<size_t>(pulled * width));
+  comm.allToAllV(rows.data(), givenCount.data(), givenAt.data(),
+                 received.data(), asked.data(), askedAt.data(), width);
+  for (int64_t k = 0; k < pulled; ++k)
+    std::memcpy(out + slots[k] * width, received.data() + k * width, rowBytes);
+  rowsSent += given - givenCount[me];
+  requestsSent += (size - 1) + pulled;
+  return pulled;
+}

@@ -1,0 +1,58 @@
+//===- FeaturePull.h - feature rows pulled from their owners ----*- C++ -*-===//
+//
+// Feature-pulling data parallel (DistDGL's mini-batch training on several
+// machines; docs/MiniBatch.md): the features are split by rows over the
+// processes, and each batch's input rows that a process does not hold are
+// pulled from the processes that do. The features P³ is compared with: it
+// moves layer 1's partial activations instead (DIGEST-mggcn-granndis-p3.md
+// §3.7).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNRT_FEATUREPULL_H
+#define GNNRT_FEATUREPULL_H
+
+#include "Communicator.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace gnnrt {
+
+/// Process r of `comm` holds the rows [starts[r], starts[r + 1]) of a
+/// matrix of `width` floats (`own`, row starts[r] first); `starts` has
+/// comm.size() + 1 entries, non-decreasing, from 0.
+class FeaturePuller {
+public:
+  FeaturePuller(Communicator &comm, std::vector<int64_t> starts,
+                const float *own, int64_t width);
+
+  /// The process that holds row `v`.
+  int owner(int64_t v) const;
+
+  /// Collective (every process calls it, each with rows of its own): row
+  /// vertices[i] to out + i * width, for i < n (ids in [0, starts.back())).
+  /// The own rows are copied; the others come from their owners in three
+  /// all-to-alls: how many rows each process asks of each (an int64 per
+  /// pair), the ids asked (an int64 per row) and the rows (width floats per
+  /// row). The ids a process is asked are checked against its range.
+  /// Returns the rows this process pulled from the others.
+  int64_t pull(const int64_t *vertices, int64_t n, float *out);
+
+  /// What pull() sent to the other processes so far: the rows this process
+  /// gave them (features) and the ids and counts it asked with (requests),
+  /// in bytes, as the communicator counts them.
+  int64_t featureBytesSent() const { return rowsSent * width * 4; }
+  int64_t requestBytesSent() const { return requestsSent * 8; }
+
+private:
+  Communicator &comm;
+  std::vector<int64_t> starts;
+  const float *own;
+  int64_t width;
+  int64_t rowsSent = 0, requestsSent = 0;
+};
+
+} // namespace gnnrt
+
+#endif // GNNRT_FEATUREPULL_H
