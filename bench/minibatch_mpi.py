@@ -28,8 +28,10 @@ targets) and rank 0's peak RSS.
 Not a speed test: 2 cores, N ranks share them and the memory bus. What to
 read is the bytes (P³ moves activations, data parallel nothing but
 gradients here because every rank holds every feature: the feature-pulling
-variant's bytes are bench/p3_bytes.py's formula) and the memory (P³'s
-ranks hold F/N columns).
+variant, --partition pull, holds its rows of the features and pulls the
+other input rows of its share from their owners: DistDGL's data parallel,
+what P³ is compared with) and the memory (P³'s ranks hold F/N columns,
+feature pull's V/N rows).
 
     bench/minibatch_mpi.py [--graphs arxiv[,reddit]] [--processes 2]
                            [--epochs 2] [--out minibatch-mpi]
@@ -53,8 +55,8 @@ import run as harness  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 HIDDEN = 256
-MODES = ("alone", "data parallel", "P³", "co-batch", "alone EAS", "co-batch EAS",
-         "alone pipelined", "P³ pipelined")
+MODES = ("alone", "data parallel", "feature pull", "P³", "co-batch", "alone EAS",
+         "co-batch EAS", "alone pipelined", "P³ pipelined")
 # The runs each mode's losses are compared with: EAS samples other batches,
 # and --pipeline trains at stale parameters (delayed SGD).
 BASE = {"alone EAS": "alone EAS", "co-batch EAS": "alone EAS",
@@ -109,6 +111,12 @@ def run(tag, cmd, threads, timeout):
         cell["p3_formula"] = 4 * HIDDEN * (other + (n - 1) * own)
         cell["p3_measured"] = comm["alltoall"]["bytes"]
         cell["p3_v1_per_share"] = own / batches
+    pull = s["mini_batch"].get("pull")
+    if pull:
+        cell["pull_rows_per_batch"] = pull["pulled_rows"] / batches
+        cell["input_rows_per_batch"] = (pull["pulled_rows"] + pull["own_rows"]) / batches
+        cell["pull_feature_bytes_per_batch"] = (pull["pulled_rows"] *
+                                                s["mini_batch"]["features"] * 4 / batches)
     return cell
 
 
@@ -160,6 +168,8 @@ def main(argv=None):
         runs = {
             "alone": (common + ["--threads", "2"], 2),
             "data parallel": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1"], 1),
+            "feature pull": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1",
+                                                                   "--partition", "pull"], 1),
             "P³": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1", "--partition",
                                                          "features"], 1),
             "co-batch": (MPIRUN + ["-np", str(n), rows_exe] + common[1:] +
@@ -206,14 +216,15 @@ def write(result, name):
              "P³'s 2F2B pipeline with staleness 3, its losses against the pipelined run "
              "alone), dropout 0. Bytes are "
              "rank 0's per batch (all-reduce: the gradients; all-to-all: P³'s partial rows "
-             "and gradients; broadcast and reduce-scatter: co-batches' rows, and P³'s "
+             "and gradients, feature pull's requests and the feature rows it gives; "
+             "all-gather: feature pull's every row for the evaluation; broadcast and reduce-scatter: co-batches' rows, and P³'s "
              "full-graph evaluation), over the whole run (the evaluation's collectives "
              "spread over the batches). A batch's state: its graph, features and "
              "activations on rank 0 by the program's buffer records, the largest over "
              "the batches (mini_batch.peak_batch_bytes). In collectives: rank 0's seconds "
              "per epoch inside blocking collectives, non-blocking issues and waits.\n",
              "| graph | mode | epoch | losses: largest rel. difference from alone | test acc | rank 0 bytes per batch | "
-             "P³ all-to-all: measured = formula | rank 0's largest batch state | rank 0 peak RSS | "
+             "P³ all-to-all: measured = formula; feature pull: rows rank 0 pulls | rank 0's largest batch state | rank 0 peak RSS | "
              "in collectives |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for c in result["cells"]:
@@ -226,6 +237,11 @@ def write(result, name):
             p3 = (f"{c['p3_measured']:,} = {c['p3_formula']:,} B "
                   f"({'equal' if c['p3_measured'] == c['p3_formula'] else 'DIFFERENT'}; "
                   f"|V_1| {c['p3_v1_per_share']:,.0f} per share and batch)")
+        if "pull_rows_per_batch" in c:
+            p3 = (f"{c['pull_rows_per_batch']:,.0f} of its share's "
+                  f"{c['input_rows_per_batch']:,.0f} input rows per batch "
+                  f"({c['pull_rows_per_batch'] / max(c['input_rows_per_batch'], 1):.0%}), "
+                  f"{c['pull_feature_bytes_per_batch'] / 2**20:.2f} MiB of features")
         lines.append(f"| {c['graph']} | {c['mode']} | {c['epoch_ms'] / 1e3:.2f} s | "
                      f"{format(c['loss_difference'], '.1e') if 'loss_difference' in c else '-'} | "
                      f"{c['test_acc']:.4f} | "

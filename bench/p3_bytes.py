@@ -19,8 +19,9 @@ destinations of the input layer's block) and the features' width. Per batch, N p
     P³'s structure push (not in the paper's count):
                                      (N - 1) * (|E_1| + |V_1|) * 4
 
-These are formulas at measured sizes: P³'s exchange is built and measured by
-bench/minibatch_mpi.py (docs/MiniBatch.md). Prints a Markdown table.
+These are formulas at measured sizes: both exchanges are built and measured
+by bench/minibatch_mpi.py (modes "P³" and "feature pull", docs/MiniBatch.md).
+Prints a Markdown table.
 """
 
 import argparse
