@@ -144,8 +144,9 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
         seedShare(batch, b * rank / size, b * (rank + 1) / size, p.degrees);
     p.ds = batchSubgraph(full, share, &storage, !puller);
     if (puller) {
+      // The rows the training thread pulls into (a spare vector's pages).
       p.vertices = share.blocks.front().vertices;
-      p.ds.features = std::move(storage); // its pages are mapped
+      p.ds.features.resize(p.vertices.size() * full.numFeatures);
     }
     return p;
   };
@@ -228,12 +229,11 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
   }
   if (puller) {
     // The share's input rows: the own ones copied, the others pulled.
-    const int64_t n = static_cast<int64_t>(p.vertices.size());
-    ds.features.resize(n * ds.numFeatures);
+    const int64_t rows = static_cast<int64_t>(p.vertices.size());
     const int64_t pulled =
-        puller->pull(p.vertices.data(), n, ds.features.data());
+        puller->pull(p.vertices.data(), rows, ds.features.data());
     pulledRows += pulled;
-    ownRows += n - pulled;
+    ownRows += rows - pulled;
   }
   ctx->ds = std::move(ds);
   countBatchMemory(ctx);
@@ -282,6 +282,10 @@ void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
     fatal("--pipeline keeps three batches in flight in memory: it does not "
           "take --spill-dir or a model compiled under gnn-compile "
           "--mem-budget");
+  if (puller)
+    fatal("--pipeline does not take --partition pull yet: its lanes bind the "
+          "batches and the process keeps every feature row bound for the "
+          "evaluation, so the split would hold nothing less");
   if (!ctx->comm->anyThread())
     fatal("--pipeline: MPI does not let the pipeline's threads call it one "
           "at a time (MPI_THREAD_SERIALIZED)");
@@ -352,9 +356,16 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
     batchBound = false;
     return;
   }
-  ctx->ds = full;
-  if (puller)
+  if (puller) {
+    // The structure, labels and masks, then every row of the features.
+    std::vector<float> own;
+    own.swap(full.features);
+    ctx->ds = full;
+    own.swap(full.features);
     ctx->ds.features = gatherFeatures(ctx);
+  } else {
+    ctx->ds = full;
+  }
   ctx->rowStarts.clear(); // co-batches: the row collectives copy again
   ctx->rowLevels.clear();
   ctx->lossCount[0] = -1; // the whole graph's, on every process
@@ -375,9 +386,9 @@ std::vector<float> MiniBatchTraining::gatherFeatures(gnnrtContext *ctx) const {
   return all;
 }
 
-void MiniBatchTraining::usePulledFeatures(gnnrtContext *ctx,
-                                          std::vector<int64_t> starts) {
-  pullStarts = std::move(starts);
+void MiniBatchTraining::usePulledFeatures(gnnrtContext *ctx, FeatureRows rows) {
+  pullStarts = std::move(rows.starts);
+  full.features = std::move(rows.own);
   puller = std::make_unique<FeaturePuller>(
       *ctx->comm, pullStarts, full.features.data(), full.numFeatures);
   ctx->ds.features = gatherFeatures(ctx);
@@ -717,8 +728,8 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
   auto refuse = [](const std::string &what) {
     fatal(what + ": mini-batch training on several processes is data "
                  "parallel (each process trains its share of every batch on "
-                 "the whole graph, or pulling its features from their owners: "
-                 "--partition pull), P³ (--partition features) or co-batches "
+                 "the whole graph; with --partition pull it holds its rows of "
+                 "the features), P³ (--partition features) or co-batches "
                  "(--partition rows; docs/MiniBatch.md)");
   };
   const Program *plain = findProgram(programs, "none");
@@ -763,7 +774,7 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
 
 Dataset gnnrt::loadFeatureRowsForBatches(const std::string &data, int rank,
                                          int size, FullGraph &full,
-                                         std::vector<int64_t> &starts) {
+                                         FeatureRows &rows) {
   Dataset ds;
   PreloadPart everything;
   std::string error;
@@ -772,10 +783,10 @@ Dataset gnnrt::loadFeatureRowsForBatches(const std::string &data, int rank,
                    /*features=*/false))
     fatal(data + "/" + error);
   ds.numSources = -1;
-  starts = equalVertexSplit(full.numVertices, size);
+  rows.starts = equalVertexSplit(full.numVertices, size);
   int64_t total = 0;
-  if (!loadFeatureRows(data, full.numVertices, starts[rank], starts[rank + 1],
-                       ds.features, total, error))
+  if (!loadFeatureRows(data, full.numVertices, rows.starts[rank],
+                       rows.starts[rank + 1], rows.own, total, error))
     fatal(data + "/" + error);
   return ds;
 }

@@ -52,6 +52,13 @@ Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch,
                       std::vector<float> *storage = nullptr,
                       bool features = true);
 
+/// Feature pulling: process r holds the rows [starts[r], starts[r + 1]) of
+/// the features, `own` (row starts[r] first).
+struct FeatureRows {
+  std::vector<int64_t> starts;
+  std::vector<float> own;
+};
+
 class MiniBatchTraining {
 public:
   /// Keeps a copy of `full` (the dataset before it is bound: the device
@@ -97,13 +104,13 @@ public:
   /// takes the degrees).
   void useFeatureColumns(const gnnrtContext *ctx, Dataset own);
   /// Feature-pulling data parallel (docs/MiniBatch.md, "Feature pulling"):
-  /// the features split by rows over the processes, process r holding the
-  /// rows [starts[r], starts[r + 1]) (`full`'s features: those rows alone).
-  /// Each batch's share gets its other input rows from their owners
-  /// (FeaturePuller) before it binds; bindFull gathers every row for the
-  /// whole-graph evaluation (an all-gather, dropped once a batch binds).
-  /// Sets ctx->ds's features to every row for the first binding.
-  void usePulledFeatures(gnnrtContext *ctx, std::vector<int64_t> starts);
+  /// the features split by rows over the processes, this one holding
+  /// `rows` (loadFeatureRowsForBatches). Each batch's share gets its other
+  /// input rows from their owners (FeaturePuller) before it binds; bindFull
+  /// gathers every row for the whole-graph evaluation (an all-gather,
+  /// dropped once a batch binds). Sets ctx->ds's features to every row for
+  /// the first binding.
+  void usePulledFeatures(gnnrtContext *ctx, FeatureRows rows);
   /// GraNNDis's cooperative batching (docs/MiniBatch.md, "Co-batches"):
   /// each batch's whole subgraph split by rows over the processes
   /// (coBatchRows), trained by the row-partitioned program.
@@ -250,12 +257,12 @@ Dataset coBatchRows(const Dataset &batch, int rank, int size,
 
 /// Feature-pulling data parallel (--partition pull): what the process
 /// trains on before startMiniBatch keeps it, every vertex with its labels,
-/// masks and edges and the features of the rows [starts[rank],
-/// starts[rank + 1]) alone (equal vertex ranges, `starts` set), read by
-/// ranged reads of the dataset; `full` its sizes and split counts.
+/// masks and edges but no feature (the memory check counts every row: the
+/// evaluation binds them all), and in `rows` the equal vertex split and
+/// the features of this process's rows [starts[rank], starts[rank + 1]),
+/// read by ranged reads of the dataset; `full` its sizes and split counts.
 Dataset loadFeatureRowsForBatches(const std::string &data, int rank, int size,
-                                  FullGraph &full,
-                                  std::vector<int64_t> &starts);
+                                  FullGraph &full, FeatureRows &rows);
 
 /// The program mini-batch training runs on several processes, after
 /// refusing the options of the full-graph modes (`partition`: --partition;

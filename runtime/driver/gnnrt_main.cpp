@@ -563,7 +563,7 @@ int main(int argc, char **argv) {
     use(miniBatchProgram(programs, o.partition, o.rowSplitGiven,
                          !o.dump.empty(), batchMode));
   const bool p3 = batchMode == "p3", pull = batchMode == "pull";
-  std::vector<int64_t> pullStarts; // --partition pull: the rows' owners
+  FeatureRows pullRows; // --partition pull: this process's feature rows
   if (worldSize == 1 || dataParallel) {
     if (!o.partition.empty() && !dataParallel)
       std::fprintf(stderr, "warning: --partition chooses how several "
@@ -585,7 +585,7 @@ int main(int argc, char **argv) {
       labelled = labelledTrainVertices(columns, selected);
     } else if (pull) {
       ctx->ds =
-          loadFeatureRowsForBatches(o.data, rank, worldSize, full, pullStarts);
+          loadFeatureRowsForBatches(o.data, rank, worldSize, full, pullRows);
       labelled = labelledTrainVertices(ctx->ds, selected);
     } else if (!loadDataset(
                    o.data, ctx->ds, error,
@@ -723,7 +723,7 @@ int main(int argc, char **argv) {
   if (batchMode == "co-batch")
     miniBatch->useCoBatches();
   if (pull)
-    miniBatch->usePulledFeatures(ctx, std::move(pullStarts));
+    miniBatch->usePulledFeatures(ctx, std::move(pullRows));
   if (program == &blocksStep)
     miniBatch->onBlocksStep();
   columns = Dataset(); // the sampler keeps a copy

@@ -2,11 +2,12 @@
 
 #include "FeaturePull.h"
 
+#include "Context.h"
+
 #include <algorithm>
 #include <cassert>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <string>
 
 using namespace gnnrt;
 
@@ -33,7 +34,9 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
   std::vector<int64_t> asked(size, 0);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t v = vertices[i];
-    assert(v >= 0 && v < starts.back() && "a row of the matrix");
+    if (v < 0 || v >= starts.back())
+      fatal("internal error: feature row " + std::to_string(v) + " asked, of " +
+            std::to_string(starts.back()));
     owners[i] = owner(v);
     if (owners[i] == me)
       std::memcpy(out + i * width, own + (v - starts[me]) * width, rowBytes);
@@ -71,13 +74,9 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
   std::vector<float> rows(static_cast<size_t>(given * width));
   for (int64_t k = 0; k < given; ++k) {
     const int64_t v = givenIds[k];
-    if (v < starts[me] || v >= starts[me + 1]) {
-      std::fprintf(stderr,
-                   "gnnrt: internal error: a process asked process %d for "
-                   "feature row %lld, which it does not hold\n",
-                   me, static_cast<long long>(v));
-      std::abort();
-    }
+    if (v < starts[me] || v >= starts[me + 1])
+      fatal("internal error: a process asked for feature row " +
+            std::to_string(v) + ", which this one does not hold");
     std::memcpy(rows.data() + k * width, own + (v - starts[me]) * width,
                 rowBytes);
   }

@@ -4,6 +4,7 @@
 #include "Npy.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <sys/stat.h>
@@ -513,6 +514,7 @@ bool gnnrt::loadRowPart(const std::string &dir, VertexRange inner,
                         Dataset &local, PreloadPart &part, FullGraph &full,
                         std::string &error, bool features) {
   // Rank 0 of 1's range: every vertex.
+  assert((inner.end >= 0 || inner.begin == 0) && "every vertex is [0, -1)");
   return loadPart(dir, 0, 1, /*hops=*/0, PreloadSampling(), /*rows=*/true,
                   inner.end < 0 ? nullptr : &inner, local, part, full, error,
                   features);

@@ -14,8 +14,9 @@ else is moved.
 
 With the features split by rows (--partition pull, docs/MiniBatch.md,
 "Feature pulling"; DATASET given), the process holds its rows of the
-equal vertex split, V / N of them, and besides those all-reduces moves
-exactly:
+equal vertex split, V / N of them, its memory check counts every row
+(the evaluation binds them all: the summary's memory.estimate.features
+= 4 V F), and besides those all-reduces it moves exactly:
 
     all-to-all calls = 3 batches (the counts, the ids, the rows)
     all-to-all bytes = 8 (batches (N - 1) + pulled rows) + 4 F rows given
@@ -34,14 +35,19 @@ import numpy as np
 from mpi_equivalence import check_all_reduce_only, compare
 
 
-def check_pulls(comm, mb, calls, nbytes, evals, dataset):
+def check_pulls(summary, calls, nbytes, evals, dataset):
     """Exits unless rank 0's collectives are the gradients' all-reduces
     (`calls`, `nbytes`) and the feature pulls' formulas above."""
+    comm, mb = summary["communication"], summary["mini_batch"]
     got = comm["allreduce"]
     if (got["calls"], got["bytes"]) != (calls, nbytes):
         sys.exit(f"all-reduce {got} against {calls} calls, {nbytes} bytes")
     N, pull, F = comm["world_size"], mb["pull"], mb["features"]
     V = np.load(os.path.join(dataset, "indptr.npy"), mmap_mode="r").size - 1
+    estimate = summary["memory"]["estimate"]["features"]
+    if estimate != 4 * V * F:
+        sys.exit(f"the memory check counted {estimate} bytes of features, "
+                 f"every row is {4 * V * F}")
     requests = 8 * (mb["batches"] * (N - 1) + pull["pulled_rows"])
     if pull["request_bytes_sent"] != requests:
         sys.exit(f"request bytes {pull} against the formula {requests}")
@@ -79,7 +85,7 @@ def main():
     nbytes = 16 + mb["batches"] * 4 * floats + 4 * epochs + 48 * evals
     pulls = ""
     if part["mode"] == "pull":
-        pulls = check_pulls(comm, mb, calls, nbytes, evals, sys.argv[5])
+        pulls = check_pulls(many, calls, nbytes, evals, sys.argv[5])
     else:
         check_all_reduce_only(comm, calls, nbytes)
     print(f"{comm['world_size']} processes: {epochs} epochs of "
