@@ -2,6 +2,7 @@
 
 #include "Summary.h"
 
+#include "File.h"
 #include "Memory.h"
 
 #include <algorithm>
@@ -45,6 +46,7 @@ std::string memoryJson(const gnnrtContext *ctx, int64_t budget,
   // directory or when the program evicts nothing.
   const SpillCounters spilled =
       ctx->spill ? ctx->spill->counters() : SpillCounters();
+  appendf("\"uncached_reads\": %s, ", uncachedReads() ? "true" : "false");
   appendf("\"spill_written_bytes\": %lld, \"spill_read_bytes\": %lld, "
           "\"evictions\": %lld, \"fetches\": %lld,\n             ",
           static_cast<long long>(spilled.writtenBytes),

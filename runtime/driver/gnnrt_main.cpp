@@ -77,6 +77,7 @@ struct Options {
   OptimizerConfig opt;
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
   int64_t subChunks = 4;
+  bool uncachedReads = false; // --uncached-reads (File.h)
 };
 
 const char *kUsage =
@@ -116,6 +117,9 @@ const char *kUsage =
     "  --sub-chunks K       a tile's input chunk out of memory is read in K\n"
     "                       parts, each while the tile computes on the ones\n"
     "                       before, 1 to 1024 (default 4; 1: no pipeline)\n"
+    "  --uncached-reads     what is read of the dataset and the spill file\n"
+    "                       leaves the page cache (spill writes go through\n"
+    "                       to the device): storage larger than memory\n"
     "  --preload-hops M     under mpirun: each process holds the vertices\n"
     "                       within M hops of its own (default: the model's\n"
     "                       hops, the exact closure; fewer approximate)\n"
@@ -326,6 +330,8 @@ Options parseArgs(int argc, char **argv) {
                    mode + "'");
     } else if (a == "--sub-chunks") {
       o.subChunks = integer(1, 1024);
+    } else if (a == "--uncached-reads") {
+      o.uncachedReads = true;
     } else if (a == "--batch-size") {
       o.batchSize = integer(1, kMaxCount);
     } else if (a == "--fanouts") {
@@ -468,6 +474,7 @@ int main(int argc, char **argv) {
   // with the file's name, instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
   Options o = parseArgs(argc, argv);
+  setUncachedReads(o.uncachedReads);
   std::unique_ptr<SpillStore> spill = checkOutputs(o);
   // --threads, else OMP_NUM_THREADS, checked before OpenMP's first
   // parallel region (Threads.h).

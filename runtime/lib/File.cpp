@@ -3,6 +3,7 @@
 #include "File.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -245,13 +246,13 @@ bool writeWholeFile(const std::string &path,
 
 /// "<path>: ..." when `dir` is not an existing, writable directory.
 static bool checkWritableDirectory(const std::string &path,
-                                   const std::string &dir,
-                                   std::string &error) {
+                                   const std::string &dir, std::string &error) {
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0) {
     error = path + ": directory '" + dir + "' " +
-            (errno == ENOENT ? std::string("does not exist")
-                             : "cannot be used: " + std::string(std::strerror(errno)));
+            (errno == ENOENT
+                 ? std::string("does not exist")
+                 : "cannot be used: " + std::string(std::strerror(errno)));
     return false;
   }
   if (!S_ISDIR(st.st_mode)) {
@@ -346,11 +347,40 @@ bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err) {
   return true;
 }
 
+namespace {
+std::atomic<bool> uncached{false};
+} // namespace
+
+void setUncachedReads(bool on) { uncached = on; }
+bool uncachedReads() { return uncached; }
+
+void dropCachedRange(int fd, int64_t offset, int64_t bytes) {
+  if (uncached)
+    (void)::posix_fadvise(fd, static_cast<off_t>(offset),
+                          static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
+}
+
+bool writeThrough(int fd, int64_t offset, int64_t bytes, int &err) {
+  if (!uncached || bytes == 0)
+    return true;
+  if (::sync_file_range(fd, static_cast<off64_t>(offset),
+                        static_cast<off64_t>(bytes),
+                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                            SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
+    err = errno;
+    return false;
+  }
+  dropCachedRange(fd, offset, bytes);
+  return true;
+}
+
 bool readAt(int fd, const std::string &name, int64_t offset, void *data,
             int64_t bytes, std::string &error) {
   int err = 0;
-  if (preadAll(fd, static_cast<char *>(data), bytes, offset, err))
+  if (preadAll(fd, static_cast<char *>(data), bytes, offset, err)) {
+    dropCachedRange(fd, offset, bytes);
     return true;
+  }
   error = name + ": reading " + std::to_string(bytes) + " bytes at offset " +
           std::to_string(offset) + ": " +
           (err ? std::strerror(err) : "unexpected end of file");

@@ -69,9 +69,28 @@ bool makeDirectories(const std::string &dir, std::string &error);
 bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err);
 
 /// preadAll into `data`, or false with "<name>: reading N bytes at offset
-/// O: <reason>".
+/// O: <reason>". Under uncachedReads() the range read leaves the page cache.
 bool readAt(int fd, const std::string &name, int64_t offset, void *data,
             int64_t bytes, std::string &error);
+
+/// Storage larger than memory, emulated (the executable's --uncached-reads,
+/// docs/MemoryBudget.md): what the runtime reads of the dataset and the
+/// spill file leaves no page in the page cache, so that its next read waits
+/// on the device as it would where the files do not fit in memory. Off by
+/// default (the page cache keeps what fits, as the kernel decides).
+void setUncachedReads(bool on);
+bool uncachedReads();
+
+/// Under uncachedReads(): drops the pages of [offset, offset + bytes) of
+/// `fd` (bytes 0: to the end) from the page cache (posix_fadvise
+/// POSIX_FADV_DONTNEED; clean pages go, dirty ones stay until written).
+void dropCachedRange(int fd, int64_t offset, int64_t bytes);
+
+/// Under uncachedReads(): writes [offset, offset + bytes) of `fd` through
+/// to the device and drops it from the page cache (a spill write then
+/// costs the device's time, and its read the device's again). False with
+/// errno's value in `err` when the writeback fails.
+bool writeThrough(int fd, int64_t offset, int64_t bytes, int &err);
 
 } // namespace gnnrt
 

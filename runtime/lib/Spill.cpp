@@ -189,7 +189,9 @@ bool SpillFile::write(const void *data, int64_t bytes, SpillExtent &where,
     offset = fileEnd;
   }
   int err = 0;
-  if (!pwriteAll(fd, static_cast<const char *>(data), bytes, offset, err)) {
+  // Under --uncached-reads the write goes through to the device (File.h).
+  if (!pwriteAll(fd, static_cast<const char *>(data), bytes, offset, err) ||
+      !writeThrough(fd, offset, bytes, err)) {
     // The range is free again (it was taken from nowhere yet); what a partial
     // write appended past the end is cut off so that it takes no space.
     if (atEnd)

@@ -9,13 +9,16 @@
 // storage (a missing directory, a file, a directory where nothing can be
 // created, ENOSPC, EFBIG under RLIMIT_FSIZE) are one line naming the place,
 // and a failed write leaves the slot resident and what was spilled before
-// intact. The spill file never appears in the directory.
+// intact. The spill file never appears in the directory. Under
+// --uncached-reads a spill write and every read leave no page of their
+// range in the page cache (mincore).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Spill.h"
 #include "Context.h"
 #include "Device.h"
+#include "File.h"
 #include "TempDir.h"
 #include "gnnrt/GNNRuntime.h"
 
@@ -34,8 +37,11 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 using namespace gnnrt;
@@ -812,4 +818,64 @@ TEST(RuntimeSpillDeathTest, AFailedEvictionEndsTheRunWithOneLine) {
           "/gnnrt-spill-[0-9]+-[0-9]+: writing 1048576 bytes at offset 0: "
           "File too large \\(the file size limit, ulimit -f\\)\n$");
   EXPECT_TRUE(listDir(dir.path).empty());
+}
+
+/// The pages of [offset, offset + bytes) of `fd` in the page cache (mincore
+/// over a mapping of them, which faults nothing in), or -1.
+int64_t cachedPages(int fd, int64_t offset, int64_t bytes) {
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  const int64_t first = offset / page * page;
+  const size_t length = static_cast<size_t>(offset + bytes - first);
+  void *map = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, first);
+  if (map == MAP_FAILED)
+    return -1;
+  std::vector<unsigned char> in((length + page - 1) / page);
+  int64_t count = -1;
+  if (mincore(map, length, in.data()) == 0) {
+    count = 0;
+    for (unsigned char c : in)
+      count += c & 1;
+  }
+  munmap(map, length);
+  return count;
+}
+
+TEST(RuntimeSpill, UncachedReadsAndWritesLeaveNoPageInTheCache) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  struct statfs fs;
+  ASSERT_EQ(statfs(dir.path.c_str(), &fs), 0);
+  if (fs.f_type == TMPFS_MAGIC)
+    GTEST_SKIP() << dir.path << " is a tmpfs: its pages are its storage";
+  const std::string path = dir.path + "/file";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(fd, 0);
+  SpillFile file(dup(fd), path);
+  std::mt19937_64 rng(7);
+  const int64_t words = 1 << 20; // 4 MiB
+  const std::vector<uint32_t> a = randomWords(rng, words),
+                              b = randomWords(rng, words);
+  std::vector<uint32_t> got(words);
+  std::string error;
+  // By default what is written and read stays in the page cache.
+  SpillExtent first, second;
+  ASSERT_TRUE(file.write(a.data(), words * 4, first, error)) << error;
+  ASSERT_TRUE(file.read(first, got.data(), error)) << error;
+  EXPECT_EQ(got, a);
+  EXPECT_GT(cachedPages(fd, first.offset, first.bytes), 0);
+  // Uncached: a write goes through and leaves the cache, and so does every
+  // read (of this extent, and of the one cached before once it is written
+  // back: dirty pages stay until then).
+  ASSERT_EQ(fdatasync(fd), 0);
+  setUncachedReads(true);
+  ASSERT_TRUE(file.write(b.data(), words * 4, second, error)) << error;
+  EXPECT_EQ(cachedPages(fd, second.offset, second.bytes), 0);
+  ASSERT_TRUE(file.read(second, got.data(), error)) << error;
+  EXPECT_EQ(got, b);
+  EXPECT_EQ(cachedPages(fd, second.offset, second.bytes), 0);
+  ASSERT_TRUE(file.read(first, got.data(), error)) << error;
+  EXPECT_EQ(got, a);
+  EXPECT_EQ(cachedPages(fd, first.offset, first.bytes), 0);
+  setUncachedReads(false);
+  close(fd);
 }
