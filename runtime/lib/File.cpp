@@ -1,6 +1,7 @@
 //===- File.cpp - opening dataset files safely ----------------------------===//
 
 #include "File.h"
+#include "ReadAhead.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -349,24 +352,46 @@ bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err) {
 
 namespace {
 std::atomic<bool> uncached{false};
+// The files dropCachedRange saw, for dropEveryCachedFile.
+std::mutex seenMutex;
+std::set<int> seenFiles;
 } // namespace
 
 void setUncachedReads(bool on) { uncached = on; }
 bool uncachedReads() { return uncached; }
 
 void dropCachedRange(int fd, int64_t offset, int64_t bytes) {
-  if (uncached)
-    (void)::posix_fadvise(fd, static_cast<off_t>(offset),
-                          static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
+  if (!uncached)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(seenMutex);
+    seenFiles.insert(fd);
+  }
+  // DONTNEED keeps a page the range covers in part: the range is widened to
+  // whole pages (a row of features.npy starts past its header, anywhere).
+  static const int64_t page = ::sysconf(_SC_PAGESIZE);
+  const int64_t begin = offset / page * page;
+  const int64_t length =
+      bytes == 0 ? 0 : (offset + bytes + page - 1) / page * page - begin;
+  (void)::posix_fadvise(fd, static_cast<off_t>(begin),
+                        static_cast<off_t>(length), POSIX_FADV_DONTNEED);
+}
+
+void dropEveryCachedFile() {
+  if (!uncached)
+    return;
+  std::lock_guard<std::mutex> lock(seenMutex);
+  for (int fd : seenFiles)
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 }
 
 bool writeThrough(int fd, int64_t offset, int64_t bytes, int &err) {
   if (!uncached || bytes == 0)
     return true;
-  if (::sync_file_range(fd, static_cast<off64_t>(offset),
-                        static_cast<off64_t>(bytes),
-                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-                            SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
+  // fdatasync, not sync_file_range: on overlayfs (a container's /tmp) the
+  // latter returns 0 and writes nothing. The file's other writes went
+  // through before, so only this one is dirty.
+  if (::fdatasync(fd) != 0) {
     err = errno;
     return false;
   }
@@ -378,7 +403,10 @@ bool readAt(int fd, const std::string &name, int64_t offset, void *data,
             int64_t bytes, std::string &error) {
   int err = 0;
   if (preadAll(fd, static_cast<char *>(data), bytes, offset, err)) {
-    dropCachedRange(fd, offset, bytes);
+    if (bytes > 0) {
+      dropCachedRange(fd, offset, bytes);
+      ReadAhead::process().completed(fd, offset, bytes);
+    }
     return true;
   }
   error = name + ": reading " + std::to_string(bytes) + " bytes at offset " +

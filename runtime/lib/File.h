@@ -69,7 +69,8 @@ bool makeDirectories(const std::string &dir, std::string &error);
 bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err);
 
 /// preadAll into `data`, or false with "<name>: reading N bytes at offset
-/// O: <reason>". Under uncachedReads() the range read leaves the page cache.
+/// O: <reason>". Under uncachedReads() the range read leaves the page cache;
+/// then the reads that followed it last time are hinted (ReadAhead.h).
 bool readAt(int fd, const std::string &name, int64_t offset, void *data,
             int64_t bytes, std::string &error);
 
@@ -82,14 +83,20 @@ void setUncachedReads(bool on);
 bool uncachedReads();
 
 /// Under uncachedReads(): drops the pages of [offset, offset + bytes) of
-/// `fd` (bytes 0: to the end) from the page cache (posix_fadvise
-/// POSIX_FADV_DONTNEED; clean pages go, dirty ones stay until written).
+/// `fd` (bytes 0: to the end), widened to whole pages, from the page cache
+/// (posix_fadvise POSIX_FADV_DONTNEED; clean pages go, dirty ones stay
+/// until written), and remembers `fd` for dropEveryCachedFile.
 void dropCachedRange(int fd, int64_t offset, int64_t bytes);
 
-/// Under uncachedReads(): writes [offset, offset + bytes) of `fd` through
-/// to the device and drops it from the page cache (a spill write then
-/// costs the device's time, and its read the device's again). False with
-/// errno's value in `err` when the writeback fails.
+/// Under uncachedReads(): drops every file dropCachedRange saw whole: what
+/// the kernel read ahead beyond the ranges read (the driver calls it before
+/// each epoch, so that no epoch reads what the one before left cached).
+void dropEveryCachedFile();
+
+/// Under uncachedReads(): writes `fd`'s dirty pages through to the device
+/// (fdatasync) and drops [offset, offset + bytes) from the page cache (a
+/// spill write then costs the device's time, and its read the device's
+/// again). False with errno's value in `err` when the writeback fails.
 bool writeThrough(int fd, int64_t offset, int64_t bytes, int &err);
 
 } // namespace gnnrt

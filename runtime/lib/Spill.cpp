@@ -144,6 +144,13 @@ std::unique_ptr<SpillFile> SpillFile::create(const std::string &dirArg,
     error = dir + ": cannot write a spill file there: " + describeError(err);
     return nullptr;
   }
+  if (!writeThrough(fd, 0, kBlock, err)) {
+    error = dir +
+            ": --uncached-reads cannot write a spill file through to "
+            "the device there: " +
+            describeError(err);
+    return nullptr;
+  }
   if (::ftruncate(fd, 0) != 0) {
     error =
         dir + ": cannot truncate a spill file there: " + std::strerror(errno);
