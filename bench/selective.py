@@ -5,7 +5,7 @@ side by side in one run:
     bench/selective.py [--vertices 65536] [--draws 60000] [--features 256]
                        [--row-chunks 32,4] [--epochs 5] [--uncached-reads]
                        [--modes never,always,auto] [--sub-chunks 1,4]
-                       [--read-ahead 2] [--output selective]
+                       [--output selective]
 
 GIN (the zoo's, which sums the raw feature rows) on a sparse RMAT graph with
 its features out of core, compiled with `--buffer-budget` at 1.05x the least
@@ -24,8 +24,6 @@ The spill file and features.npy sit in the page cache on this machine: a
 --uncached-reads the budgeted runs drop every range they read from the page
 cache and write the spill file through (the executable's --uncached-reads):
 the reads wait on the disk, as they would for files larger than memory.
---read-ahead lists the executable's --read-ahead depths to run (the reads
-of the epoch before hinted to the kernel after each read; 0: none).
 """
 
 import argparse
@@ -84,7 +82,6 @@ def main():
                     help="the budgeted runs read from the disk, not the page cache")
     ap.add_argument("--modes", default="never,always,auto")
     ap.add_argument("--sub-chunks", default="1,4")
-    ap.add_argument("--read-ahead", default="2")
     ap.add_argument("--output", default="selective")
     args = ap.parse_args()
     data = dataset(args)
@@ -109,22 +106,18 @@ def main():
         remark = sh([compiler, model, "--dataset", data, "-o", exe,
                      "--buffer-budget", str(budget), "--remarks", *flags]).stderr
         tiles = re.search(r"(\d+) fetches for one tile", remark).group(1)
-        for mode, sub, ahead in ((m, int(c), int(a))
-                                 for m in args.modes.split(",")
-                                 for c in args.sub_chunks.split(",")
-                                 for a in args.read_ahead.split(",")):
-            out = os.path.join(work, f"k{k}-{mode}-{sub}-{ahead}.json")
+        for mode, sub in ((m, int(c)) for m in args.modes.split(",")
+                          for c in args.sub_chunks.split(",")):
+            out = os.path.join(work, f"k{k}-{mode}-{sub}.json")
             got = train(exe, data, spill, out, args.epochs,
                         "--selective-loads", mode, "--sub-chunks", str(sub),
-                        "--read-ahead", str(ahead),
                         *(["--uncached-reads"] if args.uncached_reads else []))
             mem = got["memory"]
             ms = [h["ms"] for h in got["history"]][2:] or \
                 [h["ms"] for h in got["history"]]
             cells.append(dict(
                 row_chunks=k, budget=budget, tile_fetches=int(tiles),
-                mode=mode, sub_chunks=sub, read_ahead=ahead,
-                hints=mem.get("read_ahead", {}).get("hints", 0),
+                mode=mode, sub_chunks=sub,
                 median_ms=statistics.median(ms),
                 read_per_epoch=(mem["spill_read_bytes"] +
                                 mem["features_read_bytes"]) / args.epochs,
@@ -133,7 +126,7 @@ def main():
                 selective=mem["selective"], pipeline=mem["pipeline"],
                 uncached_reads=mem.get("uncached_reads", False),
                 losses_agree=losses_agree(got, ref)))
-            print(f"K={k} {mode:6s} sub-chunks {sub} read-ahead {ahead}: "
+            print(f"K={k} {mode:6s} sub-chunks {sub}: "
                   f"{cells[-1]['median_ms']:.0f} ms, read "
                   f"{cells[-1]['read_per_epoch'] / 2**30:.2f} GiB/epoch, "
                   f"filtered {mem['selective']['filtered']}, "
@@ -160,16 +153,15 @@ def main():
            if args.uncached_reads else
            "The spill file and features.npy in the page cache.") +
         f" Command: `bench/selective.py {' '.join(sys.argv[1:])}`.", "",
-        "| K | budget | mode | sub-chunks | read-ahead (hints) | epoch ms | read GiB/epoch | "
+        "| K | budget | mode | sub-chunks | epoch ms | read GiB/epoch | "
         "skipped GiB/epoch | filtered / decided | pipelined tiles (off) | "
         "pipeline read / compute / wall s | losses |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         s, p = c["selective"], c["pipeline"]
         lines.append(
             f"| {c['row_chunks']} | {c['budget'] / 2**20:.0f} MiB | {c['mode']} "
-            f"| {c['sub_chunks']} | {c.get('read_ahead', '-')} ({c.get('hints', 0)}) "
-            f"| {c['median_ms']:.0f} | "
+            f"| {c['sub_chunks']} | {c['median_ms']:.0f} | "
             f"{c['read_per_epoch'] / 2**30:.2f} | "
             f"{c['skipped_per_epoch'] / 2**30:.2f} | "
             f"{s['filtered']} / {s['filtered'] + s['whole']} | "

@@ -4,7 +4,6 @@
 
 #include "File.h"
 #include "Memory.h"
-#include "ReadAhead.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -48,12 +47,6 @@ std::string memoryJson(const gnnrtContext *ctx, int64_t budget,
   const SpillCounters spilled =
       ctx->spill ? ctx->spill->counters() : SpillCounters();
   appendf("\"uncached_reads\": %s, ", uncachedReads() ? "true" : "false");
-  const ReadAhead::Counters ahead = ReadAhead::process().counters();
-  appendf("\"read_ahead\": {\"depth\": %d, \"hints\": %lld, "
-          "\"hinted_bytes\": %lld, \"learnt\": %lld},\n             ",
-          ReadAhead::process().depth(), static_cast<long long>(ahead.hints),
-          static_cast<long long>(ahead.hintedBytes),
-          static_cast<long long>(ahead.learnt));
   appendf("\"spill_written_bytes\": %lld, \"spill_read_bytes\": %lld, "
           "\"evictions\": %lld, \"fetches\": %lld,\n             ",
           static_cast<long long>(spilled.writtenBytes),

@@ -22,7 +22,6 @@
 #include "Params.h"
 #include "Preload.h"
 #include "Programs.h"
-#include "ReadAhead.h"
 #include "RowSplit.h"
 #include "Summary.h"
 #include "Threads.h"
@@ -79,7 +78,6 @@ struct Options {
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
   int64_t subChunks = 4;
   bool uncachedReads = false; // --uncached-reads (File.h)
-  int64_t readAhead = 2;      // --read-ahead (ReadAhead.h)
 };
 
 const char *kUsage =
@@ -122,9 +120,6 @@ const char *kUsage =
     "  --uncached-reads     what is read of the dataset and the spill file\n"
     "                       leaves the page cache (spill writes go through\n"
     "                       to the device): storage larger than memory\n"
-    "  --read-ahead K       after each read of the dataset or the spill file\n"
-    "                       the K reads that followed it in the epoch before\n"
-    "                       are hinted to the kernel, 0 to 64 (default 2)\n"
     "  --preload-hops M     under mpirun: each process holds the vertices\n"
     "                       within M hops of its own (default: the model's\n"
     "                       hops, the exact closure; fewer approximate)\n"
@@ -337,8 +332,6 @@ Options parseArgs(int argc, char **argv) {
       o.subChunks = integer(1, 1024);
     } else if (a == "--uncached-reads") {
       o.uncachedReads = true;
-    } else if (a == "--read-ahead") {
-      o.readAhead = integer(0, 64);
     } else if (a == "--batch-size") {
       o.batchSize = integer(1, kMaxCount);
     } else if (a == "--fanouts") {
@@ -482,7 +475,6 @@ int main(int argc, char **argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   Options o = parseArgs(argc, argv);
   setUncachedReads(o.uncachedReads);
-  ReadAhead::process().setDepth(static_cast<int>(o.readAhead));
   std::unique_ptr<SpillStore> spill = checkOutputs(o);
   // --threads, else OMP_NUM_THREADS, checked before OpenMP's first
   // parallel region (Threads.h).

@@ -1,7 +1,6 @@
 //===- File.cpp - opening dataset files safely ----------------------------===//
 
 #include "File.h"
-#include "ReadAhead.h"
 
 #include <algorithm>
 #include <atomic>
@@ -403,10 +402,8 @@ bool readAt(int fd, const std::string &name, int64_t offset, void *data,
             int64_t bytes, std::string &error) {
   int err = 0;
   if (preadAll(fd, static_cast<char *>(data), bytes, offset, err)) {
-    if (bytes > 0) {
+    if (bytes > 0)
       dropCachedRange(fd, offset, bytes);
-      ReadAhead::process().completed(fd, offset, bytes);
-    }
     return true;
   }
   error = name + ": reading " + std::to_string(bytes) + " bytes at offset " +

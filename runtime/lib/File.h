@@ -69,8 +69,7 @@ bool makeDirectories(const std::string &dir, std::string &error);
 bool preadAll(int fd, char *p, int64_t n, int64_t offset, int &err);
 
 /// preadAll into `data`, or false with "<name>: reading N bytes at offset
-/// O: <reason>". Under uncachedReads() the range read leaves the page cache;
-/// then the reads that followed it last time are hinted (ReadAhead.h).
+/// O: <reason>". Under uncachedReads() the range read leaves the page cache.
 bool readAt(int fd, const std::string &name, int64_t offset, void *data,
             int64_t bytes, std::string &error);
 

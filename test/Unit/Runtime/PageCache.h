@@ -1,9 +1,8 @@
 //===- PageCache.h - what a test sees of the page cache ---------*- C++ -*-===//
 //
-// The runtime's --uncached-reads and read-ahead hints act on the kernel's
-// page cache: tests count a file's cached pages with mincore, switch the
-// flag for a scope, and skip where the file system keeps no page cache that
-// can be dropped.
+// The runtime's --uncached-reads acts on the kernel's page cache: tests
+// count a file's cached pages with mincore, switch the flag for a scope, and
+// skip where the file system keeps no page cache that can be dropped.
 //
 //===----------------------------------------------------------------------===//
 
