@@ -366,14 +366,13 @@ void dropCachedRange(int fd, int64_t offset, int64_t bytes) {
     std::lock_guard<std::mutex> lock(seenMutex);
     seenFiles.insert(fd);
   }
-  // DONTNEED keeps a page the range covers in part: the range is widened to
-  // whole pages (a row of features.npy starts past its header, anywhere).
-  static const int64_t page = ::sysconf(_SC_PAGESIZE);
-  const int64_t begin = offset / page * page;
-  const int64_t length =
-      bytes == 0 ? 0 : (offset + bytes + page - 1) / page * page - begin;
-  (void)::posix_fadvise(fd, static_cast<off_t>(begin),
-                        static_cast<off_t>(length), POSIX_FADV_DONTNEED);
+  // DONTNEED drops the pages wholly inside the range: a page that a read
+  // covers in part (a row of features.npy starts past its header, anywhere)
+  // stays for the reads of its other rows, as on storage larger than memory
+  // where the page the disk read is reused at once, until the driver drops
+  // every file before the next epoch (dropEveryCachedFile).
+  (void)::posix_fadvise(fd, static_cast<off_t>(offset),
+                        static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
 }
 
 void dropEveryCachedFile() {

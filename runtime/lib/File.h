@@ -81,15 +81,17 @@ bool readAt(int fd, const std::string &name, int64_t offset, void *data,
 void setUncachedReads(bool on);
 bool uncachedReads();
 
-/// Under uncachedReads(): drops the pages of [offset, offset + bytes) of
-/// `fd` (bytes 0: to the end), widened to whole pages, from the page cache
-/// (posix_fadvise POSIX_FADV_DONTNEED; clean pages go, dirty ones stay
-/// until written), and remembers `fd` for dropEveryCachedFile.
+/// Under uncachedReads(): drops the pages wholly inside [offset, offset +
+/// bytes) of `fd` (bytes 0: to the end) from the page cache (posix_fadvise
+/// POSIX_FADV_DONTNEED; clean pages go, dirty ones stay until written; a
+/// page covered in part stays for its other rows until the epoch's end),
+/// and remembers `fd` for dropEveryCachedFile.
 void dropCachedRange(int fd, int64_t offset, int64_t bytes);
 
-/// Under uncachedReads(): drops every file dropCachedRange saw whole: what
-/// the kernel read ahead beyond the ranges read (the driver calls it before
-/// each epoch, so that no epoch reads what the one before left cached).
+/// Under uncachedReads(): drops every file dropCachedRange saw whole: the
+/// pages reads covered in part and what the kernel read ahead beyond them
+/// (the driver calls it before each epoch, so that no epoch reads what the
+/// one before left cached).
 void dropEveryCachedFile();
 
 /// Under uncachedReads(): writes `fd`'s dirty pages through to the device
