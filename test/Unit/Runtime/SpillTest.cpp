@@ -866,9 +866,8 @@ TEST(RuntimeSpill, UncachedReadsAndWritesLeaveNoPageInTheCache) {
     ASSERT_TRUE(readAt(fd, path, at, got.data(), 100, error)) << error;
     EXPECT_EQ(got[0], a[(3 * page + 128) / 4]);
     EXPECT_EQ(test::cachedPages(fd, at, 100), 1);
-    ASSERT_TRUE(
-        readAt(fd, path, first.offset + 8 * page + 128, got.data(),
-               4 * page, error))
+    ASSERT_TRUE(readAt(fd, path, first.offset + 8 * page + 128, got.data(),
+                       4 * page, error))
         << error;
     EXPECT_EQ(test::cachedPages(fd, first.offset + 8 * page, 5 * page), 2);
   }
