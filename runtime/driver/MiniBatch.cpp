@@ -375,11 +375,14 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
 }
 
 std::vector<float> MiniBatchTraining::gatherFeatures(gnnrtContext *ctx) const {
+  // The first copy's processes give their ranges, the others nothing.
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  std::vector<int64_t> counts(size),
-      displs(pullStarts.begin(), pullStarts.end() - 1);
-  for (int r = 0; r < size; ++r)
+  const int groups = static_cast<int>(pullStarts.size()) - 1;
+  std::vector<int64_t> counts(size, 0), displs(size, full.numVertices);
+  for (int r = 0; r < groups; ++r) {
     counts[r] = pullStarts[r + 1] - pullStarts[r];
+    displs[r] = pullStarts[r];
+  }
   std::vector<float> all(full.numVertices * full.numFeatures);
   ctx->comm->allGatherV(full.features.data(), counts[rank], all.data(),
                         counts.data(), displs.data(), full.numFeatures);
@@ -388,9 +391,11 @@ std::vector<float> MiniBatchTraining::gatherFeatures(gnnrtContext *ctx) const {
 
 void MiniBatchTraining::usePulledFeatures(gnnrtContext *ctx, FeatureRows rows) {
   pullStarts = std::move(rows.starts);
+  pullCopies = rows.copies;
   full.features = std::move(rows.own);
-  puller = std::make_unique<FeaturePuller>(
-      *ctx->comm, pullStarts, full.features.data(), full.numFeatures);
+  puller = std::make_unique<FeaturePuller>(*ctx->comm, pullStarts,
+                                           full.features.data(),
+                                           full.numFeatures, rows.copies);
   ctx->ds.features = gatherFeatures(ctx);
 }
 
@@ -645,7 +650,8 @@ std::string MiniBatchTraining::json() const {
               ? ", \"p3\": {\"own_share_rows\": [" + joined(ownShareRows) +
                     "], \"other_share_rows\": [" + joined(otherShareRows) + "]}"
               : std::string()) +
-         (puller ? ", \"pull\": {\"own_rows\": " + std::to_string(ownRows) +
+         (puller ? ", \"pull\": {\"copies\": " + std::to_string(pullCopies) +
+                       ", \"own_rows\": " + std::to_string(ownRows) +
                        ", \"pulled_rows\": " + std::to_string(pulledRows) +
                        ", \"feature_bytes_sent\": " +
                        std::to_string(puller->featureBytesSent()) +
@@ -773,8 +779,13 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
 }
 
 Dataset gnnrt::loadFeatureRowsForBatches(const std::string &data, int rank,
-                                         int size, FullGraph &full,
+                                         int size, int copies, FullGraph &full,
                                          FeatureRows &rows) {
+  if (copies < 1 || size % copies != 0)
+    fatal("--feature-copies " + std::to_string(copies) +
+          ": the copies must divide the " + std::to_string(size) +
+          " processes (each copy of the features is split over size / "
+          "copies of them)");
   Dataset ds;
   PreloadPart everything;
   std::string error;
@@ -783,10 +794,12 @@ Dataset gnnrt::loadFeatureRowsForBatches(const std::string &data, int rank,
                    /*features=*/false))
     fatal(data + "/" + error);
   ds.numSources = -1;
-  rows.starts = equalVertexSplit(full.numVertices, size);
+  const int groups = size / copies, range = rank % groups;
+  rows.copies = copies;
+  rows.starts = equalVertexSplit(full.numVertices, groups);
   int64_t total = 0;
-  if (!loadFeatureRows(data, full.numVertices, rows.starts[rank],
-                       rows.starts[rank + 1], rows.own, total, error))
+  if (!loadFeatureRows(data, full.numVertices, rows.starts[range],
+                       rows.starts[range + 1], rows.own, total, error))
     fatal(data + "/" + error);
   return ds;
 }

@@ -52,11 +52,13 @@ Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch,
                       std::vector<float> *storage = nullptr,
                       bool features = true);
 
-/// Feature pulling: process r holds the rows [starts[r], starts[r + 1]) of
-/// the features, `own` (row starts[r] first).
+/// Feature pulling: the features' rows cut into G = N / copies ranges
+/// [starts[p], starts[p + 1]), each held by `copies` processes; process r
+/// holds range r mod G, `own` (its first row first). FeaturePuller.
 struct FeatureRows {
   std::vector<int64_t> starts;
   std::vector<float> own;
+  int copies = 1;
 };
 
 class MiniBatchTraining {
@@ -181,6 +183,7 @@ private:
   // process read from its own features and pulled, summed (json()).
   std::unique_ptr<FeaturePuller> puller;
   std::vector<int64_t> pullStarts;
+  int pullCopies = 1;
   int64_t pulledRows = 0, ownRows = 0;
   /// Feature pulling: every row of the features, gathered from the owners.
   std::vector<float> gatherFeatures(gnnrtContext *ctx) const;
@@ -258,11 +261,13 @@ Dataset coBatchRows(const Dataset &batch, int rank, int size,
 /// Feature-pulling data parallel (--partition pull): what the process
 /// trains on before startMiniBatch keeps it, every vertex with its labels,
 /// masks and edges but no feature (the memory check counts every row: the
-/// evaluation binds them all), and in `rows` the equal vertex split and
-/// the features of this process's rows [starts[rank], starts[rank + 1]),
-/// read by ranged reads of the dataset; `full` its sizes and split counts.
+/// evaluation binds them all), and in `rows` the equal vertex split into
+/// size / `copies` ranges (--feature-copies; it must divide `size`) and the
+/// features of this process's range, read by ranged reads of the dataset;
+/// `full` its sizes and split counts.
 Dataset loadFeatureRowsForBatches(const std::string &data, int rank, int size,
-                                  FullGraph &full, FeatureRows &rows);
+                                  int copies, FullGraph &full,
+                                  FeatureRows &rows);
 
 /// The program mini-batch training runs on several processes, after
 /// refusing the options of the full-graph modes (`partition`: --partition;

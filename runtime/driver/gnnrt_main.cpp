@@ -78,6 +78,7 @@ struct Options {
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
   int64_t subChunks = 4;
   bool uncachedReads = false; // --uncached-reads (File.h)
+  int64_t featureCopies = 1;  // --feature-copies (FeaturePull.h)
 };
 
 const char *kUsage =
@@ -164,6 +165,8 @@ const char *kUsage =
     "                       co-batches, each batch split by rows; with\n"
     "                       --partition pull data parallel on the features'\n"
     "                       rows, the others pulled from their owners)\n"
+    "  --feature-copies C   with --partition pull: each row on C processes\n"
+    "                       (C divides them; default 1)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
     "  --pipeline           with --batch-size: up to 3 batches in flight,\n"
@@ -330,6 +333,8 @@ Options parseArgs(int argc, char **argv) {
                    mode + "'");
     } else if (a == "--sub-chunks") {
       o.subChunks = integer(1, 1024);
+    } else if (a == "--feature-copies") {
+      o.featureCopies = integer(1, 1 << 20);
     } else if (a == "--uncached-reads") {
       o.uncachedReads = true;
     } else if (a == "--batch-size") {
@@ -381,6 +386,9 @@ Options parseArgs(int argc, char **argv) {
       usageError("unknown option '" + a + "'");
     }
   }
+  if (o.featureCopies != 1 && o.partition != "pull")
+    usageError("--feature-copies holds each feature row on several "
+               "processes with --partition pull: give it too");
   if (o.partition == "pull" && o.batchSize == 0)
     usageError("--partition pull splits mini-batch training's features by "
                "rows: give --batch-size too");
@@ -462,7 +470,8 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       o.rowSplit.c_str(), o.repartitionGain,
       static_cast<long long>(o.bucketBytes),
       static_cast<long long>(o.batchSize));
-  return numbers + (" " + o.fanouts) + (o.pipeline ? " pipeline" : "");
+  return numbers + (" " + o.fanouts) + (o.pipeline ? " pipeline" : "") +
+         " copies " + std::to_string(o.featureCopies);
 }
 
 } // namespace
@@ -591,8 +600,8 @@ int main(int argc, char **argv) {
       rows = true;
       labelled = labelledTrainVertices(columns, selected);
     } else if (pull) {
-      ctx->ds =
-          loadFeatureRowsForBatches(o.data, rank, worldSize, full, pullRows);
+      ctx->ds = loadFeatureRowsForBatches(o.data, rank, worldSize,
+                                          o.featureCopies, full, pullRows);
       labelled = labelledTrainVertices(ctx->ds, selected);
     } else if (!loadDataset(
                    o.data, ctx->ds, error,

@@ -12,18 +12,23 @@
 using namespace gnnrt;
 
 FeaturePuller::FeaturePuller(Communicator &comm, std::vector<int64_t> starts,
-                             const float *own, int64_t width)
-    : comm(comm), starts(std::move(starts)), own(own), width(width) {
-  assert(static_cast<int>(this->starts.size()) == comm.size() + 1 &&
-         this->starts.front() == 0 && "a start per process and the end");
+                             const float *own, int64_t width, int copies)
+    : comm(comm), starts(std::move(starts)), own(own), width(width),
+      groups(comm.size() / copies), ownRange(comm.rank() % groups),
+      copyBase(comm.rank() / groups * groups) {
+  assert(copies >= 1 && comm.size() % copies == 0 &&
+         static_cast<int>(this->starts.size()) == groups + 1 &&
+         this->starts.front() == 0 && "a start per range and the end");
 }
 
-int FeaturePuller::owner(int64_t v) const {
-  // The last process whose first row is at most v (empty ranges skipped).
+int FeaturePuller::range(int64_t v) const {
+  // The last range whose first row is at most v (empty ranges skipped).
   return static_cast<int>(
       std::upper_bound(starts.begin(), starts.end() - 1, v) - starts.begin() -
       1);
 }
+
+int FeaturePuller::owner(int64_t v) const { return copyBase + range(v); }
 
 int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
   const int size = comm.size(), me = comm.rank();
@@ -39,7 +44,8 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
             std::to_string(starts.back()));
     owners[i] = owner(v);
     if (owners[i] == me)
-      std::memcpy(out + i * width, own + (v - starts[me]) * width, rowBytes);
+      std::memcpy(out + i * width, own + (v - starts[ownRange]) * width,
+                  rowBytes);
     else
       ++asked[owners[i]];
   }
@@ -74,10 +80,10 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
   std::vector<float> rows(static_cast<size_t>(given * width));
   for (int64_t k = 0; k < given; ++k) {
     const int64_t v = givenIds[k];
-    if (v < starts[me] || v >= starts[me + 1])
+    if (v < starts[ownRange] || v >= starts[ownRange + 1])
       fatal("internal error: a process asked for feature row " +
             std::to_string(v) + ", which this one does not hold");
-    std::memcpy(rows.data() + k * width, own + (v - starts[me]) * width,
+    std::memcpy(rows.data() + k * width, own + (v - starts[ownRange]) * width,
                 rowBytes);
   }
   std::vector<float> received(static_cast<size_t>(pulled * width));

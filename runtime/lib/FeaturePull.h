@@ -19,15 +19,22 @@
 
 namespace gnnrt {
 
-/// Process r of `comm` holds the rows [starts[r], starts[r + 1]) of a
-/// matrix of `width` floats (`own`, row starts[r] first); `starts` has
-/// comm.size() + 1 entries, non-decreasing, from 0.
+/// The rows of a matrix of `width` floats are cut into G = comm.size() /
+/// `copies` ranges, [starts[p], starts[p + 1]) (`starts` has G + 1 entries,
+/// non-decreasing, from 0), each held by `copies` processes (P³'s c-way
+/// feature replication, DIGEST-mggcn-granndis-p3.md §3.5): process r holds
+/// range r mod G (`own`, its first row first), and asks for a row of range
+/// p the process p + G floor(r / G), the one holding it among the G
+/// processes of r's copy (with `copies` 1: its only holder). `copies` must
+/// divide comm.size().
 class FeaturePuller {
 public:
   FeaturePuller(Communicator &comm, std::vector<int64_t> starts,
-                const float *own, int64_t width);
+                const float *own, int64_t width, int copies = 1);
 
-  /// The process that holds row `v`.
+  /// The range of row `v`.
+  int range(int64_t v) const;
+  /// The process this one asks for row `v` (itself for its own range).
   int owner(int64_t v) const;
 
   /// Collective (every process calls it, each with rows of its own): row
@@ -50,6 +57,7 @@ private:
   std::vector<int64_t> starts;
   const float *own;
   int64_t width;
+  int groups, ownRange, copyBase; // G, r mod G, G floor(r / G)
   int64_t rowsSent = 0, requestsSent = 0;
 };
 

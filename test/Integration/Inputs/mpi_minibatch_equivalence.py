@@ -13,8 +13,9 @@ smaller); per epoch the loss; per evaluation six int64 counts); nothing
 else is moved.
 
 With the features split by rows (--partition pull, docs/MiniBatch.md,
-"Feature pulling"; DATASET given), the process holds its rows of the
-equal vertex split, V / N of them, its memory check counts every row
+"Feature pulling"; DATASET given), the process holds its range of the
+equal vertex split into G = N / copies ranges (--feature-copies), V / G
+rows, its memory check counts every row
 (the evaluation binds them all: the summary's memory.estimate.features
 = 4 V F), and besides those all-reduces it moves exactly:
 
@@ -22,7 +23,7 @@ equal vertex split, V / N of them, its memory check counts every row
     all-to-all bytes = 8 (batches (N - 1) + pulled rows) + 4 F rows given
     all-gather calls = 1 + evaluations (every row for the whole graph's
                        binding: at the start and before each evaluation)
-    all-gather bytes = calls 4 F floor(V / N)
+    all-gather bytes = calls 4 F floor(V / G)
 
     mpi_minibatch_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS [DATASET]
 """
@@ -55,12 +56,14 @@ def check_pulls(summary, calls, nbytes, evals, dataset):
         sys.exit(f"feature bytes {pull} are not whole rows of {F}")
     want = {"alltoall": (3 * mb["batches"],
                          requests + pull["feature_bytes_sent"]),
-            "allgather": (1 + evals, (1 + evals) * 4 * F * (V // N)),
+            "allgather": (1 + evals,
+                          (1 + evals) * 4 * F * (V // (N // pull["copies"]))),
             "broadcast": (0, 0), "reduce_scatter": (0, 0)}
     for name, (c, b) in want.items():
         if (comm[name]["calls"], comm[name]["bytes"]) != (c, b):
             sys.exit(f"{name}: {comm[name]} against {c} calls, {b} bytes")
-    return (f"; pulled {pull['pulled_rows']} rows, {pull['own_rows']} own, "
+    return (f"; {pull['copies']} copies, pulled {pull['pulled_rows']} rows, "
+            f"{pull['own_rows']} own, "
             f"all-to-all and all-gather = formula")
 
 

@@ -327,59 +327,70 @@ TEST(RuntimeMPICommunicator, VariableBlocksAndNonBlockingBroadcast) {
 }
 
 // Feature-pulling data parallel: a matrix of 7-float rows split unevenly
-// over the ranks (rank 0 holds none on 3 or more ranks); every rank asks for
-// rows of every owner, its own included, some twice, in a scrambled order,
-// and gets each row's values; the all-to-alls carry the counts, the ids and
-// the rows asked of others, nothing else.
+// into the ranges of one copy (rank 0's empty with 3 or more ranges), held
+// once, twice (an even world) or by every rank; every rank asks for rows
+// of every range, its own included, some twice, in a scrambled order, and
+// gets each row's values from its copy's holder; the all-to-alls carry the
+// counts, the ids and the rows asked of others, nothing else.
 TEST(RuntimeMPICommunicator, FeaturePullerGivesEveryRowAsked) {
   Communicator &comm = world();
   const int n = comm.size(), me = comm.rank();
   constexpr int64_t kWidth = 7, kRows = 53;
-  std::vector<int64_t> starts(n + 1, kRows);
-  starts[0] = 0;
-  for (int r = 1; r < n; ++r)
-    starts[r] = n >= 3 && r == 1 ? 0 : kRows * r * r / (n * n);
   auto value = [](int64_t v, int64_t c) {
     return static_cast<float>(100 * v + c);
   };
-  std::vector<float> own;
-  for (int64_t v = starts[me]; v < starts[me + 1]; ++v)
-    for (int64_t c = 0; c < kWidth; ++c)
-      own.push_back(value(v, c));
-  FeaturePuller puller(comm, starts, own.data(), kWidth);
-  for (int64_t v = 0; v < kRows; ++v) {
-    const int o = puller.owner(v);
-    EXPECT_TRUE(starts[o] <= v && v < starts[o + 1]) << v;
-  }
-  std::vector<int64_t> asked;
-  for (int64_t k = 0; k < 2 * kRows; ++k)
-    if ((k * (me + 3)) % 5 != 0)
-      asked.push_back((k * 17 + 5 * me) % kRows);
-  std::vector<float> got(asked.size() * kWidth, -1.0f);
-  const CollectiveCount before = comm.counted(Collective::AllToAll);
-  const int64_t pulled =
-      puller.pull(asked.data(), static_cast<int64_t>(asked.size()), got.data());
-  const CollectiveCount after = comm.counted(Collective::AllToAll);
-  int64_t others = 0;
-  for (size_t i = 0; i < asked.size(); ++i) {
-    others += puller.owner(asked[i]) != me;
-    for (int64_t c = 0; c < kWidth; ++c)
-      ASSERT_EQ(got[i * kWidth + c], value(asked[i], c)) << i << " " << c;
-  }
-  EXPECT_EQ(pulled, others);
-  // What the others asked of this rank, as they count it.
-  int64_t given = 0;
-  for (int q = 0; q < n; ++q) {
-    if (q == me)
+  auto asks = [](int r, int64_t k) { return (k * (r + 3)) % 5 != 0; };
+  auto row = [](int r, int64_t k) { return (k * 17 + 5 * r) % kRows; };
+  for (int copies : {1, 2, n}) {
+    if (n % copies != 0)
       continue;
-    for (int64_t k = 0; k < 2 * kRows; ++k) {
-      const int64_t v = (k * 17 + 5 * q) % kRows;
-      given += (k * (q + 3)) % 5 != 0 && puller.owner(v) == me;
+    const int groups = n / copies;
+    std::vector<int64_t> starts(groups + 1, kRows);
+    starts[0] = 0;
+    for (int p = 1; p < groups; ++p)
+      starts[p] = groups >= 3 && p == 1 ? 0 : kRows * p * p / (groups * groups);
+    const int range = me % groups;
+    std::vector<float> own;
+    for (int64_t v = starts[range]; v < starts[range + 1]; ++v)
+      for (int64_t c = 0; c < kWidth; ++c)
+        own.push_back(value(v, c));
+    FeaturePuller puller(comm, starts, own.data(), kWidth, copies);
+    for (int64_t v = 0; v < kRows; ++v) {
+      const int p = puller.range(v), o = puller.owner(v);
+      EXPECT_TRUE(starts[p] <= v && v < starts[p + 1]) << v;
+      EXPECT_EQ(o, me / groups * groups + p) << v;
     }
+    std::vector<int64_t> asked;
+    for (int64_t k = 0; k < 2 * kRows; ++k)
+      if (asks(me, k))
+        asked.push_back(row(me, k));
+    std::vector<float> got(asked.size() * kWidth, -1.0f);
+    const CollectiveCount before = comm.counted(Collective::AllToAll);
+    const int64_t featureBefore = puller.featureBytesSent();
+    const int64_t pulled = puller.pull(
+        asked.data(), static_cast<int64_t>(asked.size()), got.data());
+    const CollectiveCount after = comm.counted(Collective::AllToAll);
+    int64_t others = 0;
+    for (size_t i = 0; i < asked.size(); ++i) {
+      others += puller.owner(asked[i]) != me;
+      for (int64_t c = 0; c < kWidth; ++c)
+        ASSERT_EQ(got[i * kWidth + c], value(asked[i], c))
+            << i << " " << c << " copies " << copies;
+    }
+    EXPECT_EQ(pulled, others);
+    // What the others asked of this rank: the rows of its range that the
+    // ranks of its copy asked for.
+    int64_t given = 0;
+    for (int q = 0; q < n; ++q)
+      for (int64_t k = 0; q != me && q / groups == me / groups && k < 2 * kRows;
+           ++k)
+        given += asks(q, k) && puller.range(row(q, k)) == range;
+    EXPECT_EQ(after.calls - before.calls, 3);
+    EXPECT_EQ(puller.featureBytesSent() - featureBefore, given * kWidth * 4);
+    EXPECT_EQ(puller.requestBytesSent(), (n - 1 + others) * 8);
+    EXPECT_EQ(after.bytes - before.bytes,
+              puller.featureBytesSent() + puller.requestBytesSent());
+    if (copies == n)
+      EXPECT_EQ(pulled, 0) << "every rank holds every row";
   }
-  EXPECT_EQ(after.calls - before.calls, 3);
-  EXPECT_EQ(puller.featureBytesSent(), given * kWidth * 4);
-  EXPECT_EQ(puller.requestBytesSent(), (n - 1 + others) * 8);
-  EXPECT_EQ(after.bytes - before.bytes,
-            puller.featureBytesSent() + puller.requestBytesSent());
 }
