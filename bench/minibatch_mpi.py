@@ -55,8 +55,8 @@ import run as harness  # noqa: E402
 
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 HIDDEN = 256
-MODES = ("alone", "data parallel", "feature pull", "P³", "co-batch", "alone EAS",
-         "co-batch EAS", "alone pipelined", "P³ pipelined")
+MODES = ("alone", "data parallel", "feature pull", "feature pull 2 copies", "P³",
+         "co-batch", "alone EAS", "co-batch EAS", "alone pipelined", "P³ pipelined")
 # The runs each mode's losses are compared with: EAS samples other batches,
 # and --pipeline trains at stale parameters (delayed SGD).
 BASE = {"alone EAS": "alone EAS", "co-batch EAS": "alone EAS",
@@ -170,6 +170,8 @@ def main(argv=None):
             "data parallel": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1"], 1),
             "feature pull": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1",
                                                                    "--partition", "pull"], 1),
+            "feature pull 2 copies": (MPIRUN + ["-np", str(n)] + common + [
+                "--threads", "1", "--partition", "pull", "--feature-copies", "2"], 1),
             "P³": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1", "--partition",
                                                          "features"], 1),
             "co-batch": (MPIRUN + ["-np", str(n), rows_exe] + common[1:] +
