@@ -119,8 +119,8 @@ const char *kUsage =
     "                       parts, each while the tile computes on the ones\n"
     "                       before, 1 to 1024 (default 4; 1: no pipeline)\n"
     "  --uncached-reads     what is read of the dataset and the spill file\n"
-    "                       leaves the page cache (spill writes go through\n"
-    "                       to the device): storage larger than memory\n"
+    "                       leaves the page cache by the next epoch (spill\n"
+    "                       writes go through): storage larger than memory\n"
     "  --preload-hops M     under mpirun: each process holds the vertices\n"
     "                       within M hops of its own (default: the model's\n"
     "                       hops, the exact closure; fewer approximate)\n"
@@ -840,6 +840,7 @@ int main(int argc, char **argv) {
       if (miniBatch)
         miniBatch->bindFull(ctx);
       ctx->training = false;
+      dropEveryCachedFile(); // --uncached-reads
       program->eval(ctx);
       ++evalCalls;
       double acc[3];

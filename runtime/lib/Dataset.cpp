@@ -264,6 +264,7 @@ bool loadGraphOnStorage(const std::string &dir, Dataset &ds,
   out.fd = openRegularFile(path, "indices.npy", error);
   if (out.fd < 0)
     return false;
+  rememberCachedFile(out.fd); // --uncached-reads: dropped before each epoch
   out.offset = static_cast<int64_t>(h.dataOffset);
   out.srcOffsets.assign(V + 1, 0);
   // Blocks of 16 MiB: ids in range, ascending within a destination (the
@@ -303,11 +304,13 @@ bool loadGraphOnStorage(const std::string &dir, Dataset &ds,
 }
 
 IndicesOnStorage::~IndicesOnStorage() {
+  forgetCachedFile(fd);
   if (fd >= 0)
     ::close(fd);
 }
 
 FeaturesOnStorage::~FeaturesOnStorage() {
+  forgetCachedFile(fd);
   if (fd >= 0)
     ::close(fd);
 }
@@ -343,6 +346,7 @@ static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
   out.fd = openRegularFile(path, "features.npy", error);
   if (out.fd < 0)
     return false;
+  rememberCachedFile(out.fd); // --uncached-reads: dropped before each epoch
   out.offset = static_cast<int64_t>(h.dataOffset);
   // Blocks of 16 MiB.
   const int64_t F = ds.numFeatures;

@@ -362,10 +362,7 @@ bool uncachedReads() { return uncached; }
 void dropCachedRange(int fd, int64_t offset, int64_t bytes) {
   if (!uncached)
     return;
-  {
-    std::lock_guard<std::mutex> lock(seenMutex);
-    seenFiles.insert(fd);
-  }
+  rememberCachedFile(fd);
   // DONTNEED drops the pages wholly inside the range: a page that a read
   // covers in part (a row of features.npy starts past its header, anywhere)
   // stays for the reads of its other rows, as on storage larger than memory
@@ -375,11 +372,27 @@ void dropCachedRange(int fd, int64_t offset, int64_t bytes) {
                         static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
 }
 
+void rememberCachedFile(int fd) {
+  if (!uncached || fd < 0)
+    return;
+  std::lock_guard<std::mutex> lock(seenMutex);
+  seenFiles.insert(fd);
+}
+
+void forgetCachedFile(int fd) {
+  std::lock_guard<std::mutex> lock(seenMutex);
+  seenFiles.erase(fd);
+}
+
 void dropEveryCachedFile() {
   if (!uncached)
     return;
-  std::lock_guard<std::mutex> lock(seenMutex);
-  for (int fd : seenFiles)
+  std::vector<int> files;
+  {
+    std::lock_guard<std::mutex> lock(seenMutex);
+    files.assign(seenFiles.begin(), seenFiles.end());
+  }
+  for (int fd : files)
     (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 }
 

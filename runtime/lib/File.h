@@ -74,10 +74,11 @@ bool readAt(int fd, const std::string &name, int64_t offset, void *data,
             int64_t bytes, std::string &error);
 
 /// Storage larger than memory, emulated (the executable's --uncached-reads,
-/// docs/MemoryBudget.md): what the runtime reads of the dataset and the
-/// spill file leaves no page in the page cache, so that its next read waits
-/// on the device as it would where the files do not fit in memory. Off by
-/// default (the page cache keeps what fits, as the kernel decides).
+/// docs/MemoryBudget.md): the pages wholly inside what the runtime reads of
+/// the dataset and the spill file leave the page cache after the read (a
+/// page read in part stays until the epoch's end), so that their next read
+/// waits on the device as it would where the files do not fit in memory.
+/// Off by default (the page cache keeps what fits, as the kernel decides).
 void setUncachedReads(bool on);
 bool uncachedReads();
 
@@ -88,10 +89,17 @@ bool uncachedReads();
 /// and remembers `fd` for dropEveryCachedFile.
 void dropCachedRange(int fd, int64_t offset, int64_t bytes);
 
+/// Under uncachedReads(): rememberCachedFile adds `fd` to the files
+/// dropEveryCachedFile drops (a file kept open for reads, at its opening);
+/// forgetCachedFile takes it out (before it is closed: its number may be
+/// another file's next).
+void rememberCachedFile(int fd);
+void forgetCachedFile(int fd);
+
 /// Under uncachedReads(): drops every file dropCachedRange saw whole: the
 /// pages reads covered in part and what the kernel read ahead beyond them
-/// (the driver calls it before each epoch, so that no epoch reads what the
-/// one before left cached).
+/// (the driver calls it before each epoch and each evaluation, so that none
+/// reads what the one before left cached).
 void dropEveryCachedFile();
 
 /// Under uncachedReads(): writes `fd`'s dirty pages through to the device

@@ -93,6 +93,7 @@ GraphOnStorage::~GraphOnStorage() {
       for (const SpillExtent &where : extents)
         if (where.bytes > 0)
           spill->release(where);
+  forgetCachedFile(fd);
   if (fd >= 0)
     ::close(fd);
 }

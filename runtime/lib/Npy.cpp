@@ -394,6 +394,7 @@ bool readNpyHeader(const std::string &path, const std::string &name,
 /// the page cache: File.h).
 static void closeRead(FILE *f) {
   dropCachedRange(fileno(f), 0, 0);
+  forgetCachedFile(fileno(f));
   std::fclose(f);
 }
 

@@ -163,8 +163,13 @@ SpillFile::SpillFile(int fd, std::string path)
     : fd(fd), filePath(std::move(path)) {}
 
 SpillFile::~SpillFile() {
+  forgetCachedFile(fd);
   if (fd >= 0)
     ::close(fd);
+}
+
+void SpillFile::dropCache(const SpillExtent &where) const {
+  dropCachedRange(fd, where.offset, where.bytes);
 }
 
 bool SpillFile::write(const void *data, int64_t bytes, SpillExtent &where,

@@ -94,6 +94,9 @@ public:
              std::string &error);
   /// Reads the extent `where` (from write) into host memory at `data`.
   bool read(const SpillExtent &where, void *data, std::string &error) const;
+  /// Under --uncached-reads (File.h): drops the extent's pages from the page
+  /// cache, those that reads of its parts left too.
+  void dropCache(const SpillExtent &where) const;
   /// Reads `bytes` at `offset` into the extent `where` (inside it).
   bool readPart(const SpillExtent &where, int64_t offset, void *data,
                 int64_t bytes, std::string &error) const;

@@ -10,8 +10,9 @@
 // created, ENOSPC, EFBIG under RLIMIT_FSIZE) are one line naming the place,
 // and a failed write leaves the slot resident and what was spilled before
 // intact. The spill file never appears in the directory. Under
-// --uncached-reads a spill write and every read leave no page of their
-// range in the page cache (mincore).
+// --uncached-reads a spill write and the pages wholly inside a read leave
+// the page cache, pages read in part stay until the driver drops every file
+// (mincore).
 //
 //===----------------------------------------------------------------------===//
 
@@ -830,7 +831,9 @@ TEST(RuntimeSpill, UncachedReadsAndWritesLeaveNoPageInTheCache) {
   // No read-ahead (the dup shares it): what it would bring in behind a
   // drop, asynchronously, is no part of what is checked.
   ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
-  SpillFile file(dup(fd), path);
+  const int spillFd = dup(fd);
+  ASSERT_GE(spillFd, 0);
+  SpillFile file(spillFd, path);
   std::mt19937_64 rng(7);
   const int64_t words = 1 << 20; // 4 MiB
   const std::vector<uint32_t> a = randomWords(rng, words),
