@@ -5,7 +5,7 @@ side in one run.
 
     bench/budget.py [--graph reddit] [--models gcn,gat] [--budgets 4G,3G,2G,1G]
                     [--strategies optimal,lru,streaming] [--epochs 3]
-                    [--row-chunks K] [--output budget-reddit]
+                    [--row-chunks K] [--uncached-reads] [--output budget-reddit]
 
 For every (model, budget, strategy) cell: `gnn-compile --mem-budget B
 --placement S --dataset D --remarks` (the chunk tiling's P and the placement
@@ -20,7 +20,10 @@ peers' Python when it has matplotlib).
 The graphs and executables are bench/run.py's (same cache). The spill file
 is in --spill-root (default bench/.cache/spill): on this machine it lands in
 the page cache, so "bytes moved" are real reads and writes but their time is
-mostly memory copies.
+mostly memory copies. With --uncached-reads every run passes the
+executable's --uncached-reads: what it reads leaves the page cache and the
+spill writes go through, so the reads and writes wait on the disk as for
+files larger than memory.
 """
 
 import argparse
@@ -87,13 +90,15 @@ def compile_cell(model, data, out, budget, strategy, row_chunks=0):
     return info
 
 
-def run_exe(exe, data, budget, epochs, spill, log_path, threads):
+def run_exe(exe, data, budget, epochs, spill, log_path, threads, uncached=False):
     os.makedirs(spill, exist_ok=True)
     summary = log_path + ".json"
     cmd = [exe, "--data", data, "--epochs", str(epochs), "--eval-every", "1000000",
            "--quiet", "--spill-dir", spill, "--json", summary]
     if budget:
         cmd += ["--mem-budget", str(budget)]
+    if uncached:
+        cmd.append("--uncached-reads")
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     r = harness.run_process(cmd, env, log_path, 7200, 0)
     if r["status"] == "ok":
@@ -129,6 +134,8 @@ def main():
                     help="the budgeted programs run their steps over the vertices "
                          "in this many row chunks (gnn-compile --row-chunks; "
                          "default: gnn-compile's choice, the fewest that fit)")
+    ap.add_argument("--uncached-reads", action="store_true",
+                    help="the runs read from and write to the disk, not the page cache")
     ap.add_argument("--output", default="budget-reddit")
     ap.add_argument("--spill-root", default=os.path.join(harness.CACHE, "spill"))
     ap.add_argument("--report-only", action="store_true",
@@ -151,7 +158,7 @@ def main():
         c = compile_cell(model, data, base_exe, 0, "")
         harness.log(f"{model}: in memory")
         base = run_exe(base_exe, data, 0, a.epochs, a.spill_root,
-                       base_exe + ".log", a.threads)
+                       base_exe + ".log", a.threads, a.uncached_reads)
         cells.append({"model": model, "budget": 0, "strategy": "in memory", **c, **base})
         for budget in [parse_bytes(b) for b in a.budgets.split(",")]:
             for strategy in a.strategies.split(","):
@@ -161,7 +168,7 @@ def main():
                 if c["compile_rc"] == 0:
                     harness.log(f"{model}: {fmt_gib(budget)} GiB, {strategy}")
                     r = run_exe(exe, data, budget, a.epochs, a.spill_root, exe + ".log",
-                                a.threads)
+                                a.threads, a.uncached_reads)
                     cell.update(r)
                     if r["status"] == "ok" and base["status"] == "ok":
                         cell["slowdown"] = r["epoch_ms"] / base["epoch_ms"]
@@ -177,7 +184,7 @@ def main():
     out = os.path.join(ROOT, "docs", "benchmarks", a.output)
     with open(out + ".json", "w") as f:
         json.dump({"graph": info, "started": started, "load": load, "epochs": a.epochs,
-                   "row_chunks": a.row_chunks,
+                   "row_chunks": a.row_chunks, "uncached_reads": a.uncached_reads,
                    "threads": a.threads, "command": " ".join(sys.argv[1:]), "cells": cells},
                   f, indent=1)
     write_report(out)
@@ -208,7 +215,10 @@ def write_report(out: str) -> None:
         f"`bench/budget.py {result['command']}` on {result['started']}, {result['threads']} "
         f"threads (load average {' '.join(result['load'])} at the start). "
         f"{info['vertices']:,} vertices, {info['edges']:,} edges, F = {info['features']}, "
-        f"C = {info['classes']}.",
+        f"C = {info['classes']}."
+        + (" Every run with `--uncached-reads`: what it reads leaves the page cache and "
+           "its spill writes go through, so the slow tier's reads and writes wait on "
+           "the disk." if result.get("uncached_reads") else ""),
         "",
         "Each cell: `gnn-compile --mem-budget B --placement S --dataset D`, then the "
         "executable with `--mem-budget B --spill-dir` for the epochs (the first left out of "

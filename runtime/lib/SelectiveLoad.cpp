@@ -112,8 +112,8 @@ bool SelectiveLoader::throughputs(SpillFile &file, int64_t rowBytes,
     }
     probed = true;
     double seconds;
-    if (!bestOfFive([&] { return file.read(probe, host.data(), error); },
-                    [] {}, seconds))
+    if (!bestOfFive([&] { return file.read(probe, host.data(), error); }, [] {},
+                    seconds))
       return false;
     tTrans = static_cast<double>(kProbeBytes) / seconds;
   }
