@@ -148,8 +148,8 @@ def main():
         f"out of core, streaming placement at 1.05x the least plan), "
         f"{args.epochs} epochs; median epoch after the first two. In memory: "
         f"{statistics.median(h['ms'] for h in ref['history']):.0f} ms. "
-        + ("Reads uncached (--uncached-reads: every range read leaves the page "
-           "cache, spill writes go through to the disk)."
+        + ("Reads uncached (--uncached-reads: the pages a read covers leave the "
+           "page cache by the next epoch, spill writes go through to the disk)."
            if args.uncached_reads else
            "The spill file and features.npy in the page cache.") +
         f" Command: `bench/selective.py {' '.join(sys.argv[1:])}`.", "",
