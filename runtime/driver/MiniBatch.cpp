@@ -377,11 +377,12 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
 std::vector<float> MiniBatchTraining::gatherFeatures(gnnrtContext *ctx) const {
   // The first copy's processes give their ranges, the others nothing.
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  const int groups = static_cast<int>(pullStarts.size()) - 1;
+  const std::vector<int64_t> &starts = puller->rangeStarts();
+  const int groups = static_cast<int>(starts.size()) - 1;
   std::vector<int64_t> counts(size, 0), displs(size, full.numVertices);
   for (int r = 0; r < groups; ++r) {
-    counts[r] = pullStarts[r + 1] - pullStarts[r];
-    displs[r] = pullStarts[r];
+    counts[r] = starts[r + 1] - starts[r];
+    displs[r] = starts[r];
   }
   std::vector<float> all(full.numVertices * full.numFeatures);
   ctx->comm->allGatherV(full.features.data(), counts[rank], all.data(),
@@ -390,10 +391,8 @@ std::vector<float> MiniBatchTraining::gatherFeatures(gnnrtContext *ctx) const {
 }
 
 void MiniBatchTraining::usePulledFeatures(gnnrtContext *ctx, FeatureRows rows) {
-  pullStarts = std::move(rows.starts);
-  pullCopies = rows.copies;
   full.features = std::move(rows.own);
-  puller = std::make_unique<FeaturePuller>(*ctx->comm, pullStarts,
+  puller = std::make_unique<FeaturePuller>(*ctx->comm, std::move(rows.starts),
                                            full.features.data(),
                                            full.numFeatures, rows.copies);
   ctx->ds.features = gatherFeatures(ctx);
@@ -650,14 +649,15 @@ std::string MiniBatchTraining::json() const {
               ? ", \"p3\": {\"own_share_rows\": [" + joined(ownShareRows) +
                     "], \"other_share_rows\": [" + joined(otherShareRows) + "]}"
               : std::string()) +
-         (puller ? ", \"pull\": {\"copies\": " + std::to_string(pullCopies) +
-                       ", \"own_rows\": " + std::to_string(ownRows) +
-                       ", \"pulled_rows\": " + std::to_string(pulledRows) +
-                       ", \"feature_bytes_sent\": " +
-                       std::to_string(puller->featureBytesSent()) +
-                       ", \"request_bytes_sent\": " +
-                       std::to_string(puller->requestBytesSent()) + "}"
-                 : std::string()) +
+         (puller
+              ? ", \"pull\": {\"copies\": " + std::to_string(puller->copies()) +
+                    ", \"own_rows\": " + std::to_string(ownRows) +
+                    ", \"pulled_rows\": " + std::to_string(pulledRows) +
+                    ", \"feature_bytes_sent\": " +
+                    std::to_string(puller->featureBytesSent()) +
+                    ", \"request_bytes_sent\": " +
+                    std::to_string(puller->requestBytesSent()) + "}"
+              : std::string()) +
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +
          "},\n";
@@ -778,6 +778,21 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
   return program;
 }
 
+/// Every vertex of the dataset `data` with its labels, masks and edges but
+/// no feature (the batches of feature pulling and P³ are sampled from it);
+/// `full` its sizes and split counts.
+static Dataset loadStructureForBatches(const std::string &data,
+                                       FullGraph &full) {
+  Dataset ds;
+  PreloadPart everything;
+  std::string error;
+  if (!loadRowPart(data, {0, -1}, ds, everything, full, error,
+                   /*features=*/false))
+    fatal(data + "/" + error);
+  ds.numSources = -1;
+  return ds;
+}
+
 Dataset gnnrt::loadFeatureRowsForBatches(const std::string &data, int rank,
                                          int size, int copies, FullGraph &full,
                                          FeatureRows &rows) {
@@ -786,14 +801,8 @@ Dataset gnnrt::loadFeatureRowsForBatches(const std::string &data, int rank,
           ": the copies must divide the " + std::to_string(size) +
           " processes (each copy of the features is split over size / "
           "copies of them)");
-  Dataset ds;
-  PreloadPart everything;
+  Dataset ds = loadStructureForBatches(data, full);
   std::string error;
-  // Every vertex's labels, masks and edges, no feature.
-  if (!loadRowPart(data, {0, -1}, ds, everything, full, error,
-                   /*features=*/false))
-    fatal(data + "/" + error);
-  ds.numSources = -1;
   const int groups = size / copies, range = rank % groups;
   rows.copies = copies;
   rows.starts = equalVertexSplit(full.numVertices, groups);
@@ -815,16 +824,9 @@ Dataset gnnrt::loadFeatureColumnsForBatches(
   std::copy(full.labelled, full.labelled + 3, ctx->lossCount);
   ctx->fullDegree[0] = std::move(part.inDegree);
   ctx->fullDegree[1] = std::move(part.outDegree);
-  // Every vertex's labels, masks and edges (no feature: the columns are
-  // ctx->ds's).
-  Dataset all;
-  PreloadPart everything;
+  // The features: the columns ctx->ds holds.
   FullGraph counts;
-  std::string error;
-  if (!loadRowPart(data, {0, full.numVertices}, all, everything, counts, error,
-                   /*features=*/false))
-    fatal(data + "/" + error);
-  all.numSources = -1;
+  Dataset all = loadStructureForBatches(data, counts);
   all.features = ctx->ds.features;
   all.numFeatures = ctx->ds.numFeatures;
   return all;

@@ -179,11 +179,10 @@ private:
   std::vector<std::vector<float>> spareFeatures;
   std::vector<float> takeSpareFeatures();
   void countBatchMemory(const gnnrtContext *ctx);
-  // Feature pulling: the owners' split, and the rows of the shares this
-  // process read from its own features and pulled, summed (json()).
+  // Feature pulling: the rows' holders (FeaturePuller), and the rows of the
+  // shares this process read from its own features and pulled, summed
+  // (json()).
   std::unique_ptr<FeaturePuller> puller;
-  std::vector<int64_t> pullStarts;
-  int pullCopies = 1;
   int64_t pulledRows = 0, ownRows = 0;
   /// Feature pulling: every row of the features, gathered from the owners.
   std::vector<float> gatherFeatures(gnnrtContext *ctx) const;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <numeric>
 #include <string>
 
 using namespace gnnrt;
@@ -49,9 +50,8 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
     else
       ++asked[owners[i]];
   }
-  std::vector<int64_t> askedAt(size, 0);
-  for (int q = 1; q < size; ++q)
-    askedAt[q] = askedAt[q - 1] + asked[q - 1];
+  std::vector<int64_t> askedAt(size);
+  std::exclusive_scan(asked.begin(), asked.end(), askedAt.begin(), int64_t{0});
   const int64_t pulled = askedAt[size - 1] + asked[size - 1];
   std::vector<int64_t> ids(pulled), slots(pulled);
   {
@@ -69,9 +69,9 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
     ranks[q] = q;
   comm.allToAllV(asked.data(), ones.data(), ranks.data(), givenCount.data(),
                  ones.data(), ranks.data());
-  std::vector<int64_t> givenAt(size, 0);
-  for (int q = 1; q < size; ++q)
-    givenAt[q] = givenAt[q - 1] + givenCount[q - 1];
+  std::vector<int64_t> givenAt(size);
+  std::exclusive_scan(givenCount.begin(), givenCount.end(), givenAt.begin(),
+                      int64_t{0});
   const int64_t given = givenAt[size - 1] + givenCount[size - 1];
   // The ids asked, then their rows back.
   std::vector<int64_t> givenIds(given);
@@ -91,7 +91,7 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
                  received.data(), asked.data(), askedAt.data(), width);
   for (int64_t k = 0; k < pulled; ++k)
     std::memcpy(out + slots[k] * width, received.data() + k * width, rowBytes);
-  rowsSent += given - givenCount[me];
+  rowsSent += given; // no process asks itself: givenCount[me] is 0
   requestsSent += (size - 1) + pulled;
   return pulled;
 }

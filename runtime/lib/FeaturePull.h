@@ -36,6 +36,9 @@ public:
   int range(int64_t v) const;
   /// The process this one asks for row `v` (itself for its own range).
   int owner(int64_t v) const;
+  /// The ranges' first rows and the end (G + 1 entries), and the copies.
+  const std::vector<int64_t> &rangeStarts() const { return starts; }
+  int copies() const { return comm.size() / groups; }
 
   /// Collective (every process calls it, each with rows of its own): row
   /// vertices[i] to out + i * width, for i < n (ids in [0, starts.back())).
