@@ -150,16 +150,35 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     }
     return p;
   };
-  // Batch i + 1 is sampled on a thread while batch i trains.
+  // Batch i + 1 is sampled on a thread while batch i trains. Pulling
+  // features, batch i + 1 is taken when batch i starts and its rows travel
+  // while batch i trains (DistDGL's prefetch), so batch i + 2 is sampled.
   std::future<Prepared> next;
+  size_t launched = 0;
+  auto take = [&]() {
+    auto p = std::make_shared<Prepared>(next.get());
+    if (launched < batches.size())
+      next = std::async(std::launch::async, prepare, launched++);
+    return p;
+  };
   if (!batches.empty())
-    next = std::async(std::launch::async, prepare, 0);
+    next = std::async(std::launch::async, prepare, launched++);
+  std::shared_ptr<Prepared> following; // batch i + 1, its pull started
   double lossSum = 0;
   int64_t count = 0;
   for (size_t i = 0; i < batches.size(); ++i) {
-    auto p = std::make_shared<Prepared>(next.get());
-    if (i + 1 < batches.size())
-      next = std::async(std::launch::async, prepare, i + 1);
+    std::shared_ptr<Prepared> p =
+        following ? std::exchange(following, nullptr) : take();
+    if (puller) {
+      // Every process starts and finishes the same pulls in the same order.
+      if (!p->pull.started)
+        startPull(*p);
+      finishPull(*p);
+      if (i + 1 < batches.size()) {
+        following = take();
+        startPull(*following);
+      }
+    }
     const int64_t step = ++steps, n = static_cast<int64_t>(batches[i].size());
     if (!scheduler) {
       const float loss = trainBatch(ctx, program, *p, step, n);
@@ -227,14 +246,6 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
     ctx->rowStarts = std::move(p.starts);
     ctx->rowLevels = std::move(p.levels);
   }
-  if (puller) {
-    // The share's input rows: the own ones copied, the others pulled.
-    const int64_t rows = static_cast<int64_t>(p.vertices.size());
-    const int64_t pulled =
-        puller->pull(p.vertices.data(), rows, ds.features.data());
-    pulledRows += pulled;
-    ownRows += rows - pulled;
-  }
   ctx->ds = std::move(ds);
   countBatchMemory(ctx);
   // A lane holds its batch; the process's own context keeps the whole
@@ -257,6 +268,19 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
   if (!saveDir.empty())
     batchLosses.push_back(loss);
   return loss;
+}
+
+void MiniBatchTraining::startPull(Prepared &p) {
+  // The share's input rows: the own ones copied, the others pulled.
+  p.pull =
+      puller->start(p.vertices.data(), static_cast<int64_t>(p.vertices.size()),
+                    p.ds.features.data());
+}
+
+void MiniBatchTraining::finishPull(Prepared &p) {
+  const int64_t pulled = puller->finish(p.pull);
+  pulledRows += pulled;
+  ownRows += static_cast<int64_t>(p.vertices.size()) - pulled;
 }
 
 MemoryCounters MiniBatchTraining::lanesMemory() const {

@@ -204,8 +204,10 @@ private:
     std::vector<float> worldDegrees[2];
     std::vector<int64_t> starts;
     std::vector<std::vector<int64_t>> levels;
-    // Feature pulling: the global ids of ds's rows (its features empty).
+    // Feature pulling: the global ids of ds's rows (its features empty
+    // until the pull finishes).
     std::vector<int64_t> vertices;
+    FeaturePuller::Pending pull;
   };
   /// P³: `batch`'s shares, process `rank`'s as its own rows.
   Prepared prepareShares(const SampledBatch &batch, int rank, int size) const;
@@ -213,6 +215,10 @@ private:
   /// trains it; its loss.
   float trainBatch(gnnrtContext *ctx, const Program &program, Prepared &p,
                    int64_t step, int64_t n);
+  /// Feature pulling: starts pulling batch `p`'s input rows into its
+  /// features (collective), and finishes it (counting the rows pulled).
+  void startPull(Prepared &p);
+  void finishPull(Prepared &p);
   // The pipeline (usePipeline): its lanes' contexts, the stashed versions,
   // the scheduler; null without one.
   std::vector<std::unique_ptr<gnnrtContext>> lanes;

@@ -32,6 +32,12 @@ int FeaturePuller::range(int64_t v) const {
 int FeaturePuller::owner(int64_t v) const { return copyBase + range(v); }
 
 int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
+  Pending pending = start(vertices, n, out);
+  return finish(pending);
+}
+
+FeaturePuller::Pending FeaturePuller::start(const int64_t *vertices, int64_t n,
+                                            float *out) {
   const int size = comm.size(), me = comm.rank();
   const size_t rowBytes = static_cast<size_t>(width) * sizeof(float);
   // The rows asked of each process, grouped by owner (a counting sort that
@@ -52,15 +58,19 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
   }
   std::vector<int64_t> askedAt(size);
   std::exclusive_scan(asked.begin(), asked.end(), askedAt.begin(), int64_t{0});
-  const int64_t pulled = askedAt[size - 1] + asked[size - 1];
-  std::vector<int64_t> ids(pulled), slots(pulled);
+  Pending p;
+  p.out = out;
+  p.started = true;
+  p.pulled = askedAt[size - 1] + asked[size - 1];
+  std::vector<int64_t> ids(p.pulled);
+  p.slots.resize(p.pulled);
   {
     std::vector<int64_t> next = askedAt;
     for (int64_t i = 0; i < n; ++i)
       if (owners[i] != me) {
         const int64_t k = next[owners[i]]++;
         ids[k] = vertices[i];
-        slots[k] = i;
+        p.slots[k] = i;
       }
   }
   // How many rows each process asks of this one.
@@ -77,21 +87,33 @@ int64_t FeaturePuller::pull(const int64_t *vertices, int64_t n, float *out) {
   std::vector<int64_t> givenIds(given);
   comm.allToAllV(ids.data(), asked.data(), askedAt.data(), givenIds.data(),
                  givenCount.data(), givenAt.data());
-  std::vector<float> rows(static_cast<size_t>(given * width));
+  p.sent.resize(static_cast<size_t>(given * width));
   for (int64_t k = 0; k < given; ++k) {
     const int64_t v = givenIds[k];
     if (v < starts[ownRange] || v >= starts[ownRange + 1])
       fatal("internal error: a process asked for feature row " +
             std::to_string(v) + ", which this one does not hold");
-    std::memcpy(rows.data() + k * width, own + (v - starts[ownRange]) * width,
+    std::memcpy(p.sent.data() + k * width, own + (v - starts[ownRange]) * width,
                 rowBytes);
   }
-  std::vector<float> received(static_cast<size_t>(pulled * width));
-  comm.allToAllV(rows.data(), givenCount.data(), givenAt.data(),
-                 received.data(), asked.data(), askedAt.data(), width);
-  for (int64_t k = 0; k < pulled; ++k)
-    std::memcpy(out + slots[k] * width, received.data() + k * width, rowBytes);
+  p.received.resize(static_cast<size_t>(p.pulled * width));
+  p.request =
+      comm.iAllToAllV(p.sent.data(), givenCount.data(), givenAt.data(),
+                      p.received.data(), asked.data(), askedAt.data(), width);
   rowsSent += given; // no process asks itself: givenCount[me] is 0
-  requestsSent += (size - 1) + pulled;
-  return pulled;
+  requestsSent += (size - 1) + p.pulled;
+  return p;
+}
+
+int64_t FeaturePuller::finish(Pending &p) {
+  assert(p.started && "finish() of a pull not started");
+  comm.wait(p.request);
+  const size_t rowBytes = static_cast<size_t>(width) * sizeof(float);
+  for (int64_t k = 0; k < p.pulled; ++k)
+    std::memcpy(p.out + p.slots[k] * width, p.received.data() + k * width,
+                rowBytes);
+  p.started = false;
+  p.sent = {};
+  p.received = {};
+  return p.pulled;
 }

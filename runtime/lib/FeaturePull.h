@@ -49,6 +49,24 @@ public:
   /// Returns the rows this process pulled from the others.
   int64_t pull(const int64_t *vertices, int64_t n, float *out);
 
+  /// A pull whose rows are still on their way: start() has copied the own
+  /// rows, exchanged the counts and ids and sent the rows asked of this
+  /// process without waiting (a non-blocking all-to-all); finish() waits for
+  /// the rows and puts them in place. In between the caller trains (DistDGL
+  /// prefetches a batch's features so) and calls other collectives in the
+  /// same order on every process; `out` stays untouched until finish().
+  struct Pending {
+    float *out = nullptr;
+    int64_t pulled = 0;
+    std::vector<int64_t> slots; // out's row of each received row
+    std::vector<float> sent, received;
+    Request request;
+    bool started = false;
+  };
+  Pending start(const int64_t *vertices, int64_t n, float *out);
+  /// Returns the rows pulled from the others (pull()'s result).
+  int64_t finish(Pending &pending);
+
   /// What pull() sent to the other processes so far: the rows this process
   /// gave them (features) and the ids and counts it asked with (requests),
   /// in bytes, as the communicator counts them.

@@ -390,7 +390,27 @@ TEST(RuntimeMPICommunicator, FeaturePullerGivesEveryRowAsked) {
     EXPECT_EQ(puller.requestBytesSent(), (n - 1 + others) * 8);
     EXPECT_EQ(after.bytes - before.bytes,
               puller.featureBytesSent() + puller.requestBytesSent());
-    if (copies == n)
+    if (copies == n) {
       EXPECT_EQ(pulled, 0) << "every rank holds every row";
+    }
+    // Two pulls in flight at once, another collective between their start
+    // and finish (mini-batch training's prefetch): each gets its rows.
+    const std::vector<int64_t> reversed(asked.rbegin(), asked.rend());
+    const int64_t count = static_cast<int64_t>(asked.size());
+    std::vector<float> first(asked.size() * kWidth, -1.0f),
+        second(asked.size() * kWidth, -1.0f);
+    FeaturePuller::Pending a = puller.start(asked.data(), count, first.data());
+    FeaturePuller::Pending b =
+        puller.start(reversed.data(), count, second.data());
+    float one = 1.0f, ranks = 0.0f;
+    comm.allReduce(&one, &ranks, 1, ReduceOp::Sum);
+    EXPECT_EQ(ranks, static_cast<float>(n));
+    EXPECT_EQ(puller.finish(b), others);
+    EXPECT_EQ(puller.finish(a), others);
+    for (size_t i = 0; i < asked.size(); ++i)
+      for (int64_t c = 0; c < kWidth; ++c) {
+        ASSERT_EQ(first[i * kWidth + c], value(asked[i], c)) << i;
+        ASSERT_EQ(second[i * kWidth + c], value(reversed[i], c)) << i;
+      }
   }
 }
