@@ -106,7 +106,8 @@ FeaturePuller::Pending FeaturePuller::start(const int64_t *vertices, int64_t n,
 }
 
 int64_t FeaturePuller::finish(Pending &p) {
-  assert(p.started && "finish() of a pull not started");
+  if (!p.started)
+    fatal("internal error: a feature pull finished that was not started");
   comm.wait(p.request);
   const size_t rowBytes = static_cast<size_t>(width) * sizeof(float);
   for (int64_t k = 0; k < p.pulled; ++k)

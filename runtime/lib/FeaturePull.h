@@ -54,8 +54,15 @@ public:
   /// process without waiting (a non-blocking all-to-all); finish() waits for
   /// the rows and puts them in place. In between the caller trains (DistDGL
   /// prefetches a batch's features so) and calls other collectives in the
-  /// same order on every process; `out` stays untouched until finish().
+  /// same order on every process. start() writes the own rows into `out`,
+  /// finish() the pulled ones. Move-only: the request's buffers are its own.
   struct Pending {
+    Pending() = default;
+    Pending(Pending &&) = default;
+    Pending &operator=(Pending &&) = default;
+    Pending(const Pending &) = delete;
+    Pending &operator=(const Pending &) = delete;
+
     float *out = nullptr;
     int64_t pulled = 0;
     std::vector<int64_t> slots; // out's row of each received row
