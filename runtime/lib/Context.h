@@ -247,6 +247,13 @@ struct gnnrtContext {
   /// gnnrtSpmmBroadcast's two receive buffers (the largest part's rows),
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
+  /// gnnrtStageRows's broadcasts in flight (by the stage's parity), the
+  /// stage it expects next, and the own rows it was given at stage 0.
+  struct {
+    gnnrt::Request pending[2];
+    int64_t next = 0;
+    const float *own = nullptr;
+  } kernelStages;
   /// gnnrtPieceScratch's floats and gnnrtPieceScratchI32's integers (in a
   /// buffer of as many floats), kept across calls.
   std::unique_ptr<gnnrt::Buffer> pieceScratch[2];

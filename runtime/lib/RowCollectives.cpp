@@ -14,6 +14,7 @@
 #include "gnnrt/GNNRuntime.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -256,6 +257,79 @@ void _mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
     fatal("gnnrtSpmmBroadcastRows: no level " + std::to_string(sourceLevel));
   spmmBroadcast(ctx, mean, weights, in, out, width, end, sourceLevel,
                 "gnnrtSpmmBroadcastRows");
+}
+
+int64_t gnnrtStageCount(gnnrtContext *ctx) {
+  return rowsAreSplit(ctx) ? ctx->comm->size() : 1;
+}
+
+int64_t gnnrtStageStart(gnnrtContext *ctx, int64_t stage) {
+  const int64_t count = gnnrtStageCount(ctx);
+  if (stage < 0 || stage > count)
+    fatal("gnnrtStageStart: stage " + std::to_string(stage) + " of " +
+          std::to_string(count));
+  if (!rowsAreSplit(ctx))
+    return stage == 0 ? 0 : sourcesOf(ctx->ds);
+  checkRowStarts(ctx, "gnnrtStageStart");
+  return ctx->rowStarts[stage];
+}
+
+void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                 gnnrtMemRefF32 *own, int64_t width,
+                                 int64_t stage, int64_t sourceLevel) {
+  const char *entry = "gnnrtStageRows";
+  auto &state = ctx->kernelStages;
+  const int64_t count = gnnrtStageCount(ctx), S = sourcesOf(ctx->ds);
+  if (stage < 0 || stage >= count || stage != (stage == 0 ? 0 : state.next))
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
+          " asked, stage " + std::to_string(stage == 0 ? 0 : state.next) +
+          " expected, of " + std::to_string(count));
+  if (!rowsAreSplit(ctx)) {
+    // One stage of every vertex's rows: the own rows (one process, a
+    // closure), or closed shares' own rows among zeros.
+    if (width < 0)
+      fatal(std::string(entry) + ": negative width");
+    needElements(own->sizes[0], ctx->ds.numVertices * width,
+                 std::string(entry) + " own rows");
+    *result = *own;
+    if (sharesAreClosed(ctx)) {
+      float *all = stageBuffer(ctx, S * width);
+      padOwnRows(ctx, own->aligned + own->offset, all, width);
+      *result = rowsMemRef(all, S, width);
+    }
+    return;
+  }
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  if (stage == 0) {
+    prepareStages(ctx, entry, own, width);
+    state.own = own->aligned + own->offset;
+  } else if (state.own != own->aligned + own->offset) {
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
+          " of other own rows than stage 0's");
+  }
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  auto rowsOf = [&](int64_t j) {
+    return j == rank ? const_cast<float *>(state.own)
+                     : ctx->stageBuffers[j % 2]->data;
+  };
+  auto issue = [&](int64_t j) {
+    state.pending[j % 2] = ctx->comm->iBroadcast(
+        rowsOf(j), rowsOfLevel(ctx, static_cast<int>(j), sourceLevel) * width,
+        static_cast<int>(j));
+  };
+  if (stage == 0)
+    issue(0);
+  ctx->comm->wait(state.pending[stage % 2]);
+  // Stage j + 1's rows go into the buffer stage j - 1's kernel has read.
+  if (stage + 1 < size)
+    issue(stage + 1);
+  state.next = stage + 1 < size ? stage + 1 : 0;
+  // Row u of every vertex's rows at (u - p[j]) * width of the stage's rows.
+  // (as an address: the shifted pointer points at no object of its own).
+  const uintptr_t shifted =
+      reinterpret_cast<uintptr_t>(rowsOf(stage)) -
+      static_cast<uintptr_t>(p[stage] * width) * sizeof(float);
+  *result = rowsMemRef(reinterpret_cast<float *>(shifted), p[stage + 1], width);
 }
 
 /// gnnrtSpmmReduce whose sums are zero beyond the sources' `level` (-1:

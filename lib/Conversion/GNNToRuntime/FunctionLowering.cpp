@@ -302,6 +302,12 @@ void FunctionLowering::planStagedGathers(Block &body) {
                FusedGatherLowering::stageableSpmmInput(fg) == rows &&
                !llvm::is_contained(fg.getDstInputs(), rows) &&
                !llvm::is_contained(fg.getEdgeInputs(), rows);
+      // A compiled kernel runs once per stage over one staged input (the
+      // others all-gathered).
+      if (!staged && FusedGatherLowering::kernelCanStage(fg, rows))
+        staged = llvm::none_of(fg.getSrcInputs(), [&](Value v) {
+          return stagedGathers.contains(v);
+        });
     } else if (auto sc = dyn_cast<ScatterOp>(user)) {
       // A gather of the scatter folded into an SpMM (planAggregations).
       if (skipped.contains(sc) && sc->hasOneUse()) {

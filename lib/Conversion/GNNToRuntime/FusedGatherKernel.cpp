@@ -185,7 +185,7 @@ void FusedKernelBuilder::forElements(
 void FusedKernelBuilder::emit(
     ArrayRef<Tensor> operands, const KernelCaches &caches,
     int64_t firstCacheArg, std::optional<std::pair<int64_t, int64_t>> tileInts,
-    GatherPart kernelPart, Value launchRows) {
+    GatherPart kernelPart, Value launchRows, int64_t inputRowsInt) {
   part = kernelPart;
   // Every lane computes the edge's one-element and per-head values; the
   // loops over the output's columns and the row reductions are split among
@@ -214,8 +214,11 @@ void FusedKernelBuilder::emit(
   if (tileInts) {
     tileLo = lb.toIndex(lb.b, kernels.getInt(tileInts->first));
     tileHi = lb.toIndex(lb.b, kernels.getInt(tileInts->second));
-    numVertices = lb.b.create<arith::SubIOp>(
-        loc, lb.b.create<memref::DimOp>(loc, offsets, 0), one);
+    numVertices =
+        inputRowsInt >= 0
+            ? lb.toIndex(lb.b, kernels.getInt(inputRowsInt))
+            : lb.b.create<arith::SubIOp>(
+                  loc, lb.b.create<memref::DimOp>(loc, offsets, 0), one);
   }
   const int64_t side = toDst ? 1 : 0;
   if (part != GatherPart::Whole)
@@ -521,17 +524,17 @@ void FusedKernelBuilder::emitEdgeValues(OpBuilder &eb, Value v, Value p) {
   }
 }
 
-LogicalResult
-gnn::emitFusedGatherKernel(LoweringBuilder &lb, KernelEmitter &kernels,
-                           FusedGatherOp fg, ArrayRef<Tensor> operands,
-                           const KernelCaches &caches, int64_t firstCacheArg,
-                           std::optional<std::pair<int64_t, int64_t>> tileInts,
-                           GatherPart part, Value launchRows) {
+LogicalResult gnn::emitFusedGatherKernel(
+    LoweringBuilder &lb, KernelEmitter &kernels, FusedGatherOp fg,
+    ArrayRef<Tensor> operands, const KernelCaches &caches,
+    int64_t firstCacheArg, std::optional<std::pair<int64_t, int64_t>> tileInts,
+    GatherPart part, Value launchRows, int64_t inputRowsInt) {
   assert((part == GatherPart::Whole || !tileInts) &&
          "long rows in pieces are not tiled");
   FusedKernelBuilder builder(lb, kernels, fg);
   if (failed(builder.checkWidths()))
     return failure();
-  builder.emit(operands, caches, firstCacheArg, tileInts, part, launchRows);
+  builder.emit(operands, caches, firstCacheArg, tileInts, part, launchRows,
+               inputRowsInt);
   return success();
 }

@@ -114,11 +114,35 @@ static std::optional<SpmmMatch> matchSpmm(FusedGatherOp fg) {
   return SpmmMatch{x, w, computedScale};
 }
 
+/// Whether `v` of `fg`'s body is computed from the block argument of the
+/// source input `x`.
+static bool readsSourceInput(FusedGatherOp fg, Value v, Value x) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getArgNumber() < fg.getSrcInputs().size() &&
+           fg.getSrcInputs()[arg.getArgNumber()] == x;
+  Operation *op = v.getDefiningOp();
+  return op && llvm::any_of(op->getOperands(), [&](Value o) {
+           return readsSourceInput(fg, o, x);
+         });
+}
+
 Value FusedGatherLowering::stageableSpmmInput(FusedGatherOp fg) {
   if (getChunks(fg) > 1)
     return Value();
   std::optional<SpmmMatch> match = matchSpmm(fg);
-  return match && !match->computedScale ? match->x : Value();
+  // Weights computed per edge first (GAT's attention, one head) from other
+  // inputs than the staged rows.
+  if (!match || (match->computedScale &&
+                 readsSourceInput(fg, match->computedScale, match->x)))
+    return Value();
+  return match->x;
+}
+
+bool FusedGatherLowering::kernelCanStage(FusedGatherOp fg, Value rows) {
+  return !matchSpmm(fg) && fg.getSide() == Side::Dst &&
+         llvm::count(fg.getSrcInputs(), rows) == 1 &&
+         !llvm::is_contained(fg.getDstInputs(), rows) &&
+         !llvm::is_contained(fg.getEdgeInputs(), rows) && getChunks(fg) == 1;
 }
 
 void FusedGatherLowering::collect(Operation *function) {
@@ -197,7 +221,12 @@ LogicalResult FusedGatherLowering::computeEdgeScalars(FusedGatherOp fg,
            numRows = numSrc + numDst + fg.getEdgeInputs().size();
   kernels.setBuffer(0, weights);
   for (auto [i, v] : llvm::enumerate(operands)) {
-    Tensor t = buffers.lookup(v);
+    // Rows arriving in stages: the scale does not read them
+    // (stageableSpmmInput); the own rows stand in.
+    Value own = stagedGathers && i < fg.getSrcInputs().size()
+                    ? stagedGathers->lookup(v)
+                    : Value();
+    Tensor t = buffers.lookup(own ? own : v);
     if (!cast<MemRefType>(t.buf.getType()).getElementType().isF32())
       return fg.emitOpError() << "reads a non-f32 row in a per-edge scalar";
     kernels.setBuffer(i + 1, t.buf);
@@ -267,9 +296,23 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                        "kernel yet; runs untiled";
   SmallVector<Value> operands = fg.getRowInputs();
   llvm::append_range(operands, fg.getParams());
+  // Row partitioning: a neighbour input whose all-gather arrives in
+  // broadcast stages (FunctionLowering::planStagedGathers): the kernel runs
+  // once per stage over the edges from the stage's rows, which the runtime
+  // gives (gnnrtStageRows); the process's own rows are what it reads.
+  int64_t staged = -1;
+  Value stagedOwn;
   SmallVector<Tensor> tensors;
-  for (Value v : operands)
-    tensors.push_back(buffers.lookup(v));
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    Value own = stagedGathers && i < fg.getSrcInputs().size()
+                    ? stagedGathers->lookup(v)
+                    : Value();
+    if (own) {
+      staged = static_cast<int64_t>(i);
+      stagedOwn = own;
+    }
+    tensors.push_back(buffers.lookup(own ? own : v));
+  }
   // Each gathered row's dimensions: static ones, `?` from an operand whose
   // rows have the same shape. Kernel operands: the results, then the
   // operands (buffers and row sizes), then the edge caches.
@@ -335,27 +378,60 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
       kernels.setBuffer(firstCacheArg + static_cast<int64_t>(i),
                         std::get<1>(c)->buf, cacheAccess);
   };
+  // The stages: a loop on the host around the kernel's launch, each
+  // iteration with its stage's rows and input range.
+  scf::ForOp stageLoop;
+  Value stageLo, stageHi, stageEnd;
+  if (staged >= 0) {
+    Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
+    stageEnd = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, count});
+    stageLoop = lb.b.create<scf::ForOp>(lb.loc, lb.cIndex(0),
+                                        lb.toIndex(lb.b, count), lb.cIndex(1));
+    markStageLoop(stageLoop);
+    lb.b.setInsertionPoint(stageLoop.getBody()->getTerminator());
+    Value j = lb.toI64(stageLoop.getInductionVar());
+    Tensor &rows = tensors[staged];
+    // Every row of each stage (-1), unless a level's rows restrict it.
+    rows.buf = lb.call(rt::Call::gnnrtStageRows,
+                       {lb.ctx, buffers.lookup(stagedOwn).buf,
+                        lb.toI64(rows.rowSize), j, lb.cI64(-1)});
+    stageLo = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, j});
+    stageHi =
+        lb.call(rt::Call::gnnrtStageStart, {lb.ctx, lb.add(j, lb.cI64(1))});
+    rowCollectives->push_back({"broadcast", buffers.sizeKey(rows.rowSize)});
+  }
   setOperands();
   // Tiles: the input range [lo, hi) of the edges' other ends, as kernel
   // integers after the operands' (the whole range unless RowChunks runs the
-  // kernel in tiles).
+  // kernel in tiles, or a stage's range).
   std::optional<std::pair<int64_t, int64_t>> tileInts;
-  if (tiles) {
+  int64_t inputRowsInt = -1;
+  if (tiles || staged >= 0) {
     tileInts = {firstCacheArg + static_cast<int64_t>(caches.size()),
                 firstCacheArg + static_cast<int64_t>(caches.size()) + 1};
-    kernels.setInt(tileInts->first, lb.cI64(0));
-    kernels.setInt(tileInts->second,
-                   lb.toI64(lb.sizes.gatheredRows(fg.getSide() != Side::Dst)));
+    kernels.setInt(tileInts->first, staged >= 0 ? stageLo : lb.cI64(0));
+    kernels.setInt(tileInts->second, staged >= 0
+                                         ? stageHi
+                                         : lb.toI64(lb.sizes.gatheredRows(
+                                               fg.getSide() != Side::Dst)));
+  }
+  if (staged >= 0) {
+    inputRowsInt = tileInts->second + 1;
+    kernels.setInt(inputRowsInt, stageEnd);
   }
   // Long rows in pieces: the rows' kernel leaves them to a kernel over
   // their pieces, which writes partial rows into the scratch, and one over
   // the long rows, which folds them (an argument output: with one output
   // only, whose argument partials the scratch's integers hold).
-  const bool pieces = longRowPieces && !tiles && (!argOut.buf || numOuts == 1);
+  const bool pieces =
+      longRowPieces && !tileInts && (!argOut.buf || numOuts == 1);
   if (failed(emitFusedGatherKernel(
           lb, kernels, fg, tensors, caches, firstCacheArg, tileInts,
-          pieces ? GatherPart::Rows : GatherPart::Whole)))
+          pieces ? GatherPart::Rows : GatherPart::Whole, Value(),
+          inputRowsInt)))
     return failure();
+  if (stageLoop)
+    lb.b.setInsertionPointAfter(stageLoop);
   if (pieces) {
     const int64_t side = toDst ? 1 : 0;
     Value pieceRow = lb.call(rt::Call::gnnrtGraphLongRows,
@@ -385,7 +461,7 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
         return failure();
     }
   }
-  if (tileInts)
+  if (tiles)
     markTiledLaunch(&*std::prev(lb.b.getInsertionPoint()), tileInts->first,
                     tileInts->second, toDst ? 1 : 0,
                     static_cast<bool>(argOut.buf));

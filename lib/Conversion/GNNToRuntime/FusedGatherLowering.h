@@ -51,7 +51,10 @@ enum class GatherPart { Whole, Rows, Pieces, Combine };
 /// outputs' widths). With `tileInts`, the kernel integers at those
 /// positions are the range [lo, hi) of input rows whose edges it gathers
 /// (a tile: RowChunks.h); the rows' results are set at the tile with
-/// lo = 0 and finished (mean, empty max/min) at the one with hi = V.
+/// lo = 0 and finished (mean, empty max/min) at the one with hi = V, the
+/// rows of the gathered side, or the kernel integer at `inputRowsInt` when
+/// given (the input's rows: row partitioning's stages, where the sources
+/// are every vertex and the destinations the own).
 /// `launchRows` (host side, index): the pieces or long rows the Pieces and
 /// Combine kernels run over.
 LogicalResult emitFusedGatherKernel(
@@ -59,7 +62,8 @@ LogicalResult emitFusedGatherKernel(
     ArrayRef<Tensor> operands, const KernelCaches &caches,
     int64_t firstCacheArg,
     std::optional<std::pair<int64_t, int64_t>> tileInts = std::nullopt,
-    GatherPart part = GatherPart::Whole, Value launchRows = Value());
+    GatherPart part = GatherPart::Whole, Value launchRows = Value(),
+    int64_t inputRowsInt = -1);
 
 /// The fused gathers of `body` that may keep a per-edge value for a later
 /// one (an edge cache: the same value, as edgeCachesFor finds it), with
@@ -85,9 +89,15 @@ public:
   /// neighbours' rows with no per-edge scale computed from its inputs (what
   /// gnnrtSpmmBroadcast and gnnrtSpmmReduce run in stages); null otherwise.
   static Value stageableSpmmInput(FusedGatherOp fg);
+  /// Whether `fg` runs as a compiled kernel (not as an SpMM), whose
+  /// neighbour input `rows` (an all-gather's) may then arrive in broadcast
+  /// stages: a gather to the destinations reading `rows` as one source
+  /// input only, not tiled.
+  static bool kernelCanStage(FusedGatherOp fg, Value rows);
   /// Row partitioning's stages (FunctionLowering's plans): the all-gathers
-  /// whose one reader runs as gnnrtSpmmBroadcast, with the tensor of own
-  /// rows each gathers; the aggregations to the source whose one reader, a
+  /// whose one reader runs as gnnrtSpmmBroadcast or as a kernel over
+  /// broadcast stages, with the tensor of own rows each gathers; the
+  /// aggregations to the source whose one reader, a
   /// reduce-scatter, runs with them as gnnrtSpmmReduce, with its result;
   /// and where the lowered collectives are recorded.
   void setStages(const DenseMap<Value, Value> *gathers,

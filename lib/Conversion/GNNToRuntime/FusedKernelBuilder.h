@@ -40,7 +40,7 @@ public:
   void emit(ArrayRef<Tensor> operands, const KernelCaches &caches,
             int64_t firstCacheArg,
             std::optional<std::pair<int64_t, int64_t>> tileInts,
-            GatherPart part, Value launchRows);
+            GatherPart part, Value launchRows, int64_t inputRowsInt = -1);
 
 private:
   /// Kernel side: the operands' buffers and row widths, the caches, the

@@ -29,6 +29,7 @@ enum class Role {
   RowLoss,       // gnnrtSoftmaxCrossEntropy: the chunks' shares added up
   RowLoop,       // a loop in the function over the rows, each its own row only
   RowBroadcast,  // gnnrtSpmmBroadcast: its first output rows (a level's)
+  RowStages,     // a kernel's broadcast stages (markStageLoop): the same
 };
 
 /// The call's entry point, if `op` calls one.
@@ -129,6 +130,8 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
   // and writing only each iteration's row, else only over constant bounds
   // (one unbatched row).
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (loop->hasAttr(kStageLoopAttr))
+      return Role::RowStages;
     if (loop->hasAttr(kOwnRowLoopAttr) && loop.getUpperBound() == numV &&
         getConstantIntValue(loop.getLowerBound()) == 0 &&
         getConstantIntValue(loop.getStep()) == 1)
@@ -174,6 +177,10 @@ static constexpr StringLiteral kTileSideAttr = "gnn.tile_side";
 static constexpr StringLiteral kTileLaunchAttr = "gnn.tile_launch";
 static constexpr StringLiteral kEdgeChunksAttr = "gnn.edge_chunks";
 
+void mlir::gnn::markStageLoop(Operation *loop) {
+  loop->setAttr(kStageLoopAttr, UnitAttr::get(loop->getContext()));
+}
+
 void mlir::gnn::markEdgeChunks(Operation *take) {
   take->setAttr(kEdgeChunksAttr, UnitAttr::get(take->getContext()));
 }
@@ -209,9 +216,10 @@ void mlir::gnn::finishRowChunks(ModuleOp module) {
     }
   });
   module.walk([](Operation *op) {
-    for (StringRef name : {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr,
-                           kTileIntsAttr, kTileResetAttr, kTileSideAttr,
-                           kTileLaunchAttr, kOwnRowLoopAttr, kEdgeChunksAttr})
+    for (StringRef name :
+         {kAllRowsAttr, kNeighbourRowsAttr, kInputChunkAttr, kTileIntsAttr,
+          kTileResetAttr, kTileSideAttr, kTileLaunchAttr, kOwnRowLoopAttr,
+          kStageLoopAttr, kEdgeChunksAttr})
       op->removeAttr(name);
   });
 }
@@ -315,7 +323,8 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
     std::optional<Role> role = roleOf(op, lb.sizes.numV);
     // The staged sums of a split graph restrict only to a level's first
     // rows (gnnrtSpmmBroadcastRows), not to row chunks.
-    if (!role || (*role == Role::RowBroadcast && !range)) {
+    if (!role ||
+        ((*role == Role::RowBroadcast || *role == Role::RowStages) && !range)) {
       if (refused)
         *refused = true;
       if (refusedBy)
@@ -424,6 +433,24 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
         args.push_back(lb.cI64(std::max<int64_t>(range->level - 1, 0)));
         lb.call(rt::Call::gnnrtSpmmBroadcastRows, args);
         op->erase();
+        return;
+      }
+      if (role == Role::RowStages) {
+        // The kernel over the level's rows; the stages' rows of the sources'
+        // level (gnnrtStageRows(ctx, own, width, stage, level)).
+        Value level = lb.cI64(std::max<int64_t>(range->level - 1, 0));
+        for (Operation &inner : llvm::make_early_inc_range(
+                 cast<scf::ForOp>(op).getBody()->without_terminator())) {
+          std::optional<rt::Call> callee = calleeOf(&inner);
+          if (callee == rt::Call::gnnrtStageRows) {
+            inner.setOperand(4, level);
+          } else if (callee == rt::Call::gnnrtParallelFor) {
+            b.setInsertionPoint(&inner);
+            lb.call(rt::Call::gnnrtParallelForRange,
+                    {inner.getOperand(0), inner.getOperand(1), begin, stop});
+            inner.erase();
+          }
+        }
         return;
       }
       if (role == Role::RowSpmm) {

@@ -93,7 +93,10 @@
 ///      (its slot's chunk and those gnnrtTileInput registered) in
 ///      sub-chunks as the kernel runs over them (NeuGraph's pipeline for a
 ///      fused gather's tiles).
-#define GNNRT_API_VERSION 23
+///  24: gnnrtStageCount, gnnrtStageStart and gnnrtStageRows give a
+///      compiled fused gather's neighbour rows in broadcast stages (row
+///      partitioning: MG-GCN's stages for a kernel that is not an SpMM).
+#define GNNRT_API_VERSION 24
 
 #ifdef __cplusplus
 extern "C" {
@@ -648,6 +651,28 @@ _mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
                                     gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                     gnnrtMemRefF32 *out, int64_t width,
                                     int64_t end, int64_t sourceLevel);
+/// The broadcast stages of a compiled kernel (a fused gather to the
+/// destinations whose neighbour rows are an all-gather's, gnnc's lowering
+/// runs it once per stage over the edges from the stage's rows): the
+/// number of stages (the processes when the rows are split, else 1), the
+/// first row of stage j among every vertex's (stage `count`: the
+/// sources' count), and stage j's rows, as a memref that row u of every
+/// vertex's rows is read from, u * width on, for u in the stage's range
+/// (its data shifted: other rows are not there). `own` holds the process's
+/// own rows. Stage 0 issues the broadcast of the first stage's rows; stage
+/// j waits for its rows and issues stage j + 1's into the other of two
+/// buffers, so the stages must be asked for in order, each after the
+/// kernel of the one before has run. In one process the one stage is `own`.
+/// `sourceLevel` >= 0 (the program on blocks): a co-batch's stage j
+/// broadcasts only its owner's rows of that level (ctx->rowLevels), as
+/// gnnrtSpmmBroadcastRows does; -1: every row.
+GNNRT_EXPORT int64_t gnnrtStageCount(gnnrtContext *ctx);
+GNNRT_EXPORT int64_t gnnrtStageStart(gnnrtContext *ctx, int64_t stage);
+GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,
+                                              gnnrtContext *ctx,
+                                              gnnrtMemRefF32 *own,
+                                              int64_t width, int64_t stage,
+                                              int64_t sourceLevel);
 /// Its adjoint in stages: out[v] for the own vertices v = the sum over the
 /// processes of their weighted sums over v's out-edges of their own rows
 /// `in` (what an aggregation to the source and gnnrtReduceScatterRows

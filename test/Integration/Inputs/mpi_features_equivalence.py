@@ -27,7 +27,10 @@ vertices, rank 0's n0 own rows and N processes:
     mpi_features_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS DATASET SYNCS STAGED GATHERS SCATTERS SHARDED
 
 Widths are comma-separated integers, F or C, or "-" for none; SHARDED is
-comma-separated parameter names.
+comma-separated parameter names. STAGED and GATHERS may be TRAIN/EVAL
+where the training step's and the evaluation's differ (as in
+mpi_rows_equivalence.py); the training step's then count once per epoch,
+the evaluation's once per evaluation.
 """
 
 import json
@@ -51,8 +54,16 @@ def widths(text):
 
 
 syncs = [w for w, _ in widths(syncs)]
-staged = [w for w, _ in widths(staged)]
-gathers = [w for w, _ in widths(gathers)]
+
+
+def per_function(text):
+    train, slash, evaluation = text.partition("/")
+    return ([w for w, _ in widths(train)],
+            [w for w, _ in widths(evaluation if slash else train)])
+
+
+staged, eval_staged = per_function(staged)
+gathers, eval_gathers = per_function(gathers)
 marked = widths(scatters)
 scatters = [w for w, _ in marked]
 staged_scatters = sum(1 for _, tilde in marked if tilde)
@@ -76,9 +87,10 @@ runs = epochs + evals
 expect = {
     "reduce_scatter": (runs * len(syncs) + epochs * (N * staged_scatters + len(scatters) - staged_scatters),
                        4 * n * (runs * sum(syncs) + epochs * sum(scatters))),
-    "allgather": (epochs * len(syncs) + runs * len(gathers),
-                  4 * n0 * (epochs * sum(syncs) + runs * sum(gathers))),
-    "broadcast": (runs * N * len(staged), 4 * n * runs * sum(staged)),
+    "allgather": (epochs * (len(syncs) + len(gathers)) + evals * len(eval_gathers),
+                  4 * n0 * (epochs * (sum(syncs) + sum(gathers)) + evals * sum(eval_gathers))),
+    "broadcast": (N * (epochs * len(staged) + evals * len(eval_staged)),
+                  4 * n * (epochs * sum(staged) + evals * sum(eval_staged))),
     "allreduce": all_reduce_formula(many, floats - shard_floats),
 }
 check_formula(comm, expect)

@@ -27,7 +27,12 @@ counts).
 
 STAGED, GATHERS and SCATTERS: comma-separated widths (integers, F, C), or
 "-" for none; a scatter width after "~" is staged (gnnrtSpmmReduce: one
-reduce to each owner, N per reduce-scatter).
+reduce to each owner, N per reduce-scatter). STAGED and GATHERS may be
+TRAIN/EVAL, the training step's widths and the evaluation's, where they
+differ (a compiled kernel's rows arrive in stages where it is their one
+reader: in the evaluation of GAT, whose training step reads them again
+in the backward); in the formulas above the training step's count once
+per epoch and the evaluation's once per evaluation.
 """
 
 import json
@@ -54,7 +59,14 @@ def widths(text, marked=False):
     return out
 
 
-staged, gathers = widths(staged), widths(gathers)
+
+
+def per_function(text):
+    train, _, evaluation = text.partition("/")
+    return widths(train), widths(evaluation if _ else train)
+
+
+(staged, eval_staged), (gathers, eval_gathers) = per_function(staged), per_function(gathers)
 marked = widths(scatters, marked=True)
 scatters = [w for w, _ in marked]
 staged_scatters = sum(1 for _, tilde in marked if tilde)
@@ -75,15 +87,24 @@ if part["repartitions"]:
 history = many["history"]
 epochs = len(history)
 evals = sum(1 for h in history if "train_acc" in h)
+
+
+def per_run(train, evaluation):
+    """What the training steps and the evaluations move together."""
+    return epochs * train + evals * evaluation
+
+
 expect = {
-    "allgather": ((epochs + evals) * len(gathers), 4 * n0 * (epochs + evals) * sum(gathers)),
+    "allgather": (per_run(len(gathers), len(eval_gathers)),
+                  4 * n0 * per_run(sum(gathers), sum(eval_gathers))),
     "reduce_scatter": (epochs * (N * staged_scatters + len(scatters) - staged_scatters),
                        4 * n * epochs * sum(scatters)),
     "allreduce": all_reduce_formula(many, floats),
-    "broadcast": ((epochs + evals) * N * len(staged), 4 * n * (epochs + evals) * sum(staged)),
+    "broadcast": (N * per_run(len(staged), len(eval_staged)),
+                  4 * n * per_run(sum(staged), sum(eval_staged))),
 }
 check_formula(comm, expect)
-received = ((epochs + evals) * (n - n0) * (sum(staged) + sum(gathers)) * 4
+received = ((n - n0) * per_run(sum(staged) + sum(gathers), sum(eval_staged) + sum(eval_gathers)) * 4
             + epochs * (N - 1) * n0 * sum(scatters) * 4)
 print(f"{N} processes: {epochs} epochs, losses agree, parameters agree "
       f"(largest rel-norm {worst:.1e}); rank 0 owns {n0} of {n} vertices and "
