@@ -274,16 +274,52 @@ int64_t gnnrtStageStart(gnnrtContext *ctx, int64_t stage) {
   return ctx->rowStarts[stage];
 }
 
+/// The stage's rows of every vertex's rows at `data` as a memref that row u
+/// of every vertex's is read or written at u * width of (the data shifted
+/// by the stage's first row: as an address, since the shifted pointer
+/// points at no object of its own).
+static gnnrtMemRefF32 stageMemRef(const gnnrtContext *ctx, float *data,
+                                  int64_t stage, int64_t width) {
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  const uintptr_t shifted =
+      reinterpret_cast<uintptr_t>(data) -
+      static_cast<uintptr_t>(p[stage] * width) * sizeof(float);
+  return rowsMemRef(reinterpret_cast<float *>(shifted), p[stage + 1], width);
+}
+
+/// Checks that `stage` is the one a staged kernel's loop asks next.
+static void checkStage(gnnrtContext *ctx, const char *entry, int64_t stage) {
+  const int64_t count = gnnrtStageCount(ctx);
+  const int64_t expected = stage == 0 ? 0 : ctx->kernelStages.next;
+  if (stage < 0 || stage >= count || stage != expected)
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
+          " asked, stage " + std::to_string(expected) + " expected, of " +
+          std::to_string(count));
+}
+
+/// Checks the own rows a staged kernel's loop gives at `stage`: at stage 0
+/// they are kept (and the stage buffers grown), later they must be the
+/// same.
+static void keepStageOwnRows(gnnrtContext *ctx, const char *entry,
+                             gnnrtMemRefF32 *own, int64_t width,
+                             int64_t stage) {
+  auto &state = ctx->kernelStages;
+  if (stage == 0) {
+    prepareStages(ctx, entry, own, width);
+    state.own = own->aligned + own->offset;
+  } else if (state.own != own->aligned + own->offset) {
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
+          " of other own rows than stage 0's");
+  }
+}
+
 void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                                  gnnrtMemRefF32 *own, int64_t width,
                                  int64_t stage, int64_t sourceLevel) {
   const char *entry = "gnnrtStageRows";
   auto &state = ctx->kernelStages;
-  const int64_t count = gnnrtStageCount(ctx), S = sourcesOf(ctx->ds);
-  if (stage < 0 || stage >= count || stage != (stage == 0 ? 0 : state.next))
-    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
-          " asked, stage " + std::to_string(stage == 0 ? 0 : state.next) +
-          " expected, of " + std::to_string(count));
+  const int64_t S = sourcesOf(ctx->ds);
+  checkStage(ctx, entry, stage);
   if (!rowsAreSplit(ctx)) {
     // One stage of every vertex's rows: the own rows (one process, a
     // closure), or closed shares' own rows among zeros.
@@ -300,14 +336,7 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     return;
   }
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  if (stage == 0) {
-    prepareStages(ctx, entry, own, width);
-    state.own = own->aligned + own->offset;
-  } else if (state.own != own->aligned + own->offset) {
-    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
-          " of other own rows than stage 0's");
-  }
-  const std::vector<int64_t> &p = ctx->rowStarts;
+  keepStageOwnRows(ctx, entry, own, width, stage);
   auto rowsOf = [&](int64_t j) {
     return j == rank ? const_cast<float *>(state.own)
                      : ctx->stageBuffers[j % 2]->data;
@@ -324,12 +353,64 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   if (stage + 1 < size)
     issue(stage + 1);
   state.next = stage + 1 < size ? stage + 1 : 0;
-  // Row u of every vertex's rows at (u - p[j]) * width of the stage's rows.
-  // (as an address: the shifted pointer points at no object of its own).
-  const uintptr_t shifted =
-      reinterpret_cast<uintptr_t>(rowsOf(stage)) -
-      static_cast<uintptr_t>(p[stage] * width) * sizeof(float);
-  *result = rowsMemRef(reinterpret_cast<float *>(shifted), p[stage + 1], width);
+  *result = stageMemRef(ctx, rowsOf(stage), stage, width);
+}
+
+void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
+                                       gnnrtContext *ctx, gnnrtMemRefF32 *own,
+                                       int64_t width, int64_t stage) {
+  const char *entry = "gnnrtReduceStageRows";
+  checkStage(ctx, entry, stage);
+  if (!rowsAreSplit(ctx)) {
+    if (width < 0)
+      fatal(std::string(entry) + ": negative width");
+    needElements(own->sizes[0], ctx->ds.numVertices * width,
+                 std::string(entry) + " own rows");
+    // Closed shares: every source's sums, of which the own rows are kept.
+    const int64_t S = sourcesOf(ctx->ds);
+    *result = sharesAreClosed(ctx)
+                  ? rowsMemRef(stageBuffer(ctx, S * width), S, width)
+                  : *own;
+    return;
+  }
+  keepStageOwnRows(ctx, entry, own, width, stage);
+  auto &state = ctx->kernelStages;
+  ctx->comm->wait(state.pending[stage % 2]); // stage j - 2's buffer is free
+  *result = stageMemRef(ctx,
+                        stage == ctx->comm->rank()
+                            ? const_cast<float *>(state.own)
+                            : ctx->stageBuffers[stage % 2]->data,
+                        stage, width);
+}
+
+void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
+                                       int64_t width, int64_t stage) {
+  const char *entry = "gnnrtReduceStageSend";
+  auto &state = ctx->kernelStages;
+  checkStage(ctx, entry, stage);
+  if (!rowsAreSplit(ctx)) {
+    if (sharesAreClosed(ctx))
+      takeOwnRows(ctx, ctx->stageBuffers[0]->data, own->aligned + own->offset,
+                  width);
+    return;
+  }
+  if (state.own != own->aligned + own->offset)
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
+          " of other own rows than stage 0's");
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  float *ownRows = const_cast<float *>(state.own);
+  float *rows = stage == rank ? ownRows : ctx->stageBuffers[stage % 2]->data;
+  // Stage j's partial sums to their owner, in place there, while stage
+  // j + 1 computes.
+  state.pending[stage % 2] =
+      ctx->comm->iReduce(rows, rows, (p[stage + 1] - p[stage]) * width,
+                         static_cast<int>(stage), ReduceOp::Sum);
+  state.next = stage + 1 < size ? stage + 1 : 0;
+  if (stage + 1 == size) {
+    ctx->comm->wait(state.pending[0]);
+    ctx->comm->wait(state.pending[1]);
+  }
 }
 
 /// gnnrtSpmmReduce whose sums are zero beyond the sources' `level` (-1:

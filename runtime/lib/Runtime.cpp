@@ -442,6 +442,16 @@ void gnnrtParallelForRange(gnnrtContext *ctx,
   ctx->device->launch(ctx, kernel, begin, end);
 }
 
+void gnnrtParallelForRows(gnnrtContext *ctx,
+                          void (*kernel)(gnnrtContext *, int64_t, int64_t),
+                          int64_t begin, int64_t end) {
+  noTileInputs(ctx, "gnnrtParallelForRows");
+  if (begin < 0 || end < begin)
+    fatal("gnnrtParallelForRows: rows [" + std::to_string(begin) + ", " +
+          std::to_string(end) + ")");
+  ctx->device->launch(ctx, kernel, begin, end);
+}
+
 void _mlir_ciface_gnnrtView(gnnrtMemRefF32 *result, gnnrtContext *,
                             gnnrtMemRefF32 *buffer, int64_t offset,
                             int64_t count) {

@@ -326,7 +326,8 @@ void FunctionLowering::planStagedGathers(Block &body) {
     auto fg = rs.getInput().getDefiningOp<FusedGatherOp>();
     if (!fg || isWholeGraph(fg.getGraph()) || fg.getSide() != Side::Src ||
         fg.getAcc() != Accumulator::Sum || !rs.getInput().hasOneUse() ||
-        !FusedGatherLowering::stageableSpmmInput(fg))
+        (!FusedGatherLowering::stageableSpmmInput(fg) &&
+         !FusedGatherLowering::kernelCanReduce(fg)))
       continue;
     stagedReduces[rs.getInput()] = rs.getResult();
     skipped.insert(rs);

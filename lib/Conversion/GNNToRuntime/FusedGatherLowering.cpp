@@ -138,6 +138,12 @@ Value FusedGatherLowering::stageableSpmmInput(FusedGatherOp fg) {
   return match->x;
 }
 
+bool FusedGatherLowering::kernelCanReduce(FusedGatherOp fg) {
+  return !matchSpmm(fg) && fg.getSide() == Side::Src &&
+         fg.getAcc() == Accumulator::Sum && fg.getOuts().size() == 1 &&
+         !fg.getArg() && getChunks(fg) == 1;
+}
+
 bool FusedGatherLowering::kernelCanStage(FusedGatherOp fg, Value rows) {
   return !matchSpmm(fg) && fg.getSide() == Side::Dst &&
          llvm::count(fg.getSrcInputs(), rows) == 1 &&
@@ -296,6 +302,14 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                        "kernel yet; runs untiled";
   SmallVector<Value> operands = fg.getRowInputs();
   llvm::append_range(operands, fg.getParams());
+  // Row partitioning: sums to the sources whose one reader is a
+  // reduce-scatter (FunctionLowering::planStagedGathers) run in reduce
+  // stages, each over the sources of one process's rows, reduced to it
+  // while the next computes; the reduce-scatter's result (the own rows) is
+  // what they fill.
+  const Value reduced = stagedReduces && fg.getSide() == Side::Src
+                            ? stagedReduces->lookup(fg.getOuts()[0])
+                            : Value();
   // Row partitioning: a neighbour input whose all-gather arrives in
   // broadcast stages (FunctionLowering::planStagedGathers): the kernel runs
   // once per stage over the edges from the stage's rows, which the runtime
@@ -332,8 +346,14 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                << "cannot size its result: no operand has rows of type " << row;
       dims = tensors[it - operands.begin()].dims;
     }
-    outs.push_back(buffers.alloc(
-        lb.sizes.gatheredRows(fg.getSide() == Side::Dst), true, dims));
+    // Sums to the sources in reduce stages: each stage's rows come from
+    // the runtime (gnnrtReduceStageRows), no buffer of every vertex's.
+    if (reduced)
+      outs.push_back(Tensor{Value(), lb.sizes.gatheredRows(false), true, dims,
+                            lb.product(dims)});
+    else
+      outs.push_back(buffers.alloc(
+          lb.sizes.gatheredRows(fg.getSide() == Side::Dst), true, dims));
   }
   int64_t numOuts = outs.size();
   Tensor argOut;
@@ -382,6 +402,23 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // iteration with its stage's rows and input range.
   scf::ForOp stageLoop;
   Value stageLo, stageHi, stageEnd;
+  Tensor reducedOwn;
+  if (reduced) {
+    reducedOwn = buffers.alloc(lb.sizes.numV, true, outs[0].dims);
+    Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
+    stageLoop = lb.b.create<scf::ForOp>(lb.loc, lb.cIndex(0),
+                                        lb.toIndex(lb.b, count), lb.cIndex(1));
+    markStageLoop(stageLoop);
+    lb.b.setInsertionPoint(stageLoop.getBody()->getTerminator());
+    Value j = lb.toI64(stageLoop.getInductionVar());
+    outs[0].buf =
+        lb.call(rt::Call::gnnrtReduceStageRows,
+                {lb.ctx, reducedOwn.buf, lb.toI64(outs[0].rowSize), j});
+    stageLo = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, j});
+    stageHi =
+        lb.call(rt::Call::gnnrtStageStart, {lb.ctx, lb.add(j, lb.cI64(1))});
+    rowCollectives->push_back({"reduce", buffers.sizeKey(outs[0].rowSize)});
+  }
   if (staged >= 0) {
     Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
     stageEnd = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, count});
@@ -424,12 +461,23 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // the long rows, which folds them (an argument output: with one output
   // only, whose argument partials the scratch's integers hold).
   const bool pieces =
-      longRowPieces && !tileInts && (!argOut.buf || numOuts == 1);
+      longRowPieces && !tileInts && !reduced && (!argOut.buf || numOuts == 1);
   if (failed(emitFusedGatherKernel(
           lb, kernels, fg, tensors, caches, firstCacheArg, tileInts,
           pieces ? GatherPart::Rows : GatherPart::Whole, Value(),
           inputRowsInt)))
     return failure();
+  if (reduced) {
+    // The stage's rows only, then their sums to the owner.
+    Operation *launch = &*std::prev(lb.b.getInsertionPoint());
+    assert(calleeOf(launch) == rt::Call::gnnrtParallelFor && "a launch");
+    lb.call(rt::Call::gnnrtParallelForRows,
+            {launch->getOperand(0), launch->getOperand(1), stageLo, stageHi});
+    launch->erase();
+    lb.call(rt::Call::gnnrtReduceStageSend,
+            {lb.ctx, reducedOwn.buf, lb.toI64(outs[0].rowSize),
+             lb.toI64(stageLoop.getInductionVar())});
+  }
   if (stageLoop)
     lb.b.setInsertionPointAfter(stageLoop);
   if (pieces) {
@@ -461,10 +509,15 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
         return failure();
     }
   }
-  if (tiles)
+  // (A staged kernel's launch is in its loop, which RowChunks knows.)
+  if (tiles && !stageLoop)
     markTiledLaunch(&*std::prev(lb.b.getInsertionPoint()), tileInts->first,
                     tileInts->second, toDst ? 1 : 0,
                     static_cast<bool>(argOut.buf));
+  if (reduced) {
+    buffers.bind(reduced, reducedOwn);
+    return success();
+  }
   for (auto [o, t] : llvm::zip(fg.getOuts(), outs))
     buffers.bind(o, t);
   return success();

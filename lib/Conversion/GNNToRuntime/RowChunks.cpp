@@ -80,7 +80,9 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
     case rt::Call::gnnrtDim:
     case rt::Call::gnnrtParam:
     case rt::Call::gnnrtGrad:
-    case rt::Call::gnnrtUseGraph: // the graph of the step, before its chunks
+    case rt::Call::gnnrtUseGraph:   // the graph of the step, before its chunks
+    case rt::Call::gnnrtStageCount: // a staged kernel's stages (queries)
+    case rt::Call::gnnrtStageStart:
       return Role::Shared;
     case rt::Call::gnnrtKernelArg:
     case rt::Call::gnnrtKernelArgI32:

@@ -95,7 +95,10 @@
 ///      fused gather's tiles).
 ///  24: gnnrtStageCount, gnnrtStageStart and gnnrtStageRows give a
 ///      compiled fused gather's neighbour rows in broadcast stages (row
-///      partitioning: MG-GCN's stages for a kernel that is not an SpMM).
+///      partitioning: MG-GCN's stages for a kernel that is not an SpMM),
+///      gnnrtReduceStageRows and gnnrtReduceStageSend run a kernel's sums
+///      to the sources in reduce stages, each launched over its sources by
+///      gnnrtParallelForRows (any first row).
 #define GNNRT_API_VERSION 24
 
 #ifdef __cplusplus
@@ -250,6 +253,13 @@ GNNRT_EXPORT void gnnrtParallelForRange(gnnrtContext *ctx,
                                         void (*kernel)(gnnrtContext *, int64_t,
                                                        int64_t),
                                         int64_t begin, int64_t end);
+/// The same for a kernel whose rows are each computed on their own (no
+/// partial per chunk: a fused gather's), over any rows [begin, end) with
+/// 0 <= begin <= end (ABI 24: a reduce stage's sources).
+GNNRT_EXPORT void gnnrtParallelForRows(gnnrtContext *ctx,
+                                       void (*kernel)(gnnrtContext *, int64_t,
+                                                      int64_t),
+                                       int64_t begin, int64_t end);
 
 /// A buffer of `numElements` floats owned by the context and identified by
 /// `slot`: allocated on the first call, the same memory on every later call
@@ -673,6 +683,24 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,
                                               gnnrtMemRefF32 *own,
                                               int64_t width, int64_t stage,
                                               int64_t sourceLevel);
+/// The reduce stages of a compiled kernel (a fused gather summing to the
+/// sources whose one reader is a reduce-scatter): stage j's kernel writes
+/// the partial sums of the sources [p(j), p(j+1)) into the memref
+/// gnnrtReduceStageRows gives (row u at u * width, shifted as
+/// gnnrtStageRows's), the owner's into `own` (its rows of the result) in
+/// place, and gnnrtReduceStageSend reduces them to the owner (MPI_Ireduce)
+/// while stage j + 1 computes; asking for stage j waits for stage j - 2's
+/// reduce (its buffer), the last send waits for all. In one process the one
+/// stage is `own`; closed shares sum every source's rows and keep their own.
+GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
+                                                    gnnrtContext *ctx,
+                                                    gnnrtMemRefF32 *own,
+                                                    int64_t width,
+                                                    int64_t stage);
+GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx,
+                                                    gnnrtMemRefF32 *own,
+                                                    int64_t width,
+                                                    int64_t stage);
 /// Its adjoint in stages: out[v] for the own vertices v = the sum over the
 /// processes of their weighted sums over v's out-edges of their own rows
 /// `in` (what an aggregation to the source and gnnrtReduceScatterRows
