@@ -469,8 +469,11 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     return failure();
   if (reduced) {
     // The stage's rows only, then their sums to the owner.
-    Operation *launch = &*std::prev(lb.b.getInsertionPoint());
-    assert(calleeOf(launch) == rt::Call::gnnrtParallelFor && "a launch");
+    auto launch = dyn_cast<func::CallOp>(&*std::prev(lb.b.getInsertionPoint()));
+    if (!launch ||
+        launch.getCallee() != rt::getName(rt::Call::gnnrtParallelFor))
+      return fg.emitOpError()
+             << "internal error: no kernel launch to run in reduce stages";
     lb.call(rt::Call::gnnrtParallelForRows,
             {launch->getOperand(0), launch->getOperand(1), stageLo, stageHi});
     launch->erase();

@@ -24,7 +24,8 @@ namespace mlir::gnn {
 /// buffer but whole small ones: parameters, scratch), so that a row chunk
 /// of its step can run it over the chunk's rows (RowChunks.h).
 constexpr StringLiteral kOwnRowLoopAttr = "gnn.own_row_loop";
-/// Marks a loop of a kernel's broadcast stages (markStageLoop, RowChunks.h).
+/// Marks a loop of a kernel's broadcast or reduce stages (markStageLoop,
+/// RowChunks.h).
 constexpr StringLiteral kStageLoopAttr = "gnn.stage_loop";
 inline void markOwnRowLoop(Operation *loop) {
   loop->setAttr(kOwnRowLoopAttr, UnitAttr::get(loop->getContext()));

@@ -69,11 +69,15 @@ struct TileLaunch {
 };
 /// The tile launch `op` is, if it is one.
 std::optional<TileLaunch> tileLaunchOf(Operation *op);
-/// Marks `loop` as row partitioning's broadcast stages of a compiled kernel
-/// (FusedGatherLowering): each iteration asks gnnrtStageRows for a stage's
-/// rows and launches the kernel over the own rows (gnnrtParallelFor). A
-/// level's rows (the program on blocks) restrict the launch to the level's
-/// first rows and the stages to the sources' level; row chunks are refused.
+/// Marks `loop` as row partitioning's stages of a compiled kernel
+/// (FusedGatherLowering): broadcast stages, each iteration asking
+/// gnnrtStageRows for a stage's rows and launching the kernel over the own
+/// rows (gnnrtParallelFor), which a level's rows (the program on blocks)
+/// restrict to the level's first rows and the stages to the sources'
+/// level; or reduce stages (gnnrtReduceStageRows, the kernel over a
+/// stage's sources, gnnrtReduceStageSend), which run whole (to-source
+/// aggregations of a partitioned program compute every row). Row chunks
+/// are refused.
 void markStageLoop(Operation *loop);
 /// Marks the take (gnnrtBuffer) of a buffer of per-edge values indexed by
 /// edge id that steps in row chunks read and write only at the in-edges of
