@@ -248,11 +248,16 @@ struct gnnrtContext {
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
   /// gnnrtStageRows's broadcasts in flight (by the stage's parity), the
-  /// stage it expects next, and the own rows it was given at stage 0.
+  /// stage it expects next, and the own rows it was given at stage 0;
+  /// gnnrtReduceStageSend's reduces in flight (by parity), the own rows of
+  /// each part (a kernel's outputs) and the largest process's rows.
   struct {
     gnnrt::Request pending[2];
     int64_t next = 0;
     const float *own = nullptr;
+    std::vector<gnnrt::Request> reducing[2];
+    std::vector<const float *> owns;
+    int64_t most = 0;
   } kernelStages;
   /// gnnrtPieceScratch's floats and gnnrtPieceScratchI32's integers (in a
   /// buffer of as many floats), kept across calls.

@@ -356,61 +356,113 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   *result = stageMemRef(ctx, rowsOf(stage), stage, width);
 }
 
+/// Checks a reduce stage's part: its own rows (`own`, of `width` floats) and
+/// its floats [rowOffset, rowOffset + width) of a row of `totalWidth`.
+static float *reducePartRows(gnnrtContext *ctx, const char *entry,
+                             gnnrtMemRefF32 *own, int64_t width, int64_t part,
+                             int64_t rowOffset, int64_t totalWidth) {
+  if (width < 0 || part < 0 || rowOffset < 0 || totalWidth < rowOffset + width)
+    fatal(std::string(entry) + ": part " + std::to_string(part) + " of " +
+          std::to_string(width) + " floats at " + std::to_string(rowOffset) +
+          " of " + std::to_string(totalWidth));
+  needElements(own->sizes[0], ctx->ds.numVertices * width,
+               std::string(entry) + " own rows");
+  return own->aligned + own->offset;
+}
+
 void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
                                        gnnrtContext *ctx, gnnrtMemRefF32 *own,
-                                       int64_t width, int64_t stage) {
+                                       int64_t width, int64_t stage,
+                                       int64_t part, int64_t rowOffset,
+                                       int64_t totalWidth) {
   const char *entry = "gnnrtReduceStageRows";
   checkStage(ctx, entry, stage);
+  float *ownRows =
+      reducePartRows(ctx, entry, own, width, part, rowOffset, totalWidth);
   if (!rowsAreSplit(ctx)) {
-    if (width < 0)
-      fatal(std::string(entry) + ": negative width");
-    needElements(own->sizes[0], ctx->ds.numVertices * width,
-                 std::string(entry) + " own rows");
-    // Closed shares: every source's sums, of which the own rows are kept.
+    // Closed shares: every source's sums, of which the own rows are kept
+    // (each part at its offset of the buffer); else the own rows are all.
     const int64_t S = sourcesOf(ctx->ds);
     *result = sharesAreClosed(ctx)
-                  ? rowsMemRef(stageBuffer(ctx, S * width), S, width)
+                  ? rowsMemRef(stageBuffer(ctx, S * totalWidth) + S * rowOffset,
+                               S, width)
                   : *own;
     return;
   }
-  keepStageOwnRows(ctx, entry, own, width, stage);
+  checkRowStarts(ctx, entry);
   auto &state = ctx->kernelStages;
-  ctx->comm->wait(state.pending[stage % 2]); // stage j - 2's buffer is free
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  if (stage == 0 && part == 0) {
+    // Every reduce of an earlier loop is done (its last send waited).
+    state.most = 0;
+    for (size_t r = 0; r + 1 < p.size(); ++r)
+      state.most = std::max(state.most, p[r + 1] - p[r]);
+    for (auto &b : ctx->stageBuffers)
+      grownBuffer(*ctx->device, b, state.most * totalWidth);
+    state.owns.clear();
+  }
+  if (stage == 0 && part == static_cast<int64_t>(state.owns.size()))
+    state.owns.push_back(ownRows);
+  if (part >= static_cast<int64_t>(state.owns.size()) ||
+      state.owns[part] != ownRows)
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) + " part " +
+          std::to_string(part) + " of other own rows than stage 0's");
+  if (part == 0) {
+    // Stage j - 2's reduces used this parity's buffer.
+    for (Request &r : state.reducing[stage % 2])
+      ctx->comm->wait(r);
+    state.reducing[stage % 2].clear();
+  }
   *result = stageMemRef(ctx,
                         stage == ctx->comm->rank()
-                            ? const_cast<float *>(state.own)
-                            : ctx->stageBuffers[stage % 2]->data,
+                            ? ownRows
+                            : ctx->stageBuffers[stage % 2]->data +
+                                  state.most * rowOffset,
                         stage, width);
 }
 
 void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
-                                       int64_t width, int64_t stage) {
+                                       int64_t width, int64_t stage,
+                                       int64_t part, int64_t parts,
+                                       int64_t rowOffset, int64_t totalWidth) {
   const char *entry = "gnnrtReduceStageSend";
   auto &state = ctx->kernelStages;
   checkStage(ctx, entry, stage);
+  float *ownRows =
+      reducePartRows(ctx, entry, own, width, part, rowOffset, totalWidth);
+  if (part >= parts)
+    fatal(std::string(entry) + ": part " + std::to_string(part) + " of " +
+          std::to_string(parts));
   if (!rowsAreSplit(ctx)) {
     if (sharesAreClosed(ctx))
-      takeOwnRows(ctx, ctx->stageBuffers[0]->data, own->aligned + own->offset,
-                  width);
+      takeOwnRows(ctx,
+                  ctx->stageBuffers[0]->data + sourcesOf(ctx->ds) * rowOffset,
+                  ownRows, width);
     return;
   }
-  if (state.own != own->aligned + own->offset)
-    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
-          " of other own rows than stage 0's");
+  if (part >= static_cast<int64_t>(state.owns.size()) ||
+      state.owns[part] != ownRows)
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) + " part " +
+          std::to_string(part) + " of other own rows than stage 0's");
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
   const std::vector<int64_t> &p = ctx->rowStarts;
-  float *ownRows = const_cast<float *>(state.own);
-  float *rows = stage == rank ? ownRows : ctx->stageBuffers[stage % 2]->data;
+  float *rows = stage == rank ? ownRows
+                              : ctx->stageBuffers[stage % 2]->data +
+                                    state.most * rowOffset;
   // Stage j's partial sums to their owner, in place there, while stage
   // j + 1 computes.
-  state.pending[stage % 2] =
+  state.reducing[stage % 2].push_back(
       ctx->comm->iReduce(rows, rows, (p[stage + 1] - p[stage]) * width,
-                         static_cast<int>(stage), ReduceOp::Sum);
+                         static_cast<int>(stage), ReduceOp::Sum));
+  if (part + 1 < parts)
+    return;
   state.next = stage + 1 < size ? stage + 1 : 0;
-  if (stage + 1 == size) {
-    ctx->comm->wait(state.pending[0]);
-    ctx->comm->wait(state.pending[1]);
-  }
+  if (stage + 1 == size)
+    for (auto &pending : state.reducing) {
+      for (Request &r : pending)
+        ctx->comm->wait(r);
+      pending.clear();
+    }
 }
 
 /// gnnrtSpmmReduce whose sums are zero beyond the sources' `level` (-1:

@@ -140,8 +140,10 @@ Value FusedGatherLowering::stageableSpmmInput(FusedGatherOp fg) {
 
 bool FusedGatherLowering::kernelCanReduce(FusedGatherOp fg) {
   return !matchSpmm(fg) && fg.getSide() == Side::Src &&
-         fg.getAcc() == Accumulator::Sum && fg.getOuts().size() == 1 &&
-         !fg.getArg() && getChunks(fg) == 1;
+         fg.getAcc() == Accumulator::Sum && !fg.getArg() &&
+         getChunks(fg) == 1 && llvm::all_of(fg.getOuts(), [](Value o) {
+           return o.hasOneUse() && isa<ReduceScatterOp>(*o.getUsers().begin());
+         });
 }
 
 bool FusedGatherLowering::kernelCanStage(FusedGatherOp fg, Value rows) {
@@ -302,14 +304,19 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                        "kernel yet; runs untiled";
   SmallVector<Value> operands = fg.getRowInputs();
   llvm::append_range(operands, fg.getParams());
-  // Row partitioning: sums to the sources whose one reader is a
-  // reduce-scatter (FunctionLowering::planStagedGathers) run in reduce
+  // Row partitioning: sums to the sources whose outputs' one reader each
+  // is a reduce-scatter (FunctionLowering::planStagedGathers) run in reduce
   // stages, each over the sources of one process's rows, reduced to it
-  // while the next computes; the reduce-scatter's result (the own rows) is
-  // what they fill.
-  const Value reduced = stagedReduces && fg.getSide() == Side::Src
-                            ? stagedReduces->lookup(fg.getOuts()[0])
-                            : Value();
+  // while the next computes; the reduce-scatters' results (the own rows)
+  // are what they fill.
+  SmallVector<Value> reducedTo;
+  if (stagedReduces && fg.getSide() == Side::Src)
+    for (Value o : fg.getOuts())
+      if (Value r = stagedReduces->lookup(o))
+        reducedTo.push_back(r);
+  if (reducedTo.size() != fg.getOuts().size())
+    reducedTo.clear();
+  const bool reduced = !reducedTo.empty();
   // Row partitioning: a neighbour input whose all-gather arrives in
   // broadcast stages (FunctionLowering::planStagedGathers): the kernel runs
   // once per stage over the edges from the stage's rows, which the runtime
@@ -402,22 +409,33 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // iteration with its stage's rows and input range.
   scf::ForOp stageLoop;
   Value stageLo, stageHi, stageEnd;
-  Tensor reducedOwn;
+  // Each output's own rows, its floats' offset in a row of every output's
+  // (the stage buffers hold the outputs side by side) and that row's size.
+  SmallVector<Tensor> reducedOwn;
+  SmallVector<Value> rowOffsets;
+  Value totalWidth;
   if (reduced) {
-    reducedOwn = buffers.alloc(lb.sizes.numV, true, outs[0].dims);
+    totalWidth = lb.cI64(0);
+    for (const Tensor &out : outs) {
+      reducedOwn.push_back(buffers.alloc(lb.sizes.numV, true, out.dims));
+      rowOffsets.push_back(totalWidth);
+      totalWidth = lb.add(totalWidth, lb.toI64(out.rowSize));
+      rowCollectives->push_back({"reduce", buffers.sizeKey(out.rowSize)});
+    }
     Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
     stageLoop = lb.b.create<scf::ForOp>(lb.loc, lb.cIndex(0),
                                         lb.toIndex(lb.b, count), lb.cIndex(1));
     markStageLoop(stageLoop);
     lb.b.setInsertionPoint(stageLoop.getBody()->getTerminator());
     Value j = lb.toI64(stageLoop.getInductionVar());
-    outs[0].buf =
-        lb.call(rt::Call::gnnrtReduceStageRows,
-                {lb.ctx, reducedOwn.buf, lb.toI64(outs[0].rowSize), j});
+    for (auto [k, out] : llvm::enumerate(outs))
+      out.buf = lb.call(rt::Call::gnnrtReduceStageRows,
+                        {lb.ctx, reducedOwn[k].buf, lb.toI64(out.rowSize), j,
+                         lb.cI64(static_cast<int64_t>(k)), rowOffsets[k],
+                         totalWidth});
     stageLo = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, j});
     stageHi =
         lb.call(rt::Call::gnnrtStageStart, {lb.ctx, lb.add(j, lb.cI64(1))});
-    rowCollectives->push_back({"reduce", buffers.sizeKey(outs[0].rowSize)});
   }
   if (staged >= 0) {
     Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
@@ -477,9 +495,12 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     lb.call(rt::Call::gnnrtParallelForRows,
             {launch->getOperand(0), launch->getOperand(1), stageLo, stageHi});
     launch->erase();
-    lb.call(rt::Call::gnnrtReduceStageSend,
-            {lb.ctx, reducedOwn.buf, lb.toI64(outs[0].rowSize),
-             lb.toI64(stageLoop.getInductionVar())});
+    for (auto [k, out] : llvm::enumerate(outs))
+      lb.call(rt::Call::gnnrtReduceStageSend,
+              {lb.ctx, reducedOwn[k].buf, lb.toI64(out.rowSize),
+               lb.toI64(stageLoop.getInductionVar()),
+               lb.cI64(static_cast<int64_t>(k)), lb.cI64(numOuts),
+               rowOffsets[k], totalWidth});
   }
   if (stageLoop)
     lb.b.setInsertionPointAfter(stageLoop);
@@ -518,7 +539,8 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                     tileInts->second, toDst ? 1 : 0,
                     static_cast<bool>(argOut.buf));
   if (reduced) {
-    buffers.bind(reduced, reducedOwn);
+    for (auto [r, own] : llvm::zip(reducedTo, reducedOwn))
+      buffers.bind(r, own);
     return success();
   }
   for (auto [o, t] : llvm::zip(fg.getOuts(), outs))

@@ -94,9 +94,9 @@ public:
   /// stages: a gather to the destinations reading `rows` as one source
   /// input only, not tiled.
   static bool kernelCanStage(FusedGatherOp fg, Value rows);
-  /// Whether `fg` runs as a compiled kernel summing to the sources, one
-  /// output, which may then run in reduce stages (its one reader a
-  /// reduce-scatter): each stage over one process's sources.
+  /// Whether `fg` runs as a compiled kernel summing to the sources whose
+  /// every output's one reader is a reduce-scatter, which may then run in
+  /// reduce stages: each stage over one process's sources.
   static bool kernelCanReduce(FusedGatherOp fg);
   /// Row partitioning's stages (FunctionLowering's plans): the all-gathers
   /// whose one reader runs as gnnrtSpmmBroadcast or as a kernel over

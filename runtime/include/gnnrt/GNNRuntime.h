@@ -684,23 +684,24 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,
                                               int64_t width, int64_t stage,
                                               int64_t sourceLevel);
 /// The reduce stages of a compiled kernel (a fused gather summing to the
-/// sources whose one reader is a reduce-scatter): stage j's kernel writes
-/// the partial sums of the sources [p(j), p(j+1)) into the memref
-/// gnnrtReduceStageRows gives (row u at u * width, shifted as
-/// gnnrtStageRows's), the owner's into `own` (its rows of the result) in
-/// place, and gnnrtReduceStageSend reduces them to the owner (MPI_Ireduce)
-/// while stage j + 1 computes; asking for stage j waits for stage j - 2's
-/// reduce (its buffer), the last send waits for all. In one process the one
-/// stage is `own`; closed shares sum every source's rows and keep their own.
-GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
-                                                    gnnrtContext *ctx,
-                                                    gnnrtMemRefF32 *own,
-                                                    int64_t width,
-                                                    int64_t stage);
-GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx,
-                                                    gnnrtMemRefF32 *own,
-                                                    int64_t width,
-                                                    int64_t stage);
+/// sources whose outputs' one reader each is a reduce-scatter): stage j's
+/// kernel writes the partial sums of the sources [p(j), p(j+1)) of its
+/// output `part` (of `width` floats, at `rowOffset` of the `totalWidth`
+/// floats of all the outputs' rows) into the memref gnnrtReduceStageRows
+/// gives (row u at u * width, shifted as gnnrtStageRows's), the owner's
+/// into `own` (its rows of that output's result) in place, and
+/// gnnrtReduceStageSend reduces them to the owner (MPI_Ireduce) while stage
+/// j + 1 computes. Asking for stage j's first part waits for stage j - 2's
+/// reduces (their buffer); the last part's send of the last stage waits
+/// for all. In one process the one stage is `own`; closed shares sum every
+/// source's rows and keep their own.
+GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageRows(
+    gnnrtMemRefF32 *result, gnnrtContext *ctx, gnnrtMemRefF32 *own,
+    int64_t width, int64_t stage, int64_t part, int64_t rowOffset,
+    int64_t totalWidth);
+GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSend(
+    gnnrtContext *ctx, gnnrtMemRefF32 *own, int64_t width, int64_t stage,
+    int64_t part, int64_t parts, int64_t rowOffset, int64_t totalWidth);
 /// Its adjoint in stages: out[v] for the own vertices v = the sum over the
 /// processes of their weighted sums over v's out-edges of their own rows
 /// `in` (what an aggregation to the source and gnnrtReduceScatterRows
