@@ -336,38 +336,6 @@ void _mlir_ciface_gnnrtPieceScratchI32(gnnrtMemRefI32 *result,
        count);
 }
 
-void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
-                                 gnnrtMemRefF32 *buffer) {
-  if (index < 0)
-    fatal("gnnrtKernelArg: negative index");
-  if (static_cast<size_t>(index) >= ctx->kernelArgs.size())
-    ctx->kernelArgs.resize(index + 1);
-  ctx->kernelArgs[index] = *buffer;
-}
-
-void _mlir_ciface_gnnrtKernelArgGet(gnnrtMemRefF32 *result, gnnrtContext *ctx,
-                                    int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelArgs.size())
-    fatal("gnnrtKernelArgGet: no kernel argument #" + std::to_string(index));
-  *result = ctx->kernelArgs[index];
-}
-
-void _mlir_ciface_gnnrtKernelArgI32(gnnrtContext *ctx, int64_t index,
-                                    gnnrtMemRefI32 *buffer) {
-  if (index < 0)
-    fatal("gnnrtKernelArgI32: negative index");
-  if (static_cast<size_t>(index) >= ctx->kernelArgsI32.size())
-    ctx->kernelArgsI32.resize(index + 1);
-  ctx->kernelArgsI32[index] = *buffer;
-}
-
-void _mlir_ciface_gnnrtKernelArgI32Get(gnnrtMemRefI32 *result,
-                                       gnnrtContext *ctx, int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelArgsI32.size())
-    fatal("gnnrtKernelArgI32Get: no kernel argument #" + std::to_string(index));
-  *result = ctx->kernelArgsI32[index];
-}
-
 int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op, double rate,
                           int64_t which) {
   if (ctx->dropoutOverride >= 0.0)
@@ -394,20 +362,6 @@ int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op, double rate,
   }
 }
 
-void gnnrtKernelInt(gnnrtContext *ctx, int64_t index, int64_t value) {
-  if (index < 0)
-    fatal("gnnrtKernelInt: negative index");
-  if (static_cast<size_t>(index) >= ctx->kernelInts.size())
-    ctx->kernelInts.resize(index + 1);
-  ctx->kernelInts[index] = value;
-}
-
-int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelInts.size())
-    fatal("gnnrtKernelIntGet: no kernel integer #" + std::to_string(index));
-  return ctx->kernelInts[index];
-}
-
 namespace {
 
 /// Stops the run where gnnrtTileInput registered a slot that `entry`, which
@@ -431,25 +385,33 @@ void gnnrtParallelFor(gnnrtContext *ctx,
   ctx->device->launch(ctx, kernel, 0, n);
 }
 
+/// `kernel` over rows [begin, end) for `entry`, whose start must be a
+/// multiple of GNNRT_PARALLEL_CHUNK when `aligned`.
+static void launchRows(gnnrtContext *ctx, const char *entry,
+                       void (*kernel)(gnnrtContext *, int64_t, int64_t),
+                       int64_t begin, int64_t end, bool aligned) {
+  noTileInputs(ctx, entry);
+  if (begin < 0 || end < begin ||
+      (aligned && begin % GNNRT_PARALLEL_CHUNK != 0))
+    fatal(std::string(entry) + ": rows [" + std::to_string(begin) + ", " +
+          std::to_string(end) + ") (the start must " +
+          (aligned ? "be a multiple of " +
+                         std::to_string(GNNRT_PARALLEL_CHUNK) + " and not be"
+                   : std::string("not be")) +
+          " after the end)");
+  ctx->device->launch(ctx, kernel, begin, end);
+}
+
 void gnnrtParallelForRange(gnnrtContext *ctx,
                            void (*kernel)(gnnrtContext *, int64_t, int64_t),
                            int64_t begin, int64_t end) {
-  noTileInputs(ctx, "gnnrtParallelForRange");
-  if (begin < 0 || end < begin || begin % GNNRT_PARALLEL_CHUNK != 0)
-    fatal("gnnrtParallelForRange: rows [" + std::to_string(begin) + ", " +
-          std::to_string(end) + ") (the start must be a multiple of " +
-          std::to_string(GNNRT_PARALLEL_CHUNK) + " and not after the end)");
-  ctx->device->launch(ctx, kernel, begin, end);
+  launchRows(ctx, "gnnrtParallelForRange", kernel, begin, end, true);
 }
 
 void gnnrtParallelForRows(gnnrtContext *ctx,
                           void (*kernel)(gnnrtContext *, int64_t, int64_t),
                           int64_t begin, int64_t end) {
-  noTileInputs(ctx, "gnnrtParallelForRows");
-  if (begin < 0 || end < begin)
-    fatal("gnnrtParallelForRows: rows [" + std::to_string(begin) + ", " +
-          std::to_string(end) + ")");
-  ctx->device->launch(ctx, kernel, begin, end);
+  launchRows(ctx, "gnnrtParallelForRows", kernel, begin, end, false);
 }
 
 void _mlir_ciface_gnnrtView(gnnrtMemRefF32 *result, gnnrtContext *,
