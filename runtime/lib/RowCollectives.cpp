@@ -131,6 +131,18 @@ static gnnrtMemRefF32 rowsMemRef(float *data, int64_t rows, int64_t width) {
   return m;
 }
 
+/// Grows the two stage buffers to the largest part's rows of `rowFloats`
+/// floats; returns that part's row count.
+static int64_t growStageBuffers(gnnrtContext *ctx, int64_t rowFloats) {
+  const std::vector<int64_t> &p = ctx->rowStarts;
+  int64_t most = 0;
+  for (size_t r = 0; r + 1 < p.size(); ++r)
+    most = std::max(most, p[r + 1] - p[r]);
+  for (auto &b : ctx->stageBuffers)
+    grownBuffer(*ctx->device, b, most * rowFloats);
+  return most;
+}
+
 /// The set-up of a staged call (gnnrtSpmmBroadcast, gnnrtSpmmReduce):
 /// checks `own`, the process's rows of `width` floats, and the split, and
 /// grows the two stage buffers to the largest part's rows. Returns the
@@ -144,13 +156,8 @@ static const std::vector<int64_t> &prepareStages(gnnrtContext *ctx,
   needElements(own->sizes[0], ctx->ds.numVertices * width,
                std::string(entry) + " own rows");
   checkRowStarts(ctx, entry);
-  const std::vector<int64_t> &p = ctx->rowStarts;
-  int64_t most = 0;
-  for (size_t r = 0; r + 1 < p.size(); ++r)
-    most = std::max(most, p[r + 1] - p[r]);
-  for (auto &b : ctx->stageBuffers)
-    grownBuffer(*ctx->device, b, most * width);
-  return p;
+  growStageBuffers(ctx, width);
+  return ctx->rowStarts;
 }
 
 extern "C" {
@@ -391,14 +398,9 @@ void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
   }
   checkRowStarts(ctx, entry);
   auto &state = ctx->kernelStages;
-  const std::vector<int64_t> &p = ctx->rowStarts;
   if (stage == 0 && part == 0) {
     // Every reduce of an earlier loop is done (its last send waited).
-    state.most = 0;
-    for (size_t r = 0; r + 1 < p.size(); ++r)
-      state.most = std::max(state.most, p[r + 1] - p[r]);
-    for (auto &b : ctx->stageBuffers)
-      grownBuffer(*ctx->device, b, state.most * totalWidth);
+    state.most = growStageBuffers(ctx, totalWidth);
     state.owns.clear();
   }
   if (stage == 0 && part == static_cast<int64_t>(state.owns.size()))

@@ -409,6 +409,21 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // iteration with its stage's rows and input range.
   scf::ForOp stageLoop;
   Value stageLo, stageHi, stageEnd;
+  // Opens the loop over `count` stages, the insertion point in its body;
+  // the stage's number (i64).
+  auto openStages = [&](Value count) {
+    stageLoop = lb.b.create<scf::ForOp>(lb.loc, lb.cIndex(0),
+                                        lb.toIndex(lb.b, count), lb.cIndex(1));
+    markStageLoop(stageLoop);
+    lb.b.setInsertionPoint(stageLoop.getBody()->getTerminator());
+    return lb.toI64(stageLoop.getInductionVar());
+  };
+  // Stage j's rows among every vertex's: [stageLo, stageHi).
+  auto stageRange = [&](Value j) {
+    stageLo = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, j});
+    stageHi =
+        lb.call(rt::Call::gnnrtStageStart, {lb.ctx, lb.add(j, lb.cI64(1))});
+  };
   // Each output's own rows, its floats' offset in a row of every output's
   // (the stage buffers hold the outputs side by side) and that row's size.
   SmallVector<Tensor> reducedOwn;
@@ -422,37 +437,24 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
       totalWidth = lb.add(totalWidth, lb.toI64(out.rowSize));
       rowCollectives->push_back({"reduce", buffers.sizeKey(out.rowSize)});
     }
-    Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
-    stageLoop = lb.b.create<scf::ForOp>(lb.loc, lb.cIndex(0),
-                                        lb.toIndex(lb.b, count), lb.cIndex(1));
-    markStageLoop(stageLoop);
-    lb.b.setInsertionPoint(stageLoop.getBody()->getTerminator());
-    Value j = lb.toI64(stageLoop.getInductionVar());
+    Value j = openStages(lb.call(rt::Call::gnnrtStageCount, {lb.ctx}));
     for (auto [k, out] : llvm::enumerate(outs))
       out.buf = lb.call(rt::Call::gnnrtReduceStageRows,
                         {lb.ctx, reducedOwn[k].buf, lb.toI64(out.rowSize), j,
                          lb.cI64(static_cast<int64_t>(k)), rowOffsets[k],
                          totalWidth});
-    stageLo = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, j});
-    stageHi =
-        lb.call(rt::Call::gnnrtStageStart, {lb.ctx, lb.add(j, lb.cI64(1))});
+    stageRange(j);
   }
   if (staged >= 0) {
     Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
     stageEnd = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, count});
-    stageLoop = lb.b.create<scf::ForOp>(lb.loc, lb.cIndex(0),
-                                        lb.toIndex(lb.b, count), lb.cIndex(1));
-    markStageLoop(stageLoop);
-    lb.b.setInsertionPoint(stageLoop.getBody()->getTerminator());
-    Value j = lb.toI64(stageLoop.getInductionVar());
+    Value j = openStages(count);
     Tensor &rows = tensors[staged];
     // Every row of each stage (-1), unless a level's rows restrict it.
     rows.buf = lb.call(rt::Call::gnnrtStageRows,
                        {lb.ctx, buffers.lookup(stagedOwn).buf,
                         lb.toI64(rows.rowSize), j, lb.cI64(-1)});
-    stageLo = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, j});
-    stageHi =
-        lb.call(rt::Call::gnnrtStageStart, {lb.ctx, lb.add(j, lb.cI64(1))});
+    stageRange(j);
     rowCollectives->push_back({"broadcast", buffers.sizeKey(rows.rowSize)});
   }
   setOperands();
