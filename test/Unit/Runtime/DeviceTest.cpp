@@ -596,6 +596,56 @@ TEST(RuntimeDevice, RangeLaunchRunsItsRowsOnlyInTheSameChunks) {
                "gnnrtParallelForRange: rows \\[64, 32\\)");
 }
 
+// gnnrtParallelForRows (a reduce stage's sources, ABI 24): the rows of
+// [begin, end) once each from any first row, none outside.
+TEST(RuntimeDevice, RowsLaunchRunsItsRowsFromAnyStart) {
+  gnnrtContext ctx;
+  const int64_t n = 1000;
+  for (auto [begin, end] : std::vector<std::pair<int64_t, int64_t>>{
+           {0, 0}, {5, 5}, {7, 40}, {33, 1000}, {999, 1000}}) {
+    std::vector<int32_t> counts(n + 1, 0);
+    gnnrtMemRefI32 m = {counts.data(), counts.data(), 0, {n + 1}, {1}};
+    _mlir_ciface_gnnrtKernelArgI32(&ctx, 0, &m);
+    gnnrtKernelInt(&ctx, 0, n); // chunks from an unaligned start: flagged
+                                // at counts[n], which is not checked
+    gnnrtParallelForRows(&ctx, countRows, begin, end);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(counts[i], i >= begin && i < end ? 1 : 0)
+          << "[" << begin << ", " << end << ") row " << i;
+  }
+  EXPECT_DEATH(gnnrtParallelForRows(&ctx, countRows, 64, 32),
+               "gnnrtParallelForRows: rows \\[64, 32\\) \\(the start must "
+               "not be after the end\\)");
+}
+
+// Row partitioning's stages of a compiled kernel (ABI 24) in one process:
+// one stage, whose rows are the own rows and whose range is every source;
+// a stage or part out of order or out of the row stops the run.
+TEST(RuntimeDevice, OneProcessRunsOneStageOfItsOwnRows) {
+  gnnrtContext ctx;
+  ctx.ds.numVertices = 4;
+  std::vector<float> own(8, 1.0f);
+  gnnrtMemRefF32 m = {own.data(), own.data(), 0, {8}, {1}};
+  EXPECT_EQ(gnnrtStageCount(&ctx), 1);
+  EXPECT_EQ(gnnrtStageStart(&ctx, 0), 0);
+  EXPECT_EQ(gnnrtStageStart(&ctx, 1), 4);
+  gnnrtMemRefF32 rows{};
+  _mlir_ciface_gnnrtStageRows(&rows, &ctx, &m, 2, 0, -1);
+  EXPECT_EQ(rows.aligned, own.data());
+  rows = {};
+  _mlir_ciface_gnnrtReduceStageRows(&rows, &ctx, &m, 2, 0, 0, 0, 2);
+  EXPECT_EQ(rows.aligned, own.data());
+  _mlir_ciface_gnnrtReduceStageSend(&ctx, &m, 2, 0, 0, 1, 0, 2);
+  EXPECT_DEATH(_mlir_ciface_gnnrtStageRows(&rows, &ctx, &m, 2, 1, -1),
+               "gnnrtStageRows: stage 1 asked, stage 0 expected, of 1");
+  EXPECT_DEATH(gnnrtStageStart(&ctx, 2), "gnnrtStageStart: stage 2 of 1");
+  EXPECT_DEATH(
+      _mlir_ciface_gnnrtReduceStageRows(&rows, &ctx, &m, 2, 0, 0, 1, 2),
+      "gnnrtReduceStageRows: part 0 of 2 floats at 1 of 2");
+  EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSend(&ctx, &m, 2, 0, 1, 1, 0, 2),
+               "gnnrtReduceStageSend: part 1 of 1");
+}
+
 TEST(RuntimeDevice, ViewIsARangeOfItsBuffer) {
   gnnrtContext ctx;
   std::vector<float> data(100);
