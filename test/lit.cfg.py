@@ -38,11 +38,16 @@ llvm_config.add_tool_substitutions(
 if config.gnn_cuda_built:
     config.available_features.add("cuda")
 # The MPI communicator was built and mpirun found (%mpirun: as many ranks as
-# asked for on however many cores, also as root).
+# asked for on however many cores, also as root). Each test's mpirun keeps its
+# session directory under its own %t.ompi: Open MPI 4 removes the shared
+# /tmp/ompi.<host>.<uid> when its job ends, and an mpirun of the other lit
+# worker creating its own directory in there at that moment fails
+# ("orte_session_dir failed"). The test-specific %t is substituted after this.
 if config.gnn_mpirun:
     config.available_features.add("mpi")
     config.substitutions.append(
-        ("%mpirun", config.gnn_mpirun + " --allow-run-as-root --oversubscribe"))
+        ("%mpirun", config.gnn_mpirun + " --allow-run-as-root --oversubscribe"
+         " --mca orte_tmpdir_base %t.ompi"))
 config.substitutions.append(("%gnn_unit", os.path.join(config.gnn_obj_root, "test", "Unit")))
 # The NVIDIA driver's library loads (compiled CUDA programs can start).
 import ctypes
