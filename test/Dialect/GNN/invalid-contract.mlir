@@ -199,3 +199,41 @@ func.func @logits_features(%w: tensor<?x?xf32> {gnn.param = "w", gnn.init = #gnn
   %loss = gnn.softmax_cross_entropy %h, %l, %m : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
   return %loss, %h : f32, !gnn.vtensor<?xf32>
 }
+
+// -----
+
+// A stage's body without its gnn.yield, in a model: the binding check runs
+// before the nested ops' verifiers and left such a body to them (it read the
+// missing terminator and crashed).
+func.func @stage_no_yield(%w: tensor<?x4xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", ""]})
+    -> (f32, !gnn.vtensor<?xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %s = gnn.scatter %g, %x from src : !gnn.vtensor<?xf32> -> !gnn.etensor<?xf32>
+  // expected-error @+1 {{'gnn.apply_edge' op expects a non-empty block}}
+  %p = gnn.apply_edge %g (%s) : (!gnn.etensor<?xf32>) -> !gnn.etensor<?xf32> {
+  ^bb0(%src: tensor<?xf32>):
+  }
+  %a = gnn.gather sum %g, %p to dst : !gnn.etensor<?xf32> -> !gnn.vtensor<?xf32>
+  %l = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %m = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %a, %l, %m : !gnn.vtensor<?xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %a : f32, !gnn.vtensor<?xf32>
+}
+
+// -----
+
+func.func @stage_ends_without_yield(%w: tensor<?x4xf32> {gnn.param = "w", gnn.init = #gnn.init<glorot>, gnn.dims = ["features", ""]})
+    -> (f32, !gnn.vtensor<4xf32>) attributes {gnn.model} {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<?xf32>
+  %h = gnn.apply_vertex %g(%x) params(%w) : (!gnn.vtensor<?xf32>) params(tensor<?x4xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%v: tensor<?xf32>, %wv: tensor<?x4xf32>):
+    // expected-error @+1 {{block with no terminator, has %1 = "gnn.linear"}}
+    %t = gnn.linear %v, %wv : (tensor<?xf32>, tensor<?x4xf32>) -> tensor<4xf32>
+  }
+  %l = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %m = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %h, %l, %m : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %h : f32, !gnn.vtensor<4xf32>
+}
