@@ -7,9 +7,10 @@
 // P³'s pipeline needs: each batch in flight runs on a thread of its own,
 // one at a time) unless the program did, and finalised at exit.
 // Errors return to the caller (MPI_ERRORS_RETURN) and stop the run naming
-// the call and MPI's message. MPI counts are `int`: allReduce and broadcast
-// go in pieces of at most 2^30 elements; a gather or scatter block of more
-// than INT_MAX elements per rank stops the run.
+// the call and MPI's message. MPI counts are `int`: all-reduces, reduces and
+// broadcasts, blocking or not, go in pieces of at most 2^30 elements (a
+// non-blocking one is one request of several MPI requests); a gather or
+// scatter block of more than INT_MAX elements per rank stops the run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,9 +88,25 @@ int initialiseMPI() {
   return provided;
 }
 
-/// The pieces of at most this many elements that allReduce and broadcast
-/// take (MPI counts are int).
-constexpr int64_t kPiece = int64_t(1) << 30;
+/// The pieces of at most this many elements that all-reduces, reduces and
+/// broadcasts take (MPI counts are int); GNNRT_MPI_PIECE_ELEMENTS, an
+/// integer in [1, 2^30], makes them smaller (tests cut small counts into
+/// pieces with it).
+int64_t pieceElements() {
+  constexpr int64_t kMost = int64_t(1) << 30;
+  static const int64_t elements = [] {
+    const char *text = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
+    if (!text || !*text)
+      return kMost;
+    char *end = nullptr;
+    const long long n = std::strtoll(text, &end, 10);
+    if (*end || n < 1 || n > kMost)
+      fatal(std::string("GNNRT_MPI_PIECE_ELEMENTS must be an integer in [1, ") +
+            std::to_string(kMost) + "] but is '" + text + "'");
+    return static_cast<int64_t>(n);
+  }();
+  return elements;
+}
 
 class MPICommunicator final : public Communicator {
 public:
@@ -107,8 +124,9 @@ public:
   ~MPICommunicator() override {
     // Requests left pending would be completed by MPI_Finalize.
     for (auto &[id, p] : pending)
-      if (p.request != MPI_REQUEST_NULL) // not completed by progress()
-        MPI_Request_free(&p.request);
+      for (MPI_Request &r : p.requests)
+        if (r != MPI_REQUEST_NULL) // not completed by progress()
+          MPI_Request_free(&r);
   }
 
   const char *name() const override { return "mpi"; }
@@ -191,12 +209,13 @@ public:
   }
   Request doIAllReduce(const float *send, float *recv, int64_t count,
                        ReduceOp op) override {
-    const int n = blockCount("iAllReduce", count);
-    MPI_Request request;
-    GNNRT_MPI_CHECK(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n,
-                                   MPI_FLOAT, opOf(op), MPI_COMM_WORLD,
-                                   &request));
-    return issue(request);
+    std::vector<MPI_Request> requests;
+    for (auto [at, n] : pieces("iAllReduce", count)) {
+      GNNRT_MPI_CHECK(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send + at,
+                                     recv + at, n, MPI_FLOAT, opOf(op),
+                                     MPI_COMM_WORLD, &requests.emplace_back()));
+    }
+    return issue(std::move(requests));
   }
   Request doIAllGather(const float *send, float *recv, int64_t count) override {
     const int n = blockCount("iAllGather", count);
@@ -208,26 +227,29 @@ public:
   }
   Request doIReduce(const float *send, float *recv, int64_t count, int root,
                     ReduceOp op) override {
-    const int n = blockCount("iReduce", count);
     if (root < 0 || root >= worldSize)
       fatal("iReduce: root " + std::to_string(root) + " outside the world of " +
             std::to_string(worldSize) + " processes");
-    MPI_Request request;
-    GNNRT_MPI_CHECK(
-        MPI_Ireduce(send == recv && myRank == root ? MPI_IN_PLACE : send, recv,
-                    n, MPI_FLOAT, opOf(op), root, MPI_COMM_WORLD, &request));
-    return issue(request);
+    std::vector<MPI_Request> requests;
+    for (auto [at, n] : pieces("iReduce", count)) {
+      GNNRT_MPI_CHECK(
+          MPI_Ireduce(send == recv && myRank == root ? MPI_IN_PLACE : send + at,
+                      recv + at, n, MPI_FLOAT, opOf(op), root, MPI_COMM_WORLD,
+                      &requests.emplace_back()));
+    }
+    return issue(std::move(requests));
   }
   Request doIBroadcast(float *data, int64_t count, int root) override {
-    const int n = blockCount("iBroadcast", count);
     if (root < 0 || root >= worldSize)
       fatal("iBroadcast: root " + std::to_string(root) +
             " outside the world of " + std::to_string(worldSize) +
             " processes");
-    MPI_Request request;
-    GNNRT_MPI_CHECK(
-        MPI_Ibcast(data, n, MPI_FLOAT, root, MPI_COMM_WORLD, &request));
-    return issue(request);
+    std::vector<MPI_Request> requests;
+    for (auto [at, n] : pieces("iBroadcast", count)) {
+      GNNRT_MPI_CHECK(MPI_Ibcast(data + at, n, MPI_FLOAT, root, MPI_COMM_WORLD,
+                                 &requests.emplace_back()));
+    }
+    return issue(std::move(requests));
   }
   Request doIAllToAllV(const float *send, const int64_t *sendCounts,
                        const int64_t *sendDispls, float *recv,
@@ -250,10 +272,11 @@ public:
   void progress() override {
     // A request MPI_Test completes becomes MPI_REQUEST_NULL, which the wait
     // then returns at once for.
-    for (auto &[id, p] : pending) {
-      int done = 0;
-      GNNRT_MPI_CHECK(MPI_Test(&p.request, &done, MPI_STATUS_IGNORE));
-    }
+    for (auto &[id, p] : pending)
+      for (MPI_Request &r : p.requests) {
+        int done = 0;
+        GNNRT_MPI_CHECK(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+      }
   }
   void doWait(Request &request) override {
     if (request.isNull())
@@ -262,7 +285,9 @@ public:
     if (it == pending.end())
       fatal("wait: request " + std::to_string(request.id) +
             " is not pending on this communicator");
-    GNNRT_MPI_CHECK(MPI_Wait(&it->second.request, MPI_STATUS_IGNORE));
+    GNNRT_MPI_CHECK(MPI_Waitall(static_cast<int>(it->second.requests.size()),
+                                it->second.requests.data(),
+                                MPI_STATUSES_IGNORE));
     pending.erase(it);
     request = Request();
   }
@@ -321,8 +346,9 @@ private:
   void reduceAll(const T *send, T *recv, int64_t count, ReduceOp op) {
     if (count < 0)
       fatal("allReduce: negative count " + std::to_string(count));
-    for (int64_t at = 0; at < count; at += kPiece) {
-      const int n = static_cast<int>(std::min(kPiece, count - at));
+    const int64_t piece = pieceElements();
+    for (int64_t at = 0; at < count; at += piece) {
+      const int n = static_cast<int>(std::min(piece, count - at));
       GNNRT_MPI_CHECK(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send + at,
                                     recv + at, n, typeOf<T>(), opOf(op),
                                     MPI_COMM_WORLD));
@@ -336,8 +362,9 @@ private:
       fatal("broadcast: root " + std::to_string(root) +
             " outside the world of " + std::to_string(worldSize) +
             " processes");
-    for (int64_t at = 0; at < count; at += kPiece) {
-      const int n = static_cast<int>(std::min(kPiece, count - at));
+    const int64_t piece = pieceElements();
+    for (int64_t at = 0; at < count; at += piece) {
+      const int n = static_cast<int>(std::min(piece, count - at));
       GNNRT_MPI_CHECK(
           MPI_Bcast(data + at, n, typeOf<T>(), root, MPI_COMM_WORLD));
     }
@@ -357,14 +384,31 @@ private:
                                   MPI_COMM_WORLD));
   }
   Request issue(MPI_Request request, std::vector<int> counts = {}) {
+    return issue(std::vector<MPI_Request>{request}, std::move(counts));
+  }
+  Request issue(std::vector<MPI_Request> requests,
+                std::vector<int> counts = {}) {
     Request r{nextId++};
-    pending[r.id] = {request, std::move(counts)};
+    pending[r.id] = {std::move(requests), std::move(counts)};
     return r;
   }
+  /// [0, count) as pieces (first element, count) of at most pieceElements()
+  /// (one empty piece for count 0: every rank still calls MPI).
+  static std::vector<std::pair<int64_t, int>> pieces(const char *what,
+                                                     int64_t count) {
+    if (count < 0)
+      fatal(std::string(what) + ": negative count " + std::to_string(count));
+    const int64_t piece = pieceElements();
+    std::vector<std::pair<int64_t, int>> out;
+    for (int64_t at = 0; at == 0 || at < count; at += piece)
+      out.emplace_back(at, static_cast<int>(std::min(piece, count - at)));
+    return out;
+  }
 
-  /// A request not waited for yet, and the arrays MPI reads until then.
+  /// A request not waited for yet (its MPI requests, one per piece), and the
+  /// arrays MPI reads until then.
   struct Pending {
-    MPI_Request request;
+    std::vector<MPI_Request> requests;
     std::vector<int> counts;
   };
   int myRank = 0, worldSize = 1, threads = MPI_THREAD_SINGLE;

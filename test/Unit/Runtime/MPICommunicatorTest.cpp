@@ -326,6 +326,42 @@ TEST(RuntimeMPICommunicator, VariableBlocksAndNonBlockingBroadcast) {
       ASSERT_EQ(data[root][i], valueOf(root, i)) << "root " << root;
 }
 
+// MG-GCN's reduce stages: every rank's partial sums reduced to each root in
+// turn, two reduces in flight, in place at the root (the stage's own rows)
+// and from a separate buffer; with GNNRT_MPI_PIECE_ELEMENTS set
+// (mpi-communicator.test) each in several pieces.
+TEST(RuntimeMPICommunicator, NonBlockingReducesToEveryRoot) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  for (int64_t count : kCounts) {
+    std::vector<std::vector<float>> partial(n), result(n);
+    std::vector<Request> pending(n);
+    for (int root = 0; root < n; ++root) {
+      partial[root].resize(count);
+      for (int64_t i = 0; i < count; ++i)
+        partial[root][i] = valueOf(me, i + root);
+      // Odd roots receive into a buffer of their own, even ones in place.
+      float *recv = partial[root].data();
+      if (root % 2) {
+        result[root].assign(count, -1.0f);
+        recv = result[root].data();
+      }
+      pending[root] =
+          comm.iReduce(partial[root].data(), recv, count, root, ReduceOp::Sum);
+      if (root > 0)
+        comm.wait(pending[root - 1]);
+    }
+    comm.wait(pending[n - 1]);
+    const std::vector<float> &got = me % 2 ? result[me] : partial[me];
+    for (int64_t i = 0; i < count; ++i) {
+      float s = 0.0f;
+      for (int q = 0; q < n; ++q)
+        s += valueOf(q, i + me);
+      ASSERT_EQ(got[i], s) << "count " << count << " element " << i;
+    }
+  }
+}
+
 // Feature-pulling data parallel: a matrix of 7-float rows split unevenly
 // into the ranges of one copy (rank 0's empty with 3 or more ranges), held
 // once, twice (an even world) or by every rank; every rank asks for rows
