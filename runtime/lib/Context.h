@@ -248,15 +248,23 @@ struct gnnrtContext {
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
   /// gnnrtStageRows's broadcasts in flight (by the stage's parity), the
-  /// stage it expects next, and the own rows it was given at stage 0;
-  /// gnnrtReduceStageSend's reduces in flight (by parity), the own rows of
-  /// each part (a kernel's outputs) and the largest process's rows.
+  /// stage it expects next, and the own rows, their width and the sources'
+  /// level it was given at stage 0 (the later stages' must be the same);
+  /// gnnrtReduceStageSend's reduces in flight (by parity), each part's (a
+  /// kernel's output's) own rows and place in the stage buffers' rows of
+  /// `totalWidth` floats, and the largest process's rows.
+  struct ReducePart {
+    const float *own;
+    int64_t rowOffset, width;
+  };
   struct {
     gnnrt::Request pending[2];
     int64_t next = 0;
     const float *own = nullptr;
+    int64_t width = 0, sourceLevel = -1;
     std::vector<gnnrt::Request> reducing[2];
-    std::vector<const float *> owns;
+    std::vector<ReducePart> parts;
+    int64_t totalWidth = 0;
     int64_t most = 0;
   } kernelStages;
   /// gnnrtPieceScratch's floats and gnnrtPieceScratchI32's integers (in a

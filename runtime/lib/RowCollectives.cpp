@@ -304,19 +304,25 @@ static void checkStage(gnnrtContext *ctx, const char *entry, int64_t stage) {
           std::to_string(count));
 }
 
-/// Checks the own rows a staged kernel's loop gives at `stage`: at stage 0
-/// they are kept (and the stage buffers grown), later they must be the
-/// same.
+/// Checks the own rows, their width and the sources' level a staged
+/// kernel's loop gives at `stage`: at stage 0 they are kept (and the stage
+/// buffers grown for that width), later they must be the same.
 static void keepStageOwnRows(gnnrtContext *ctx, const char *entry,
                              gnnrtMemRefF32 *own, int64_t width,
-                             int64_t stage) {
+                             int64_t sourceLevel, int64_t stage) {
   auto &state = ctx->kernelStages;
   if (stage == 0) {
     prepareStages(ctx, entry, own, width);
     state.own = own->aligned + own->offset;
-  } else if (state.own != own->aligned + own->offset) {
+    state.width = width;
+    state.sourceLevel = sourceLevel;
+  } else if (state.own != own->aligned + own->offset || state.width != width ||
+             state.sourceLevel != sourceLevel) {
     fatal(std::string(entry) + ": stage " + std::to_string(stage) +
-          " of other own rows than stage 0's");
+          " of other own rows, width or level than stage 0's (width " +
+          std::to_string(width) + " against " + std::to_string(state.width) +
+          ", level " + std::to_string(sourceLevel) + " against " +
+          std::to_string(state.sourceLevel) + ")");
   }
 }
 
@@ -332,7 +338,10 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     // closure), or closed shares' own rows among zeros.
     if (width < 0)
       fatal(std::string(entry) + ": negative width");
-    needElements(own->sizes[0], ctx->ds.numVertices * width,
+    // The kernel reads every source's row of the own rows.
+    needElements(own->sizes[0],
+                 std::max(ctx->ds.numVertices, sharesAreClosed(ctx) ? 0 : S) *
+                     width,
                  std::string(entry) + " own rows");
     *result = *own;
     if (sharesAreClosed(ctx)) {
@@ -343,7 +352,7 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     return;
   }
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  keepStageOwnRows(ctx, entry, own, width, stage);
+  keepStageOwnRows(ctx, entry, own, width, sourceLevel, stage);
   auto rowsOf = [&](int64_t j) {
     return j == rank ? const_cast<float *>(state.own)
                      : ctx->stageBuffers[j % 2]->data;
@@ -363,6 +372,23 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   *result = stageMemRef(ctx, rowsOf(stage), stage, width);
 }
 
+/// Checks that a reduce stage's part is the one stage 0 gave (keepReducePart).
+static void checkReducePart(const gnnrtContext *ctx, const char *entry,
+                            int64_t stage, int64_t part, const float *ownRows,
+                            int64_t width, int64_t rowOffset,
+                            int64_t totalWidth) {
+  const auto &state = ctx->kernelStages;
+  const bool known = part < static_cast<int64_t>(state.parts.size());
+  if (!known || state.parts[part].own != ownRows ||
+      state.parts[part].width != width ||
+      state.parts[part].rowOffset != rowOffset ||
+      state.totalWidth != totalWidth)
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) + " part " +
+          std::to_string(part) +
+          (known ? " of other own rows, width or place than stage 0's"
+                 : " that stage 0 did not give (gnnrtReduceStageRows first)"));
+}
+
 /// Checks a reduce stage's part: its own rows (`own`, of `width` floats) and
 /// its floats [rowOffset, rowOffset + width) of a row of `totalWidth`.
 static float *reducePartRows(gnnrtContext *ctx, const char *entry,
@@ -377,6 +403,29 @@ static float *reducePartRows(gnnrtContext *ctx, const char *entry,
   return own->aligned + own->offset;
 }
 
+/// Keeps a reduce stage's part at stage 0 (the parts side by side in rows
+/// of `totalWidth`, in order) and checks that every later call gives the
+/// same own rows, width and place.
+static void keepReducePart(gnnrtContext *ctx, const char *entry, int64_t stage,
+                           int64_t part, const float *ownRows, int64_t width,
+                           int64_t rowOffset, int64_t totalWidth) {
+  auto &state = ctx->kernelStages;
+  if (stage == 0 && part == 0) {
+    state.parts.clear();
+    state.totalWidth = totalWidth;
+  }
+  if (stage == 0 && part == static_cast<int64_t>(state.parts.size())) {
+    if (part > 0 &&
+        rowOffset < state.parts.back().rowOffset + state.parts.back().width)
+      fatal(std::string(entry) + ": part " + std::to_string(part) + " at " +
+            std::to_string(rowOffset) + " overlaps part " +
+            std::to_string(part - 1) + "'s floats");
+    state.parts.push_back({ownRows, rowOffset, width});
+  }
+  checkReducePart(ctx, entry, stage, part, ownRows, width, rowOffset,
+                  totalWidth);
+}
+
 void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
                                        gnnrtContext *ctx, gnnrtMemRefF32 *own,
                                        int64_t width, int64_t stage,
@@ -386,29 +435,28 @@ void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
   checkStage(ctx, entry, stage);
   float *ownRows =
       reducePartRows(ctx, entry, own, width, part, rowOffset, totalWidth);
+  if (rowsAreSplit(ctx))
+    checkRowStarts(ctx, entry);
+  if (stage == 0 && part == 0 && rowsAreSplit(ctx)) {
+    // Every reduce of an earlier loop is done (its last send waited).
+    ctx->kernelStages.most = growStageBuffers(ctx, totalWidth);
+  }
+  keepReducePart(ctx, entry, stage, part, ownRows, width, rowOffset,
+                 totalWidth);
   if (!rowsAreSplit(ctx)) {
     // Closed shares: every source's sums, of which the own rows are kept
-    // (each part at its offset of the buffer); else the own rows are all.
+    // (each part at its offset of the buffer); else the own rows are all
+    // (every source's).
     const int64_t S = sourcesOf(ctx->ds);
+    if (!sharesAreClosed(ctx))
+      needElements(own->sizes[0], S * width, std::string(entry) + " own rows");
     *result = sharesAreClosed(ctx)
                   ? rowsMemRef(stageBuffer(ctx, S * totalWidth) + S * rowOffset,
                                S, width)
                   : *own;
     return;
   }
-  checkRowStarts(ctx, entry);
   auto &state = ctx->kernelStages;
-  if (stage == 0 && part == 0) {
-    // Every reduce of an earlier loop is done (its last send waited).
-    state.most = growStageBuffers(ctx, totalWidth);
-    state.owns.clear();
-  }
-  if (stage == 0 && part == static_cast<int64_t>(state.owns.size()))
-    state.owns.push_back(ownRows);
-  if (part >= static_cast<int64_t>(state.owns.size()) ||
-      state.owns[part] != ownRows)
-    fatal(std::string(entry) + ": stage " + std::to_string(stage) + " part " +
-          std::to_string(part) + " of other own rows than stage 0's");
   if (part == 0) {
     // Stage j - 2's reduces used this parity's buffer.
     for (Request &r : state.reducing[stage % 2])
@@ -435,17 +483,16 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
   if (part >= parts)
     fatal(std::string(entry) + ": part " + std::to_string(part) + " of " +
           std::to_string(parts));
+  checkReducePart(ctx, entry, stage, part, ownRows, width, rowOffset,
+                  totalWidth);
   if (!rowsAreSplit(ctx)) {
+    // gnnrtReduceStageRows gave the buffer of every source's sums.
     if (sharesAreClosed(ctx))
       takeOwnRows(ctx,
                   ctx->stageBuffers[0]->data + sourcesOf(ctx->ds) * rowOffset,
                   ownRows, width);
     return;
   }
-  if (part >= static_cast<int64_t>(state.owns.size()) ||
-      state.owns[part] != ownRows)
-    fatal(std::string(entry) + ": stage " + std::to_string(stage) + " part " +
-          std::to_string(part) + " of other own rows than stage 0's");
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
   const std::vector<int64_t> &p = ctx->rowStarts;
   float *rows = stage == rank ? ownRows

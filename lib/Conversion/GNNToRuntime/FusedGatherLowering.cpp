@@ -408,7 +408,7 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // The stages: a loop on the host around the kernel's launch, each
   // iteration with its stage's rows and input range.
   scf::ForOp stageLoop;
-  Value stageLo, stageHi, stageEnd;
+  Value stageLo, stageHi, stageEnd, stageCount;
   // Opens the loop over `count` stages, the insertion point in its body;
   // the stage's number (i64).
   auto openStages = [&](Value count) {
@@ -446,9 +446,9 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     stageRange(j);
   }
   if (staged >= 0) {
-    Value count = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
-    stageEnd = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, count});
-    Value j = openStages(count);
+    stageCount = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
+    stageEnd = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, stageCount});
+    Value j = openStages(stageCount);
     Tensor &rows = tensors[staged];
     // Every row of each stage (-1), unless a level's rows restrict it.
     rows.buf = lb.call(rt::Call::gnnrtStageRows,
@@ -473,8 +473,15 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                                                fg.getSide() != Side::Dst)));
   }
   if (staged >= 0) {
+    // The sources' count at the last stage, else -1: a stage's range ends
+    // at it only there (empty stages at the end end there too, and a mean
+    // must be finished once).
     inputRowsInt = tileInts->second + 1;
-    kernels.setInt(inputRowsInt, stageEnd);
+    Value last = lb.b.create<arith::CmpIOp>(
+        lb.loc, arith::CmpIPredicate::eq,
+        lb.add(lb.toI64(stageLoop.getInductionVar()), lb.cI64(1)), stageCount);
+    kernels.setInt(inputRowsInt, lb.b.create<arith::SelectOp>(
+                                     lb.loc, last, stageEnd, lb.cI64(-1)));
   }
   // Long rows in pieces: the rows' kernel leaves them to a kernel over
   // their pieces, which writes partial rows into the scratch, and one over

@@ -644,6 +644,23 @@ TEST(RuntimeDevice, OneProcessRunsOneStageOfItsOwnRows) {
       "gnnrtReduceStageRows: part 0 of 2 floats at 1 of 2");
   EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSend(&ctx, &m, 2, 0, 1, 1, 0, 2),
                "gnnrtReduceStageSend: part 1 of 1");
+  // A send must name a part stage 0 gave, with its width and place.
+  EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSend(&ctx, &m, 1, 0, 0, 1, 0, 2),
+               "gnnrtReduceStageSend: stage 0 part 0 of other own rows, width "
+               "or place than stage 0's");
+  gnnrtContext fresh;
+  fresh.ds.numVertices = 4;
+  EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSend(&fresh, &m, 2, 0, 0, 1, 0, 2),
+               "gnnrtReduceStageSend: stage 0 part 0 that stage 0 did not give "
+               "\\(gnnrtReduceStageRows first\\)");
+  // Two parts side by side in rows of 3 floats: the second may not overlap
+  // the first.
+  std::vector<float> second(4, 1.0f);
+  gnnrtMemRefF32 m2 = {second.data(), second.data(), 0, {4}, {1}};
+  _mlir_ciface_gnnrtReduceStageRows(&rows, &fresh, &m, 2, 0, 0, 0, 3);
+  EXPECT_DEATH(
+      _mlir_ciface_gnnrtReduceStageRows(&rows, &fresh, &m2, 1, 0, 1, 1, 3),
+      "gnnrtReduceStageRows: part 1 at 1 overlaps part 0's floats");
 }
 
 TEST(RuntimeDevice, ViewIsARangeOfItsBuffer) {
