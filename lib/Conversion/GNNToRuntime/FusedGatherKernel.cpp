@@ -326,8 +326,20 @@ void FusedKernelBuilder::emitPrefetch(OpBuilder &eb, Value p) {
   Value ahead = eb.create<arith::AddIOp>(loc, p, prefetchDistance);
   Value inRange = eb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
                                            ahead, numPositions);
-  eb.create<scf::IfOp>(loc, inRange, [&](OpBuilder &ib, Location) {
-    Value ua = lb.toIndex(ib, loadAt(ib, other, ahead));
+  eb.create<scf::IfOp>(loc, inRange, [&](OpBuilder &ob, Location) {
+    Value ua = lb.toIndex(ob, loadAt(ob, other, ahead));
+    // A tile or stage reads the rows [tileLo, tileHi) only (a stage's
+    // memref is shifted: other rows lie outside its buffer).
+    OpBuilder ib = ob;
+    if (tileLo) {
+      Value inTile = ob.create<arith::AndIOp>(
+          loc,
+          ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, ua, tileLo),
+          ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, ua,
+                                   tileHi));
+      auto inside = ob.create<scf::IfOp>(loc, inTile, /*withElse=*/false);
+      ib = inside.getThenBodyBuilder();
+    }
     for (unsigned i = toDst ? 0 : numSrc, n = toDst ? numSrc : numSrc + numDst;
          i < n; ++i) {
       // The first kPrefetchLines lines only (a 602-wide row has 38); the
@@ -344,7 +356,7 @@ void FusedKernelBuilder::emitPrefetch(OpBuilder &eb, Value p) {
             pb.create<scf::YieldOp>(loc);
           });
     }
-    ib.create<scf::YieldOp>(loc);
+    ob.create<scf::YieldOp>(loc);
   });
 }
 
