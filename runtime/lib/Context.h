@@ -255,7 +255,7 @@ struct gnnrtContext {
   /// `totalWidth` floats, and the largest process's rows.
   struct ReducePart {
     const float *own;
-    int64_t rowOffset, width;
+    int64_t rowOffset, width, level;
   };
   struct {
     gnnrt::Request pending[2];

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -281,6 +282,18 @@ int64_t gnnrtStageStart(gnnrtContext *ctx, int64_t stage) {
   return ctx->rowStarts[stage];
 }
 
+int64_t gnnrtStageLevelEnd(gnnrtContext *ctx, int64_t stage, int64_t level) {
+  const int64_t count = gnnrtStageCount(ctx);
+  if (stage < 0 || stage >= count)
+    fatal("gnnrtStageLevelEnd: stage " + std::to_string(stage) + " of " +
+          std::to_string(count));
+  if (!rowsAreSplit(ctx))
+    return gnnrtStageStart(ctx, stage + 1);
+  checkRowStarts(ctx, "gnnrtStageLevelEnd");
+  return ctx->rowStarts[stage] +
+         rowsOfLevel(ctx, static_cast<int>(stage), level);
+}
+
 /// The stage's rows of every vertex's rows at `data` as a memref that row u
 /// of every vertex's is read or written at u * width of (the data shifted
 /// by the stage's first row: as an address, since the shifted pointer
@@ -376,13 +389,15 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
 static void checkReducePart(const gnnrtContext *ctx, const char *entry,
                             int64_t stage, int64_t part, const float *ownRows,
                             int64_t width, int64_t rowOffset,
-                            int64_t totalWidth) {
+                            int64_t totalWidth,
+                            std::optional<int64_t> level = std::nullopt) {
   const auto &state = ctx->kernelStages;
   const bool known = part < static_cast<int64_t>(state.parts.size());
   if (!known || state.parts[part].own != ownRows ||
       state.parts[part].width != width ||
       state.parts[part].rowOffset != rowOffset ||
-      state.totalWidth != totalWidth)
+      state.totalWidth != totalWidth ||
+      (level && state.parts[part].level != *level))
     fatal(std::string(entry) + ": stage " + std::to_string(stage) + " part " +
           std::to_string(part) +
           (known ? " of other own rows, width or place than stage 0's"
@@ -408,7 +423,8 @@ static float *reducePartRows(gnnrtContext *ctx, const char *entry,
 /// same own rows, width and place.
 static void keepReducePart(gnnrtContext *ctx, const char *entry, int64_t stage,
                            int64_t part, const float *ownRows, int64_t width,
-                           int64_t rowOffset, int64_t totalWidth) {
+                           int64_t rowOffset, int64_t totalWidth,
+                           int64_t level) {
   auto &state = ctx->kernelStages;
   if (stage == 0 && part == 0) {
     state.parts.clear();
@@ -420,18 +436,20 @@ static void keepReducePart(gnnrtContext *ctx, const char *entry, int64_t stage,
       fatal(std::string(entry) + ": part " + std::to_string(part) + " at " +
             std::to_string(rowOffset) + " overlaps part " +
             std::to_string(part - 1) + "'s floats");
-    state.parts.push_back({ownRows, rowOffset, width});
+    state.parts.push_back({ownRows, rowOffset, width, level});
   }
   checkReducePart(ctx, entry, stage, part, ownRows, width, rowOffset,
-                  totalWidth);
+                  totalWidth, level);
 }
 
 void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
                                        gnnrtContext *ctx, gnnrtMemRefF32 *own,
                                        int64_t width, int64_t stage,
                                        int64_t part, int64_t rowOffset,
-                                       int64_t totalWidth) {
+                                       int64_t totalWidth, int64_t level) {
   const char *entry = "gnnrtReduceStageRows";
+  if (level < -1)
+    fatal(std::string(entry) + ": level " + std::to_string(level));
   checkStage(ctx, entry, stage);
   float *ownRows =
       reducePartRows(ctx, entry, own, width, part, rowOffset, totalWidth);
@@ -441,8 +459,8 @@ void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
     // Every reduce of an earlier loop is done (its last send waited).
     ctx->kernelStages.most = growStageBuffers(ctx, totalWidth);
   }
-  keepReducePart(ctx, entry, stage, part, ownRows, width, rowOffset,
-                 totalWidth);
+  keepReducePart(ctx, entry, stage, part, ownRows, width, rowOffset, totalWidth,
+                 level);
   if (!rowsAreSplit(ctx)) {
     // Closed shares: every source's sums, of which the own rows are kept
     // (each part at its offset of the buffer); else the own rows are all
@@ -498,11 +516,16 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
   float *rows = stage == rank ? ownRows
                               : ctx->stageBuffers[stage % 2]->data +
                                     state.most * rowOffset;
-  // Stage j's partial sums to their owner, in place there, while stage
-  // j + 1 computes.
-  state.reducing[stage % 2].push_back(
-      ctx->comm->iReduce(rows, rows, (p[stage + 1] - p[stage]) * width,
-                         static_cast<int>(stage), ReduceOp::Sum));
+  // Stage j's partial sums of its owner's rows of the part's level (the
+  // rest are zero) to their owner, in place there, while stage j + 1
+  // computes; the owner's own rows beyond them are zero.
+  const int64_t level = state.parts[part].level;
+  const int64_t count = rowsOfLevel(ctx, static_cast<int>(stage), level);
+  if (stage == rank)
+    std::fill(ownRows + count * width, ownRows + ctx->ds.numVertices * width,
+              0.0f);
+  state.reducing[stage % 2].push_back(ctx->comm->iReduce(
+      rows, rows, count * width, static_cast<int>(stage), ReduceOp::Sum));
   if (part + 1 < parts)
     return;
   state.next = stage + 1 < size ? stage + 1 : 0;

@@ -428,8 +428,18 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // (the stage buffers hold the outputs side by side) and that row's size.
   SmallVector<Tensor> reducedOwn;
   SmallVector<Value> rowOffsets;
-  Value totalWidth;
+  Value totalWidth, reduceEnd;
   if (reduced) {
+    // Each output's sums are zero beyond the sources of its level (the
+    // level plan's, > 0 on a sampled batch's blocks; -1: every row); the
+    // kernel computes the sources of the lowest.
+    SmallVector<int64_t> levels;
+    for (Value r : reducedTo) {
+      const int64_t level = reduceLevels ? reduceLevels->lookup(r) : 0;
+      levels.push_back(level > 0 ? level : -1);
+    }
+    const int64_t kernelLevel =
+        llvm::is_contained(levels, -1) ? -1 : *llvm::min_element(levels);
     totalWidth = lb.cI64(0);
     for (const Tensor &out : outs) {
       reducedOwn.push_back(buffers.alloc(lb.sizes.numV, true, out.dims));
@@ -442,8 +452,11 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
       out.buf = lb.call(rt::Call::gnnrtReduceStageRows,
                         {lb.ctx, reducedOwn[k].buf, lb.toI64(out.rowSize), j,
                          lb.cI64(static_cast<int64_t>(k)), rowOffsets[k],
-                         totalWidth});
+                         totalWidth, lb.cI64(levels[k])});
     stageRange(j);
+    reduceEnd = kernelLevel < 0 ? stageHi
+                                : lb.call(rt::Call::gnnrtStageLevelEnd,
+                                          {lb.ctx, j, lb.cI64(kernelLevel)});
   }
   if (staged >= 0) {
     stageCount = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
@@ -502,7 +515,7 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
       return fg.emitOpError()
              << "internal error: no kernel launch to run in reduce stages";
     lb.call(rt::Call::gnnrtParallelForRows,
-            {launch->getOperand(0), launch->getOperand(1), stageLo, stageHi});
+            {launch->getOperand(0), launch->getOperand(1), stageLo, reduceEnd});
     launch->erase();
     for (auto [k, out] : llvm::enumerate(outs))
       lb.call(rt::Call::gnnrtReduceStageSend,

@@ -83,6 +83,7 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
     case rt::Call::gnnrtUseGraph:   // the graph of the step, before its chunks
     case rt::Call::gnnrtStageCount: // a staged kernel's stages (queries)
     case rt::Call::gnnrtStageStart:
+    case rt::Call::gnnrtStageLevelEnd:
       return Role::Shared;
     case rt::Call::gnnrtKernelArg:
     case rt::Call::gnnrtKernelArgI32:

@@ -99,7 +99,10 @@
 ///      gnnrtReduceStageRows and gnnrtReduceStageSend run a kernel's sums
 ///      to the sources in reduce stages, each launched over its sources by
 ///      gnnrtParallelForRows (any first row).
-#define GNNRT_API_VERSION 24
+///  25: gnnrtStageLevelEnd, and gnnrtReduceStageRows takes the level of
+///      its part's sums (a kernel's reduce stages on a sampled batch's
+///      blocks compute and reduce each owner's rows of that level only).
+#define GNNRT_API_VERSION 25
 
 #ifdef __cplusplus
 extern "C" {
@@ -678,6 +681,11 @@ _mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
 /// gnnrtSpmmBroadcastRows does; -1: every row.
 GNNRT_EXPORT int64_t gnnrtStageCount(gnnrtContext *ctx);
 GNNRT_EXPORT int64_t gnnrtStageStart(gnnrtContext *ctx, int64_t stage);
+/// The end of stage j's rows of `level` among every vertex's: a co-batch's
+/// stage j holds its owner's rows, whose rows of a level are a prefix
+/// (ctx->rowLevels); -1, one process, or no levels: gnnrtStageStart(j + 1).
+GNNRT_EXPORT int64_t gnnrtStageLevelEnd(gnnrtContext *ctx, int64_t stage,
+                                        int64_t level);
 GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,
                                               gnnrtContext *ctx,
                                               gnnrtMemRefF32 *own,
@@ -694,11 +702,15 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,
 /// j + 1 computes. Asking for stage j's first part waits for stage j - 2's
 /// reduces (their buffer); the last part's send of the last stage waits
 /// for all. In one process the one stage is `own`; closed shares sum every
-/// source's rows and keep their own.
+/// source's rows and keep their own. `level` >= 0 (the program on blocks):
+/// the part's sums are zero beyond the sources of that level, so stage j
+/// reduces only its owner's rows of the level (gnnrtStageLevelEnd), and
+/// the owner's own rows beyond them are set to zero; -1: every row. The
+/// part's `width`, place and level are stage 0's at every stage.
 GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageRows(
     gnnrtMemRefF32 *result, gnnrtContext *ctx, gnnrtMemRefF32 *own,
     int64_t width, int64_t stage, int64_t part, int64_t rowOffset,
-    int64_t totalWidth);
+    int64_t totalWidth, int64_t level);
 GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSend(
     gnnrtContext *ctx, gnnrtMemRefF32 *own, int64_t width, int64_t stage,
     int64_t part, int64_t parts, int64_t rowOffset, int64_t totalWidth);

@@ -629,18 +629,21 @@ TEST(RuntimeDevice, OneProcessRunsOneStageOfItsOwnRows) {
   EXPECT_EQ(gnnrtStageCount(&ctx), 1);
   EXPECT_EQ(gnnrtStageStart(&ctx, 0), 0);
   EXPECT_EQ(gnnrtStageStart(&ctx, 1), 4);
+  EXPECT_EQ(gnnrtStageLevelEnd(&ctx, 0, 1), 4); // no levels: the stage's end
+  EXPECT_DEATH(gnnrtStageLevelEnd(&ctx, 1, -1),
+               "gnnrtStageLevelEnd: stage 1 of 1");
   gnnrtMemRefF32 rows{};
   _mlir_ciface_gnnrtStageRows(&rows, &ctx, &m, 2, 0, -1);
   EXPECT_EQ(rows.aligned, own.data());
   rows = {};
-  _mlir_ciface_gnnrtReduceStageRows(&rows, &ctx, &m, 2, 0, 0, 0, 2);
+  _mlir_ciface_gnnrtReduceStageRows(&rows, &ctx, &m, 2, 0, 0, 0, 2, -1);
   EXPECT_EQ(rows.aligned, own.data());
   _mlir_ciface_gnnrtReduceStageSend(&ctx, &m, 2, 0, 0, 1, 0, 2);
   EXPECT_DEATH(_mlir_ciface_gnnrtStageRows(&rows, &ctx, &m, 2, 1, -1),
                "gnnrtStageRows: stage 1 asked, stage 0 expected, of 1");
   EXPECT_DEATH(gnnrtStageStart(&ctx, 2), "gnnrtStageStart: stage 2 of 1");
   EXPECT_DEATH(
-      _mlir_ciface_gnnrtReduceStageRows(&rows, &ctx, &m, 2, 0, 0, 1, 2),
+      _mlir_ciface_gnnrtReduceStageRows(&rows, &ctx, &m, 2, 0, 0, 1, 2, -1),
       "gnnrtReduceStageRows: part 0 of 2 floats at 1 of 2");
   EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSend(&ctx, &m, 2, 0, 1, 1, 0, 2),
                "gnnrtReduceStageSend: part 1 of 1");
@@ -657,9 +660,9 @@ TEST(RuntimeDevice, OneProcessRunsOneStageOfItsOwnRows) {
   // the first.
   std::vector<float> second(4, 1.0f);
   gnnrtMemRefF32 m2 = {second.data(), second.data(), 0, {4}, {1}};
-  _mlir_ciface_gnnrtReduceStageRows(&rows, &fresh, &m, 2, 0, 0, 0, 3);
+  _mlir_ciface_gnnrtReduceStageRows(&rows, &fresh, &m, 2, 0, 0, 0, 3, -1);
   EXPECT_DEATH(
-      _mlir_ciface_gnnrtReduceStageRows(&rows, &fresh, &m2, 1, 0, 1, 1, 3),
+      _mlir_ciface_gnnrtReduceStageRows(&rows, &fresh, &m2, 1, 0, 1, 1, 3, -1),
       "gnnrtReduceStageRows: part 1 at 1 overlaps part 0's floats");
 }
 
