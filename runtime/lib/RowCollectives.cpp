@@ -290,8 +290,13 @@ int64_t gnnrtStageLevelEnd(gnnrtContext *ctx, int64_t stage, int64_t level) {
   if (!rowsAreSplit(ctx))
     return gnnrtStageStart(ctx, stage + 1);
   checkRowStarts(ctx, "gnnrtStageLevelEnd");
-  return ctx->rowStarts[stage] +
-         rowsOfLevel(ctx, static_cast<int>(stage), level);
+  // At least the rows any of a reduce loop's parts sends (a level past
+  // the batch's bands counts every row).
+  int64_t rows = rowsOfLevel(ctx, static_cast<int>(stage), level);
+  for (const auto &part : ctx->kernelStages.parts)
+    rows =
+        std::max(rows, rowsOfLevel(ctx, static_cast<int>(stage), part.level));
+  return ctx->rowStarts[stage] + rows;
 }
 
 /// The stage's rows of every vertex's rows at `data` as a memref that row u
@@ -512,7 +517,6 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
     return;
   }
   const int size = ctx->comm->size(), rank = ctx->comm->rank();
-  const std::vector<int64_t> &p = ctx->rowStarts;
   float *rows = stage == rank ? ownRows
                               : ctx->stageBuffers[stage % 2]->data +
                                     state.most * rowOffset;

@@ -684,6 +684,7 @@ GNNRT_EXPORT int64_t gnnrtStageStart(gnnrtContext *ctx, int64_t stage);
 /// The end of stage j's rows of `level` among every vertex's: a co-batch's
 /// stage j holds its owner's rows, whose rows of a level are a prefix
 /// (ctx->rowLevels); -1, one process, or no levels: gnnrtStageStart(j + 1).
+/// Asked in a reduce-stage loop, at least the rows its parts send.
 GNNRT_EXPORT int64_t gnnrtStageLevelEnd(gnnrtContext *ctx, int64_t stage,
                                         int64_t level);
 GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,

@@ -92,20 +92,17 @@ int initialiseMPI() {
 /// broadcasts take (MPI counts are int); GNNRT_MPI_PIECE_ELEMENTS, an
 /// integer in [1, 2^30], makes them smaller (tests cut small counts into
 /// pieces with it).
-int64_t pieceElements() {
+int64_t pieceElementsOfEnvironment() {
   constexpr int64_t kMost = int64_t(1) << 30;
-  static const int64_t elements = [] {
-    const char *text = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
-    if (!text || !*text)
-      return kMost;
-    char *end = nullptr;
-    const long long n = std::strtoll(text, &end, 10);
-    if (*end || n < 1 || n > kMost)
-      fatal(std::string("GNNRT_MPI_PIECE_ELEMENTS must be an integer in [1, ") +
-            std::to_string(kMost) + "] but is '" + text + "'");
-    return static_cast<int64_t>(n);
-  }();
-  return elements;
+  const char *text = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
+  if (!text || !*text)
+    return kMost;
+  char *end = nullptr;
+  const long long n = std::strtoll(text, &end, 10);
+  if (*end || n < 1 || n > kMost)
+    fatal(std::string("GNNRT_MPI_PIECE_ELEMENTS must be an integer in [1, ") +
+          std::to_string(kMost) + "] but is '" + text + "'");
+  return static_cast<int64_t>(n);
 }
 
 class MPICommunicator final : public Communicator {
@@ -120,6 +117,12 @@ public:
       setFatalHandler("rank " + std::to_string(myRank) + " of " +
                           std::to_string(worldSize) + ": ",
                       [](int code) { MPI_Abort(MPI_COMM_WORLD, code); });
+    // Every rank must cut a collective into the same pieces: the least
+    // size any rank was given.
+    piece = pieceElementsOfEnvironment();
+    if (worldSize > 1)
+      GNNRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &piece, 1, MPI_INT64_T,
+                                    MPI_MIN, MPI_COMM_WORLD));
   }
   ~MPICommunicator() override {
     // Requests left pending would be completed by MPI_Finalize.
@@ -234,8 +237,8 @@ public:
     for (auto [at, n] : pieces("iReduce", count)) {
       GNNRT_MPI_CHECK(
           MPI_Ireduce(send == recv && myRank == root ? MPI_IN_PLACE : send + at,
-                      recv + at, n, MPI_FLOAT, opOf(op), root, MPI_COMM_WORLD,
-                      &requests.emplace_back()));
+                      recv ? recv + at : recv, n, MPI_FLOAT, opOf(op), root,
+                      MPI_COMM_WORLD, &requests.emplace_back()));
     }
     return issue(std::move(requests));
   }
@@ -346,7 +349,6 @@ private:
   void reduceAll(const T *send, T *recv, int64_t count, ReduceOp op) {
     if (count < 0)
       fatal("allReduce: negative count " + std::to_string(count));
-    const int64_t piece = pieceElements();
     for (int64_t at = 0; at < count; at += piece) {
       const int n = static_cast<int>(std::min(piece, count - at));
       GNNRT_MPI_CHECK(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send + at,
@@ -362,7 +364,6 @@ private:
       fatal("broadcast: root " + std::to_string(root) +
             " outside the world of " + std::to_string(worldSize) +
             " processes");
-    const int64_t piece = pieceElements();
     for (int64_t at = 0; at < count; at += piece) {
       const int n = static_cast<int>(std::min(piece, count - at));
       GNNRT_MPI_CHECK(
@@ -392,13 +393,12 @@ private:
     pending[r.id] = {std::move(requests), std::move(counts)};
     return r;
   }
-  /// [0, count) as pieces (first element, count) of at most pieceElements()
+  /// [0, count) as pieces (first element, count) of at most `piece`
   /// (one empty piece for count 0: every rank still calls MPI).
-  static std::vector<std::pair<int64_t, int>> pieces(const char *what,
-                                                     int64_t count) {
+  std::vector<std::pair<int64_t, int>> pieces(const char *what,
+                                              int64_t count) const {
     if (count < 0)
       fatal(std::string(what) + ": negative count " + std::to_string(count));
-    const int64_t piece = pieceElements();
     std::vector<std::pair<int64_t, int>> out;
     for (int64_t at = 0; at == 0 || at < count; at += piece)
       out.emplace_back(at, static_cast<int>(std::min(piece, count - at)));
@@ -412,6 +412,7 @@ private:
     std::vector<int> counts;
   };
   int myRank = 0, worldSize = 1, threads = MPI_THREAD_SINGLE;
+  int64_t piece = 0; // elements per piece (pieceElementsOfEnvironment)
   int64_t nextId = 1;
   std::unordered_map<int64_t, Pending> pending;
 };

@@ -15,9 +15,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 using namespace gnnrt;
@@ -26,8 +30,29 @@ namespace {
 
 constexpr int64_t kCounts[] = {0, 1, 1000, 4097};
 
+/// A session directory of this process's own for MPI started alone (lit's
+/// GoogleTest format runs these tests as one process, beside other tests'
+/// mpiruns): MPI still starts an orted, whose directory under the shared
+/// /tmp/ompi.<host>.<uid> another job's end may remove (test/lit.cfg.py).
+/// It goes under $TMPDIR, which lit removes after the run (the orted
+/// empties it after this process ends).
+void ownSessionDirectory() {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") ||
+      std::getenv("OMPI_MCA_orte_tmpdir_base"))
+    return;
+  const char *parent = std::getenv("TMPDIR");
+  static std::string dir;
+  dir = std::string(parent && *parent ? parent : "/tmp") +
+        "/gnnrt-mpi-test-XXXXXX";
+  if (mkdtemp(dir.data()))
+    setenv("OMPI_MCA_orte_tmpdir_base", dir.c_str(), 0);
+}
+
 Communicator &world() {
-  static std::unique_ptr<Communicator> comm = createMPICommunicator();
+  static std::unique_ptr<Communicator> comm = [] {
+    ownSessionDirectory();
+    return createMPICommunicator();
+  }();
   return *comm;
 }
 
