@@ -11,55 +11,66 @@
 #include "gnnrt/GNNRuntime.h"
 
 #include <string>
+#include <vector>
 
 using namespace gnnrt;
+
+namespace {
+
+/// Sets operand `index` of `operands` (grown as needed); `entry` names the
+/// entry point in the message.
+template <typename T>
+void setOperand(std::vector<T> &operands, int64_t index, const T &value,
+                const char *entry) {
+  if (index < 0)
+    fatal(std::string(entry) + ": negative index");
+  if (static_cast<size_t>(index) >= operands.size())
+    operands.resize(index + 1);
+  operands[index] = value;
+}
+
+/// Operand `index` of `operands`, which must have been set; `what` names
+/// the operand in the message.
+template <typename T>
+const T &getOperand(const std::vector<T> &operands, int64_t index,
+                    const char *entry, const char *what) {
+  if (index < 0 || static_cast<size_t>(index) >= operands.size())
+    fatal(std::string(entry) + ": no kernel " + what + " #" +
+          std::to_string(index));
+  return operands[index];
+}
+
+} // namespace
 
 extern "C" {
 
 void _mlir_ciface_gnnrtKernelArg(gnnrtContext *ctx, int64_t index,
                                  gnnrtMemRefF32 *buffer) {
-  if (index < 0)
-    fatal("gnnrtKernelArg: negative index");
-  if (static_cast<size_t>(index) >= ctx->kernelArgs.size())
-    ctx->kernelArgs.resize(index + 1);
-  ctx->kernelArgs[index] = *buffer;
+  setOperand(ctx->kernelArgs, index, *buffer, "gnnrtKernelArg");
 }
 
 void _mlir_ciface_gnnrtKernelArgGet(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                                     int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelArgs.size())
-    fatal("gnnrtKernelArgGet: no kernel argument #" + std::to_string(index));
-  *result = ctx->kernelArgs[index];
+  *result = getOperand(ctx->kernelArgs, index, "gnnrtKernelArgGet", "argument");
 }
 
 void _mlir_ciface_gnnrtKernelArgI32(gnnrtContext *ctx, int64_t index,
                                     gnnrtMemRefI32 *buffer) {
-  if (index < 0)
-    fatal("gnnrtKernelArgI32: negative index");
-  if (static_cast<size_t>(index) >= ctx->kernelArgsI32.size())
-    ctx->kernelArgsI32.resize(index + 1);
-  ctx->kernelArgsI32[index] = *buffer;
+  setOperand(ctx->kernelArgsI32, index, *buffer, "gnnrtKernelArgI32");
 }
 
 void _mlir_ciface_gnnrtKernelArgI32Get(gnnrtMemRefI32 *result,
                                        gnnrtContext *ctx, int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelArgsI32.size())
-    fatal("gnnrtKernelArgI32Get: no kernel argument #" + std::to_string(index));
-  *result = ctx->kernelArgsI32[index];
+  *result =
+      getOperand(ctx->kernelArgsI32, index, "gnnrtKernelArgI32Get", "argument");
 }
 
 void gnnrtKernelInt(gnnrtContext *ctx, int64_t index, int64_t value) {
-  if (index < 0)
-    fatal("gnnrtKernelInt: negative index");
-  if (static_cast<size_t>(index) >= ctx->kernelInts.size())
-    ctx->kernelInts.resize(index + 1);
-  ctx->kernelInts[index] = value;
+  setOperand(ctx->kernelInts, index, value, "gnnrtKernelInt");
 }
 
 int64_t gnnrtKernelIntGet(gnnrtContext *ctx, int64_t index) {
-  if (index < 0 || static_cast<size_t>(index) >= ctx->kernelInts.size())
-    fatal("gnnrtKernelIntGet: no kernel integer #" + std::to_string(index));
-  return ctx->kernelInts[index];
+  return getOperand(ctx->kernelInts, index, "gnnrtKernelIntGet", "integer");
 }
 
 } // extern "C"

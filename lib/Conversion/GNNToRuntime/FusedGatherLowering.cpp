@@ -424,8 +424,9 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     stageHi =
         lb.call(rt::Call::gnnrtStageStart, {lb.ctx, lb.add(j, lb.cI64(1))});
   };
-  // Each output's own rows, its floats' offset in a row of every output's
-  // (the stage buffers hold the outputs side by side) and that row's size.
+  // Each output's own rows, its place among the outputs' floats (the stage
+  // buffers hold a block per output, from rowOffset times the largest
+  // process's rows on) and the outputs' floats per row.
   SmallVector<Tensor> reducedOwn;
   SmallVector<Value> rowOffsets;
   Value totalWidth, reduceEnd;
