@@ -74,12 +74,18 @@ void gnnrt::checkDistributable(const ModelInfo &m) {
     fatal("the model cannot be trained on several processes by shared "
           "preloading: its forward has '" +
           m.globalOp + "', which reduces over all vertices");
-  if (m.featureChunks > 0 || m.graphChunks > 0 ||
-      std::any_of(m.placements.begin(), m.placements.end(),
-                  [](const PlacementInfo &p) { return p.planned; }))
+  if (plannedForOneProcess(m))
     fatal("the model was compiled under a memory budget (gnn-compile "
           "--mem-budget), which plans one process's buffers; several "
-          "processes need a model compiled without it for now");
+          "processes need a model compiled without it, or with "
+          "--partition auto (the default) and a partitioned program whose "
+          "part fits each process");
+}
+
+bool gnnrt::plannedForOneProcess(const ModelInfo &m) {
+  return m.featureChunks > 0 || m.graphChunks > 0 ||
+         std::any_of(m.placements.begin(), m.placements.end(),
+                     [](const PlacementInfo &p) { return p.planned; });
 }
 
 std::unique_ptr<RocPartitioner>

@@ -42,6 +42,11 @@ void checkSameTraining(gnnrtContext *ctx, const std::string &training,
 /// preloading (GraNNDis), or split by rows (MG-GCN) when compiled so.
 void checkDistributable(const ModelInfo &m);
 
+/// Whether the model was compiled under a memory budget whose plan places
+/// one process's buffers (gnn-compile --mem-budget, --buffer-budget, the
+/// features or the graph out of core), which shared preloading cannot run.
+bool plannedForOneProcess(const ModelInfo &m);
+
 /// Row partitioning's split of the vertices over the processes and, with
 /// --row-split roc, ROC's online cost model (RowSplit.h).
 struct RowParts {

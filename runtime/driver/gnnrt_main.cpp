@@ -627,13 +627,20 @@ int main(int argc, char **argv) {
     if (mode == "auto") {
       split =
           splitCandidates(programs, o.data, o.rowSplit, worldSize, choosing);
-      if (preloading->model.hops < 0 && !split.candidates.empty()) {
+      // A preloading program planned under a budget runs in one process
+      // only; the partitioned ones keep their buffers resident.
+      const bool planned = plannedForOneProcess(preloading->model);
+      if ((preloading->model.hops < 0 || planned) &&
+          !split.candidates.empty()) {
         const AutoVote vote = autoVote(ctx, 0);
         autoVoted = true;
         std::string why;
         mode = autoMode = split.choose(vote, why)->model.partition;
-        autoChoice =
-            mode + " (the model does not preload" + split.bytes + why + ")";
+        autoChoice = mode +
+                     (planned ? " (the preload program is planned for one "
+                                "process's memory budget"
+                              : " (the model does not preload") +
+                     split.bytes + why + ")";
       }
     }
     use(mode == "rows" || mode == "features" ? findProgram(programs, mode)

@@ -221,7 +221,12 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
           formatBytes(peak) + " of memory beyond the dataset (" + parts +
           ") but " + formatBytes(avail.bytes) + " is available (" +
           avail.source + ")";
-  if (avail.source == "--mem-budget" && need.placed)
+  const bool partitioned = ctx->model.partition != "none";
+  if (avail.source == "--mem-budget" && partitioned)
+    error += "; raise --mem-budget or train on more processes (a "
+             "partitioned program keeps each process's buffers resident; "
+             "gnn-compile --mem-budget plans one process's)";
+  else if (avail.source == "--mem-budget" && need.placed)
     error += "; raise --mem-budget, or compile for a smaller one "
              "(gnn-compile --mem-budget)";
   else if (avail.source == "--mem-budget")

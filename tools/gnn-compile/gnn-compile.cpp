@@ -850,25 +850,41 @@ int main(int argc, char **argv) {
   if (!gnn::emitObjects(*llvmModule, objectCode, error))
     return fail(error);
   if (severalPrograms) {
-    // The partitioned programs are not lowered for CUDA, under a budget or
-    // in row chunks yet: such an executable preloads under mpirun.
+    // The partitioned programs are not lowered for CUDA yet: such an
+    // executable trains in one process. Under a budget or in row chunks they
+    // are lowered without either, every buffer resident: the preloading
+    // program's plan is one process's, and under mpirun the start-up takes a
+    // partitioned program where each process's part fits what it has left
+    // (--mem-budget included; docs/Distributed.md, "Under a memory budget").
     std::string report;
-    const bool onlyCompiled = target == "cuda" || budget || chunkBytes ||
-                              bufferBytes || lowering.rowChunks > 1;
-    if (onlyCompiled)
+    const bool planned =
+        budget || chunkBytes || bufferBytes || lowering.rowChunks > 1;
+    if (target == "cuda") {
       report = "the executable holds the preload program only (the "
-               "partitioned ones are not compiled for CUDA, under a budget "
-               "or in row chunks yet)";
-    else if (!gnn::addPartitionedPrograms(context, *original, options, lowering,
-                                          !noOptimize, rates, llvmContext,
-                                          objectCode, report, error))
-      return fail(error);
+               "partitioned ones are not compiled for CUDA yet)";
+    } else {
+      gnn::GNNToLLVMOptions resident;
+      resident.copyOptionValuesFrom(lowering);
+      resident.memBudget = 0;
+      resident.bufferBudget = 0;
+      resident.rowChunks = 1;
+      resident.featuresOutOfCore = false;
+      resident.graphOutOfCore = false;
+      resident.graphWindowEdges = 0;
+      if (!gnn::addPartitionedPrograms(context, *original, options, resident,
+                                       !noOptimize, rates, llvmContext,
+                                       objectCode, report, error))
+        return fail(error);
+      if (planned)
+        report += "; the partitioned programs keep every buffer resident, "
+                  "the plan is the preload program's (one process)";
+    }
     if (showRemarks)
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report
                    << "\n";
     // Mini-batch training's program on sampled blocks, where the model's
-    // aggregation order differs there (not for CUDA or a budget either).
-    if (!onlyCompiled) {
+    // aggregation order differs there (not for CUDA or a plan either).
+    if (target != "cuda" && !planned) {
       if (!gnn::addBlocksProgram(context, *original, options, lowering,
                                  !noOptimize, llvmContext, objectCode, report,
                                  error))

@@ -298,6 +298,31 @@ TEST(TrainingMemory, OnTheGPUCountsTheFeaturesAndTheBudget) {
   EXPECT_TRUE(checkTrainingMemory(ctx.get(), adam, a, need, error));
 }
 
+TEST(TrainingMemory, APartitionedProgramOverTheBudgetAsksForMoreProcesses) {
+  // gnn-compile --mem-budget plans the preloading program; the partitioned
+  // ones it holds keep every buffer resident, so the advice is not to
+  // compile for the budget.
+  std::unique_ptr<gnnrtContext> ctx(makeContext(kModel, 1000, 5000, 64, 8));
+  OptimizerConfig adam;
+  TrainingMemory need;
+  std::string error;
+  ASSERT_TRUE(estimateTrainingMemory(ctx.get(), adam, need, error));
+  AvailableMemory a;
+  a.bytes = need.peak() - 1;
+  a.source = "--mem-budget";
+  EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
+  EXPECT_NE(error.find("compile the model for it"), std::string::npos) << error;
+  ctx->model.partition = "rows";
+  EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
+  EXPECT_NE(error.find("(--mem-budget); raise --mem-budget or train on more "
+                       "processes (a partitioned program keeps each "
+                       "process's buffers resident"),
+            std::string::npos)
+      << error;
+  a.bytes = need.peak();
+  EXPECT_TRUE(checkTrainingMemory(ctx.get(), adam, a, need, error));
+}
+
 TEST(Memory, FormatsBytes) {
   EXPECT_EQ(formatBytes(0), "0 B");
   EXPECT_EQ(formatBytes(1023), "1023 B");
