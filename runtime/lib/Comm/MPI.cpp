@@ -125,11 +125,13 @@ public:
                                     MPI_MIN, MPI_COMM_WORLD));
   }
   ~MPICommunicator() override {
-    // Requests left pending would be completed by MPI_Finalize.
+    // Collectives still in flight complete here, while their buffers are
+    // alive: freeing a non-blocking collective's request is erroneous in
+    // MPI (3.1, section 5.12), and MPI_Finalize would write into buffers
+    // released meanwhile. Every rank issued them, so the wait ends.
     for (auto &[id, p] : pending)
-      for (MPI_Request &r : p.requests)
-        if (r != MPI_REQUEST_NULL) // not completed by progress()
-          MPI_Request_free(&r);
+      MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(),
+                  MPI_STATUSES_IGNORE);
   }
 
   const char *name() const override { return "mpi"; }

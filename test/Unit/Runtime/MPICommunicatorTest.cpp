@@ -387,6 +387,34 @@ TEST(RuntimeMPICommunicator, NonBlockingReducesToEveryRoot) {
   }
 }
 
+// A communicator destroyed with collectives in flight completes them first
+// (the driver's context may end with a request nobody waited for): the
+// sums are there as soon as the destructor returns. Large enough that the
+// all-reduce is not done by the time it is issued, unless cut into tiny
+// pieces (GNNRT_MPI_PIECE_ELEMENTS): then 64 pieces, not a million.
+TEST(RuntimeMPICommunicator, DestroyingCompletesCollectivesInFlight) {
+  world(); // MPI started, with its session directory
+  std::unique_ptr<Communicator> comm = createMPICommunicator();
+  const int n = comm->size(), me = comm->rank();
+  const char *piece = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
+  const int64_t kCount =
+      piece && *piece ? 64 * std::atoll(piece) : int64_t(1) << 22;
+  std::vector<float> x(kCount), y(kCount, -1.0f), z(kCount);
+  for (int64_t i = 0; i < kCount; ++i)
+    x[i] = z[i] = valueOf(me, i);
+  Request sum = comm->iAllReduce(x.data(), y.data(), kCount, ReduceOp::Sum);
+  Request broadcast = comm->iBroadcast(z.data(), kCount, n - 1);
+  EXPECT_FALSE(sum.isNull() || broadcast.isNull());
+  comm.reset();
+  for (int64_t i = 0; i < kCount; ++i) {
+    float s = 0.0f;
+    for (int q = 0; q < n; ++q)
+      s += valueOf(q, i);
+    ASSERT_EQ(y[i], s) << "element " << i;
+    ASSERT_EQ(z[i], valueOf(n - 1, i)) << "element " << i;
+  }
+}
+
 // Feature-pulling data parallel: a matrix of 7-float rows split unevenly
 // into the ranges of one copy (rank 0's empty with 3 or more ranges), held
 // once, twice (an even world) or by every rank; every rank asks for rows
