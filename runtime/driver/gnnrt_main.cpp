@@ -635,12 +635,16 @@ int main(int argc, char **argv) {
         const AutoVote vote = autoVote(ctx, 0);
         autoVoted = true;
         std::string why;
-        mode = autoMode = split.choose(vote, why)->model.partition;
-        autoChoice = mode +
-                     (planned ? " (the preload program is planned for one "
-                                "process's memory budget"
-                              : " (the model does not preload") +
-                     split.bytes + why + ")";
+        const std::string cannot =
+            planned ? "the preload program is planned for one process's "
+                      "memory budget"
+                    : "the model does not preload";
+        const Program *chosen = split.choose(vote, why);
+        if (!chosen) // why: what each would hold more than the tightest has
+          fatal("--partition auto: " + cannot +
+                ", and no partitioned program fits" + why);
+        mode = autoMode = chosen->model.partition;
+        autoChoice = mode + " (" + cannot + split.bytes + why + ")";
       }
     }
     use(mode == "rows" || mode == "features" ? findProgram(programs, mode)

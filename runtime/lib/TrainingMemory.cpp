@@ -221,7 +221,10 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
           formatBytes(peak) + " of memory beyond the dataset (" + parts +
           ") but " + formatBytes(avail.bytes) + " is available (" +
           avail.source + ")";
-  const bool partitioned = ctx->model.partition != "none";
+  // Split over several processes (rowStarts: not a partitioned program
+  // preloading or alone).
+  const bool partitioned =
+      ctx->model.partition != "none" && !ctx->rowStarts.empty();
   if (avail.source == "--mem-budget" && partitioned)
     error += "; raise --mem-budget or train on more processes (a "
              "partitioned program keeps each process's buffers resident; "

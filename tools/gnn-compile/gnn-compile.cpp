@@ -852,8 +852,9 @@ int main(int argc, char **argv) {
   if (severalPrograms) {
     // The partitioned programs are not lowered for CUDA yet: such an
     // executable trains in one process. Under a budget or in row chunks they
-    // are lowered without either, every buffer resident: the preloading
-    // program's plan is one process's, and under mpirun the start-up takes a
+    // are lowered without either, every buffer resident. Where the preloading
+    // program's plan places buffers (or reads the features or the graph from
+    // storage) it is one process's, and under mpirun the start-up takes a
     // partitioned program where each process's part fits what it has left
     // (--mem-budget included; docs/Distributed.md, "Under a memory budget").
     std::string report;
@@ -871,13 +872,16 @@ int main(int argc, char **argv) {
       resident.featuresOutOfCore = false;
       resident.graphOutOfCore = false;
       resident.graphWindowEdges = 0;
+      // The search may have dropped the edge caches to fit the budget.
+      resident.edgeCacheFloats = edgeCacheFloats.getValue();
       if (!gnn::addPartitionedPrograms(context, *original, options, resident,
                                        !noOptimize, rates, llvmContext,
                                        objectCode, report, error))
         return fail(error);
       if (planned)
-        report += "; the partitioned programs keep every buffer resident, "
-                  "the plan is the preload program's (one process)";
+        report += "; the partitioned programs keep every buffer resident "
+                  "(the budget's plan and row chunks are the preload "
+                  "program's)";
     }
     if (showRemarks)
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report

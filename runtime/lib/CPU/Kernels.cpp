@@ -510,6 +510,37 @@ void cpuSpmmSourceStage(const DeviceGraph &graph, gnnrtMemRefF32 *weights,
   spmmTile<true>(op, /*mean=*/0, lo, hi, 0, static_cast<int32_t>(V), V, rows);
 }
 
+namespace {
+
+/// The rows of op(A) and C that one sgemm takes. OpenBLAS packs its
+/// operands into per-thread buffers of 128 MiB, and for a tall A with a
+/// narrow B (the first linear: |V| x F times F x h) it packs all of A:
+/// 85 MB more resident at the arxiv shape, 246 MB at Reddit's, which no
+/// memory budget counts. In blocks of this many rows it packs a block at a
+/// time (2.7 and 5.4 MB), and ran as fast or faster (docs/MemoryBudget.md,
+/// "What the BLAS keeps").
+constexpr int64_t kGemmRowBlock = 4096;
+
+/// C = alpha op(A) op(B) + beta C, row-major, in blocks of kGemmRowBlock
+/// rows of C. The blocks change no sum's order: each element is one dot
+/// product over k either way.
+void blockedSgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                  float alpha, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, float beta, float *c, int64_t ldc) {
+  for (int64_t r = 0; r < m; r += kGemmRowBlock) {
+    const int64_t rows = std::min(kGemmRowBlock, m - r);
+    // Row r of op(A): row r of A, or column r of A transposed.
+    const float *ar = transA ? a + r : a + r * lda;
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+                transB ? CblasTrans : CblasNoTrans, static_cast<int>(rows),
+                static_cast<int>(n), static_cast<int>(k), alpha, ar,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta,
+                c + r * ldc, static_cast<int>(ldc));
+  }
+}
+
+} // namespace
+
 void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
              float alpha, gnnrtMemRefF32 *a, gnnrtMemRefF32 *b, float beta,
              gnnrtMemRefF32 *c) {
@@ -531,9 +562,8 @@ void cpuGemm(int64_t transA, int64_t transB, int64_t m, int64_t n, int64_t k,
       cp[i] = beta == 0.0f ? 0.0f : beta * cp[i];
     return;
   }
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, ptr(a),
-              transA ? m : k, ptr(b), transB ? k : n, beta, ptr(c), n);
+  blockedSgemm(transA, transB, m, n, k, alpha, ptr(a), transA ? m : k, ptr(b),
+               transB ? k : n, beta, ptr(c), n);
 }
 
 /// out[j] = sum over rows r of in[r, j]. Each thread sums a contiguous
@@ -679,9 +709,8 @@ void cpuTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
   const float *wt = ptr(w);
   perTypeRowGemm(groups, ptr(x), k, ptr(out), n,
                  [&](int64_t tau, int64_t m, const float *px, float *py) {
-                   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n,
-                               k, 1.0f, px, k, wt + tau * k * n, n, 0.0f, py,
-                               n);
+                   blockedSgemm(false, false, m, n, k, 1.0f, px, k,
+                                wt + tau * k * n, n, 0.0f, py, n);
                  });
 }
 
@@ -698,8 +727,8 @@ void cpuTypedGemmTranspose(gnnrtContext *ctx, int64_t rows, int64_t k,
   const float *wt = ptr(w);
   perTypeRowGemm(groups, ptr(g), n, ptr(gx), k,
                  [&](int64_t tau, int64_t m, const float *pg, float *px) {
-                   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n,
-                               1.0f, pg, n, wt + tau * k * n, n, 0.0f, px, k);
+                   blockedSgemm(false, true, m, k, n, 1.0f, pg, n,
+                                wt + tau * k * n, n, 0.0f, px, k);
                  });
 }
 

@@ -129,6 +129,10 @@ public:
     // alive: freeing a non-blocking collective's request is erroneous in
     // MPI (3.1, section 5.12), and MPI_Finalize would write into buffers
     // released meanwhile. Every rank issued them, so the wait ends.
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (finalised)
+      return;
     for (auto &[id, p] : pending)
       MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(),
                   MPI_STATUSES_IGNORE);

@@ -312,7 +312,12 @@ TEST(TrainingMemory, APartitionedProgramOverTheBudgetAsksForMoreProcesses) {
   a.source = "--mem-budget";
   EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
   EXPECT_NE(error.find("compile the model for it"), std::string::npos) << error;
+  // A rows program alone (or preloading) is not split: the same advice.
   ctx->model.partition = "rows";
+  EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
+  EXPECT_NE(error.find("compile the model for it"), std::string::npos)
+      << error;
+  ctx->rowStarts = {0, 600, 1000}; // rows [0, 600) of 1000 on 2 processes
   EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
   EXPECT_NE(error.find("(--mem-budget); raise --mem-budget or train on more "
                        "processes (a partitioned program keeps each "
