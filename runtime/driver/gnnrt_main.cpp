@@ -624,6 +624,8 @@ int main(int argc, char **argv) {
     // they are loaded: closuresAreSmall), else the partitioned program that
     // moves fewer bytes per epoch among those that fit (SplitCandidates).
     SplitCandidates split;
+    // Why --partition auto did not consider preloading, if it did not.
+    std::string cannot;
     if (mode == "auto") {
       split =
           splitCandidates(programs, o.data, o.rowSplit, worldSize, choosing);
@@ -635,10 +637,9 @@ int main(int argc, char **argv) {
         const AutoVote vote = autoVote(ctx, 0);
         autoVoted = true;
         std::string why;
-        const std::string cannot =
-            planned ? "the preload program is planned for one process's "
-                      "memory budget"
-                    : "the model does not preload";
+        cannot = planned ? "the preload program is planned for one process's "
+                           "memory budget"
+                         : "the model does not preload";
         const Program *chosen = split.choose(vote, why);
         if (!chosen) // why: what each would hold more than the tightest has
           fatal("--partition auto: " + cannot +
@@ -656,6 +657,11 @@ int main(int argc, char **argv) {
       rows = true;
     };
     if (mode == "rows" || mode == "features") {
+      if ((o.preloadHops >= 0 || o.preloadFanout >= 0) && !cannot.empty())
+        fatal("--preload-hops and --preload-fanout bound shared preloading, "
+              "which these processes cannot do: " +
+              cannot + " (without them they train split by " +
+              (mode == "rows" ? "rows)" : "feature columns)"));
       if (o.preloadHops >= 0 || o.preloadFanout >= 0)
         fatal("--preload-hops and --preload-fanout bound shared preloading; "
               "the model was compiled for " +
