@@ -254,6 +254,51 @@ TEST(RuntimeKernels, GemmAndSumRowsRunOnTheContextsDevice) {
   }
 }
 
+// The CPU device's GEMMs cut a tall op(A) into blocks of 4096 rows of C:
+// against a double-precision sum, every case of transposes, with beta 0
+// (C's NaN never read) and 2; and long sums over k (a weight's gradient).
+TEST(RuntimeKernels, TallAndLongGemmsMatchTheSum) {
+  gnnrtContext ctx;
+  std::mt19937 rng(4321);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  struct Shape {
+    int64_t m, n, k, transA, transB;
+  };
+  const Shape shapes[] = {{9000, 5, 7, 0, 0},    {9000, 5, 7, 1, 0},
+                          {9000, 5, 7, 0, 1},    {9000, 5, 7, 1, 1},
+                          {6, 3, 50000, 1, 0},   {6, 3, 50000, 0, 0},
+                          {100, 50, 40000, 1, 0}};
+  for (const Shape &sh : shapes) {
+    const auto [m, n, k, transA, transB] = sh;
+    std::vector<float> a(m * k), b(k * n), c0(m * n);
+    for (std::vector<float> *v : {&a, &b, &c0})
+      for (float &f : *v)
+        f = normal(rng);
+    for (float beta : {0.0f, 2.0f}) {
+      std::vector<float> c(m * n, beta == 0.0f ? NAN : 0.0f);
+      if (beta != 0.0f)
+        c = c0;
+      gnnrtMemRefF32 am = view(a), bm = view(b), cm = view(c);
+      _mlir_ciface_gnnrtGemm(&ctx, transA, transB, m, n, k, 0.5f, &am, &bm,
+                             beta, &cm);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = beta * c0[i * n + j], magnitude = 1.0;
+          for (int64_t l = 0; l < k; ++l) {
+            const double t = 0.5 * a[transA ? l * m + i : i * k + l] *
+                             b[transB ? j * k + l : l * n + j];
+            want += t;
+            magnitude += std::abs(t);
+          }
+          ASSERT_NEAR(c[i * n + j], want, 1e-5 * magnitude)
+              << m << " x " << n << " x " << k << " transA " << transA
+              << " transB " << transB << " beta " << beta << " at " << i << ", "
+              << j;
+        }
+    }
+  }
+}
+
 // Random.h's dropout draws (the runtime's gnnrtDropout and the compiled
 // kernels draw the same): over 2^20 consecutive elements, and across the
 // 2^32 boundary of the element index, each rate keeps its share of them
