@@ -514,21 +514,34 @@ namespace {
 
 /// The rows of op(A) and C that one sgemm takes. OpenBLAS packs its
 /// operands into per-thread buffers of 128 MiB, and for a tall A with a
-/// narrow B (the first linear: |V| x F times F x h) it packs all of A:
-/// 85 MB more resident at the arxiv shape, 246 MB at Reddit's, which no
-/// memory budget counts. In blocks of this many rows it packs a block at a
-/// time (2.7 and 5.4 MB), and ran as fast or faster (docs/MemoryBudget.md,
-/// "What the BLAS keeps").
+/// narrow B (the first linear: |V| x F times F x h) it packed every row of
+/// A (a k-panel at a time): 85 MB more resident at the arxiv shape, 246 MB
+/// at Reddit's, which no memory budget counts. In blocks of this many rows
+/// it packs a block at a time (2.7 and 5.4 MB), and ran as fast or faster
+/// (docs/MemoryBudget.md, "What the BLAS keeps").
 constexpr int64_t kGemmRowBlock = 4096;
 
-/// C = alpha op(A) op(B) + beta C, row-major, in blocks of kGemmRowBlock
-/// rows of C. The blocks change no sum's order: each element is one dot
-/// product over k either way.
+/// OpenBLAS runs a product of at most this many multiply-adds (m n k) on
+/// one thread; a block keeps at least this many per thread.
+constexpr int64_t kGemmSmall = int64_t(1) << 18;
+
+/// The rows of a block: kGemmRowBlock, or more where n k is so small that
+/// such a block would run on one thread (its packing is small then).
+int64_t gemmRowBlock(int64_t n, int64_t k) {
+  const int64_t perRow = std::max<int64_t>(n * k, 1);
+  return std::max(kGemmRowBlock,
+                  kGemmSmall * omp_get_max_threads() / perRow + 1);
+}
+
+/// C = alpha op(A) op(B) + beta C, row-major, in blocks of gemmRowBlock
+/// rows of C: the same products as one call, up to the BLAS kernels'
+/// rounding (where a row sits in a block changes the last bits).
 void blockedSgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                   float alpha, const float *a, int64_t lda, const float *b,
                   int64_t ldb, float beta, float *c, int64_t ldc) {
-  for (int64_t r = 0; r < m; r += kGemmRowBlock) {
-    const int64_t rows = std::min(kGemmRowBlock, m - r);
+  const int64_t block = gemmRowBlock(n, k);
+  for (int64_t r = 0; r < m; r += block) {
+    const int64_t rows = std::min(block, m - r);
     // Row r of op(A): row r of A, or column r of A transposed.
     const float *ar = transA ? a + r : a + r * lda;
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
@@ -685,11 +698,17 @@ void perTypeRowGemm(const TypeGroups &groups, const float *in, int64_t inWidth,
     if (!m)
       continue;
     const int64_t *idx = groups.order.data() + groups.offsets[tau];
-    packedIn.resize(m * inWidth);
-    packedOut.resize(m * outWidth);
-    gatherRows(in, packedIn.data(), idx, m, inWidth);
-    gemm(tau, m, packedIn.data(), packedOut.data());
-    scatterRows(packedOut.data(), out, idx, m, outWidth);
+    // In blocks of rows, so that the packed copies stay small (they are
+    // the runtime's, outside the budget's counts).
+    const int64_t block = gemmRowBlock(outWidth, inWidth);
+    for (int64_t r = 0; r < m; r += block) {
+      const int64_t rows = std::min(block, m - r);
+      packedIn.resize(rows * inWidth);
+      packedOut.resize(rows * outWidth);
+      gatherRows(in, packedIn.data(), idx + r, rows, inWidth);
+      gemm(tau, rows, packedIn.data(), packedOut.data());
+      scatterRows(packedOut.data(), out, idx + r, rows, outWidth);
+    }
   }
 }
 
@@ -751,12 +770,18 @@ void cpuTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
       continue;
     }
     const int64_t *idx = groups.order.data() + groups.offsets[tau];
-    packedX.resize(m * k);
-    packedG.resize(m * n);
-    gatherRows(ptr(x), packedX.data(), idx, m, k);
-    gatherRows(ptr(g), packedG.data(), idx, m, n);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f,
-                packedX.data(), k, packedG.data(), n, 0.0f, out, n);
+    // The sum over the type's rows in blocks of them, each added to the
+    // last (the packed copies stay small).
+    for (int64_t r = 0; r < m; r += kGemmRowBlock) {
+      const int64_t rows = std::min(kGemmRowBlock, m - r);
+      packedX.resize(rows * k);
+      packedG.resize(rows * n);
+      gatherRows(ptr(x), packedX.data(), idx + r, rows, k);
+      gatherRows(ptr(g), packedG.data(), idx + r, rows, n);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, rows, 1.0f,
+                  packedX.data(), k, packedG.data(), n, r == 0 ? 0.0f : 1.0f,
+                  out, n);
+    }
   }
 }
 

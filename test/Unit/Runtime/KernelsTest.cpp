@@ -264,8 +264,9 @@ TEST(RuntimeKernels, TallAndLongGemmsMatchTheSum) {
   struct Shape {
     int64_t m, n, k, transA, transB;
   };
-  const Shape shapes[] = {{9000, 5, 7, 0, 0},    {9000, 5, 7, 1, 0},
-                          {9000, 5, 7, 0, 1},    {9000, 5, 7, 1, 1},
+  // n k = 1920: blocks of 4096 rows on up to 30 threads (gemmRowBlock).
+  const Shape shapes[] = {{9000, 40, 48, 0, 0},  {9000, 40, 48, 1, 0},
+                          {9000, 40, 48, 0, 1},  {9000, 40, 48, 1, 1},
                           {6, 3, 50000, 1, 0},   {6, 3, 50000, 0, 0},
                           {100, 50, 40000, 1, 0}};
   for (const Shape &sh : shapes) {
@@ -297,6 +298,63 @@ TEST(RuntimeKernels, TallAndLongGemmsMatchTheSum) {
         }
     }
   }
+}
+
+// The typed linear, its transpose and its weight gradient on the CPU
+// device, with one type's rows past a GEMM block (4096: packed, multiplied
+// and unpacked a block at a time; the weight gradient's sum added block by
+// block), one type with a few rows and one with none, in scattered order:
+// against double-precision sums.
+TEST(RuntimeKernels, TypedGemmsOverBlocksMatchTheSums) {
+  gnnrtContext ctx;
+  std::mt19937 rng(99);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int64_t rows = 9000, k = 40, n = 48, T = 3; // blocks as above
+  std::vector<int32_t> types(rows);
+  for (int64_t r = 0; r < rows; ++r)
+    types[r] = r % 97 == 3 ? 2 : 0; // type 1 has no row
+  std::vector<float> x(rows * k), g(rows * n), w(T * k * n);
+  for (std::vector<float> *v : {&x, &g, &w})
+    for (float &f : *v)
+      f = normal(rng);
+  std::vector<float> out(rows * n), gx(rows * k), gw(T * k * n, NAN);
+  gnnrtMemRefI32 tm = {types.data(), types.data(), 0, {rows}, {1}};
+  gnnrtMemRefF32 xm = view(x), gm = view(g), wm = view(w), om = view(out),
+                 gxm = view(gx), gwm = view(gw);
+  _mlir_ciface_gnnrtTypedGemm(&ctx, rows, k, n, T, &xm, &tm, &wm, &om);
+  _mlir_ciface_gnnrtTypedGemmTranspose(&ctx, rows, k, n, T, &gm, &tm, &wm,
+                                       &gxm);
+  _mlir_ciface_gnnrtTypedOuterSum(&ctx, rows, k, n, T, &xm, &tm, &gm, &gwm);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *wt = w.data() + types[r] * k * n;
+    for (int64_t j = 0; j < n; ++j) {
+      double want = 0.0;
+      for (int64_t i = 0; i < k; ++i)
+        want += double(x[r * k + i]) * wt[i * n + j];
+      ASSERT_NEAR(out[r * n + j], want, 1e-4 * (1.0 + std::abs(want)))
+          << "row " << r;
+    }
+    for (int64_t i = 0; i < k; ++i) {
+      double want = 0.0;
+      for (int64_t j = 0; j < n; ++j)
+        want += double(wt[i * n + j]) * g[r * n + j];
+      ASSERT_NEAR(gx[r * k + i], want, 1e-4 * (1.0 + std::abs(want)))
+          << "row " << r;
+    }
+  }
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0.0, magnitude = 1.0;
+        for (int64_t r = 0; r < rows; ++r)
+          if (types[r] == t) {
+            const double term = double(x[r * k + i]) * g[r * n + j];
+            want += term;
+            magnitude += std::abs(term);
+          }
+        ASSERT_NEAR(gw[(t * k + i) * n + j], want, 1e-5 * magnitude)
+            << "type " << t << " at " << i << ", " << j;
+      }
 }
 
 // Random.h's dropout draws (the runtime's gnnrtDropout and the compiled
