@@ -707,10 +707,17 @@ int main(int argc, char **argv) {
       autoVoted = true;
       std::string closures, why;
       const Program *chosen = nullptr;
+      // --preload-hops and --preload-fanout bound shared preloading: given,
+      // the processes preload (they would not apply to a split).
+      const bool bounded = o.preloadHops >= 0 || o.preloadFanout >= 0;
       if (closuresAreSmall(vote.mostEdges, worldSize, full, closures) ||
-          !(chosen = split.choose(vote, why))) {
+          bounded || !(chosen = split.choose(vote, why))) {
         autoMode = "preload";
-        autoChoice = "preload (" + closures + ")";
+        autoChoice = "preload (" +
+                     (bounded ? "--preload-hops and --preload-fanout bound "
+                                "the closures; "
+                              : std::string()) +
+                     closures + ")";
       } else {
         part = PreloadPart();
         use(chosen);
