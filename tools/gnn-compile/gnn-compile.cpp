@@ -219,7 +219,9 @@ static llvm::cl::opt<std::string> memBudget(
     llvm::cl::desc("Train within this many bytes of memory (suffix K, M, G or "
                    "T; needs --dataset): aggregations tiled into P x P edge "
                    "chunks (--gnn-chunk-tile) and the buffers placed in what "
-                   "the resident state leaves (--placement)"),
+                   "the resident state leaves (--placement). The plan is one "
+                   "process's: under mpirun the executable trains by the "
+                   "partitioned programs --partition auto holds, resident"),
     llvm::cl::value_desc("bytes"), llvm::cl::init(""),
     llvm::cl::cat(gnnCompileCategory));
 
