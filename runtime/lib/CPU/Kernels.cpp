@@ -772,8 +772,9 @@ void cpuTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k, int64_t n,
     const int64_t *idx = groups.order.data() + groups.offsets[tau];
     // The sum over the type's rows in blocks of them, each added to the
     // last (the packed copies stay small).
-    for (int64_t r = 0; r < m; r += kGemmRowBlock) {
-      const int64_t rows = std::min(kGemmRowBlock, m - r);
+    const int64_t block = gemmRowBlock(k, n);
+    for (int64_t r = 0; r < m; r += block) {
+      const int64_t rows = std::min(block, m - r);
       packedX.resize(rows * k);
       packedG.resize(rows * n);
       gatherRows(ptr(x), packedX.data(), idx + r, rows, k);
