@@ -87,6 +87,7 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
     ds.masks[0][s] = full.masks[0][batch.seeds[s]];
   ds.edgeData = selectEdgeData(full.edgeData, positions);
   ds.levelRows = batch.levelRows();
+  ds.vertexIds = vertices;
   return ds;
 }
 

@@ -226,6 +226,17 @@ bool bindDataset(gnnrtContext *ctx, std::string &error,
     countDegrees(g);
   }
   ctx->device->bindGraph(std::move(g));
+  // A part of the graph: its rows' global ids, for the dropouts of a program
+  // that is not partitioned (a partitioned one numbers its rows itself).
+  ctx->vertexIds.clear();
+  ctx->vertexIdsOnDevice.reset();
+  if (m.partition == "none" && !ds.vertexIds.empty()) {
+    if (static_cast<int64_t>(ds.vertexIds.size()) != V) {
+      error = "the graph's vertex ids disagree with its vertices";
+      return false;
+    }
+    ctx->vertexIds.assign(ds.vertexIds.begin(), ds.vertexIds.end());
+  }
   // The windows read the device's offsets (kept for the run), not copies.
   if (ctx->graphOnStorage)
     ctx->graphOnStorage->useOffsets(ctx->device->graph().offsets[0],

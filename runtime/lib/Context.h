@@ -210,6 +210,13 @@ struct gnnrtContext {
   /// rank's).
   std::vector<float> fullDegree[2];
   int64_t lossCount[3] = {-1, -1, -1};
+  /// The bound graph's vertices' ids in the whole graph (a closure, a
+  /// sampled batch: Dataset::vertexIds) when the program is not
+  /// partitioned; empty for a whole graph. gnnrtVertexIds returns them (on
+  /// the device: vertexIdsOnDevice, copied at the first call after a bind)
+  /// and the dropouts draw by them.
+  std::vector<int32_t> vertexIds;
+  std::unique_ptr<gnnrt::Buffer> vertexIdsOnDevice;
   /// Row partitioning: p(r), the first vertex of each process's rows
   /// (size() + 1 entries, docs/Distributed.md); empty in one process.
   std::vector<int64_t> rowStarts;

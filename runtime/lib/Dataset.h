@@ -37,6 +37,10 @@ struct Dataset {
   /// non-increasing: its vertices ordered by the hop that reached them.
   /// Empty for a whole graph (every level's rows are V).
   std::vector<int64_t> levelRows;
+  /// Each vertex's id in the graph this one was cut from (a rank's closure,
+  /// a sampled batch): the row of the whole graph's tensors it computes,
+  /// by which its dropout masks are drawn. Empty for a whole graph.
+  std::vector<int64_t> vertexIds;
 };
 
 /// The sources of `ds`'s edges range over [0, sourcesOf(ds)).

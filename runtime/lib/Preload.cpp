@@ -202,6 +202,7 @@ void gnnrt::buildPreloadPart(const Dataset &full, VertexRange inner,
   }
   local.numEdges = static_cast<int64_t>(keptEdges.size());
   local.edgeData = selectEdgeData(full.edgeData, keptEdges);
+  local.vertexIds = part.globalIds;
 }
 
 //===----------------------------------------------------------------------===//
@@ -334,6 +335,7 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
   std::vector<uint8_t>().swap(closure.held);
   const int64_t n = static_cast<int64_t>(part.globalIds.size());
   local.numVertices = n;
+  local.vertexIds = part.globalIds;
   part.inDegree.resize(n);
   part.outDegree.resize(n);
   for (int64_t i = 0; i < n; ++i) {

@@ -285,6 +285,27 @@ void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result, gnnrtContext *ctx,
   view(result, const_cast<int32_t *>(g.index[which]), g.numEdges);
 }
 
+void _mlir_ciface_gnnrtVertexIds(gnnrtMemRefI32 *result, gnnrtContext *ctx) {
+  static int32_t none = 0; // an empty view's (valid) address
+  const int64_t n = static_cast<int64_t>(ctx->vertexIds.size());
+  if (n == 0) {
+    view(result, &none, 0);
+    return;
+  }
+  if (ctx->device->deviceMemoryIsHostMemory()) {
+    view(result, ctx->vertexIds.data(), n);
+    return;
+  }
+  static_assert(sizeof(int32_t) == sizeof(float));
+  if (!ctx->vertexIdsOnDevice) {
+    ctx->vertexIdsOnDevice = std::make_unique<Buffer>(*ctx->device, n);
+    ctx->device->copy(ctx->vertexIdsOnDevice->data, MemoryTier::Device,
+                      ctx->vertexIds.data(), MemoryTier::Host,
+                      n * static_cast<int64_t>(sizeof(int32_t)));
+  }
+  view(result, reinterpret_cast<int32_t *>(ctx->vertexIdsOnDevice->data), n);
+}
+
 static const LongRowTable &longRowsOf(gnnrtContext *ctx, int64_t side,
                                       const char *entry) {
   if (side != 0 && side != 1)
@@ -346,8 +367,11 @@ int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op, double rate,
     // Split by rows or features, compiled code draws element i of the
     // single-process tensor (its global row and column, gnnrtDim 6 to 8):
     // every process the run's seed, for the single-process masks.
+    // So does the program that is not partitioned on a part of the graph
+    // (gnnrtVertexIds: its rows' global ids).
     return static_cast<int64_t>(dropoutKey(
-        ctx->rowStarts.empty() ? maskSeed(ctx) : ctx->seed,
+        ctx->rowStarts.empty() && ctx->vertexIds.empty() ? maskSeed(ctx)
+                                                         : ctx->seed,
         static_cast<uint64_t>(ctx->step), static_cast<uint64_t>(op)));
   case 1:
     return on ? static_cast<int64_t>(rate * 16777216.0) : 0;

@@ -77,6 +77,7 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
     case rt::Call::gnnrtBuffer:
     case rt::Call::gnnrtBufferI32:
     case rt::Call::gnnrtDropoutParam:
+    case rt::Call::gnnrtVertexIds:
     case rt::Call::gnnrtDim:
     case rt::Call::gnnrtParam:
     case rt::Call::gnnrtGrad:

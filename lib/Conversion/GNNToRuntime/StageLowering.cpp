@@ -48,6 +48,11 @@ struct StageLowering::Run {
   /// 5 in a partitioned function's rows: the element index's stride and
   /// offset (the single-process tensor's numbering) after the three.
   int64_t paramsPerDropout = 3;
+  /// The program that is not partitioned, over the vertices: a dropout's
+  /// element (r, j) is (ids[r] * width + j) by the bound graph's global ids
+  /// (gnnrtVertexIds; none on a whole graph: r itself), so that a part of
+  /// the graph (a closure, a sampled batch) draws the whole graph's masks.
+  bool globalRows = false;
   /// The head width of the run's broadcast_heads (all of its row shape).
   int64_t headWidth = 0;
 };
@@ -147,7 +152,11 @@ void StageLowering::assignRunResults(Run &run) {
         run.dropoutParams.push_back(lb.call(
             rt::Call::gnnrtDropoutParam,
             {lb.ctx, lb.cI64(rowOps.dropoutId(d)), rate, lb.cI64(which)}));
-      if (!lb.partitioned || !run.batched)
+      if (!lb.partitioned) {
+        run.globalRows |= run.batched && !edgeStage;
+        continue;
+      }
+      if (!run.batched)
         continue;
       // Element (r, j) of a partitioned function's rows is element
       // r * stride + j + offset of the single-process tensor: on the whole
@@ -177,9 +186,12 @@ void StageLowering::emitRunRows(const Run &run, Value begin, Value end,
                                 ArrayRef<Tensor> ins,
                                 const DenseMap<Value, Value> &outBufs,
                                 const DenseMap<Value, Value> &sumBufs,
-                                Value size, ArrayRef<Value> masks) {
+                                Value size, ArrayRef<Value> masks,
+                                Value ids) {
   Location loc = lb.loc;
   Value one = lb.cIndex(1), zero = lb.cIndex(0);
+  // The row's number in the whole graph (its dropouts' masks), per row.
+  Value rowId;
   // Element j of row r (at head `head` of a heads x width row).
   auto element = [&](OpBuilder &ib, Location il, Value r, Value j, Value head,
                      Value partial, Value restart) {
@@ -201,6 +213,9 @@ void StageLowering::emitRunRows(const Run &run, Value begin, Value end,
         const int64_t n = run.paramsPerDropout;
         const int64_t k = llvm::find(run.dropouts, d) - run.dropouts.begin();
         Value index = out;
+        if (rowId)
+          index = ib.create<arith::AddIOp>(
+              il, ib.create<arith::MulIOp>(il, rowId, size), j);
         if (n == 5) {
           auto asIndex = [&](Value v) {
             return ib.create<arith::IndexCastOp>(il, ib.getIndexType(), v);
@@ -243,6 +258,25 @@ void StageLowering::emitRunRows(const Run &run, Value begin, Value end,
           restart = ob.create<arith::CmpIOp>(
               l, arith::CmpIPredicate::eq,
               ob.create<arith::RemUIOp>(l, r, rows), zero);
+        }
+        // ids[r], or r where the bound graph is the whole graph (no ids):
+        // once per row, outside the loop over its elements.
+        if (ids) {
+          Value count = ob.create<memref::DimOp>(l, ids, 0);
+          Value some = ob.create<arith::CmpIOp>(l, arith::CmpIPredicate::ugt,
+                                                count, zero);
+          auto pick = ob.create<scf::IfOp>(
+              l, some,
+              [&](OpBuilder &tb, Location tl) {
+                Value id = tb.create<memref::LoadOp>(tl, ids, r);
+                tb.create<scf::YieldOp>(
+                    tl, ValueRange{tb.create<arith::IndexCastOp>(
+                            tl, tb.getIndexType(), id)});
+              },
+              [&](OpBuilder &eb, Location el) {
+                eb.create<scf::YieldOp>(el, r);
+              });
+          rowId = pick.getResult(0);
         }
         // The row's elements j; with per-head operands, as heads h and
         // elements k of a head (j = h * width + k), so that the head's
@@ -293,6 +327,8 @@ void StageLowering::launchRun(const Run &run) {
   kernels.setInt(k, run.rowSize);
   for (auto [i, p] : llvm::enumerate(run.dropoutParams))
     kernels.setInt(k + 1 + i, p);
+  if (run.globalRows)
+    kernels.setBuffer(0, lb.call(rt::Call::gnnrtVertexIds, {lb.ctx}));
 
   // Partial sums per chunk: a kernel invocation must take whole chunks.
   if (!summedValues.empty())
@@ -324,8 +360,9 @@ void StageLowering::launchRun(const Run &run) {
   SmallVector<Value> maskParams;
   for (size_t i = 0; i < run.dropoutParams.size(); ++i)
     maskParams.push_back(kernels.getInt(a + 1 + i));
+  Value ids = run.globalRows ? kernels.getBuffer(0, /*isI32=*/true) : Value();
   emitRunRows(run, kernels.rangeBegin(), kernels.rangeEnd(), ins, kernelOut,
-              kernelSum, size, maskParams);
+              kernelSum, size, maskParams, ids);
   kernels.launch(run.outRows);
 }
 
@@ -419,6 +456,7 @@ LogicalResult StageLowering::lowerStage(Operation *op, Region &body,
         rows = lb.sizes.numS;
   Block &block = body.front();
   llvm::SaveAndRestore<Operation *> inStage(stage, op);
+  llvm::SaveAndRestore<bool> overEdges(edgeStage, edges);
   for (auto [arg, in] :
        llvm::zip(block.getArguments().take_front(inputs.size()), inputs)) {
     Tensor t = buffers.lookup(in);

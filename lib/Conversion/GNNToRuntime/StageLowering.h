@@ -43,11 +43,13 @@ private:
   /// or written over a dying operand).
   void assignRunResults(Run &run);
   /// The loop nest over rows [begin, end) with operands `ins`, results
-  /// `outBufs` and `sumBufs`, row size `size` and dropout masks `masks`.
+  /// `outBufs` and `sumBufs`, row size `size` and dropout masks `masks`;
+  /// `ids` (memref<?xi32>, gnnrtVertexIds) numbers the rows for the masks
+  /// when set.
   void emitRunRows(const Run &run, Value begin, Value end, ArrayRef<Tensor> ins,
                    const DenseMap<Value, Value> &outBufs,
                    const DenseMap<Value, Value> &sumBufs, Value size,
-                   ArrayRef<Value> masks);
+                   ArrayRef<Value> masks, Value ids = Value());
   /// The run over every row as a kernel (operands through the emitter).
   void launchRun(const Run &run);
 
@@ -65,8 +67,10 @@ private:
   Buffers &buffers;
   KernelEmitter &kernels;
   RowLowering &rowOps;
-  /// The stage being lowered (null at the top level).
+  /// The stage being lowered (null at the top level), and whether its rows
+  /// are the edges.
   Operation *stage = nullptr;
+  bool edgeStage = false;
 };
 
 } // namespace mlir::gnn

@@ -102,7 +102,11 @@
 ///  25: gnnrtStageLevelEnd, and gnnrtReduceStageRows takes the level of
 ///      its part's sums (a kernel's reduce stages on a sampled batch's
 ///      blocks compute and reduce each owner's rows of that level only).
-#define GNNRT_API_VERSION 25
+///  26: gnnrtVertexIds gives the bound graph's vertices' ids in the whole
+///      graph (a rank's closure under shared preloading, a sampled batch),
+///      by which the program that is not partitioned draws its dropout
+///      masks: the whole graph's masks on any part of it.
+#define GNNRT_API_VERSION 26
 
 #ifdef __cplusplus
 extern "C" {
@@ -200,6 +204,14 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtGraphIndex(gnnrtMemRefI32 *result,
 /// piece's index into them. Piece k of long row j (pieceOffsets[j] <= k <
 /// pieceOffsets[j+1]) holds the row's positions from offsets[row] +
 /// (k - pieceOffsets[j]) * pieceEdges, at most pieceEdges of them.
+/// The global id of each vertex of the bound graph (its row in the whole
+/// graph's tensors): a rank's closure under shared preloading, a sampled
+/// batch's subgraph. Empty (no element) where the bound graph is the whole
+/// graph or a partitioned program runs: row r is then the single-process
+/// tensor's row r, or gnnrtDim 6's numbering. Read-only, in device-tier
+/// memory; valid until the next graph is bound.
+GNNRT_EXPORT void _mlir_ciface_gnnrtVertexIds(gnnrtMemRefI32 *result,
+                                              gnnrtContext *ctx);
 GNNRT_EXPORT void _mlir_ciface_gnnrtGraphLongRows(gnnrtMemRefI32 *result,
                                                   gnnrtContext *ctx,
                                                   int64_t side, int64_t which);
@@ -616,7 +628,9 @@ GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropyRows(
 /// A row- or feature-partitioned program numbers the elements as the
 /// single-process tensor does (global row times the global width plus the
 /// global column, gnnrtDim 6 to 8), and its key is then the same on every
-/// process: the masks are the single-process ones.
+/// process: the masks are the single-process ones. So does the program that
+/// is not partitioned on a part of the graph (gnnrtVertexIds: a closure, a
+/// sampled batch), element (r, j) being (ids[r] * width + j).
 GNNRT_EXPORT int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op,
                                        double rate, int64_t which);
 
