@@ -388,6 +388,53 @@ TEST(RuntimeDevice, TheEdgeDataAccessorsReturnTheDevicesCopies) {
   EXPECT_TRUE(ctx.device->edgeData().empty());
 }
 
+TEST(RuntimeDevice, TheVertexIdsAreAPartsGlobalIdsForTheUnpartitionedProgram) {
+  // 0 -> 1, 0 -> 2, 1 -> 2 of a larger graph's vertices 4, 9 and 17.
+  auto bind = [](gnnrtContext &ctx, std::vector<int64_t> ids,
+                 std::string &error) {
+    Dataset &ds = ctx.ds;
+    ds = Dataset();
+    ds.numVertices = 3;
+    ds.numEdges = 3;
+    ds.numFeatures = 1;
+    ds.numClasses = 2;
+    ds.indptr = {0, 0, 1, 3};
+    ds.indices = {0, 0, 1};
+    ds.features.assign(3, 1.0f);
+    ds.labels.assign(3, 0);
+    for (auto &m : ds.masks)
+      m.assign(3, 1);
+    ds.vertexIds = std::move(ids);
+    return bindDataset(&ctx, error);
+  };
+  std::string error;
+  gnnrtMemRefI32 ids;
+  {
+    gnnrtContext ctx;
+    ASSERT_TRUE(bind(ctx, {4, 9, 17}, error)) << error;
+    _mlir_ciface_gnnrtVertexIds(&ids, &ctx);
+    ASSERT_EQ(ids.sizes[0], 3);
+    EXPECT_EQ(std::vector<int32_t>(ids.aligned, ids.aligned + 3),
+              (std::vector<int32_t>{4, 9, 17}));
+    // A whole graph (no ids): none, the rows are their own ids.
+    ASSERT_TRUE(bind(ctx, {}, error)) << error;
+    _mlir_ciface_gnnrtVertexIds(&ids, &ctx);
+    EXPECT_EQ(ids.sizes[0], 0);
+    EXPECT_NE(ids.aligned, nullptr);
+    // Ids that are not one per vertex.
+    EXPECT_FALSE(bind(ctx, {4, 9}, error));
+    EXPECT_EQ(error, "the graph's vertex ids disagree with its vertices");
+  }
+  {
+    // A partitioned program numbers its rows itself: no ids.
+    gnnrtContext ctx;
+    ctx.model.partition = "rows";
+    ASSERT_TRUE(bind(ctx, {4, 9, 17}, error)) << error;
+    _mlir_ciface_gnnrtVertexIds(&ids, &ctx);
+    EXPECT_EQ(ids.sizes[0], 0);
+  }
+}
+
 TEST(RuntimeDeviceDeathTest, AMissingEdgeInputStopsTheRun) {
   gnnrtContext ctx;
   gnnrtMemRefF32 f;

@@ -162,6 +162,8 @@ TEST(Preload, PartIsTheClosureWithItsEdges) {
       if (dist[v] >= 0)
         expected.push_back(v);
     ASSERT_EQ(part.globalIds, expected) << "trial " << trial;
+    // The local dataset carries them: its rows' dropout masks (Dataset.h).
+    ASSERT_EQ(local.vertexIds, expected) << "trial " << trial;
     const int64_t n = local.numVertices;
     ASSERT_EQ(n, static_cast<int64_t>(expected.size()));
     ASSERT_EQ(static_cast<int64_t>(local.indptr.size()), n + 1);
@@ -264,6 +266,7 @@ TEST(Preload, ReadPartEqualsBuiltPart) {
       EXPECT_EQ(full.labelled[s], labelled);
     }
     EXPECT_EQ(readPart.globalIds, builtPart.globalIds);
+    EXPECT_EQ(read.vertexIds, builtPart.globalIds);
     EXPECT_EQ(readPart.inDegree, builtPart.inDegree);
     EXPECT_EQ(readPart.outDegree, builtPart.outDegree);
     EXPECT_EQ(read.numVertices, built.numVertices);
