@@ -126,7 +126,9 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     p.levelRows = batch.levelRows();
     std::vector<float> storage = takeSpareFeatures();
     if (size == 1) {
-      p.ds = batchSubgraph(full, batch, &storage);
+      p.ds = batchSubgraph(full, batch, &storage, !storedFeatures);
+      if (storedFeatures)
+        readBatchRows(p.ds);
       return p;
     }
     if (columns.on) {
@@ -143,7 +145,9 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
     const SampledBatch share =
         seedShare(batch, b * rank / size, b * (rank + 1) / size, p.degrees);
-    p.ds = batchSubgraph(full, share, &storage, !puller);
+    p.ds = batchSubgraph(full, share, &storage, !puller && !storedFeatures);
+    if (storedFeatures)
+      readBatchRows(p.ds);
     if (puller) {
       // The rows the training thread pulls into (a spare vector's pages).
       p.vertices = share.blocks.front().vertices;
@@ -359,7 +363,8 @@ std::vector<float> MiniBatchTraining::takeSpareFeatures() {
 }
 
 void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
-  if (!batchBound)
+  // The features on storage: the whole graph is never bound (evaluate).
+  if (!batchBound || storedFeatures)
     return;
   std::string error;
   if (columns.on) {
@@ -682,6 +687,13 @@ std::string MiniBatchTraining::json() const {
                     std::to_string(puller->featureBytesSent()) +
                     ", \"request_bytes_sent\": " +
                     std::to_string(puller->requestBytesSent()) + "}"
+              : std::string()) +
+         (storedFeatures
+              ? ", \"features_on_storage\": {\"read_bytes\": " +
+                    std::to_string(storedBytes.load()) +
+                    ", \"reads\": " + std::to_string(storedReads.load()) +
+                    ", \"evaluation_batches\": " +
+                    std::to_string(evaluationBatches) + "}"
               : std::string()) +
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +

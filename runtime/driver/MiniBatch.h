@@ -19,6 +19,7 @@
 #include "FeaturePull.h"
 #include "Sampler.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -51,6 +52,22 @@ bool passiveWaitsForMiniBatches(char **argv);
 Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch,
                       std::vector<float> *storage = nullptr,
                       bool features = true);
+
+/// The reads readStoredRows made, and their bytes (the rows between the
+/// rows read included).
+struct StoredReads {
+  int64_t reads = 0, bytes = 0;
+};
+
+/// Reads rows `vertices` (global ids, any order) of the float32 [V, width]
+/// array that `file` holds open (features.npy, FeaturesOnStorage) into
+/// `out`, row i of `out` being row vertices[i]: by ranged reads in
+/// ascending order, rows at most a page apart in one read of up to 1 MiB.
+/// Adds what it read to `counts`. False with "<file>: <reason>" (a failed
+/// or short read, naming the row).
+bool readStoredRows(const FeaturesOnStorage &file, int64_t width,
+                    const std::vector<int64_t> &vertices, float *out,
+                    StoredReads &counts, std::string &error);
 
 /// Feature pulling: the features' rows cut into G = N / copies ranges
 /// [starts[p], starts[p + 1]), each held by `copies` processes; process r
@@ -124,6 +141,34 @@ public:
   void useExpansionAware(int64_t maxHop, int64_t fanout) {
     sampler->useExpansionAware(maxHop, fanout);
   }
+  /// The features on storage (--features-on-storage; docs/MiniBatch.md,
+  /// "The features on storage"): `file` holds features.npy open (the loader
+  /// checked every value), and each batch's input rows are read from it as
+  /// the batch is sampled (readStoredRows). The whole graph's features are
+  /// never in memory, so evaluations run in batches (evaluate), not on the
+  /// whole graph (bindFull binds nothing).
+  void useFeaturesOnStorage(const FeaturesOnStorage *file);
+  bool featuresOnStorage() const { return storedFeatures != nullptr; }
+  /// An evaluation: the loss and the splits' accuracies, and with
+  /// `predict` every vertex's predicted class.
+  struct Evaluation {
+    float loss = 0.0f;
+    double acc[3] = {0.0, 0.0, 0.0};
+    std::vector<int64_t> predictions;
+  };
+  /// The features on storage: `program`'s evaluation over every vertex, in
+  /// batches of --batch-size consecutive vertices, each with its full
+  /// in-neighbourhood over the model's hops (fanouts of -1), the whole
+  /// graph's degrees and its rows read from storage: each vertex's logits
+  /// are the whole graph's. The loss is the sum of the batches' shares of
+  /// the whole graph's mean, the accuracies the summed counts. On several
+  /// processes each evaluates every N-th batch and the counts are summed
+  /// (one all-reduce of six counts, as the whole graph's evaluation), the
+  /// loss with `wantLoss` and the predictions with `predict` too. The last
+  /// batch stays bound.
+  Evaluation evaluate(gnnrtContext *ctx, const Program &program,
+                      bool predict, bool wantLoss = false);
+
   /// The training step is the one compiled for sampled blocks
   /// (miniBatchStep), for json().
   void onBlocksStep() { blocksStep = true; }
@@ -184,6 +229,19 @@ private:
   // (json()).
   std::unique_ptr<FeaturePuller> puller;
   int64_t pulledRows = 0, ownRows = 0;
+  // The features on storage: features.npy, what was read from it (summed
+  // over the sampler's thread and the evaluations: json()), the evaluation
+  // batches, and the whole graph's sampler, out-degrees and labelled
+  // vertices per split (evaluate).
+  const FeaturesOnStorage *storedFeatures = nullptr;
+  std::atomic<int64_t> storedBytes{0}, storedReads{0};
+  int64_t evaluationBatches = 0;
+  std::unique_ptr<NeighborSampler> wholeSampler;
+  std::vector<float> outDegrees;
+  int64_t labelledIn[3] = {0, 0, 0};
+  /// Reads batch `ds`'s input rows (its vertexIds) from storage into its
+  /// features.
+  void readBatchRows(Dataset &ds);
   /// Feature pulling: every row of the features, gathered from the owners.
   std::vector<float> gatherFeatures(gnnrtContext *ctx) const;
   // Co-batches: the batches' rows and this process's, summed (json()).

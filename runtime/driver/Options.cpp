@@ -111,6 +111,11 @@ static const char *kUsage =
     "                       each trained at the parameters of 3 batches\n"
     "                       before (P3's 2F2B pipeline, staleness 3); P3's\n"
     "                       syncs overlap other batches' compute\n"
+    "  --features-on-storage\n"
+    "                       with --batch-size: leave the features in\n"
+    "                       features.npy, read each batch's rows by ranged\n"
+    "                       reads, and evaluate in batches of full\n"
+    "                       neighbourhoods (features larger than memory)\n"
     "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
     "                       as a dataset DIR/batch-<step> and its loss to\n"
     "                       the --json summary (for a replay by\n"
@@ -320,10 +325,25 @@ Options parseArgs(int argc, char **argv) {
       o.quiet = true;
     } else if (a == "--pipeline") {
       o.pipeline = true;
+    } else if (a == "--features-on-storage") {
+      o.featuresOnStorage = true;
     } else {
       usageError("unknown option '" + a + "'");
     }
   }
+  if (o.featuresOnStorage && o.batchSize == 0)
+    usageError("--features-on-storage reads each batch's rows from "
+               "features.npy: give --batch-size and --fanouts (full-graph "
+               "training reads them out of core when compiled for a budget: "
+               "gnn-compile --mem-budget)");
+  if (o.featuresOnStorage && !o.dump.empty())
+    usageError("--dump runs one full-graph step, which --features-on-storage "
+               "never holds in memory");
+  if (o.featuresOnStorage && !o.partition.empty())
+    usageError("--features-on-storage trains in one process or data "
+               "parallel (each process its share of every batch), not with "
+               "--partition " +
+               o.partition);
   if (o.featureCopies != 1 && o.partition != "pull")
     usageError("--feature-copies holds each feature row on several "
                "processes with --partition pull: give it too");

@@ -41,6 +41,8 @@ struct Options {
   double dropout = -1.0;
   bool quiet = false;
   bool pipeline = false; // --pipeline (MiniBatch.h)
+  /// --features-on-storage (MiniBatch.h, useFeaturesOnStorage).
+  bool featuresOnStorage = false;
   OptimizerConfig opt;
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
   int64_t subChunks = 4;

@@ -237,7 +237,9 @@ int main(int argc, char **argv) {
       labelled = labelledTrainVertices(ctx->ds, selected);
     } else if (!loadDataset(
                    o.data, ctx->ds, error,
-                   ctx->model.featureChunks > 0 ? &ctx->featuresFile : nullptr,
+                   ctx->model.featureChunks > 0 || o.featuresOnStorage
+                       ? &ctx->featuresFile
+                       : nullptr,
                    ctx->model.graphChunks > 0 ? &ctx->indicesFile : nullptr)) {
       fatal(o.data + "/" + error);
     } else {
@@ -380,7 +382,11 @@ int main(int argc, char **argv) {
   TrainingMemory need;
   // On a GPU: its free memory, or what --mem-budget gives its pool.
   const bool onGPU = !ctx->device->deviceMemoryIsHostMemory();
-  if (!checkTrainingMemory(
+  // (The features on storage: the whole graph is never trained or
+  // evaluated at once, so its estimate does not apply; each batch's
+  // state is in the summary's mini_batch.)
+  if (!o.featuresOnStorage &&
+      !checkTrainingMemory(
           ctx, o.opt,
           onGPU ? deviceAvailableMemory(ctx->device->freeDeviceMemory(),
                                         ctx->device->capacity(),
@@ -398,6 +404,18 @@ int main(int argc, char **argv) {
     miniBatch->usePulledFeatures(ctx, std::move(pullRows));
   if (program == &blocksStep)
     miniBatch->onBlocksStep();
+  if (o.featuresOnStorage) {
+    miniBatch->useFeaturesOnStorage(&ctx->featuresFile);
+    if (lead && !o.quiet)
+      std::printf("gnnc: --features-on-storage: features.npy (%s) stays on "
+                  "storage; each batch reads its rows, evaluations run in "
+                  "batches of %lld vertices with their full "
+                  "neighbourhoods\n",
+                  formatMB(static_cast<double>(ctx->ds.numVertices) *
+                           static_cast<double>(ctx->ds.numFeatures) * 4.0)
+                      .c_str(),
+                  static_cast<long long>(o.batchSize));
+  }
   columns = Dataset(); // the sampler keeps a copy
   if (!bindDataset(ctx, error))
     fatal(o.data + ": " + error);
@@ -462,6 +480,8 @@ int main(int argc, char **argv) {
   }
 
   std::vector<EpochRecord> history;
+  // The features on storage: evaluations run in batches (MiniBatch.h).
+  const bool stored = miniBatch && miniBatch->featuresOnStorage();
   // The calls of the two functions, for the row collectives' formula.
   int64_t trainCalls = 0, evalCalls = 0;
   auto t0 = std::chrono::steady_clock::now();
@@ -497,10 +517,16 @@ int main(int argc, char **argv) {
         miniBatch->bindFull(ctx);
       ctx->training = false;
       dropEveryCachedFile(); // --uncached-reads
-      program->eval(ctx);
-      ++evalCalls;
       double acc[3];
-      splitAccuracies(ctx, acc);
+      if (stored) {
+        const MiniBatchTraining::Evaluation e =
+            miniBatch->evaluate(ctx, *program, false);
+        std::copy(e.acc, e.acc + 3, acc);
+      } else {
+        program->eval(ctx);
+        splitAccuracies(ctx, acc);
+      }
+      ++evalCalls;
       r.train = acc[0];
       r.val = acc[1];
       r.test = acc[2];
@@ -533,12 +559,19 @@ int main(int argc, char **argv) {
   EpochRecord last{0, 0, 0, 0, 0, 0, true};
   if (o.epochs == 0) {
     ctx->training = false;
-    // Data parallel: every process evaluates the whole graph.
-    last.loss = dataParallel && !p3 ? program->eval(ctx)
-                                    : worldLoss(ctx, program->eval(ctx));
-    ++evalCalls;
     double acc[3];
-    splitAccuracies(ctx, acc);
+    if (stored) {
+      const MiniBatchTraining::Evaluation e =
+          miniBatch->evaluate(ctx, *program, false, /*wantLoss=*/true);
+      last.loss = e.loss;
+      std::copy(e.acc, e.acc + 3, acc);
+    } else {
+      // Data parallel: every process evaluates the whole graph.
+      last.loss = dataParallel && !p3 ? program->eval(ctx)
+                                      : worldLoss(ctx, program->eval(ctx));
+      splitAccuracies(ctx, acc);
+    }
+    ++evalCalls;
     last.train = acc[0];
     last.val = acc[1];
     last.test = acc[2];
@@ -553,7 +586,11 @@ int main(int argc, char **argv) {
   double median = times.empty() ? 0.0 : times[times.size() / 2];
   // Every rank takes part in gathering the predictions; rank 0 writes them.
   std::vector<int64_t> pred;
-  if (!o.predict.empty()) {
+  if (!o.predict.empty() && stored) {
+    ctx->training = false;
+    pred = miniBatch->evaluate(ctx, *program, true).predictions;
+    ++evalCalls;
+  } else if (!o.predict.empty()) {
     ctx->training = false;
     program->eval(ctx);
     ++evalCalls;

@@ -1,0 +1,204 @@
+//===- StoredFeatures.cpp - mini-batches with the features on storage -----===//
+//
+// Mini-batch training with the features left in features.npy
+// (--features-on-storage, docs/MiniBatch.md): each batch's input rows are
+// read by ranged reads as the batch is sampled, and an evaluation runs in
+// batches of every vertex's full in-neighbourhood (the whole graph's
+// values, exactly) instead of on the whole graph, whose features would not
+// fit. The structure, labels and masks stay in memory (the sampler reads
+// them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MiniBatch.h"
+
+#include "Programs.h"
+#include "Summary.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <numeric>
+
+using namespace gnnrt;
+
+/// Reads `bytes` at `offset` of `file` into `out`, retrying short reads.
+static bool readFully(const FeaturesOnStorage &file, char *out, int64_t bytes,
+                      int64_t offset, int64_t row, std::string &error) {
+  while (bytes > 0) {
+    const ssize_t got = ::pread(file.fd, out, static_cast<size_t>(bytes),
+                                static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      error = file.name + ": reading row " + std::to_string(row) + ": " +
+              std::strerror(errno);
+      return false;
+    }
+    if (got == 0) {
+      error = file.name + ": the file ends before row " +
+              std::to_string(row) + " (it changed while training)";
+      return false;
+    }
+    out += got;
+    offset += got;
+    bytes -= got;
+  }
+  return true;
+}
+
+bool gnnrt::readStoredRows(const FeaturesOnStorage &file, int64_t width,
+                           const std::vector<int64_t> &vertices, float *out,
+                           StoredReads &counts, std::string &error) {
+  const int64_t n = static_cast<int64_t>(vertices.size());
+  const int64_t rowBytes = width * static_cast<int64_t>(sizeof(float));
+  if (n == 0 || rowBytes == 0)
+    return true;
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](int64_t a, int64_t b) { return vertices[a] < vertices[b]; });
+  // A run of rows at most a page apart is one read (the page is read in
+  // any case), of at most 1 MiB.
+  constexpr int64_t kGapBytes = 4096, kMostBytes = int64_t(1) << 20;
+  std::vector<char> run;
+  for (int64_t k = 0; k < n;) {
+    const int64_t first = vertices[order[k]];
+    int64_t last = first, m = k + 1;
+    while (m < n && (vertices[order[m]] - last - 1) * rowBytes <= kGapBytes &&
+           (vertices[order[m]] - first + 1) * rowBytes <= kMostBytes)
+      last = vertices[order[m++]];
+    const int64_t bytes = (last - first + 1) * rowBytes;
+    const int64_t at = file.offset + first * rowBytes;
+    ++counts.reads;
+    counts.bytes += bytes;
+    if (m == k + 1) {
+      if (!readFully(file, reinterpret_cast<char *>(out + order[k] * width),
+                     bytes, at, first, error))
+        return false;
+    } else {
+      run.resize(static_cast<size_t>(bytes));
+      if (!readFully(file, run.data(), bytes, at, first, error))
+        return false;
+      for (int64_t j = k; j < m; ++j)
+        std::memcpy(out + order[j] * width,
+                    run.data() + (vertices[order[j]] - first) * rowBytes,
+                    static_cast<size_t>(rowBytes));
+    }
+    k = m;
+  }
+  return true;
+}
+
+void MiniBatchTraining::useFeaturesOnStorage(const FeaturesOnStorage *file) {
+  storedFeatures = file;
+}
+
+void MiniBatchTraining::readBatchRows(Dataset &ds) {
+  const int64_t n = ds.numVertices, F = full.numFeatures;
+  ds.features.resize(static_cast<size_t>(n * F));
+  StoredReads counts;
+  std::string error;
+  if (!readStoredRows(*storedFeatures, F, ds.vertexIds, ds.features.data(),
+                      counts, error))
+    fatal("--features-on-storage: " + error);
+  storedBytes += counts.bytes;
+  storedReads += counts.reads;
+}
+
+MiniBatchTraining::Evaluation
+MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
+                            bool predict, bool wantLoss) {
+  const int64_t V = full.numVertices;
+  const int64_t layers = static_cast<int64_t>(fanouts.size());
+  if (!wholeSampler) {
+    // Every in-edge of every hop: a batch's seeds get the whole graph's
+    // values. Their in- and out-degrees are the whole graph's too (a
+    // normalisation by degrees reads them).
+    wholeSampler = std::make_unique<NeighborSampler>(
+        full.indptr.data(), full.indices.data(), V,
+        std::vector<int64_t>(layers, -1), seed);
+    outDegrees.assign(V, 0.0f);
+    for (int32_t u : full.indices)
+      outDegrees[u] += 1.0f;
+    for (int s = 0; s < 3; ++s) {
+      labelledIn[s] = 0;
+      for (int64_t v = 0; v < V; ++v)
+        labelledIn[s] += full.masks[s][v] && full.labels[v] >= 0;
+    }
+  }
+  int64_t savedCounts[3];
+  std::copy(ctx->lossCount, ctx->lossCount + 3, savedCounts);
+  // Each batch's loss is its share of the mean over the whole graph.
+  std::copy(labelledIn, labelledIn + 3, ctx->lossCount);
+  Evaluation e;
+  if (predict)
+    e.predictions.assign(V, 0);
+  int64_t counts[6] = {};
+  double loss = 0.0;
+  // On several processes (data parallel) process r evaluates batches r,
+  // r + N, ...; the counts are summed (as the whole graph's evaluation
+  // sums them), the loss and the predictions only when asked for.
+  const int rank = ctx->comm->rank(), size = ctx->comm->size();
+  const int64_t step = std::max<int64_t>(batchSize, 1);
+  std::vector<int64_t> batchSeeds;
+  std::string error;
+  for (int64_t b = rank * step; b < V; b += step * size) {
+    batchSeeds.resize(std::min(step, V - b));
+    std::iota(batchSeeds.begin(), batchSeeds.end(), b);
+    const SampledBatch batch = wholeSampler->sample(batchSeeds, 0);
+    Dataset ds = batchSubgraph(full, batch, nullptr, /*features=*/false);
+    readBatchRows(ds);
+    const int64_t n = ds.numVertices;
+    const int64_t s = static_cast<int64_t>(batchSeeds.size());
+    for (int split = 0; split < 3; ++split) {
+      ds.masks[split].assign(n, 0);
+      for (int64_t i = 0; i < s; ++i)
+        ds.masks[split][i] = full.masks[split][batchSeeds[i]];
+    }
+    for (std::vector<float> &d : ctx->fullDegree)
+      d.resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = ds.vertexIds[i];
+      ctx->fullDegree[0][i] =
+          static_cast<float>(full.indptr[v + 1] - full.indptr[v]);
+      ctx->fullDegree[1][i] = outDegrees[v];
+    }
+    ctx->ds = std::move(ds);
+    if (!bindDataset(ctx, error))
+      fatal("an evaluation batch: " + error);
+    batchBound = true;
+    ctx->training = false;
+    loss += program.eval(ctx);
+    for (int split = 0; split < 3; ++split) {
+      int64_t hit = 0, total = 0;
+      accuracyCounts(ctx, split, hit, total);
+      counts[2 * split] += hit;
+      counts[2 * split + 1] += total;
+    }
+    if (predict) {
+      const std::vector<int64_t> rows = predictions(ctx);
+      for (int64_t i = 0; i < s; ++i)
+        e.predictions[batchSeeds[i]] = rows[i];
+    }
+    ++evaluationBatches;
+  }
+  std::copy(savedCounts, savedCounts + 3, ctx->lossCount);
+  e.loss = static_cast<float>(loss);
+  if (size > 1) {
+    ctx->comm->allReduce(counts, counts, 6, ReduceOp::Sum);
+    if (wantLoss)
+      ctx->comm->allReduce(&e.loss, &e.loss, 1, ReduceOp::Sum);
+    if (predict)
+      ctx->comm->allReduce(e.predictions.data(), e.predictions.data(), V,
+                           ReduceOp::Sum);
+  }
+  for (int split = 0; split < 3; ++split)
+    e.acc[split] = counts[2 * split + 1]
+                       ? static_cast<double>(counts[2 * split]) /
+                             static_cast<double>(counts[2 * split + 1])
+                       : 0.0;
+  return e;
+}
