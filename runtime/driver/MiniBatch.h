@@ -53,22 +53,6 @@ Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch,
                       std::vector<float> *storage = nullptr,
                       bool features = true);
 
-/// The reads readStoredRows made, and their bytes (the rows between the
-/// rows read included).
-struct StoredReads {
-  int64_t reads = 0, bytes = 0;
-};
-
-/// Reads rows `vertices` (global ids, any order) of the float32 [V, width]
-/// array that `file` holds open (features.npy, FeaturesOnStorage) into
-/// `out`, row i of `out` being row vertices[i]: by ranged reads in
-/// ascending order, rows at most a page apart in one read of up to 1 MiB.
-/// Adds what it read to `counts`. False with "<file>: <reason>" (a failed
-/// or short read, naming the row).
-bool readStoredRows(const FeaturesOnStorage &file, int64_t width,
-                    const std::vector<int64_t> &vertices, float *out,
-                    StoredReads &counts, std::string &error);
-
 /// Feature pulling: the features' rows cut into G = N / copies ranges
 /// [starts[p], starts[p + 1]), each held by `copies` processes; process r
 /// holds range r mod G, `own` (its first row first). FeaturePuller.
@@ -147,7 +131,9 @@ public:
   /// the batch is sampled (readStoredRows). The whole graph's features are
   /// never in memory, so evaluations run in batches (evaluate), not on the
   /// whole graph (bindFull binds nothing).
-  void useFeaturesOnStorage(const FeaturesOnStorage *file);
+  /// Evaluations take `evalBatch` vertices per batch (0: the batch size).
+  void useFeaturesOnStorage(const FeaturesOnStorage *file,
+                            int64_t evalBatch = 0);
   bool featuresOnStorage() const { return storedFeatures != nullptr; }
   /// An evaluation: the loss and the splits' accuracies, and with
   /// `predict` every vertex's predicted class.
@@ -166,8 +152,8 @@ public:
   /// (one all-reduce of six counts, as the whole graph's evaluation), the
   /// loss with `wantLoss` and the predictions with `predict` too. The last
   /// batch stays bound.
-  Evaluation evaluate(gnnrtContext *ctx, const Program &program,
-                      bool predict, bool wantLoss = false);
+  Evaluation evaluate(gnnrtContext *ctx, const Program &program, bool predict,
+                      bool wantLoss = false);
 
   /// The training step is the one compiled for sampled blocks
   /// (miniBatchStep), for json().
@@ -235,7 +221,7 @@ private:
   // vertices per split (evaluate).
   const FeaturesOnStorage *storedFeatures = nullptr;
   std::atomic<int64_t> storedBytes{0}, storedReads{0};
-  int64_t evaluationBatches = 0;
+  int64_t evaluationBatches = 0, evalBatchSize = 0;
   std::unique_ptr<NeighborSampler> wholeSampler;
   std::vector<float> outDegrees;
   int64_t labelledIn[3] = {0, 0, 0};

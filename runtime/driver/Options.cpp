@@ -116,6 +116,9 @@ static const char *kUsage =
     "                       features.npy, read each batch's rows by ranged\n"
     "                       reads, and evaluate in batches of full\n"
     "                       neighbourhoods (features larger than memory)\n"
+    "  --eval-batch-size N  with --features-on-storage: vertices per\n"
+    "                       evaluation batch (default: --batch-size; larger\n"
+    "                       batches share more of their neighbourhoods)\n"
     "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
     "                       as a dataset DIR/batch-<step> and its loss to\n"
     "                       the --json summary (for a replay by\n"
@@ -327,6 +330,8 @@ Options parseArgs(int argc, char **argv) {
       o.pipeline = true;
     } else if (a == "--features-on-storage") {
       o.featuresOnStorage = true;
+    } else if (a == "--eval-batch-size") {
+      o.evalBatchSize = integer(1, kMaxCount);
     } else {
       usageError("unknown option '" + a + "'");
     }
@@ -336,6 +341,10 @@ Options parseArgs(int argc, char **argv) {
                "features.npy: give --batch-size and --fanouts (full-graph "
                "training reads them out of core when compiled for a budget: "
                "gnn-compile --mem-budget)");
+  if (o.evalBatchSize > 0 && !o.featuresOnStorage)
+    usageError("--eval-batch-size sizes the evaluation batches of "
+               "--features-on-storage: give it too (otherwise the whole "
+               "graph is evaluated at once)");
   if (o.featuresOnStorage && !o.dump.empty())
     usageError("--dump runs one full-graph step, which --features-on-storage "
                "never holds in memory");

@@ -43,6 +43,9 @@ struct Options {
   bool pipeline = false; // --pipeline (MiniBatch.h)
   /// --features-on-storage (MiniBatch.h, useFeaturesOnStorage).
   bool featuresOnStorage = false;
+  /// --eval-batch-size: the vertices per evaluation batch with the
+  /// features on storage (0: --batch-size's).
+  int64_t evalBatchSize = 0;
   OptimizerConfig opt;
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
   int64_t subChunks = 4;

@@ -15,85 +15,15 @@
 #include "Programs.h"
 #include "Summary.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <numeric>
 
 using namespace gnnrt;
 
-/// Reads `bytes` at `offset` of `file` into `out`, retrying short reads.
-static bool readFully(const FeaturesOnStorage &file, char *out, int64_t bytes,
-                      int64_t offset, int64_t row, std::string &error) {
-  while (bytes > 0) {
-    const ssize_t got = ::pread(file.fd, out, static_cast<size_t>(bytes),
-                                static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0) {
-      error = file.name + ": reading row " + std::to_string(row) + ": " +
-              std::strerror(errno);
-      return false;
-    }
-    if (got == 0) {
-      error = file.name + ": the file ends before row " +
-              std::to_string(row) + " (it changed while training)";
-      return false;
-    }
-    out += got;
-    offset += got;
-    bytes -= got;
-  }
-  return true;
-}
-
-bool gnnrt::readStoredRows(const FeaturesOnStorage &file, int64_t width,
-                           const std::vector<int64_t> &vertices, float *out,
-                           StoredReads &counts, std::string &error) {
-  const int64_t n = static_cast<int64_t>(vertices.size());
-  const int64_t rowBytes = width * static_cast<int64_t>(sizeof(float));
-  if (n == 0 || rowBytes == 0)
-    return true;
-  std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](int64_t a, int64_t b) { return vertices[a] < vertices[b]; });
-  // A run of rows at most a page apart is one read (the page is read in
-  // any case), of at most 1 MiB.
-  constexpr int64_t kGapBytes = 4096, kMostBytes = int64_t(1) << 20;
-  std::vector<char> run;
-  for (int64_t k = 0; k < n;) {
-    const int64_t first = vertices[order[k]];
-    int64_t last = first, m = k + 1;
-    while (m < n && (vertices[order[m]] - last - 1) * rowBytes <= kGapBytes &&
-           (vertices[order[m]] - first + 1) * rowBytes <= kMostBytes)
-      last = vertices[order[m++]];
-    const int64_t bytes = (last - first + 1) * rowBytes;
-    const int64_t at = file.offset + first * rowBytes;
-    ++counts.reads;
-    counts.bytes += bytes;
-    if (m == k + 1) {
-      if (!readFully(file, reinterpret_cast<char *>(out + order[k] * width),
-                     bytes, at, first, error))
-        return false;
-    } else {
-      run.resize(static_cast<size_t>(bytes));
-      if (!readFully(file, run.data(), bytes, at, first, error))
-        return false;
-      for (int64_t j = k; j < m; ++j)
-        std::memcpy(out + order[j] * width,
-                    run.data() + (vertices[order[j]] - first) * rowBytes,
-                    static_cast<size_t>(rowBytes));
-    }
-    k = m;
-  }
-  return true;
-}
-
-void MiniBatchTraining::useFeaturesOnStorage(const FeaturesOnStorage *file) {
+void MiniBatchTraining::useFeaturesOnStorage(const FeaturesOnStorage *file,
+                                             int64_t evalBatch) {
   storedFeatures = file;
+  evalBatchSize = evalBatch > 0 ? evalBatch : batchSize;
 }
 
 void MiniBatchTraining::readBatchRows(Dataset &ds) {
@@ -142,7 +72,7 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
   // r + N, ...; the counts are summed (as the whole graph's evaluation
   // sums them), the loss and the predictions only when asked for.
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
-  const int64_t step = std::max<int64_t>(batchSize, 1);
+  const int64_t step = std::max<int64_t>(evalBatchSize, 1);
   std::vector<int64_t> batchSeeds;
   std::string error;
   for (int64_t b = rank * step; b < V; b += step * size) {

@@ -235,12 +235,12 @@ int main(int argc, char **argv) {
       ctx->ds = loadFeatureRowsForBatches(o.data, rank, worldSize,
                                           o.featureCopies, full, pullRows);
       labelled = labelledTrainVertices(ctx->ds, selected);
-    } else if (!loadDataset(
-                   o.data, ctx->ds, error,
-                   ctx->model.featureChunks > 0 || o.featuresOnStorage
-                       ? &ctx->featuresFile
-                       : nullptr,
-                   ctx->model.graphChunks > 0 ? &ctx->indicesFile : nullptr)) {
+    } else if (!loadDataset(o.data, ctx->ds, error,
+                            ctx->model.featureChunks > 0 || o.featuresOnStorage
+                                ? &ctx->featuresFile
+                                : nullptr,
+                            ctx->model.graphChunks > 0 ? &ctx->indicesFile
+                                                       : nullptr)) {
       fatal(o.data + "/" + error);
     } else {
       full.numVertices = ctx->ds.numVertices;
@@ -405,7 +405,7 @@ int main(int argc, char **argv) {
   if (program == &blocksStep)
     miniBatch->onBlocksStep();
   if (o.featuresOnStorage) {
-    miniBatch->useFeaturesOnStorage(&ctx->featuresFile);
+    miniBatch->useFeaturesOnStorage(&ctx->featuresFile, o.evalBatchSize);
     if (lead && !o.quiet)
       std::printf("gnnc: --features-on-storage: features.npy (%s) stays on "
                   "storage; each batch reads its rows, evaluations run in "
@@ -414,7 +414,8 @@ int main(int argc, char **argv) {
                   formatMB(static_cast<double>(ctx->ds.numVertices) *
                            static_cast<double>(ctx->ds.numFeatures) * 4.0)
                       .c_str(),
-                  static_cast<long long>(o.batchSize));
+                  static_cast<long long>(o.evalBatchSize > 0 ? o.evalBatchSize
+                                                             : o.batchSize));
   }
   columns = Dataset(); // the sampler keeps a copy
   if (!bindDataset(ctx, error))

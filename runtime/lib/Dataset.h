@@ -59,6 +59,22 @@ struct FeaturesOnStorage {
   ~FeaturesOnStorage();
 };
 
+/// The reads readStoredRows made, and their bytes (the rows between the
+/// rows read included).
+struct StoredReads {
+  int64_t reads = 0, bytes = 0;
+};
+
+/// Reads rows `vertices` (global ids, any order) of the float32 [V, width]
+/// array that `file` holds open (features.npy, FeaturesOnStorage) into
+/// `out`, row i of `out` being row vertices[i]: by ranged reads in
+/// ascending order, rows at most a page apart in one read of up to 1 MiB.
+/// Adds what it read to `counts`. False with "<file>: <reason>" (a failed
+/// or short read, naming the row).
+bool readStoredRows(const FeaturesOnStorage &file, int64_t width,
+                    const std::vector<int64_t> &vertices, float *out,
+                    StoredReads &counts, std::string &error);
+
 /// indices.npy left on storage (the graph out of core, issue 18): open for
 /// the run, its int32 sources at `offset`; closed on destruction. The check
 /// that reads it by blocks also counts the out-edges of every vertex.

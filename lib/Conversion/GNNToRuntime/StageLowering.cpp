@@ -186,8 +186,7 @@ void StageLowering::emitRunRows(const Run &run, Value begin, Value end,
                                 ArrayRef<Tensor> ins,
                                 const DenseMap<Value, Value> &outBufs,
                                 const DenseMap<Value, Value> &sumBufs,
-                                Value size, ArrayRef<Value> masks,
-                                Value ids) {
+                                Value size, ArrayRef<Value> masks, Value ids) {
   Location loc = lb.loc;
   Value one = lb.cIndex(1), zero = lb.cIndex(0);
   // The row's number in the whole graph (its dropouts' masks), per row.

@@ -3,7 +3,8 @@
 // buildPreloadPart against a closure computed independently (distances by
 // breadth-first search over an adjacency matrix), on random graphs, with
 // and without sampling; loadPreloadPart against it; the equal vertex split;
-// the model description's hops record.
+// the model description's hops record; readStoredRows (mini-batches with
+// the features on storage) against the loaded features.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,8 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
+
+#include <unistd.h>
 
 using namespace gnnrt;
 
@@ -394,4 +398,60 @@ TEST(Preload, SampledPartIsWithinItsBounds) {
     buildPreloadPart(full, inner, hops, exactToo, exactPartToo);
     EXPECT_EQ(exactPart.globalIds, exactPartToo.globalIds);
   }
+}
+
+TEST(StoredRows, RowsReadFromStorageAreTheLoadedFeatures) {
+  // readStoredRows (mini-batches with the features on storage) against the
+  // rows loadDataset keeps in memory: random lists of rows in any order,
+  // with repeats, dense runs (one read) and rows far apart (one read each),
+  // on a graph wide enough that reads of several rows happen.
+  std::mt19937_64 rng(17);
+  const int64_t V = 3000;
+  Dataset ds = randomDataset(rng, V, 9000);
+  test::TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  saveDataset(ds, dir.path);
+  std::string error;
+  Dataset whole, stored;
+  FeaturesOnStorage file;
+  ASSERT_TRUE(loadDataset(dir.path, whole, error)) << error;
+  ASSERT_TRUE(loadDataset(dir.path, stored, error, &file)) << error;
+  ASSERT_TRUE(stored.features.empty());
+  const int64_t F = whole.numFeatures;
+  ASSERT_EQ(stored.numFeatures, F);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<int64_t> rows;
+    const int64_t n = 1 + static_cast<int64_t>(rng() % 400);
+    const int64_t first = static_cast<int64_t>(rng() % V);
+    for (int64_t i = 0; i < n; ++i)
+      rows.push_back(trial % 2 ? (first + i) % V // runs
+                               : static_cast<int64_t>(rng() % V));
+    std::shuffle(rows.begin(), rows.end(), rng);
+    rows.push_back(rows.front()); // a repeat
+    std::vector<float> out(rows.size() * F, -1.0f);
+    StoredReads counts;
+    ASSERT_TRUE(readStoredRows(file, F, rows, out.data(), counts, error))
+        << error;
+    for (size_t i = 0; i < rows.size(); ++i)
+      for (int64_t j = 0; j < F; ++j)
+        ASSERT_EQ(out[i * F + j], whole.features[rows[i] * F + j])
+            << "trial " << trial << " row " << rows[i];
+    EXPECT_GE(counts.reads, 1);
+    EXPECT_LE(counts.reads, static_cast<int64_t>(rows.size()));
+    EXPECT_GE(counts.bytes, n * F * static_cast<int64_t>(sizeof(float)) /
+                                static_cast<int64_t>(rows.size()));
+    if (trial % 2) // a run of rows: one read per MiB at most
+      EXPECT_LE(counts.reads, 2) << "trial " << trial;
+  }
+  // Nothing to read; then the file cut short under the open descriptor: an
+  // error naming the file and the row.
+  StoredReads none;
+  ASSERT_TRUE(readStoredRows(file, F, {}, nullptr, none, error));
+  EXPECT_EQ(none.reads, 0);
+  ASSERT_EQ(::truncate((dir.path + "/features.npy").c_str(), 256), 0);
+  std::vector<float> out(F);
+  StoredReads counts;
+  EXPECT_FALSE(readStoredRows(file, F, {V - 1}, out.data(), counts, error));
+  EXPECT_EQ(error, "features.npy: the file ends before row " +
+                       std::to_string(V - 1) + " (it changed while training)");
 }
