@@ -260,7 +260,10 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
   if (!bound ||
       (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
     fatal("a sampled batch: " + error);
-  // The device holds the features now: their vector serves a later batch.
+  // The device holds the features now: their vector serves a later batch
+  // (under --mem-budget it is freed: one copy of a batch's rows less).
+  if (!keepSpareFeatures)
+    std::vector<float>().swap(ctx->ds.features);
   if (ctx->ds.features.capacity() > 0) {
     std::lock_guard<std::mutex> lock(spareMutex);
     spareFeatures.push_back(std::move(ctx->ds.features));
@@ -353,6 +356,11 @@ void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
   scheduler->beforeEachSegment([comm] { comm->progress(); });
 }
 
+void MiniBatchTraining::freeBoundFeatures() {
+  keepSpareFeatures = false;
+  mallopt(M_ARENA_MAX, 1);
+}
+
 std::vector<float> MiniBatchTraining::takeSpareFeatures() {
   std::lock_guard<std::mutex> lock(spareMutex);
   if (spareFeatures.empty())
@@ -363,8 +371,9 @@ std::vector<float> MiniBatchTraining::takeSpareFeatures() {
 }
 
 void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
-  // The features on storage: the whole graph is never bound (evaluate).
-  if (!batchBound || storedFeatures)
+  // The features on storage or a planned evaluation: evaluate binds what
+  // it evaluates.
+  if (!batchBound || evaluatesItself())
     return;
   std::string error;
   if (columns.on) {

@@ -135,6 +135,24 @@ public:
   void useFeaturesOnStorage(const FeaturesOnStorage *file,
                             int64_t evalBatch = 0);
   bool featuresOnStorage() const { return storedFeatures != nullptr; }
+  /// The executable was compiled for a memory budget (gnn-compile
+  /// --mem-budget): the batches train with its blocks program, whose
+  /// buffers are resident (a batch is small), and evaluations run the
+  /// planned whole-graph program `evaluation` (its buffers placed, the
+  /// features read by chunks when they are out of core). The two take turns
+  /// with the slot buffers: an evaluation starts with none of the step's
+  /// and ends dropping its own (gnnrtDropAll), which it keeps aside for the
+  /// next (the features' read-only slot).
+  void usePlannedEvaluation(const ModelInfo &evaluation);
+  /// Under a memory budget: a bound batch's feature vector is freed, not
+  /// kept for a later batch's rows (which saves their pages' faults).
+  /// The sampler's thread allocates from the main heap too (M_ARENA_MAX 1):
+  /// a heap of its own kept what each batch had freed (7 MB over a 26 MB
+  /// budget with GraphSAGE on a 16,384-vertex graph).
+  void freeBoundFeatures();
+  /// Whether evaluations run by evaluate() (the features on storage, or a
+  /// planned evaluation) rather than on the whole graph bindFull binds.
+  bool evaluatesItself() const { return storedFeatures || plannedEval; }
   /// An evaluation: the loss and the splits' accuracies, and with
   /// `predict` every vertex's predicted class.
   struct Evaluation {
@@ -142,7 +160,9 @@ public:
     double acc[3] = {0.0, 0.0, 0.0};
     std::vector<int64_t> predictions;
   };
-  /// The features on storage: `program`'s evaluation over every vertex, in
+  /// A planned evaluation (usePlannedEvaluation): `program`'s evaluation on
+  /// the whole graph under its plan. Else the features on storage:
+  /// `program`'s evaluation over every vertex, in
   /// batches of --batch-size consecutive vertices, each with its full
   /// in-neighbourhood over the model's hops (fanouts of -1), the whole
   /// graph's degrees and its rows read from storage: each vertex's logits
@@ -208,6 +228,7 @@ private:
   // `storage`); the sampler's thread takes one, the training returns it.
   std::mutex spareMutex;
   std::vector<std::vector<float>> spareFeatures;
+  bool keepSpareFeatures = true;
   std::vector<float> takeSpareFeatures();
   void countBatchMemory(const gnnrtContext *ctx);
   // Feature pulling: the rows' holders (FeaturePuller), and the rows of the
@@ -225,6 +246,13 @@ private:
   std::unique_ptr<NeighborSampler> wholeSampler;
   std::vector<float> outDegrees;
   int64_t labelledIn[3] = {0, 0, 0};
+  // A planned evaluation: its model and the step's, and its slot buffers
+  // between evaluations.
+  bool plannedEval = false;
+  ModelInfo evalModel, stepModel;
+  std::vector<std::unique_ptr<Buffer>> evalBuffers;
+  Evaluation evaluatePlanned(gnnrtContext *ctx, const Program &program,
+                             bool predict);
   /// Reads batch `ds`'s input rows (its vertexIds) from storage into its
   /// features.
   void readBatchRows(Dataset &ds);

@@ -38,9 +38,51 @@ void MiniBatchTraining::readBatchRows(Dataset &ds) {
   storedReads += counts.reads;
 }
 
+void MiniBatchTraining::usePlannedEvaluation(const ModelInfo &evaluation) {
+  plannedEval = true;
+  evalModel = evaluation;
+}
+
+MiniBatchTraining::Evaluation
+MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
+                                   bool predict) {
+  // The step's buffers are a batch's (resident, none in the spill file):
+  // freed. The evaluation's own come back (what its plan left taken).
+  ctx->buffers.clear();
+  std::swap(ctx->buffers, evalBuffers);
+  // (The step's model as bound: its parameters' shapes resolved.)
+  stepModel = ctx->model;
+  ctx->model = evalModel;
+  ctx->slotHeadroom = false;
+  ctx->ds = full;
+  ctx->rowStarts.clear();
+  ctx->rowLevels.clear();
+  ctx->lossCount[0] = ctx->lossCount[1] = ctx->lossCount[2] = -1;
+  std::string error;
+  if (!bindDataset(ctx, error))
+    fatal("the evaluation's whole graph: " + error);
+  batchBound = true; // not a batch, but not the step's binding either
+  ctx->training = false;
+  Evaluation e;
+  e.loss = program.eval(ctx);
+  // Data parallel: every process evaluates the whole graph (the counts
+  // summed over them, as without a plan).
+  splitAccuracies(ctx, e.acc);
+  if (predict)
+    e.predictions = predictions(ctx);
+  // Its buffers and copies dropped, the slots kept for the next one.
+  gnnrtDropAll(ctx);
+  std::swap(ctx->buffers, evalBuffers);
+  ctx->model = stepModel;
+  ctx->slotHeadroom = true;
+  return e;
+}
+
 MiniBatchTraining::Evaluation
 MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
                             bool predict, bool wantLoss) {
+  if (plannedEval)
+    return evaluatePlanned(ctx, program, predict);
   const int64_t V = full.numVertices;
   const int64_t layers = static_cast<int64_t>(fanouts.size());
   if (!wholeSampler) {

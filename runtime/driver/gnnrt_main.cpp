@@ -376,16 +376,36 @@ int main(int argc, char **argv) {
     labelled = full.labelled[0];
   }
   Program blocksStep; // mini-batch training's step on blocks, if compiled
+  const Program *wholeProgram = program; // the whole graph's evaluation
   if (o.batchSize > 0)
     use(miniBatchStep(program, blocksStep));
+  // An executable compiled for a memory budget trains the batches with its
+  // blocks program (every buffer resident) and evaluates the whole graph
+  // under the plan (MiniBatch.h, usePlannedEvaluation), reading the
+  // batches' rows from storage where the plan reads the features there.
+  // (--features-on-storage with a plan that holds them in memory: the
+  // evaluations run in batches instead.)
+  const ModelInfo &wholeModel = wholeProgram->model;
+  const bool plannedEval =
+      program == &blocksStep && plannedForOneProcess(wholeModel) &&
+      (!o.featuresOnStorage || wholeModel.featureChunks > 0);
+  if (plannedEval && wholeModel.graphChunks > 0)
+    fatal("--batch-size: the model was compiled with its graph out of core "
+          "(gnn-compile --mem-budget); mini-batches sample from the graph "
+          "in memory (compile with --graph-out-of-core=false)");
+  const bool storedRows =
+      o.featuresOnStorage || (plannedEval && wholeModel.featureChunks > 0);
   // Before anything of the training state is allocated.
   TrainingMemory need;
   // On a GPU: its free memory, or what --mem-budget gives its pool.
   const bool onGPU = !ctx->device->deviceMemoryIsHostMemory();
   // (The features on storage: the whole graph is never trained or
   // evaluated at once, so its estimate does not apply; each batch's
-  // state is in the summary's mini_batch.)
-  if (!o.featuresOnStorage &&
+  // state is in the summary's mini_batch. A planned evaluation: the
+  // plan's estimate.)
+  if (plannedEval)
+    ctx->model = wholeModel;
+  if ((!o.featuresOnStorage || plannedEval) &&
       !checkTrainingMemory(
           ctx, o.opt,
           onGPU ? deviceAvailableMemory(ctx->device->freeDeviceMemory(),
@@ -394,6 +414,8 @@ int main(int argc, char **argv) {
                 : availableMemory(),
           need, error, onGPU))
     fatal(error);
+  if (plannedEval)
+    ctx->model = blocksStep.model;
   // Mini-batch training keeps the dataset, which binding gives the device.
   std::unique_ptr<MiniBatchTraining> miniBatch = startMiniBatch(
       ctx, o.batchSize, o.fanouts, o.seed, worldSize, o.saveBatches,
@@ -404,8 +426,20 @@ int main(int argc, char **argv) {
     miniBatch->usePulledFeatures(ctx, std::move(pullRows));
   if (program == &blocksStep)
     miniBatch->onBlocksStep();
-  if (o.featuresOnStorage) {
+  if (plannedEval) {
+    miniBatch->usePlannedEvaluation(wholeModel);
+    if (lead && !o.quiet)
+      std::printf("gnnc: --batch-size: the batches train with every buffer "
+                  "resident, the evaluations on the whole graph under the "
+                  "budget's plan%s\n",
+                  storedRows ? " (each batch reads its rows from features.npy)"
+                             : "");
+  }
+  if (storedRows)
     miniBatch->useFeaturesOnStorage(&ctx->featuresFile, o.evalBatchSize);
+  if (miniBatch && o.memBudget > 0)
+    miniBatch->freeBoundFeatures();
+  if (o.featuresOnStorage && !plannedEval) {
     if (lead && !o.quiet)
       std::printf("gnnc: --features-on-storage: features.npy (%s) stays on "
                   "storage; each batch reads its rows, evaluations run in "
@@ -481,8 +515,9 @@ int main(int argc, char **argv) {
   }
 
   std::vector<EpochRecord> history;
-  // The features on storage: evaluations run in batches (MiniBatch.h).
-  const bool stored = miniBatch && miniBatch->featuresOnStorage();
+  // Evaluations that mini-batch training runs itself: in batches (the
+  // features on storage) or under a plan (MiniBatch.h).
+  const bool stored = miniBatch && miniBatch->evaluatesItself();
   // The calls of the two functions, for the row collectives' formula.
   int64_t trainCalls = 0, evalCalls = 0;
   auto t0 = std::chrono::steady_clock::now();

@@ -465,12 +465,13 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
                                  const GNNToLLVMOptions &lowering,
                                  bool optimize, llvm::LLVMContext &llvmContext,
                                  SmallVectorImpl<SmallVector<char, 0>> &objects,
-                                 std::string &report, std::string &error) {
+                                 std::string &report, std::string &error,
+                                 bool planned) {
   const unsigned reordered =
       optimize && options.reorder == "auto"
           ? reorderedAggregations(context, module, options)
           : 0;
-  if (reordered == 0) {
+  if (reordered == 0 && !planned) {
     report = "mini-batch training runs the program compiled (no "
              "aggregation was reordered)";
     return true;
@@ -499,6 +500,14 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
     return false;
   for (SmallVector<char, 0> &o : emitted)
     objects.push_back(std::move(o));
+  if (planned) {
+    report = "mini-batch training runs a program that keeps every buffer "
+             "resident (the budget's plan is the whole graph's evaluation's)";
+    if (reordered > 0)
+      report += " and the " + std::to_string(reordered) +
+                " reordered aggregation(s) before their linear";
+    return true;
+  }
   report = "mini-batch training runs a program that keeps the " +
            std::to_string(reordered) +
            " reordered aggregation(s) before their linear (on a sampled "

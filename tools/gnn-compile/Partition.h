@@ -71,14 +71,19 @@ bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
 /// way). On a block the linear moved before the aggregation runs on the
 /// block's sources, up to 1 + fanout times its destinations, which costs
 /// more than the narrower aggregation saves: the blocks program keeps every
-/// aggregation before its linear (docs/MiniBatch.md). `report` says what
-/// was added, or why not; false with `error` when it fails to compile.
+/// aggregation before its linear (docs/MiniBatch.md). With `planned` (the
+/// program compiled is planned for a memory budget: `lowering` then keeps
+/// every buffer resident) it is added whatever the order: batches are
+/// small, and the plan stays the whole graph's evaluation's
+/// (docs/MiniBatch.md, "The features on storage"). `report` says what was
+/// added, or why not; false with `error` when it fails to compile.
 bool addBlocksProgram(MLIRContext &context, ModuleOp module,
                       GNNOptimizeOptions &options,
                       const GNNToLLVMOptions &lowering, bool optimize,
                       llvm::LLVMContext &llvmContext,
                       SmallVectorImpl<SmallVector<char, 0>> &objects,
-                      std::string &report, std::string &error);
+                      std::string &report, std::string &error,
+                      bool planned = false);
 
 } // namespace mlir::gnn
 

@@ -862,20 +862,21 @@ int main(int argc, char **argv) {
     std::string report;
     const bool planned =
         budget || chunkBytes || bufferBytes || lowering.rowChunks > 1;
+    // The other programs' lowering under a plan: every buffer resident.
+    gnn::GNNToLLVMOptions resident;
+    resident.copyOptionValuesFrom(lowering);
+    resident.memBudget = 0;
+    resident.bufferBudget = 0;
+    resident.rowChunks = 1;
+    resident.featuresOutOfCore = false;
+    resident.graphOutOfCore = false;
+    resident.graphWindowEdges = 0;
+    // The search may have dropped the edge caches to fit the budget.
+    resident.edgeCacheFloats = edgeCacheFloats.getValue();
     if (target == "cuda") {
       report = "the executable holds the preload program only (the "
                "partitioned ones are not compiled for CUDA yet)";
     } else {
-      gnn::GNNToLLVMOptions resident;
-      resident.copyOptionValuesFrom(lowering);
-      resident.memBudget = 0;
-      resident.bufferBudget = 0;
-      resident.rowChunks = 1;
-      resident.featuresOutOfCore = false;
-      resident.graphOutOfCore = false;
-      resident.graphWindowEdges = 0;
-      // The search may have dropped the edge caches to fit the budget.
-      resident.edgeCacheFloats = edgeCacheFloats.getValue();
       if (!gnn::addPartitionedPrograms(context, *original, options, resident,
                                        !noOptimize, rates, llvmContext,
                                        objectCode, report, error))
@@ -889,11 +890,13 @@ int main(int argc, char **argv) {
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report
                    << "\n";
     // Mini-batch training's program on sampled blocks, where the model's
-    // aggregation order differs there (not for CUDA or a plan either).
-    if (target != "cuda" && !planned) {
-      if (!gnn::addBlocksProgram(context, *original, options, lowering,
-                                 !noOptimize, llvmContext, objectCode, report,
-                                 error))
+    // aggregation order differs there, and under a plan (its buffers
+    // resident: a batch is small; the plan is the evaluation's). Not for
+    // CUDA.
+    if (target != "cuda") {
+      if (!gnn::addBlocksProgram(
+              context, *original, options, planned ? resident : lowering,
+              !noOptimize, llvmContext, objectCode, report, error, planned))
         return fail(error);
       if (showRemarks)
         llvm::errs() << "gnn-compile: remark: --batch-size: " << report << "\n";
