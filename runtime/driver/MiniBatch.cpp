@@ -359,6 +359,10 @@ void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
 void MiniBatchTraining::freeBoundFeatures() {
   keepSpareFeatures = false;
   mallopt(M_ARENA_MAX, 1);
+  // Freed blocks go back to the system (startMiniBatch's thresholds keep
+  // them for the next batch's pages, beside the evaluation's).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 20);
 }
 
 std::vector<float> MiniBatchTraining::takeSpareFeatures() {
