@@ -150,6 +150,13 @@ public:
   /// a heap of its own kept what each batch had freed (7 MB over a 26 MB
   /// budget with GraphSAGE on a 16,384-vertex graph).
   void freeBoundFeatures();
+  /// Binds the whole graph (for ctx->model's program) with the sampler's
+  /// CSC lent to the device where its memory is the host's: one copy of
+  /// the graph, where a bound copy beside the sampler's is two (460 MB
+  /// more at the Reddit shape, which the plan does not count).
+  /// takeBackLent has it back for the sampler (the graph then unbound).
+  void bindWholeLent(gnnrtContext *ctx);
+  void takeBackLent(gnnrtContext *ctx);
   /// Whether evaluations run by evaluate() (the features on storage, or a
   /// planned evaluation) rather than on the whole graph bindFull binds.
   bool evaluatesItself() const { return storedFeatures || plannedEval; }
@@ -253,6 +260,9 @@ private:
   std::vector<std::unique_ptr<Buffer>> evalBuffers;
   Evaluation evaluatePlanned(gnnrtContext *ctx, const Program &program,
                              bool predict);
+  // The sampler's CSC while the device holds it (bindWholeLent).
+  bool lent = false;
+  const int64_t *lentOffsets = nullptr;
   /// Reads batch `ds`'s input rows (its vertexIds) from storage into its
   /// features.
   void readBatchRows(Dataset &ds);

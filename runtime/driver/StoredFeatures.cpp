@@ -43,6 +43,37 @@ void MiniBatchTraining::usePlannedEvaluation(const ModelInfo &evaluation) {
   evalModel = evaluation;
 }
 
+void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx) {
+  // The sampler's CSC moved in (the device takes it over and takeBackLent
+  // has it back: one copy of the graph, which the plan counts, not two);
+  // the rest copied.
+  lent = ctx->device->deviceMemoryIsHostMemory();
+  if (lent) {
+    std::vector<int64_t> indptr = std::move(full.indptr);
+    std::vector<int32_t> indices = std::move(full.indices);
+    ctx->ds = full;
+    ctx->ds.indptr = std::move(indptr);
+    ctx->ds.indices = std::move(indices);
+    lentOffsets = ctx->ds.indptr.data();
+  } else {
+    ctx->ds = full;
+  }
+  std::string error;
+  if (!bindDataset(ctx, error))
+    fatal("the whole graph: " + error);
+  batchBound = true; // not a batch's, but not the step's binding either
+}
+
+void MiniBatchTraining::takeBackLent(gnnrtContext *ctx) {
+  // At the addresses the sampler reads (the next batch binds a graph of
+  // its own).
+  if (lent && (!ctx->device->returnGraph(full.indptr, full.indices) ||
+               full.indptr.data() != lentOffsets))
+    fatal("the whole graph: the device did not give the sampler's graph "
+          "back");
+  lent = false;
+}
+
 MiniBatchTraining::Evaluation
 MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
                                    bool predict) {
@@ -54,14 +85,10 @@ MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
   stepModel = ctx->model;
   ctx->model = evalModel;
   ctx->slotHeadroom = false;
-  ctx->ds = full;
   ctx->rowStarts.clear();
   ctx->rowLevels.clear();
   ctx->lossCount[0] = ctx->lossCount[1] = ctx->lossCount[2] = -1;
-  std::string error;
-  if (!bindDataset(ctx, error))
-    fatal("the evaluation's whole graph: " + error);
-  batchBound = true; // not a batch, but not the step's binding either
+  bindWholeLent(ctx);
   ctx->training = false;
   Evaluation e;
   e.loss = program.eval(ctx);
@@ -70,6 +97,7 @@ MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
   splitAccuracies(ctx, e.acc);
   if (predict)
     e.predictions = predictions(ctx);
+  takeBackLent(ctx);
   // Its buffers and copies dropped, the slots kept for the next one.
   gnnrtDropAll(ctx);
   std::swap(ctx->buffers, evalBuffers);

@@ -452,8 +452,16 @@ int main(int argc, char **argv) {
                                                              : o.batchSize));
   }
   columns = Dataset(); // the sampler keeps a copy
-  if (!bindDataset(ctx, error))
+  if (plannedEval) {
+    // Bound once for the parameters' shapes with the sampler's graph lent,
+    // then unbound: the next binding is a batch's or an evaluation's.
+    std::vector<int64_t>().swap(ctx->ds.indptr);
+    std::vector<int32_t>().swap(ctx->ds.indices);
+    miniBatch->bindWholeLent(ctx);
+    miniBatch->takeBackLent(ctx);
+  } else if (!bindDataset(ctx, error)) {
     fatal(o.data + ": " + error);
+  }
   if (whole.numVertices && !bindWholeGraph(ctx, whole, error))
     fatal(o.data + ": " + error);
   // Training on no labelled vertex would report a loss of 0 and learn

@@ -205,6 +205,15 @@ public:
   /// (`gnn.graph whole`, docs/Distributed.md), which graph() returns after
   /// selectGraph(1).
   virtual void bindGraph(GraphArrays graph, int which = 0) = 0;
+  /// Gives graph 0's CSC (its offsets by destination and sources: the
+  /// arrays bindGraph took, at the same addresses) back to the caller and
+  /// unbinds it; false, keeping it, where the device holds copies (its
+  /// memory is not host memory). Mini-batch training binds its whole graph
+  /// for an evaluation without a second copy of the sampler's.
+  virtual bool returnGraph(std::vector<int64_t> &dstOffsets,
+                           std::vector<int32_t> &src) {
+    return false;
+  }
   /// The selected graph (all null before bindGraph).
   const DeviceGraph &graph() const { return boundGraph; }
   /// Selects the graph graph() returns: 0, or the whole graph bound as 1

@@ -191,6 +191,18 @@ public:
     }
     boundGraph = graphs[selected];
   }
+  bool returnGraph(std::vector<int64_t> &dstOffsets,
+                   std::vector<int32_t> &src) override {
+    if (arrays[0].edgesOnStorage >= 0)
+      return false; // the sources are in indices.npy
+    dstOffsets = std::move(arrays[0].dstOffsets);
+    src = std::move(arrays[0].src);
+    arrays[0] = GraphArrays();
+    graphs[0] = DeviceGraph();
+    splits[0][0] = splits[0][1] = LongRowSplit();
+    boundGraph = graphs[selected];
+    return true;
+  }
   void bindEdgeData(std::vector<EdgeInputArrays> inputs) override {
     // Kept as they are, like the graph.
     edgeInputs = std::move(inputs);
