@@ -705,10 +705,13 @@ std::string MiniBatchTraining::json() const {
               ? ", \"features_on_storage\": {\"read_bytes\": " +
                     std::to_string(storedBytes.load()) +
                     ", \"reads\": " + std::to_string(storedReads.load()) +
-                    ", \"evaluation_batch_size\": " +
-                    std::to_string(evalBatchSize) +
-                    ", \"evaluation_batches\": " +
-                    std::to_string(evaluationBatches) + "}"
+                    (plannedEval ? std::string(", \"evaluation\": \"planned\"")
+                                 : ", \"evaluation\": \"batches\", "
+                                   "\"evaluation_batch_size\": " +
+                                       std::to_string(evalBatchSize) +
+                                       ", \"evaluation_batches\": " +
+                                       std::to_string(evaluationBatches)) +
+                    "}"
               : std::string()) +
          (saveDir.empty() ? std::string()
                           : ", \"batch_losses\": [" + losses + "]") +

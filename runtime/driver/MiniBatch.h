@@ -141,8 +141,8 @@ public:
   /// planned whole-graph program `evaluation` (its buffers placed, the
   /// features read by chunks when they are out of core). The two take turns
   /// with the slot buffers: an evaluation starts with none of the step's
-  /// and ends dropping its own (gnnrtDropAll), which it keeps aside for the
-  /// next (the features' read-only slot).
+  /// and ends dropping its own (gnnrtDropAll, the features' read-only slot
+  /// forgotten too).
   void usePlannedEvaluation(const ModelInfo &evaluation);
   /// Under a memory budget: a bound batch's feature vector is freed, not
   /// kept for a later batch's rows (which saves their pages' faults).
@@ -253,16 +253,15 @@ private:
   std::unique_ptr<NeighborSampler> wholeSampler;
   std::vector<float> outDegrees;
   int64_t labelledIn[3] = {0, 0, 0};
-  // A planned evaluation: its model and the step's, and its slot buffers
-  // between evaluations.
+  // A planned evaluation: its model and the step's.
   bool plannedEval = false;
   ModelInfo evalModel, stepModel;
-  std::vector<std::unique_ptr<Buffer>> evalBuffers;
   Evaluation evaluatePlanned(gnnrtContext *ctx, const Program &program,
                              bool predict);
   // The sampler's CSC while the device holds it (bindWholeLent).
   bool lent = false;
   const int64_t *lentOffsets = nullptr;
+  const int32_t *lentSources = nullptr;
   /// Reads batch `ds`'s input rows (its vertexIds) from storage into its
   /// features.
   void readBatchRows(Dataset &ds);

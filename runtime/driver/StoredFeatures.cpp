@@ -55,6 +55,7 @@ void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx) {
     ctx->ds.indptr = std::move(indptr);
     ctx->ds.indices = std::move(indices);
     lentOffsets = ctx->ds.indptr.data();
+    lentSources = ctx->ds.indices.data();
   } else {
     ctx->ds = full;
   }
@@ -67,8 +68,9 @@ void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx) {
 void MiniBatchTraining::takeBackLent(gnnrtContext *ctx) {
   // At the addresses the sampler reads (the next batch binds a graph of
   // its own).
-  if (lent && (!ctx->device->returnGraph(full.indptr, full.indices) ||
-               full.indptr.data() != lentOffsets))
+  if (lent &&
+      (!ctx->device->returnGraph(full.indptr, full.indices) ||
+       full.indptr.data() != lentOffsets || full.indices.data() != lentSources))
     fatal("the whole graph: the device did not give the sampler's graph "
           "back");
   lent = false;
@@ -78,9 +80,8 @@ MiniBatchTraining::Evaluation
 MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
                                    bool predict) {
   // The step's buffers are a batch's (resident, none in the spill file):
-  // freed. The evaluation's own come back (what its plan left taken).
+  // freed.
   ctx->buffers.clear();
-  std::swap(ctx->buffers, evalBuffers);
   // (The step's model as bound: its parameters' shapes resolved.)
   stepModel = ctx->model;
   ctx->model = evalModel;
@@ -98,9 +99,15 @@ MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
   if (predict)
     e.predictions = predictions(ctx);
   takeBackLent(ctx);
-  // Its buffers and copies dropped, the slots kept for the next one.
+  // Its buffers and copies dropped, and the features' read-only slot
+  // forgotten: the step numbers its slots on its own.
   gnnrtDropAll(ctx);
-  std::swap(ctx->buffers, evalBuffers);
+  for (size_t slot = 0; slot < ctx->buffers.size(); ++slot)
+    if (ctx->spill && ctx->buffers[slot] &&
+        ctx->spill->isSource(static_cast<int64_t>(slot)))
+      ctx->spill->forgetChunks(static_cast<int64_t>(slot), *ctx->device,
+                               *ctx->buffers[slot]);
+  ctx->buffers.clear();
   ctx->model = stepModel;
   ctx->slotHeadroom = true;
   return e;

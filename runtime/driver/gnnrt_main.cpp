@@ -103,7 +103,10 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       static_cast<long long>(o.bucketBytes),
       static_cast<long long>(o.batchSize));
   return numbers + (" " + o.fanouts) + (o.pipeline ? " pipeline" : "") +
-         " copies " + std::to_string(o.featureCopies);
+         " copies " + std::to_string(o.featureCopies) +
+         (o.featuresOnStorage ? " stored " + std::to_string(o.evalBatchSize) +
+                                    (o.predict.empty() ? "" : " predict")
+                              : std::string());
 }
 
 } // namespace
@@ -211,6 +214,12 @@ int main(int argc, char **argv) {
     use(miniBatchProgram(programs, o.partition, o.rowSplitGiven,
                          !o.dump.empty(), batchMode));
   const bool p3 = batchMode == "p3", pull = batchMode == "pull";
+  if (o.featuresOnStorage && dataParallel && batchMode != "data-parallel")
+    fatal("--features-on-storage trains in one process or data parallel "
+          "(each process its share of every batch), not in the " +
+          batchMode +
+          " mode this executable's programs give (compile it with "
+          "--partition auto, the default)");
   FeatureRows pullRows; // --partition pull: this process's feature rows
   if (worldSize == 1 || dataParallel) {
     if (!o.partition.empty() && !dataParallel)
@@ -452,9 +461,10 @@ int main(int argc, char **argv) {
                                                              : o.batchSize));
   }
   columns = Dataset(); // the sampler keeps a copy
-  if (plannedEval) {
+  if (plannedEval && o.dump.empty()) {
     // Bound once for the parameters' shapes with the sampler's graph lent,
-    // then unbound: the next binding is a batch's or an evaluation's.
+    // then unbound: the next binding is a batch's or an evaluation's
+    // (--dump's step runs on this binding: kept).
     std::vector<int64_t>().swap(ctx->ds.indptr);
     std::vector<int32_t>().swap(ctx->ds.indices);
     miniBatch->bindWholeLent(ctx);

@@ -318,6 +318,15 @@ inline uint64_t maskSeed(const gnnrtContext *ctx) {
                    mix64(static_cast<uint64_t>(rank) + 0x6a09e667f3bcc908ULL);
 }
 
+/// The seed of masks whose elements are numbered as the single-process
+/// tensor's: the run's seed on every process where a partitioned program
+/// (rowStarts) or a part of the graph (vertexIds) numbers them so, or
+/// where the tensor is one parameter row (gnnrtDropout), else maskSeed.
+inline uint64_t globalMaskSeed(const gnnrtContext *ctx) {
+  return ctx->rowStarts.empty() && ctx->vertexIds.empty() ? maskSeed(ctx)
+                                                          : ctx->seed;
+}
+
 /// The most elements a parameter may have (the gnn verifier's bound on
 /// static shapes, dialects/gnn/IR/GNNDialect.cpp): 2^34, 64 GiB of floats.
 constexpr int64_t kMaxParamElements = int64_t(1) << 34;

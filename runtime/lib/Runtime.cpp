@@ -369,12 +369,17 @@ int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op, double rate,
     // every process the run's seed, for the single-process masks.
     // So does the program that is not partitioned on a part of the graph
     // (gnnrtVertexIds: its rows' global ids).
-    return static_cast<int64_t>(dropoutKey(
-        ctx->rowStarts.empty() && ctx->vertexIds.empty() ? maskSeed(ctx)
-                                                         : ctx->seed,
-        static_cast<uint64_t>(ctx->step), static_cast<uint64_t>(op)));
+    return static_cast<int64_t>(dropoutKey(globalMaskSeed(ctx),
+                                           static_cast<uint64_t>(ctx->step),
+                                           static_cast<uint64_t>(op)));
   case 1:
     return on ? static_cast<int64_t>(rate * 16777216.0) : 0;
+  case 3:
+    // Elements numbered locally on several processes (an edge stage's):
+    // each process's own stream.
+    return static_cast<int64_t>(dropoutKey(maskSeed(ctx),
+                                           static_cast<uint64_t>(ctx->step),
+                                           static_cast<uint64_t>(op)));
   case 2: {
     const float scale = on ? static_cast<float>(1.0 / (1.0 - rate)) : 1.0f;
     uint32_t bits;

@@ -955,6 +955,11 @@ void SpillStore::discardChunks(int64_t slot, Device &device, Buffer &buf) {
     chunked.erase(it);
 }
 
+void SpillStore::forgetChunks(int64_t slot, Device &device, Buffer &buf) {
+  discardChunks(slot, device, buf);
+  chunked.erase(slot);
+}
+
 bool SpillStore::takeSourceChunks(int64_t slot, Device &device, Buffer &buf,
                                   int64_t rows, int64_t rowElements,
                                   int64_t chunks, int fd, int64_t offset,

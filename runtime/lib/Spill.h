@@ -260,6 +260,9 @@ public:
   /// Makes every chunk of `slot` absent and forgets the slot's chunks (before
   /// its buffer is freed).
   void discardChunks(int64_t slot, Device &device, Buffer &buf);
+  /// The same for a read-only slot (takeSourceChunks) too, which is then
+  /// forgotten: its slot free for another program's buffer.
+  void forgetChunks(int64_t slot, Device &device, Buffer &buf);
 
   bool isEvicted(int64_t slot) const { return evicted.count(slot) != 0; }
   bool hasCopy(int64_t slot) const { return copies.count(slot) != 0; }

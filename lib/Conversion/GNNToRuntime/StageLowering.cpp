@@ -148,10 +148,15 @@ void StageLowering::assignRunResults(Run &run) {
       run.dropouts.push_back(d);
       Value rate = lb.b.create<arith::ConstantFloatOp>(lb.loc, d.getRate(),
                                                        lb.b.getF64Type());
+      // An edge stage of the program that is not partitioned numbers its
+      // elements locally: its key is each process's own (3), not the
+      // whole graph's (0), which rows numbered globally share.
+      const int64_t key = !lb.partitioned && run.batched && edgeStage ? 3 : 0;
       for (int64_t which = 0; which < 3; ++which)
-        run.dropoutParams.push_back(lb.call(
-            rt::Call::gnnrtDropoutParam,
-            {lb.ctx, lb.cI64(rowOps.dropoutId(d)), rate, lb.cI64(which)}));
+        run.dropoutParams.push_back(
+            lb.call(rt::Call::gnnrtDropoutParam,
+                    {lb.ctx, lb.cI64(rowOps.dropoutId(d)), rate,
+                     lb.cI64(which == 0 ? key : which)}));
       if (!lb.partitioned) {
         run.globalRows |= run.batched && !edgeStage;
         continue;

@@ -105,7 +105,9 @@
 ///  26: gnnrtVertexIds gives the bound graph's vertices' ids in the whole
 ///      graph (a rank's closure under shared preloading, a sampled batch),
 ///      by which the program that is not partitioned draws its dropout
-///      masks: the whole graph's masks on any part of it.
+///      masks: the whole graph's masks on any part of it;
+///      gnnrtDropoutParam's `which` 3 is the key of locally numbered
+///      elements.
 #define GNNRT_API_VERSION 26
 
 #ifdef __cplusplus
@@ -630,7 +632,9 @@ GNNRT_EXPORT float _mlir_ciface_gnnrtSoftmaxCrossEntropyRows(
 /// global column, gnnrtDim 6 to 8), and its key is then the same on every
 /// process: the masks are the single-process ones. So does the program that
 /// is not partitioned on a part of the graph (gnnrtVertexIds: a closure, a
-/// sampled batch), element (r, j) being (ids[r] * width + j).
+/// sampled batch), element (r, j) being (ids[r] * width + j). `which` 3
+/// gives the key of elements numbered locally (an edge stage's): each
+/// process's own stream, independent of the others' (ABI 26).
 GNNRT_EXPORT int64_t gnnrtDropoutParam(gnnrtContext *ctx, int64_t op,
                                        double rate, int64_t which);
 

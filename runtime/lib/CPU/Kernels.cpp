@@ -864,7 +864,7 @@ void cpuDropout(gnnrtContext *ctx, int64_t op, double rate, gnnrtMemRefF32 *in,
   }
   const float scale = static_cast<float>(1.0 / (1.0 - rate));
   const uint64_t key =
-      dropoutKey(maskSeed(ctx), static_cast<uint64_t>(ctx->step),
+      dropoutKey(globalMaskSeed(ctx), static_cast<uint64_t>(ctx->step),
                  static_cast<uint64_t>(op));
   // Keep an element when its 24-bit draw is at least rate * 2^24.
   const uint32_t threshold = dropoutThreshold(rate);

@@ -384,11 +384,11 @@ public:
                                          cudaMemcpyDeviceToDevice, kStream));
       return;
     }
-    cuda::dropout(kStream, n,
-                  dropoutKey(maskSeed(ctx), static_cast<uint64_t>(ctx->step),
-                             static_cast<uint64_t>(op)),
-                  dropoutThreshold(rate),
-                  static_cast<float>(1.0 / (1.0 - rate)), x, y);
+    cuda::dropout(
+        kStream, n,
+        dropoutKey(globalMaskSeed(ctx), static_cast<uint64_t>(ctx->step),
+                   static_cast<uint64_t>(op)),
+        dropoutThreshold(rate), static_cast<float>(1.0 / (1.0 - rate)), x, y);
   }
 
   void optimizerStep(const OptimizerConfig &c, int64_t step, int64_t n,
