@@ -16,32 +16,17 @@ batches per evaluation.
 
 import json
 import math
+import os
 import sys
 
 import numpy as np
 
-
-def close(x, y):
-    return abs(x - y) <= 1e-5 + 1e-4 * abs(y)
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from same_run import compare_runs  # noqa: E402
 
 mem, sto = (json.load(open(p)) for p in sys.argv[1:3])
 vertices, eval_batch = int(sys.argv[3]), int(sys.argv[4])
-a, b = mem["history"], sto["history"]
-if len(a) != len(b):
-    sys.exit(f"{len(a)} epochs against {len(b)}")
-evaluations = 0
-for x, y in zip(a, b):
-    if not close(y["loss"], x["loss"]):
-        sys.exit(f"epoch {x['epoch']}: loss {y['loss']} against {x['loss']}")
-    for split in ("train_acc", "val_acc", "test_acc"):
-        if (split in x) != (split in y):
-            sys.exit(f"epoch {x['epoch']}: evaluated in one run only")
-        if split in x and abs(x[split] - y[split]) > 1 / 250:
-            sys.exit(f"epoch {x['epoch']}: {split} {y[split]} against {x[split]}")
-    evaluations += "val_acc" in x
-if not close(sto["final"]["loss"], mem["final"]["loss"]):
-    sys.exit(f"final loss {sto['final']['loss']} against {mem['final']['loss']}")
+epochs, evaluations = compare_runs(mem, sto)
 stored = sto["mini_batch"].get("features_on_storage")
 if not stored or "features_on_storage" in mem["mini_batch"]:
     sys.exit("the features were not on storage in the second run only")
@@ -55,5 +40,5 @@ if len(sys.argv) > 5:
     expected += math.ceil(vertices / eval_batch)
 if stored["evaluation_batches"] != expected:
     sys.exit(f"{stored['evaluation_batches']} evaluation batches, not {expected}")
-print(f"{len(a)} epochs, losses agree, {evaluations} evaluations agree in "
+print(f"{epochs} epochs, losses agree, {evaluations} evaluations agree in "
       f"{expected} batches; read {stored['reads']} times")
