@@ -440,8 +440,9 @@ TEST(StoredRows, RowsReadFromStorageAreTheLoadedFeatures) {
     EXPECT_LE(counts.reads, static_cast<int64_t>(rows.size()));
     EXPECT_GE(counts.bytes, n * F * static_cast<int64_t>(sizeof(float)) /
                                 static_cast<int64_t>(rows.size()));
-    if (trial % 2) // a run of rows: one read per MiB at most
+    if (trial % 2) { // a run of rows: one read per MiB at most
       EXPECT_LE(counts.reads, 2) << "trial " << trial;
+    }
   }
   // Nothing to read; then the file cut short under the open descriptor: an
   // error naming the file and the row.
