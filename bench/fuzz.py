@@ -792,7 +792,9 @@ class Fuzzer:
                 shutil.copytree(TINY, tiny)
             paths += [tiny, os.path.join(tiny, "meta.json"), os.path.join(d, "x" * 255),
                       os.path.join(d, "y" * 256)]
-        return rng.choice({"int": ints, "float": floats, "path": paths,
+        fanouts = ["2,2", "-1,-1", "3,-1", "0,2", "2", "2,2,2", "1,,2", "a,b", "", "-2,2",
+                   "99999999999999999999,1"]
+        return rng.choice({"int": ints, "float": floats, "path": paths, "fanouts": fanouts,
                            "enum": ["adam", "sgd", "SGD", "", "adamw", "mlir", "exe", "obj",
                                     "llvm", "bogus", "auto", "never", "always"]}[kind])
 
@@ -801,7 +803,9 @@ class Fuzzer:
                  ("--seed", "int"), ("--threads", "int"), ("--eval-every", "int"),
                  ("--json", "path"), ("--save-params", "path"), ("--load-params", "path"),
                  ("--predict", "path"), ("--dump", "path"), ("--data", "path"),
-                 ("--quiet", None), ("--help", None), ("--bogus", None)]
+                 ("--quiet", None), ("--help", None), ("--bogus", None),
+                 ("--batch-size", "int"), ("--fanouts", "fanouts"),
+                 ("--features-on-storage", None), ("--eval-batch-size", "int")]
 
     def case_flags(self, i, rng):
         d = tempfile.mkdtemp(dir=self.work, prefix=f"flags{i}-")
