@@ -213,21 +213,41 @@ public:
   void wait(Request &request) {
     const auto start = std::chrono::steady_clock::now();
     doWait(request);
-    waited +=
+    tally->waited +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
   }
-  /// The seconds spent in wait() so far.
-  double waitSeconds() const { return waited; }
+  /// The seconds spent in wait() so far (a split's included).
+  double waitSeconds() const { return tally->waited; }
   /// Lets the pending non-blocking collectives move on without waiting for
   /// them (MPI progresses a request only inside MPI calls: P³'s pipeline
   /// calls this between the segments of its batches).
   virtual void progress() {}
 
   /// What this rank's collectives moved so far (the --json summary's
-  /// "communication").
+  /// "communication"), those of the communicators split from this one
+  /// included.
   const CollectiveCount &counted(Collective c) const {
-    return counts[static_cast<int>(c)];
+    return tally->counts[static_cast<int>(c)];
+  }
+
+  /// The processes whose `color` is this one's, ranked by `key` (ties by
+  /// rank): a communicator of their own (MPI_Comm_split), whose collectives
+  /// count in this one's counters. Every rank calls it, in the same order
+  /// as the collectives. Stops the run where the communicator cannot split.
+  std::unique_ptr<Communicator> split(int color, int key) {
+    std::unique_ptr<Communicator> part = doSplit(color, key);
+    part->tally = tally;
+    return part;
+  }
+  /// The processes on this process's machine (MPI_Comm_split_type's shared
+  /// memory) as ranks [first, first + count); false where they are not
+  /// consecutive ranks. A communicator that cannot tell says every process
+  /// shares one machine.
+  virtual bool machineRanks(int &first, int &count) {
+    first = 0;
+    count = size();
+    return true;
   }
 
 protected:
@@ -268,6 +288,8 @@ protected:
                                const int64_t *sendDispls, float *recv,
                                const int64_t *recvCounts,
                                const int64_t *recvDispls, int64_t rowWidth) = 0;
+  /// split() without the counters (they are the parent's).
+  virtual std::unique_ptr<Communicator> doSplit(int color, int key);
 
 private:
   int64_t sentToOthers(const int64_t *sendCounts) {
@@ -278,7 +300,7 @@ private:
     return rows;
   }
   CollectiveCount &record(Collective c, int64_t elements, size_t elementBytes) {
-    CollectiveCount &n = counts[static_cast<int>(c)];
+    CollectiveCount &n = tally->counts[static_cast<int>(c)];
     ++n.calls;
     n.bytes +=
         std::max<int64_t>(elements, 0) * static_cast<int64_t>(elementBytes);
@@ -299,8 +321,12 @@ private:
     CollectiveCount &n;
     std::chrono::steady_clock::time_point start;
   };
-  CollectiveCount counts[kNumCollectives];
-  double waited = 0.0;
+  /// The counters, shared with the communicators split from this one.
+  struct Tally {
+    CollectiveCount counts[kNumCollectives];
+    double waited = 0.0;
+  };
+  std::shared_ptr<Tally> tally = std::make_shared<Tally>();
 };
 
 /// A world of one process (rank 0): reductions are the identity, gathers

@@ -1,4 +1,4 @@
-//===- MPI.cpp - the communicator of MPI_COMM_WORLD -----------------------===//
+//===- MPI.cpp - the communicator of MPI_COMM_WORLD and its splits --------===//
 //
 // The collectives of Communicator.h on MPI (OpenMPI): MPI_Allreduce,
 // MPI_Bcast, MPI_Reduce_scatter_block, MPI_Allgather and their non-blocking
@@ -109,6 +109,7 @@ class MPICommunicator final : public Communicator {
 public:
   MPICommunicator() {
     threads = initialiseMPI();
+    comm = MPI_COMM_WORLD;
     GNNRT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &myRank));
     GNNRT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &worldSize));
     // An error on one rank ends them all (the others would wait in their
@@ -136,6 +137,17 @@ public:
     for (auto &[id, p] : pending)
       MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(),
                   MPI_STATUSES_IGNORE);
+    if (comm != MPI_COMM_WORLD)
+      MPI_Comm_free(&comm);
+  }
+
+  /// A split of `parent` (doSplit): its own MPI communicator, the parent's
+  /// thread support and pieces.
+  MPICommunicator(const MPICommunicator &parent, MPI_Comm part)
+      : comm(part), threads(parent.threads), piece(parent.piece) {
+    GNNRT_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    GNNRT_MPI_CHECK(MPI_Comm_rank(comm, &myRank));
+    GNNRT_MPI_CHECK(MPI_Comm_size(comm, &worldSize));
   }
 
   const char *name() const override { return "mpi"; }
@@ -162,7 +174,7 @@ public:
     const int n = blockCount("reduceScatter", count);
     GNNRT_MPI_CHECK(MPI_Reduce_scatter_block(send == recv ? MPI_IN_PLACE : send,
                                              recv, n, MPI_FLOAT, opOf(op),
-                                             MPI_COMM_WORLD));
+                                             comm));
   }
   void doAllGather(const float *send, float *recv, int64_t count) override {
     gatherAll(send, recv, count);
@@ -191,7 +203,7 @@ public:
     GNNRT_MPI_CHECK(MPI_Type_contiguous(width, MPI_FLOAT, &row));
     GNNRT_MPI_CHECK(MPI_Type_commit(&row));
     GNNRT_MPI_CHECK(MPI_Allgatherv(send, n[myRank], row, recv, n.data(),
-                                   at.data(), row, MPI_COMM_WORLD));
+                                   at.data(), row, comm));
     GNNRT_MPI_CHECK(MPI_Type_free(&row));
   }
   void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
@@ -199,8 +211,8 @@ public:
     std::vector<int> n(worldSize);
     for (int r = 0; r < worldSize; ++r)
       n[r] = blockCount("reduceScatterV", counts[r]);
-    GNNRT_MPI_CHECK(MPI_Reduce_scatter(send, recv, n.data(), MPI_FLOAT,
-                                       opOf(op), MPI_COMM_WORLD));
+    GNNRT_MPI_CHECK(
+        MPI_Reduce_scatter(send, recv, n.data(), MPI_FLOAT, opOf(op), comm));
   }
   void doAllToAllV(const float *send, const int64_t *sendCounts,
                    const int64_t *sendDispls, float *recv,
@@ -221,8 +233,8 @@ public:
     std::vector<MPI_Request> requests;
     for (auto [at, n] : pieces("iAllReduce", count)) {
       GNNRT_MPI_CHECK(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send + at,
-                                     recv + at, n, MPI_FLOAT, opOf(op),
-                                     MPI_COMM_WORLD, &requests.emplace_back()));
+                                     recv + at, n, MPI_FLOAT, opOf(op), comm,
+                                     &requests.emplace_back()));
     }
     return issue(std::move(requests));
   }
@@ -230,8 +242,8 @@ public:
     const int n = blockCount("iAllGather", count);
     MPI_Request request;
     GNNRT_MPI_CHECK(MPI_Iallgather(inPlaceGather(send, recv, count), n,
-                                   MPI_FLOAT, recv, n, MPI_FLOAT,
-                                   MPI_COMM_WORLD, &request));
+                                   MPI_FLOAT, recv, n, MPI_FLOAT, comm,
+                                   &request));
     return issue(request);
   }
   Request doIReduce(const float *send, float *recv, int64_t count, int root,
@@ -244,7 +256,7 @@ public:
       GNNRT_MPI_CHECK(
           MPI_Ireduce(send == recv && myRank == root ? MPI_IN_PLACE : send + at,
                       recv ? recv + at : recv, n, MPI_FLOAT, opOf(op), root,
-                      MPI_COMM_WORLD, &requests.emplace_back()));
+                      comm, &requests.emplace_back()));
     }
     return issue(std::move(requests));
   }
@@ -255,7 +267,7 @@ public:
             " processes");
     std::vector<MPI_Request> requests;
     for (auto [at, n] : pieces("iBroadcast", count)) {
-      GNNRT_MPI_CHECK(MPI_Ibcast(data + at, n, MPI_FLOAT, root, MPI_COMM_WORLD,
+      GNNRT_MPI_CHECK(MPI_Ibcast(data + at, n, MPI_FLOAT, root, comm,
                                  &requests.emplace_back()));
     }
     return issue(std::move(requests));
@@ -273,10 +285,29 @@ public:
     MPI_Request request;
     GNNRT_MPI_CHECK(MPI_Ialltoallv(send, counts.data(), counts.data() + n, row,
                                    recv, counts.data() + 2 * n,
-                                   counts.data() + 3 * n, row, MPI_COMM_WORLD,
-                                   &request));
+                                   counts.data() + 3 * n, row, comm, &request));
     GNNRT_MPI_CHECK(MPI_Type_free(&row));
     return issue(request, std::move(counts));
+  }
+  std::unique_ptr<Communicator> doSplit(int color, int key) override {
+    if (color < 0)
+      fatal("split: negative color " + std::to_string(color));
+    MPI_Comm part;
+    GNNRT_MPI_CHECK(MPI_Comm_split(comm, color, key, &part));
+    return std::make_unique<MPICommunicator>(*this, part);
+  }
+  bool machineRanks(int &first, int &count) override {
+    // Not counted: the machine's own communicator, not the training's.
+    MPI_Comm machine;
+    GNNRT_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, myRank,
+                                        MPI_INFO_NULL, &machine));
+    int ends[2] = {-myRank, myRank};
+    GNNRT_MPI_CHECK(MPI_Comm_size(machine, &count));
+    GNNRT_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, ends, 2, MPI_INT, MPI_MAX, machine));
+    GNNRT_MPI_CHECK(MPI_Comm_free(&machine));
+    first = -ends[0];
+    return ends[1] - first + 1 == count;
   }
   void progress() override {
     // A request MPI_Test completes becomes MPI_REQUEST_NULL, which the wait
@@ -323,7 +354,7 @@ private:
     const int n = worldSize;
     GNNRT_MPI_CHECK(MPI_Alltoallv(send, counts.data(), counts.data() + n, row,
                                   recv, counts.data() + 2 * n,
-                                  counts.data() + 3 * n, row, MPI_COMM_WORLD));
+                                  counts.data() + 3 * n, row, comm));
     GNNRT_MPI_CHECK(MPI_Type_free(&row));
   }
   /// An all-to-all's counts and displacements as MPI's ints, in `counts`
@@ -358,8 +389,7 @@ private:
     for (int64_t at = 0; at < count; at += piece) {
       const int n = static_cast<int>(std::min(piece, count - at));
       GNNRT_MPI_CHECK(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send + at,
-                                    recv + at, n, typeOf<T>(), opOf(op),
-                                    MPI_COMM_WORLD));
+                                    recv + at, n, typeOf<T>(), opOf(op), comm));
     }
   }
   template <typename T>
@@ -372,8 +402,7 @@ private:
             " processes");
     for (int64_t at = 0; at < count; at += piece) {
       const int n = static_cast<int>(std::min(piece, count - at));
-      GNNRT_MPI_CHECK(
-          MPI_Bcast(data + at, n, typeOf<T>(), root, MPI_COMM_WORLD));
+      GNNRT_MPI_CHECK(MPI_Bcast(data + at, n, typeOf<T>(), root, comm));
     }
   }
   /// MPI_IN_PLACE where the rank's block already is in recv.
@@ -387,8 +416,7 @@ private:
   void gatherAll(const T *send, T *recv, int64_t count) {
     const int n = blockCount("allGather", count);
     GNNRT_MPI_CHECK(MPI_Allgather(inPlaceGather(send, recv, count), n,
-                                  typeOf<T>(), recv, n, typeOf<T>(),
-                                  MPI_COMM_WORLD));
+                                  typeOf<T>(), recv, n, typeOf<T>(), comm));
   }
   Request issue(MPI_Request request, std::vector<int> counts = {}) {
     return issue(std::vector<MPI_Request>{request}, std::move(counts));
@@ -417,6 +445,8 @@ private:
     std::vector<MPI_Request> requests;
     std::vector<int> counts;
   };
+  /// MPI_COMM_WORLD, or a split of it.
+  MPI_Comm comm = MPI_COMM_NULL;
   int myRank = 0, worldSize = 1, threads = MPI_THREAD_SINGLE;
   int64_t piece = 0; // elements per piece (pieceElementsOfEnvironment)
   int64_t nextId = 1;

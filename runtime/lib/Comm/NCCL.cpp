@@ -107,6 +107,9 @@ public:
   const char *name() const override { return "nccl"; }
   int rank() const override { return boot->rank(); }
   int size() const override { return boot->size(); }
+  bool machineRanks(int &first, int &count) override {
+    return boot->machineRanks(first, count);
+  }
 
 protected:
   void doAllReduce(const float *send, float *recv, int64_t count,

@@ -22,6 +22,11 @@ public:
   const char *name() const override { return "single-process"; }
   int rank() const override { return 0; }
   int size() const override { return 1; }
+  std::unique_ptr<Communicator> doSplit(int color, int) override {
+    if (color < 0)
+      fatal("split: negative color " + std::to_string(color));
+    return std::make_unique<SingleProcessCommunicator>();
+  }
 
   void doAllReduce(const float *send, float *recv, int64_t count,
                    ReduceOp) override {
@@ -163,6 +168,11 @@ const char *gnnrt::collectiveName(Collective c) {
     return "alltoall";
   }
   return "unknown";
+}
+
+std::unique_ptr<Communicator> Communicator::doSplit(int, int) {
+  fatal(std::string("the ") + name() +
+        " communicator cannot split its processes into groups yet");
 }
 
 std::unique_ptr<Communicator> gnnrt::createSingleProcessCommunicator() {

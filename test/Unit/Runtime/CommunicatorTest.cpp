@@ -214,6 +214,28 @@ TEST(RuntimeCommunicator, CountersCountCallsAndSendBytes) {
   EXPECT_STREQ(collectiveName(Collective::AllToAll), "alltoall");
 }
 
+TEST(RuntimeCommunicator, ASplitIsAWorldOfOneCountingInItsParent) {
+  std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();
+  std::unique_ptr<Communicator> part = comm->split(3, 0);
+  EXPECT_EQ(part->rank(), 0);
+  EXPECT_EQ(part->size(), 1);
+  std::vector<float> f(4, 2.0f);
+  part->allReduce(f.data(), f.data(), 4, ReduceOp::Sum);
+  Request r = part->iBroadcast(f.data(), 3, 0);
+  part->wait(r);
+  EXPECT_EQ(f, std::vector<float>(4, 2.0f));
+  // The split's collectives are the parent's counts.
+  EXPECT_EQ(comm->counted(Collective::AllReduce).calls, 1);
+  EXPECT_EQ(comm->counted(Collective::AllReduce).bytes, 16);
+  EXPECT_EQ(comm->counted(Collective::Broadcast).bytes, 12);
+  comm->allReduce(f.data(), f.data(), 1, ReduceOp::Sum);
+  EXPECT_EQ(part->counted(Collective::AllReduce).calls, 2);
+  int first = -1, count = -1;
+  EXPECT_TRUE(comm->machineRanks(first, count));
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(count, 1);
+}
+
 TEST(RuntimeCommunicator, AllToAllCopiesTheOwnBlockAndCountsNothingSent) {
   // A world of one: the own block is a local copy, no byte leaves.
   std::unique_ptr<Communicator> comm = createSingleProcessCommunicator();

@@ -421,6 +421,39 @@ TEST(RuntimeMPICommunicator, DestroyingCompletesCollectivesInFlight) {
 // of every range, its own included, some twice, in a scrambled order, and
 // gets each row's values from its copy's holder; the all-to-alls carry the
 // counts, the ids and the rows asked of others, nothing else.
+TEST(RuntimeMPICommunicator, SplitsCollectWithinTheirGroups) {
+  // Groups of 2 consecutive ranks (the last alone when the world is odd),
+  // ranked in reverse within each: their collectives reach their own
+  // members only, and count in the world's counters.
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank(), group = me / 2;
+  const int members = std::min(2, n - 2 * group);
+  std::unique_ptr<Communicator> part = comm.split(group, -me);
+  ASSERT_EQ(part->size(), members);
+  EXPECT_EQ(part->rank(), 2 * group + members - 1 - me);
+  const int64_t before = comm.counted(Collective::AllReduce).calls;
+  const double waitedBefore = comm.waitSeconds();
+  int64_t r = me, sum = 0;
+  part->allReduce(&r, &sum, 1, ReduceOp::Sum);
+  EXPECT_EQ(sum, members == 2 ? 4 * group + 1 : me);
+  std::vector<float> rows(5, static_cast<float>(me));
+  Request request = part->iBroadcast(rows.data(), 5, 0);
+  part->wait(request);
+  // Root 0 of the group is its highest rank.
+  EXPECT_EQ(rows,
+            std::vector<float>(5, static_cast<float>(2 * group + members - 1)));
+  EXPECT_EQ(comm.counted(Collective::AllReduce).calls, before + 1);
+  EXPECT_GE(comm.waitSeconds(), waitedBefore);
+  // The world's own collectives still reach every rank.
+  comm.allReduce(&r, &sum, 1, ReduceOp::Sum);
+  EXPECT_EQ(sum, int64_t(n) * (n - 1) / 2);
+  // mpirun on one machine: every rank there, consecutive.
+  int first = -1, count = -1;
+  EXPECT_TRUE(comm.machineRanks(first, count));
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(count, n);
+}
+
 TEST(RuntimeMPICommunicator, FeaturePullerGivesEveryRowAsked) {
   Communicator &comm = world();
   const int n = comm.size(), me = comm.rank();
