@@ -13,7 +13,11 @@ partial rows to its owner and pushes the gradient back) and co-batches
 subgraph split by rows, the row-partitioned program's collectives moving
 rows between the ranks; docs/MiniBatch.md), and the run alone and
 co-batches with GraNNDis's expansion-aware sampling (1 hop, 15 external
-neighbours per expanded vertex) instead of the fanouts.
+neighbours per expanded vertex) instead of the fanouts. "co-batch per
+server": two servers of N / 2 ranks (--server-processes), each a co-batch
+of half of every batch's seeds split by rows over its ranks, the
+gradients summed over all: GraNNDis's hierarchy, fetch-then-split within
+a server and data parallel across servers.
 Dropout off, so the three give the same losses up to summation order
 (the table gives the largest relative difference from the run alone:
 float32 sums in another order, over every optimizer step of the run). Per run: the median epoch after the
@@ -56,7 +60,8 @@ import run as harness  # noqa: E402
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 HIDDEN = 256
 MODES = ("alone", "data parallel", "feature pull", "feature pull 2 copies", "P³",
-         "co-batch", "alone EAS", "co-batch EAS", "alone pipelined", "P³ pipelined")
+         "co-batch", "co-batch per server", "alone EAS", "co-batch EAS", "alone pipelined",
+         "P³ pipelined")
 # The runs each mode's losses are compared with: EAS samples other batches,
 # and --pipeline trains at stale parameters (delayed SGD).
 BASE = {"alone EAS": "alone EAS", "co-batch EAS": "alone EAS",
@@ -176,6 +181,10 @@ def main(argv=None):
                                                          "features"], 1),
             "co-batch": (MPIRUN + ["-np", str(n), rows_exe] + common[1:] +
                          ["--threads", "1", "--partition", "rows"], 1),
+            # Two servers of n / 2 processes, each its co-batch of half the seeds.
+            "co-batch per server": (MPIRUN + ["-np", str(n), rows_exe] + common[1:] +
+                                    ["--threads", "1", "--partition", "rows",
+                                     "--server-processes", str(max(n // 2, 1))], 1),
             "alone EAS": (base + EAS + ["--threads", "2"], 2),
             "co-batch EAS": (MPIRUN + ["-np", str(n), rows_exe] + base[1:] + EAS +
                              ["--threads", "1", "--partition", "rows"], 1),

@@ -144,6 +144,29 @@ float gnnrt::worldLoss(gnnrtContext *ctx, float loss) {
   return loss;
 }
 
+Server gnnrt::groupServers(gnnrtContext *ctx, int64_t requested) {
+  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  Server server;
+  if (requested == 0) {
+    if (!ctx->comm->machineRanks(server.first, server.count))
+      fatal("co-batches: the processes on this machine are not consecutive "
+            "ranks; give --server-processes (or start them so: mpirun's "
+            "--map-by slot)");
+  } else {
+    if (requested > size || size % requested != 0)
+      fatal("--server-processes " + std::to_string(requested) +
+            ": the processes of a co-batch must divide the " +
+            std::to_string(size) + " processes");
+    server.count = static_cast<int>(requested);
+    server.first = rank / server.count * server.count;
+  }
+  if (server.count < size) {
+    ctx->rowGroup = server.first;
+    ctx->rowComm = ctx->comm->split(server.first, rank);
+  }
+  return server;
+}
+
 bool gnnrt::rocStep(gnnrtContext *ctx, RowParts &rowParts, PreloadPart &part,
                     const std::string &data, double gain, double compute,
                     int64_t epoch) {

@@ -165,6 +165,17 @@ void splitAccuracies(gnnrtContext *ctx, double acc[3]);
 /// The loss over all ranks: each returns its vertices' share of the mean.
 float worldLoss(gnnrtContext *ctx, float loss);
 
+/// Co-batches per server (GraNNDis §4.4, docs/MiniBatch.md): the ranks
+/// [first, first + count) of this process's server, `requested`
+/// consecutive ranks (0: those of its machine, which must be consecutive
+/// ranks). Sets ctx->rowComm to the server's processes where they are not
+/// all of them. Stops every rank with the reason where `requested` does not
+/// divide the processes or a machine's are not consecutive.
+struct Server {
+  int first = 0, count = 1;
+};
+Server groupServers(gnnrtContext *ctx, int64_t requested);
+
 /// Every rank's rows of its own vertices (rank r's are [p(r), p(r+1)) of
 /// the full graph, `width` values each, p the ranges of the split: equal
 /// ones when preloading, the row split's otherwise; `local` holds the

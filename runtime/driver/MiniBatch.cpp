@@ -137,12 +137,23 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
       shares.levelRows = std::move(p.levelRows);
       return shares;
     }
-    if (coBatches) {
+    if (coBatches && serverCount == size) {
       p.ds = coBatchRows(batchSubgraph(full, batch), rank, size, p.starts,
                          p.levels, p.degrees);
       return p;
     }
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
+    if (coBatches) {
+      // The server's share of the seeds, its co-batch split over the
+      // server's processes, with the whole batch's degrees.
+      std::vector<float> degrees[2];
+      const SampledBatch share =
+          seedShare(batch, b * serverFirst / size,
+                    b * (serverFirst + serverCount) / size, degrees);
+      p.ds = coBatchRows(batchSubgraph(full, share), rank - serverFirst,
+                         serverCount, p.starts, p.levels, p.degrees, degrees);
+      return p;
+    }
     const SampledBatch share =
         seedShare(batch, b * rank / size, b * (rank + 1) / size, p.degrees);
     p.ds = batchSubgraph(full, share, &storage, !puller && !storedFeatures);
@@ -246,8 +257,14 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
     ctx->rowStarts = std::move(p.starts);
     ctx->shareLevels = std::move(p.levels);
   } else if (coBatches) {
+    const int local = rank - serverFirst;
     coBatchRows_[0] += p.starts.back();
-    coBatchRows_[1] += p.starts[rank + 1] - p.starts[rank];
+    coBatchRows_[1] += p.starts[local + 1] - p.starts[local];
+    const size_t levels = p.levels.front().size();
+    coBatchLevelRows.resize(std::max(coBatchLevelRows.size(), levels));
+    for (const std::vector<int64_t> &own : p.levels)
+      for (size_t l = 0; l < levels && l < own.size(); ++l)
+        coBatchLevelRows[l] += own[l];
     ctx->rowStarts = std::move(p.starts);
     ctx->rowLevels = std::move(p.levels);
   }
@@ -524,7 +541,8 @@ MiniBatchTraining::prepareShares(const SampledBatch &batch, int rank,
 Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
                            std::vector<int64_t> &starts,
                            std::vector<std::vector<int64_t>> &rowLevels,
-                           std::vector<float> degrees[2]) {
+                           std::vector<float> degrees[2],
+                           const std::vector<float> *batchDegrees) {
   const int64_t n = batch.numVertices;
   const std::vector<int64_t> levels =
       batch.levelRows.empty() ? std::vector<int64_t>{n} : batch.levelRows;
@@ -590,17 +608,25 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
   own.numEdges = static_cast<int64_t>(own.indices.size());
   own.edgeData = selectEdgeData(batch.edgeData, positions);
   // The co-batch's degrees of the own rows (a source's out-edges reach
-  // every process's rows).
-  std::vector<float> out(n, 0.0f);
-  for (int32_t u : batch.indices)
-    out[u] += 1.0f;
+  // every process's rows), or the larger batch's.
+  std::vector<float> in(n), out(n, 0.0f);
+  if (batchDegrees) {
+    in = batchDegrees[0];
+    out = batchDegrees[1];
+  } else {
+    for (int64_t v = 0; v < n; ++v)
+      in[v] = static_cast<float>(batch.indptr[v + 1] - batch.indptr[v]);
+    for (int32_t u : batch.indices)
+      out[u] += 1.0f;
+  }
+  if (static_cast<int64_t>(in.size()) != n ||
+      static_cast<int64_t>(out.size()) != n)
+    fatal("a co-batch's degrees are not its " + std::to_string(n) + " rows'");
   degrees[0].resize(own.numVertices);
   degrees[1].resize(own.numVertices);
   for (int64_t i = begin; i < end; ++i) {
-    const int64_t v = order[i];
-    degrees[0][i - begin] =
-        static_cast<float>(batch.indptr[v + 1] - batch.indptr[v]);
-    degrees[1][i - begin] = out[v];
+    degrees[0][i - begin] = in[order[i]];
+    degrees[1][i - begin] = out[order[i]];
   }
   return own;
 }
@@ -684,10 +710,13 @@ std::string MiniBatchTraining::json() const {
                     ", \"lanes_copied_to_device_bytes\": " +
                     std::to_string(laneCounters.copiedToDevice) + "}"
               : std::string()) +
-         (coBatches ? ", \"co_batch\": {\"rows\": " +
-                          std::to_string(coBatchRows_[0]) + ", \"own_rows\": " +
-                          std::to_string(coBatchRows_[1]) + "}"
-                    : std::string()) +
+         (coBatches
+              ? ", \"co_batch\": {\"rows\": " +
+                    std::to_string(coBatchRows_[0]) +
+                    ", \"own_rows\": " + std::to_string(coBatchRows_[1]) +
+                    ", \"server_processes\": " + std::to_string(serverCount) +
+                    ", \"level_rows\": [" + joined(coBatchLevelRows) + "]}"
+              : std::string()) +
          (columns.on
               ? ", \"p3\": {\"own_share_rows\": [" + joined(ownShareRows) +
                     "], \"other_share_rows\": [" + joined(otherShareRows) + "]}"

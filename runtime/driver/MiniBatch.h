@@ -116,8 +116,15 @@ public:
   void usePulledFeatures(gnnrtContext *ctx, FeatureRows rows);
   /// GraNNDis's cooperative batching (docs/MiniBatch.md, "Co-batches"):
   /// each batch's whole subgraph split by rows over the processes
-  /// (coBatchRows), trained by the row-partitioned program.
-  void useCoBatches() { coBatches = true; }
+  /// (coBatchRows), trained by the row-partitioned program. A co-batch per
+  /// server: this process's server is the ranks [first, first + count)
+  /// (groupServers, ctx->rowComm), whose co-batch is the batch's seeds
+  /// [b first / N, b (first + count) / N) of b on N processes.
+  void useCoBatches(int first, int count) {
+    coBatches = true;
+    serverFirst = first;
+    serverCount = count;
+  }
   /// GraNNDis's expansion-aware sampling (Sampler.h) instead of the
   /// fanouts: the vertices outside each batch's seeds within `maxHop` hops
   /// of them (-1: the model's hops), `fanout` picked per expanded vertex
@@ -270,6 +277,9 @@ private:
   // Co-batches: the batches' rows and this process's, summed (json()).
   bool coBatches = false;
   int64_t coBatchRows_[2] = {0, 0};
+  int serverFirst = 0, serverCount = 1;
+  // Each level's rows of this process's server's co-batches, summed.
+  std::vector<int64_t> coBatchLevelRows;
 
   /// A batch ready to bind: this process's subgraph, the whole batch's
   /// sampled edges and, on several processes, the degrees of its vertices
@@ -338,11 +348,14 @@ startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
 /// the batch, and the program on blocks restricts the own rows' steps.
 /// The edges' sources are co-batch ids, ascending within a row; `starts`
 /// the processes' first rows (size + 1), `rowLevels` each process's rows
-/// per level, `degrees` the batch's in- and out-degrees of the own rows.
+/// per level, `degrees` the batch's in- and out-degrees of the own rows:
+/// `batchDegrees`' (of `batch`'s rows) where given (a server's share of a
+/// larger batch, seedShare's), else `batch`'s own.
 Dataset coBatchRows(const Dataset &batch, int rank, int size,
                     std::vector<int64_t> &starts,
                     std::vector<std::vector<int64_t>> &rowLevels,
-                    std::vector<float> degrees[2]);
+                    std::vector<float> degrees[2],
+                    const std::vector<float> *batchDegrees = nullptr);
 
 /// Feature-pulling data parallel (--partition pull): what the process
 /// trains on before startMiniBatch keeps it, every vertex with its labels,

@@ -105,6 +105,11 @@ static const char *kUsage =
     "                       rows, the others pulled from their owners)\n"
     "  --feature-copies C   with --partition pull: each row on C processes\n"
     "                       (C divides them; default 1)\n"
+    "  --server-processes S with co-batches (--batch-size under mpirun,\n"
+    "                       --partition rows): one co-batch per S\n"
+    "                       consecutive ranks, GraNNDis's server; the\n"
+    "                       servers split each batch's seeds (default: the\n"
+    "                       processes of each machine; S divides them)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
     "  --pipeline           with --batch-size: up to 3 batches in flight,\n"
@@ -284,6 +289,8 @@ Options parseArgs(int argc, char **argv) {
       o.subChunks = integer(1, 1024);
     } else if (a == "--feature-copies") {
       o.featureCopies = integer(1, 1 << 20);
+    } else if (a == "--server-processes") {
+      o.serverProcesses = integer(1, 1 << 20);
     } else if (a == "--uncached-reads") {
       o.uncachedReads = true;
     } else if (a == "--batch-size") {
@@ -359,6 +366,9 @@ Options parseArgs(int argc, char **argv) {
   if (o.featureCopies != 1 && o.partition != "pull")
     usageError("--feature-copies holds each feature row on several "
                "processes with --partition pull: give it too");
+  if (o.serverProcesses > 0 && o.batchSize == 0)
+    usageError("--server-processes groups the processes of co-batches, "
+               "mini-batch training's: give --batch-size too");
   if (o.partition == "pull" && o.batchSize == 0)
     usageError("--partition pull splits mini-batch training's features by "
                "rows: give --batch-size too");

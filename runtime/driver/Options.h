@@ -51,6 +51,9 @@ struct Options {
   int64_t subChunks = 4;
   bool uncachedReads = false; // --uncached-reads (File.h)
   int64_t featureCopies = 1;  // --feature-copies (FeaturePull.h)
+  /// --server-processes: the processes of one co-batch (MiniBatch.h,
+  /// useCoBatches; 0: those of each machine).
+  int64_t serverProcesses = 0;
 };
 
 /// Prints "error: <message> (see --help)" and exits with code 2.

@@ -103,7 +103,8 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       static_cast<long long>(o.bucketBytes),
       static_cast<long long>(o.batchSize));
   return numbers + (" " + o.fanouts) + (o.pipeline ? " pipeline" : "") +
-         " copies " + std::to_string(o.featureCopies) +
+         " copies " + std::to_string(o.featureCopies) + " servers " +
+         std::to_string(o.serverProcesses) +
          (o.featuresOnStorage ? " stored " + std::to_string(o.evalBatchSize) +
                                     (o.predict.empty() ? "" : " predict")
                               : std::string());
@@ -429,8 +430,15 @@ int main(int argc, char **argv) {
   std::unique_ptr<MiniBatchTraining> miniBatch = startMiniBatch(
       ctx, o.batchSize, o.fanouts, o.seed, worldSize, o.saveBatches,
       o.preloadHops, o.preloadFanout, p3 ? &columns : nullptr);
-  if (batchMode == "co-batch")
-    miniBatch->useCoBatches();
+  Server server;
+  if (batchMode == "co-batch") {
+    server = groupServers(ctx, o.serverProcesses);
+    miniBatch->useCoBatches(server.first, server.count);
+  } else if (o.serverProcesses > (dataParallel ? 0 : 1)) {
+    fatal("--server-processes groups the processes of co-batches "
+          "(--partition rows under mpirun), not of " +
+          (batchMode.empty() ? std::string("one process") : batchMode));
+  }
   if (pull)
     miniBatch->usePulledFeatures(ctx, std::move(pullRows));
   if (program == &blocksStep)
@@ -512,14 +520,18 @@ int main(int argc, char **argv) {
       std::printf("gnnc: --pipeline: no sync to overlap (P3 on several "
                   "processes has them), so one batch is in flight; each "
                   "still trains at the parameters of 3 batches before\n");
+    std::string how = "each trains its share of every batch's seeds";
+    if (p3)
+      how += ", layer 1 of every share on its feature columns";
+    else if (batchMode == "co-batch" && server.count == worldSize)
+      how = "each batch split by rows (GraNNDis's co-batches)";
+    else if (batchMode == "co-batch")
+      how = "a co-batch per server of " + std::to_string(server.count) +
+            " processes, split by rows; the servers share every batch's "
+            "seeds (GraNNDis's co-batches)";
     if (dataParallel)
       std::printf("gnnc: %s on %d processes: %s\n", batchMode.c_str(),
-                  worldSize,
-                  p3 ? "each trains its share of every batch's seeds, layer 1 "
-                       "of every share on its feature columns"
-                  : batchMode == "co-batch"
-                      ? "each batch split by rows (GraNNDis's co-batches)"
-                      : "each trains its share of every batch's seeds");
+                  worldSize, how.c_str());
     else if (worldSize > 1)
       printPartitionLine(ctx, part, rows, o.preloadHops, o.preloadFanout);
   }

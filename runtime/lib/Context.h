@@ -220,6 +220,12 @@ struct gnnrtContext {
   /// Row partitioning: p(r), the first vertex of each process's rows
   /// (size() + 1 entries, docs/Distributed.md); empty in one process.
   std::vector<int64_t> rowStarts;
+  /// The processes the rows are split over, where they are not `comm`'s:
+  /// a co-batch per server of several processes (docs/MiniBatch.md) splits
+  /// each server's batch over that server's processes, the rowGroup-th
+  /// group (rowsComm). Null: comm's.
+  std::shared_ptr<gnnrt::Communicator> rowComm;
+  int rowGroup = 0;
   /// A co-batch's split (docs/MiniBatch.md, "Co-batches"): rowLevels[r] is
   /// process r's rows per level (a prefix of its rows each), which a staged
   /// aggregation broadcasts no more of than its sources' level; empty: every
@@ -322,9 +328,21 @@ inline uint64_t maskSeed(const gnnrtContext *ctx) {
 /// tensor's: the run's seed on every process where a partitioned program
 /// (rowStarts) or a part of the graph (vertexIds) numbers them so, or
 /// where the tensor is one parameter row (gnnrtDropout), else maskSeed.
+/// Each group of co-batches per server draws its own stream (its rows are
+/// another batch's).
 inline uint64_t globalMaskSeed(const gnnrtContext *ctx) {
-  return ctx->rowStarts.empty() && ctx->vertexIds.empty() ? maskSeed(ctx)
-                                                          : ctx->seed;
+  if (ctx->rowStarts.empty() && ctx->vertexIds.empty())
+    return maskSeed(ctx);
+  return ctx->rowGroup == 0
+             ? ctx->seed
+             : ctx->seed ^ mix64(static_cast<uint64_t>(ctx->rowGroup) +
+                                 0xbb67ae8584caa73bULL);
+}
+
+/// The processes that split the rows (rowStarts): a server's (rowComm) or
+/// every process.
+inline gnnrt::Communicator &rowsComm(const gnnrtContext *ctx) {
+  return ctx->rowComm ? *ctx->rowComm : *ctx->comm;
 }
 
 /// The most elements a parameter may have (the gnn verifier's bound on

@@ -26,7 +26,7 @@ using namespace gnnrt;
 static void rowBlocks(const gnnrtContext *ctx, int64_t width,
                       std::vector<int64_t> &counts,
                       std::vector<int64_t> &displs) {
-  const int size = ctx->comm->size();
+  const int size = rowsComm(ctx).size();
   counts.resize(size);
   displs.resize(size);
   for (int r = 0; r < size; ++r) {
@@ -39,7 +39,7 @@ static void rowBlocks(const gnnrtContext *ctx, int64_t width,
 /// graph's sources and gives this process its own vertices' count.
 static void checkRowStarts(const gnnrtContext *ctx, const char *entry) {
   const std::vector<int64_t> &p = ctx->rowStarts;
-  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
   if (static_cast<int>(p.size()) != size + 1 || p[size] != sourcesOf(ctx->ds) ||
       p[rank + 1] - p[rank] != ctx->ds.numVertices)
     fatal(std::string(entry) +
@@ -72,7 +72,7 @@ static void checkRowCollective(const gnnrtContext *ctx, const char *entry,
 /// rows' graph reads only the own rows, and the own rows' collectives
 /// (sharesAreClosed) need no other process's.
 static bool rowsAreSplit(const gnnrtContext *ctx) {
-  return ctx->comm->size() > 1 && !ctx->rowStarts.empty() &&
+  return rowsComm(ctx).size() > 1 && !ctx->rowStarts.empty() &&
          ctx->shareLevels.empty();
 }
 
@@ -83,7 +83,7 @@ static bool sharesAreClosed(const gnnrtContext *ctx) {
 /// The first of this process's rows among every vertex's (a contiguous
 /// split; closed shares place the own rows by level band instead).
 static int64_t firstOwnRow(const gnnrtContext *ctx) {
-  return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[ctx->comm->rank()];
+  return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[rowsComm(ctx).rank()];
 }
 
 /// Calls f(ownRow, row, count) for each run of this process's first
@@ -92,7 +92,7 @@ static int64_t firstOwnRow(const gnnrtContext *ctx) {
 template <typename F>
 static void forEachOwnRun(const gnnrtContext *ctx, int64_t count, F f) {
   if (sharesAreClosed(ctx))
-    forEachShareRun(ctx->shareLevels, ctx->comm->rank(), count, f);
+    forEachShareRun(ctx->shareLevels, rowsComm(ctx).rank(), count, f);
   else if (count > 0)
     f(0, firstOwnRow(ctx), count);
 }
@@ -182,8 +182,8 @@ void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   // In rows: a graph's floats overflow MPI's int counts before its rows do.
   std::vector<int64_t> counts, displs;
   rowBlocks(ctx, 1, counts, displs);
-  ctx->comm->allGatherV(x, ctx->ds.numVertices, y, counts.data(), displs.data(),
-                        width);
+  rowsComm(ctx).allGatherV(x, ctx->ds.numVertices, y, counts.data(),
+                           displs.data(), width);
 }
 
 /// Process j's rows of `level` (-1: all of them): a prefix of its rows on
@@ -205,7 +205,7 @@ static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
                           gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                           gnnrtMemRefF32 *out, int64_t width, int64_t end,
                           int64_t sourceLevel, const char *entry) {
-  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
   const int64_t V = ctx->ds.numVertices, S = sourcesOf(ctx->ds);
   if (end < 0 || end > V)
     fatal(std::string(entry) + ": rows [0, " + std::to_string(end) +
@@ -235,12 +235,12 @@ static void spmmBroadcast(gnnrtContext *ctx, int64_t mean,
   // never read.
   Request pending[2];
   auto issue = [&](int j) {
-    pending[j % 2] = ctx->comm->iBroadcast(
+    pending[j % 2] = rowsComm(ctx).iBroadcast(
         rowsOf(j), rowsOfLevel(ctx, j, sourceLevel) * width, j);
   };
   issue(0);
   for (int j = 0; j < size; ++j) {
-    ctx->comm->wait(pending[j % 2]);
+    rowsComm(ctx).wait(pending[j % 2]);
     if (j + 1 < size)
       issue(j + 1); // in flight during stage j's sums
     ctx->device->spmmStage(ctx, mean, weights, rowsOf(j), p[j], p[j + 1], out,
@@ -268,7 +268,7 @@ void _mlir_ciface_gnnrtSpmmBroadcastRows(gnnrtContext *ctx, int64_t mean,
 }
 
 int64_t gnnrtStageCount(gnnrtContext *ctx) {
-  return rowsAreSplit(ctx) ? ctx->comm->size() : 1;
+  return rowsAreSplit(ctx) ? rowsComm(ctx).size() : 1;
 }
 
 int64_t gnnrtStageStart(gnnrtContext *ctx, int64_t stage) {
@@ -369,20 +369,20 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     }
     return;
   }
-  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
   keepStageOwnRows(ctx, entry, own, width, sourceLevel, stage);
   auto rowsOf = [&](int64_t j) {
     return j == rank ? const_cast<float *>(state.own)
                      : ctx->stageBuffers[j % 2]->data;
   };
   auto issue = [&](int64_t j) {
-    state.pending[j % 2] = ctx->comm->iBroadcast(
+    state.pending[j % 2] = rowsComm(ctx).iBroadcast(
         rowsOf(j), rowsOfLevel(ctx, static_cast<int>(j), sourceLevel) * width,
         static_cast<int>(j));
   };
   if (stage == 0)
     issue(0);
-  ctx->comm->wait(state.pending[stage % 2]);
+  rowsComm(ctx).wait(state.pending[stage % 2]);
   // Stage j + 1's rows go into the buffer stage j - 1's kernel has read.
   if (stage + 1 < size)
     issue(stage + 1);
@@ -483,11 +483,11 @@ void _mlir_ciface_gnnrtReduceStageRows(gnnrtMemRefF32 *result,
   if (part == 0) {
     // Stage j - 2's reduces used this parity's buffer.
     for (Request &r : state.reducing[stage % 2])
-      ctx->comm->wait(r);
+      rowsComm(ctx).wait(r);
     state.reducing[stage % 2].clear();
   }
   *result = stageMemRef(ctx,
-                        stage == ctx->comm->rank()
+                        stage == rowsComm(ctx).rank()
                             ? ownRows
                             : ctx->stageBuffers[stage % 2]->data +
                                   state.most * rowOffset,
@@ -516,7 +516,7 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
                   ownRows, width);
     return;
   }
-  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
   float *rows = stage == rank ? ownRows
                               : ctx->stageBuffers[stage % 2]->data +
                                     state.most * rowOffset;
@@ -528,7 +528,7 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
   if (stage == rank)
     std::fill(ownRows + count * width, ownRows + ctx->ds.numVertices * width,
               0.0f);
-  state.reducing[stage % 2].push_back(ctx->comm->iReduce(
+  state.reducing[stage % 2].push_back(rowsComm(ctx).iReduce(
       rows, rows, count * width, static_cast<int>(stage), ReduceOp::Sum));
   if (part + 1 < parts)
     return;
@@ -536,7 +536,7 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
   if (stage + 1 == size)
     for (auto &pending : state.reducing) {
       for (Request &r : pending)
-        ctx->comm->wait(r);
+        rowsComm(ctx).wait(r);
       pending.clear();
     }
 }
@@ -546,7 +546,7 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
 static void spmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
                        gnnrtMemRefF32 *in, gnnrtMemRefF32 *out, int64_t width,
                        int64_t level, const char *entry) {
-  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
   if (sharesAreClosed(ctx)) {
     // Every source's sums, of which only the own rows are non-zero.
     float *all = stageBuffer(ctx, sourcesOf(ctx->ds) * width);
@@ -569,16 +569,16 @@ static void spmmReduce(gnnrtContext *ctx, gnnrtMemRefF32 *weights,
   // the owner while stage j + 1 computes.
   Request pending[2];
   for (int j = 0; j < size; ++j) {
-    ctx->comm->wait(pending[j % 2]); // stage j - 2's buffer is free again
+    rowsComm(ctx).wait(pending[j % 2]); // stage j - 2's buffer is free again
     float *rows = j == rank ? own : ctx->stageBuffers[j % 2]->data;
     const int64_t count = reduced(j);
     ctx->device->spmmSourceStage(ctx, weights, in, p[j], p[j] + count, rows,
                                  width);
-    pending[j % 2] = ctx->comm->iReduce(rows, j == rank ? own : rows,
-                                        count * width, j, ReduceOp::Sum);
+    pending[j % 2] = rowsComm(ctx).iReduce(rows, j == rank ? own : rows,
+                                           count * width, j, ReduceOp::Sum);
   }
-  ctx->comm->wait(pending[0]);
-  ctx->comm->wait(pending[1]);
+  rowsComm(ctx).wait(pending[0]);
+  rowsComm(ctx).wait(pending[1]);
   std::fill(own + reduced(rank) * width, own + ctx->ds.numVertices * width,
             0.0f);
 }
@@ -613,7 +613,7 @@ void _mlir_ciface_gnnrtReduceScatterRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   }
   std::vector<int64_t> counts, displs;
   rowBlocks(ctx, width, counts, displs);
-  ctx->comm->reduceScatterV(x, y, counts.data(), ReduceOp::Sum);
+  rowsComm(ctx).reduceScatterV(x, y, counts.data(), ReduceOp::Sum);
 }
 
 /// Share r's first rows at `level` (gnnrtLevelRows of the share); `entry`
@@ -654,15 +654,15 @@ static void exchangeShares(gnnrtContext *ctx, const float *send,
                            const std::vector<int64_t> &recvDispls,
                            int64_t width) {
   if (!PipelineScheduler::onLane()) {
-    ctx->comm->allToAllV(send, sendCounts.data(), sendDispls.data(), recv,
-                         recvCounts.data(), recvDispls.data(), width);
+    rowsComm(ctx).allToAllV(send, sendCounts.data(), sendDispls.data(), recv,
+                            recvCounts.data(), recvDispls.data(), width);
     return;
   }
   Request request =
-      ctx->comm->iAllToAllV(send, sendCounts.data(), sendDispls.data(), recv,
-                            recvCounts.data(), recvDispls.data(), width);
+      rowsComm(ctx).iAllToAllV(send, sendCounts.data(), sendDispls.data(), recv,
+                               recvCounts.data(), recvDispls.data(), width);
   PipelineScheduler::yield();
-  ctx->comm->wait(request);
+  rowsComm(ctx).wait(request);
 }
 
 void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
@@ -671,7 +671,7 @@ void _mlir_ciface_gnnrtAllGatherWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   if (!sharesAreClosed(ctx))
     return _mlir_ciface_gnnrtAllGatherRows(ctx, in, out, width);
   checkRowCollective(ctx, "gnnrtAllGatherWhole", in, out, width);
-  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
   // P³'s push: the owner's first rows to every process, each landing at
   // its share's places.
   std::vector<int64_t> sendCounts(
@@ -699,7 +699,7 @@ void _mlir_ciface_gnnrtReduceScatterWhole(gnnrtContext *ctx, gnnrtMemRefF32 *in,
   if (!sharesAreClosed(ctx))
     return _mlir_ciface_gnnrtReduceScatterRows(ctx, in, out, width);
   checkRowCollective(ctx, "gnnrtReduceScatterWhole", out, in, width);
-  const int size = ctx->comm->size(), rank = ctx->comm->rank();
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
   // P³'s pull: each process's partial rows of share r to its owner r,
   // which sums the processes' blocks in rank order.
   const int64_t own = shareRows(ctx, rank, level, "gnnrtReduceScatterWhole");

@@ -218,7 +218,7 @@ int64_t gnnrtDim(gnnrtContext *ctx, int64_t which) {
   case 5:
     return ctx->wholeEdges >= 0 ? ctx->wholeEdges : ctx->ds.numEdges;
   case 6: // the first of the own rows among every vertex's
-    return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[ctx->comm->rank()];
+    return ctx->rowStarts.empty() ? 0 : ctx->rowStarts[rowsComm(ctx).rank()];
   case 7: // the first of the process's feature columns
     return ctx->featureTotal >= 0 ? ctx->featureBegin : 0;
   case 8: // the dataset's feature columns

@@ -14,10 +14,14 @@ batches):
     all-reduce: the gradients per batch, the loss per epoch, the
                 evaluations' counts (data parallel's formula)
 
-(STAGED: staged aggregations, N broadcasts each, as w:l, width w reading
-sources of level l: each process broadcasts its rows of that level, n_l
-over the processes, the batches' level rows summed (mini_batch.level_rows;
-l = 0 when left out: every row, n); SCATTERS: the backward's
+(N: the processes of a co-batch, mini_batch.co_batch.server_processes:
+every process, or a server's of --server-processes, whose co-batch is its
+share of each batch's seeds; STAGED: staged aggregations, N broadcasts
+each, as w:l, width w reading sources of level l: each process broadcasts
+its rows of that level, n_l over the co-batch's processes, rank 0's
+co-batches' level rows summed (mini_batch.co_batch.level_rows, the
+batches' mini_batch.level_rows when a co-batch spans every process; l = 0
+when left out: every row, n); SCATTERS: the backward's
 reduce-scatters, "~" for a staged one, N reduces, w:l as for STAGED: a
 staged one reduces its owners' rows of level l, where its sums may be
 non-zero); the evaluations run on the whole graph in every process and
@@ -56,31 +60,43 @@ scatter_levels = [int(w[1]) if len(w) > 1 else 0 for w in scatter_text]
 staged_scatters = sum(1 for _, tilde in marked if tilde)
 
 comm, part, mb = many["communication"], many["partition"], many["mini_batch"]
-N = comm["world_size"]
 if part["mode"] != "co-batch" or "co_batch" not in mb:
     sys.exit(f"partition mode {part['mode']}, mini_batch {mb}")
+# A co-batch per server: N processes share each co-batch, and the level
+# rows are rank 0's server's co-batches' (a share of the batches' seeds).
+N = mb["co_batch"]["server_processes"]
+world = comm["world_size"]
+if world % N:
+    sys.exit(f"{N} processes per co-batch on {world}")
 if mb["batches"] != one["mini_batch"]["batches"] or \
         mb["sampled_edges"] != one["mini_batch"]["sampled_edges"]:
     sys.exit(f"batches or sampled edges differ: {mb} against {one['mini_batch']}")
 n, n0, batches = mb["co_batch"]["rows"], mb["co_batch"]["own_rows"], mb["batches"]
-if n != mb["level_rows"][0]:
-    sys.exit(f"co-batch rows {n} against the batches' {mb['level_rows'][0]}")
+levels = mb["co_batch"]["level_rows"]
+if n != levels[0]:
+    sys.exit(f"co-batch rows {n} against its levels' {levels[0]}")
+if (N == world) != (levels == mb["level_rows"]):
+    sys.exit(f"co-batches of {N} of {world} processes with level rows "
+             f"{levels}, the batches' {mb['level_rows']}")
 history = many["history"]
 epochs = len(history)
 evals = sum(1 for h in history if "train_acc" in h)
 buckets = comm["gradient_buckets"]
+# A co-batch of one process moves no rows.
+split = 1 if N > 1 else 0
 expect = {
-    "broadcast": (batches * N * len(staged),
-                  4 * sum(w * mb["level_rows"][l] for w, l in zip(staged, staged_levels))),
-    "allgather": (batches * len(gathers), 4 * n0 * sum(gathers)),
-    "reduce_scatter": (batches * (N * staged_scatters + len(scatters) - staged_scatters),
-                       4 * sum(w * mb["level_rows"][l]
+    "broadcast": (split * batches * N * len(staged),
+                  split * 4 * sum(w * levels[l] for w, l in zip(staged, staged_levels))),
+    "allgather": (split * batches * len(gathers), split * 4 * n0 * sum(gathers)),
+    "reduce_scatter": (split * batches * (N * staged_scatters + len(scatters) - staged_scatters),
+                       split * 4 * sum(w * levels[l]
                                for w, l in zip(scatters, scatter_levels))),
     "allreduce": (1 + buckets + epochs + evals,
                   16 + batches * 4 * floats + 4 * epochs + 48 * evals),
 }
 check_formula(comm, expect)
-print(f"{N} processes: {epochs} epochs of {batches // epochs} batches, losses "
+server = f" (co-batches of {N})" if N < world else ""
+print(f"{world} processes{server}: {epochs} epochs of {batches // epochs} batches, losses "
       f"agree, parameters agree (largest rel-norm {worst:.1e}); rank 0 owns "
       f"{n0} of the batches' {n} rows; broadcast {expect['broadcast'][0]} calls, "
       f"{expect['broadcast'][1]} bytes, all-gather {expect['allgather'][0]} calls, "
