@@ -14,7 +14,8 @@ subgraph split by rows, the row-partitioned program's collectives moving
 rows between the ranks; docs/MiniBatch.md), and the run alone and
 co-batches with GraNNDis's expansion-aware sampling (1 hop, 15 external
 neighbours per expanded vertex) instead of the fanouts. "co-batch per
-server": two servers of N / 2 ranks (--server-processes), each a co-batch
+server": two servers of N / 2 ranks (--server-processes; servers of one
+rank when N is odd), each a co-batch
 of half of every batch's seeds split by rows over its ranks, the
 gradients summed over all: GraNNDis's hierarchy, fetch-then-split within
 a server and data parallel across servers.

@@ -349,6 +349,8 @@ void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
   for (int k = 0; k < kPipelineLanes; ++k) {
     auto lane = std::make_unique<gnnrtContext>();
     lane->comm = ctx->comm;
+    lane->rowComm = ctx->rowComm; // a co-batch per server: its processes
+    lane->rowGroup = ctx->rowGroup;
     lane->model = ctx->model;
     lane->optConfig = ctx->optConfig;
     lane->gradientSum.bucketBytes = ctx->gradientSum.bucketBytes;
@@ -369,8 +371,12 @@ void MiniBatchTraining::usePipeline(gnnrtContext *ctx) {
   }
   scheduler = std::make_unique<PipelineScheduler>(kPipelineLanes,
                                                   omp_get_max_threads());
-  std::shared_ptr<Communicator> comm = ctx->comm;
-  scheduler->beforeEachSegment([comm] { comm->progress(); });
+  std::shared_ptr<Communicator> comm = ctx->comm, rows = ctx->rowComm;
+  scheduler->beforeEachSegment([comm, rows] {
+    comm->progress();
+    if (rows)
+      rows->progress();
+  });
 }
 
 void MiniBatchTraining::freeBoundFeatures() {

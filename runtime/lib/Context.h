@@ -222,8 +222,8 @@ struct gnnrtContext {
   std::vector<int64_t> rowStarts;
   /// The processes the rows are split over, where they are not `comm`'s:
   /// a co-batch per server of several processes (docs/MiniBatch.md) splits
-  /// each server's batch over that server's processes, the rowGroup-th
-  /// group (rowsComm). Null: comm's.
+  /// each server's batch over that server's processes (rowsComm), rowGroup
+  /// the server's first rank. Null: comm's.
   std::shared_ptr<gnnrt::Communicator> rowComm;
   int rowGroup = 0;
   /// A co-batch's split (docs/MiniBatch.md, "Co-batches"): rowLevels[r] is

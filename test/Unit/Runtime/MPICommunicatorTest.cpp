@@ -415,12 +415,6 @@ TEST(RuntimeMPICommunicator, DestroyingCompletesCollectivesInFlight) {
   }
 }
 
-// Feature-pulling data parallel: a matrix of 7-float rows split unevenly
-// into the ranges of one copy (rank 0's empty with 3 or more ranges), held
-// once, twice (an even world) or by every rank; every rank asks for rows
-// of every range, its own included, some twice, in a scrambled order, and
-// gets each row's values from its copy's holder; the all-to-alls carry the
-// counts, the ids and the rows asked of others, nothing else.
 TEST(RuntimeMPICommunicator, SplitsCollectWithinTheirGroups) {
   // Groups of 2 consecutive ranks (the last alone when the world is odd),
   // ranked in reverse within each: their collectives reach their own
@@ -454,6 +448,12 @@ TEST(RuntimeMPICommunicator, SplitsCollectWithinTheirGroups) {
   EXPECT_EQ(count, n);
 }
 
+// Feature-pulling data parallel: a matrix of 7-float rows split unevenly
+// into the ranges of one copy (rank 0's empty with 3 or more ranges), held
+// once, twice (an even world) or by every rank; every rank asks for rows
+// of every range, its own included, some twice, in a scrambled order, and
+// gets each row's values from its copy's holder; the all-to-alls carry the
+// counts, the ids and the rows asked of others, nothing else.
 TEST(RuntimeMPICommunicator, FeaturePullerGivesEveryRowAsked) {
   Communicator &comm = world();
   const int n = comm.size(), me = comm.rank();
