@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 using namespace gnnrt;
 
@@ -74,15 +75,16 @@ void gnnrt::checkDistributable(const ModelInfo &m) {
     fatal("the model cannot be trained on several processes by shared "
           "preloading: its forward has '" +
           m.globalOp + "', which reduces over all vertices");
-  if (plannedForOneProcess(m))
+  if (m.graphChunks > 0)
     fatal("the model was compiled under a memory budget (gnn-compile "
-          "--mem-budget), which plans one process's buffers; several "
-          "processes need a model compiled without it, or with "
-          "--partition auto (the default) and a partitioned program whose "
-          "part fits each process");
+          "--mem-budget) with its graph out of core, read by windows of the "
+          "whole graph's indices.npy, which a process's part of the graph "
+          "is not; several processes need a model compiled with "
+          "--graph-out-of-core=false, or with --partition auto (the "
+          "default) and a partitioned program whose part fits each process");
 }
 
-bool gnnrt::plannedForOneProcess(const ModelInfo &m) {
+bool gnnrt::plannedUnderBudget(const ModelInfo &m) {
   return m.featureChunks > 0 || m.graphChunks > 0 ||
          std::any_of(m.placements.begin(), m.placements.end(),
                      [](const PlacementInfo &p) { return p.planned; });
@@ -142,6 +144,25 @@ float gnnrt::worldLoss(gnnrtContext *ctx, float loss) {
   if (ctx->comm->size() > 1)
     ctx->comm->allReduce(&loss, &loss, 1, ReduceOp::Sum);
   return loss;
+}
+
+bool gnnrt::partsFit(gnnrtContext *ctx, const OptimizerConfig &opt,
+                     const std::vector<int64_t> &starts,
+                     std::string &shortage) {
+  std::vector<int64_t> saved = std::exchange(ctx->rowStarts, starts);
+  TrainingMemory need;
+  const AvailableMemory avail = availableMemory();
+  const bool fits = checkTrainingMemory(ctx, opt, avail, need, shortage);
+  ctx->rowStarts = std::move(saved);
+  if (!fits && avail.known())
+    shortage = "rank " + std::to_string(ctx->comm->rank()) + "'s part needs " +
+               formatBytes(need.peak()) + " beyond the dataset, " +
+               formatBytes(avail.bytes) + " is left (" + avail.source + ")";
+  int64_t short_ = fits ? 0 : 1;
+  ctx->comm->allReduce(&short_, &short_, 1, ReduceOp::Max);
+  if (fits && short_)
+    shortage = "another process's part needs more than it has left";
+  return short_ == 0;
 }
 
 Server gnnrt::groupServers(gnnrtContext *ctx, int64_t requested) {

@@ -39,13 +39,23 @@ void checkSameTraining(gnnrtContext *ctx, const std::string &training,
                        const FullGraph &full);
 
 /// Stops the run unless the model can train on several processes: by shared
-/// preloading (GraNNDis), or split by rows (MG-GCN) when compiled so.
+/// preloading (GraNNDis), or split by rows (MG-GCN) when compiled so. A
+/// plan under a memory budget preloads (each process runs it on its part:
+/// no part is larger than the graph it was planned for) unless it reads the
+/// graph out of core.
 void checkDistributable(const ModelInfo &m);
 
+/// Whether every process's partitioned part (ctx->ds, the row split
+/// `starts`) leaves the memory its training needs (checkTrainingMemory
+/// against availableMemory(); one all-reduce of an int64). False with this
+/// process's shortage, or that another process falls short, in `shortage`.
+bool partsFit(gnnrtContext *ctx, const OptimizerConfig &opt,
+              const std::vector<int64_t> &starts, std::string &shortage);
+
 /// Whether the model was compiled under a memory budget whose plan places
-/// one process's buffers (gnn-compile --mem-budget, --buffer-budget, the
-/// features or the graph out of core), which shared preloading cannot run.
-bool plannedForOneProcess(const ModelInfo &m);
+/// buffers (gnn-compile --mem-budget, --buffer-budget: evictions and drops)
+/// or reads the features or the graph out of core.
+bool plannedUnderBudget(const ModelInfo &m);
 
 /// Row partitioning's split of the vertices over the processes and, with
 /// --row-split roc, ROC's online cost model (RowSplit.h).

@@ -189,6 +189,8 @@ int main(int argc, char **argv) {
   // whether it voted on the closures' size (closuresAreSmall).
   std::string autoChoice, autoMode;
   bool autoVoted = false;
+  // Whether the processes voted on their partitioned parts' fit (partsFit).
+  bool fitVoted = false;
   const std::string &compiled = programs[0].model.partition;
   // A row-partitioned program preloads too (its collectives then stay
   // local copies); a feature-partitioned one does not.
@@ -270,26 +272,47 @@ int main(int argc, char **argv) {
     SplitCandidates split;
     // Why --partition auto did not consider preloading, if it did not.
     std::string cannot;
+    // A partitioned program chosen over a preload program planned under a
+    // budget: where its parts do not fit, the plan preloads (below).
+    bool planFallback = false;
     if (mode == "auto") {
       split =
           splitCandidates(programs, o.data, o.rowSplit, worldSize, choosing);
-      // A preloading program planned under a budget runs in one process
-      // only; the partitioned ones keep their buffers resident.
-      const bool planned = plannedForOneProcess(preloading->model);
-      if ((preloading->model.hops < 0 || planned) &&
+      // A preloading program planned under a budget moves buffers to
+      // storage, the partitioned ones keep them resident: one of those
+      // where it fits, else each process runs the plan on its part (no
+      // part is larger than the graph it was planned for; not with the
+      // graph out of core, whose windows are the whole graph's). Bounds on
+      // the closures (--preload-hops, --preload-fanout) preload.
+      const bool planned = plannedUnderBudget(preloading->model);
+      const bool preloads = preloading->model.hops >= 0;
+      const bool planPreloads = preloads && preloading->model.graphChunks == 0;
+      const bool bounded = o.preloadHops >= 0 || o.preloadFanout >= 0;
+      if ((!preloads || (planned && !(bounded && planPreloads))) &&
           !split.candidates.empty()) {
         const AutoVote vote = autoVote(ctx, 0);
         autoVoted = true;
         std::string why;
-        cannot = planned ? "the preload program is planned for one process's "
-                           "memory budget"
-                         : "the model does not preload";
+        cannot = !preloads ? "the model does not preload"
+                 : planPreloads
+                     ? "the preload program is planned under a memory "
+                       "budget, moving buffers to storage"
+                     : "the preload program reads the whole graph out of "
+                       "core";
         const Program *chosen = split.choose(vote, why);
-        if (!chosen) // why: what each would hold more than the tightest has
+        if (chosen) {
+          mode = autoMode = chosen->model.partition;
+          autoChoice = mode + " (" + cannot + split.bytes + why + ")";
+          planFallback = planned && planPreloads;
+        } else if (planPreloads) {
+          mode = autoMode = "preload";
+          autoChoice = "preload (no partitioned program fits" + why +
+                       "; each process runs the budget's plan on its part)";
+          cannot.clear();
+        } else { // why: what each would hold more than the tightest has
           fatal("--partition auto: " + cannot +
                 ", and no partitioned program fits" + why);
-        mode = autoMode = chosen->model.partition;
-        autoChoice = mode + " (" + cannot + split.bytes + why + ")";
+        }
       }
     }
     use(mode == "rows" || mode == "features" ? findProgram(programs, mode)
@@ -299,6 +322,19 @@ int main(int argc, char **argv) {
     auto loadRows = [&]() {
       loadRowParts(ctx, o.data, o.rowSplit, rowParts, part, full);
       rows = true;
+    };
+    // The rank's closure (shared preloading), its features left in
+    // features.npy where the plan reads them out of core.
+    auto loadPreload = [&]() {
+      PreloadSampling sampling;
+      sampling.maxHop = o.preloadHops;
+      sampling.fanout = o.preloadFanout;
+      sampling.seed = o.seed;
+      if (!loadPreloadPart(o.data, rank, worldSize, ctx->model.hops, sampling,
+                           ctx->ds, part, full, error,
+                           ctx->model.featureChunks > 0 ? &ctx->featuresFile
+                                                        : nullptr))
+        fatal(o.data + "/" + error);
     };
     if (mode == "rows" || mode == "features") {
       if ((o.preloadHops >= 0 || o.preloadFanout >= 0) && !cannot.empty())
@@ -323,18 +359,32 @@ int main(int argc, char **argv) {
                          ctx->model.replicated);
         rows = true;
       }
+      // Where a process's part leaves too little of what it may use (the
+      // vote's prediction counts no part), each runs the plan on its
+      // closure instead: the budget, kept by moving buffers to storage.
+      std::string shortage;
+      fitVoted = planFallback;
+      if (planFallback && !partsFit(ctx, o.opt, rowParts.starts, shortage)) {
+        ctx->ds = Dataset();
+        whole = Dataset();
+        part = PreloadPart();
+        rowParts = RowParts();
+        rows = false;
+        ctx->featureBegin = 0;
+        ctx->featureTotal = -1;
+        ctx->wholeEdges = -1;
+        use(preloading);
+        autoChoice = "preload (" + mode + ": " + shortage +
+                     "; each process runs the budget's plan on its part)";
+        mode = autoMode = "preload";
+        loadPreload();
+      }
     } else {
       if (o.rowSplitGiven && mode == "preload")
         fatal("--row-split and --repartition-gain split the rows of a model "
               "compiled for row partitioning (gnn-compile --partition rows); "
               "this one preloads");
-      PreloadSampling sampling;
-      sampling.maxHop = o.preloadHops;
-      sampling.fanout = o.preloadFanout;
-      sampling.seed = o.seed;
-      if (!loadPreloadPart(o.data, rank, worldSize, ctx->model.hops, sampling,
-                           ctx->ds, part, full, error))
-        fatal(o.data + "/" + error);
+      loadPreload();
     }
     // Every program the executable holds: an executable compiled for one
     // mode and another holding more would choose differently.
@@ -397,7 +447,7 @@ int main(int argc, char **argv) {
   // evaluations run in batches instead.)
   const ModelInfo &wholeModel = wholeProgram->model;
   const bool plannedEval =
-      program == &blocksStep && plannedForOneProcess(wholeModel) &&
+      program == &blocksStep && plannedUnderBudget(wholeModel) &&
       (!o.featuresOnStorage || wholeModel.featureChunks > 0);
   if (plannedEval && wholeModel.graphChunks > 0)
     fatal("--batch-size: the model was compiled with its graph out of core "
@@ -720,12 +770,13 @@ int main(int argc, char **argv) {
             "\"bucket_bytes\": %lld, \"wait_seconds\": %.6g},\n",
             static_cast<long long>(ctx->gradientSum.issued),
             static_cast<long long>(o.bucketBytes), ctx->comm->waitSeconds());
-    // --partition auto's choice, and its vote (AutoVote: one all-reduce
-    // of two int64, counted above).
+    // --partition auto's choice, and its votes (AutoVote: one all-reduce
+    // of two int64; partsFit: one of an int64; counted above).
     if (!autoChoice.empty())
       appendf("  \"auto\": {\"mode\": \"%s\", \"allreduce_calls\": %d, "
               "\"allreduce_bytes\": %d},\n",
-              autoMode.c_str(), autoVoted ? 1 : 0, autoVoted ? 16 : 0);
+              autoMode.c_str(), (autoVoted ? 1 : 0) + (fitVoted ? 1 : 0),
+              (autoVoted ? 16 : 0) + (fitVoted ? 8 : 0));
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1 && rows) {
       text += rowPartitionJson(ctx, rowParts, part, full, o.rowSplit);

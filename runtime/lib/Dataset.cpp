@@ -310,21 +310,21 @@ IndicesOnStorage::~IndicesOnStorage() {
     ::close(fd);
 }
 
-/// Reads `bytes` at `offset` of `file` into `out`, retrying short reads.
-static bool readFully(const FeaturesOnStorage &file, char *out, int64_t bytes,
+/// Reads `bytes` at `offset` of `fd` into `out`, retrying short reads.
+static bool readFully(int fd, const std::string &name, char *out, int64_t bytes,
                       int64_t offset, int64_t row, std::string &error) {
   while (bytes > 0) {
-    const ssize_t got = ::pread(file.fd, out, static_cast<size_t>(bytes),
+    const ssize_t got = ::pread(fd, out, static_cast<size_t>(bytes),
                                 static_cast<off_t>(offset));
     if (got < 0 && errno == EINTR)
       continue;
     if (got < 0) {
-      error = file.name + ": reading row " + std::to_string(row) + ": " +
+      error = name + ": reading row " + std::to_string(row) + ": " +
               std::strerror(errno);
       return false;
     }
     if (got == 0) {
-      error = file.name + ": the file ends before row " + std::to_string(row) +
+      error = name + ": the file ends before row " + std::to_string(row) +
               " (it changed while training)";
       return false;
     }
@@ -338,6 +338,13 @@ static bool readFully(const FeaturesOnStorage &file, char *out, int64_t bytes,
 bool readStoredRows(const FeaturesOnStorage &file, int64_t width,
                     const std::vector<int64_t> &vertices, float *out,
                     StoredReads &counts, std::string &error) {
+  return readStoredRows(file.fd, file.offset, file.name, width, vertices, out,
+                        counts, error);
+}
+
+bool readStoredRows(int fd, int64_t offset, const std::string &name,
+                    int64_t width, const std::vector<int64_t> &vertices,
+                    float *out, StoredReads &counts, std::string &error) {
   const int64_t n = static_cast<int64_t>(vertices.size());
   const int64_t rowBytes = width * static_cast<int64_t>(sizeof(float));
   if (n == 0 || rowBytes == 0)
@@ -357,16 +364,16 @@ bool readStoredRows(const FeaturesOnStorage &file, int64_t width,
            (vertices[order[m]] - first + 1) * rowBytes <= kMostBytes)
       last = vertices[order[m++]];
     const int64_t bytes = (last - first + 1) * rowBytes;
-    const int64_t at = file.offset + first * rowBytes;
+    const int64_t at = offset + first * rowBytes;
     ++counts.reads;
     counts.bytes += bytes;
     if (m == k + 1) {
-      if (!readFully(file, reinterpret_cast<char *>(out + order[k] * width),
+      if (!readFully(fd, name, reinterpret_cast<char *>(out + order[k] * width),
                      bytes, at, first, error))
         return false;
     } else {
       run.resize(static_cast<size_t>(bytes));
-      if (!readFully(file, run.data(), bytes, at, first, error))
+      if (!readFully(fd, name, run.data(), bytes, at, first, error))
         return false;
       for (int64_t j = k; j < m; ++j)
         std::memcpy(out + order[j] * width,
@@ -397,11 +404,9 @@ bool checkFeaturesFinite(const std::vector<float> &values, int64_t firstRow,
   return true;
 }
 
-/// Checks features.npy of `dir` (float32 [V, F], C order, every value
-/// finite) by reading it in blocks of rows, and keeps it open in `out`.
-static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
-                                   Dataset &ds, FeaturesOnStorage &out,
-                                   std::string &error) {
+bool openFeaturesOnStorage(const std::string &dir, int64_t V,
+                           int64_t &numFeatures, FeaturesOnStorage &out,
+                           std::string &error) {
   const std::string path = datasetFile(dir, "features.npy");
   NpyHeader h;
   std::vector<float> block;
@@ -411,12 +416,25 @@ static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
       !checkLength("features.npy", h.shape[0], V,
                    "the number of vertices (indptr.npy)", error))
     return false;
-  ds.numFeatures = h.shape[1];
+  numFeatures = h.shape[1];
   out.fd = openRegularFile(path, "features.npy", error);
   if (out.fd < 0)
     return false;
   rememberCachedFile(out.fd); // --uncached-reads: dropped before each epoch
   out.offset = static_cast<int64_t>(h.dataOffset);
+  return true;
+}
+
+/// Checks features.npy of `dir` (float32 [V, F], C order, every value
+/// finite) by reading it in blocks of rows, and keeps it open in `out`.
+static bool checkFeaturesOnStorage(const std::string &dir, int64_t V,
+                                   Dataset &ds, FeaturesOnStorage &out,
+                                   std::string &error) {
+  if (!openFeaturesOnStorage(dir, V, ds.numFeatures, out, error))
+    return false;
+  const std::string path = datasetFile(dir, "features.npy");
+  NpyHeader h;
+  std::vector<float> block;
   // Blocks of 16 MiB.
   const int64_t F = ds.numFeatures;
   const int64_t rowsPerBlock =

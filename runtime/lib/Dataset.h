@@ -74,6 +74,18 @@ struct StoredReads {
 bool readStoredRows(const FeaturesOnStorage &file, int64_t width,
                     const std::vector<int64_t> &vertices, float *out,
                     StoredReads &counts, std::string &error);
+/// The same from the rows at `offset` of `fd` (open, not owned; `name` for
+/// messages).
+bool readStoredRows(int fd, int64_t offset, const std::string &name,
+                    int64_t width, const std::vector<int64_t> &vertices,
+                    float *out, StoredReads &counts, std::string &error);
+
+/// Opens features.npy of `dir` for ranged reads into `out` (its header
+/// checked: float32 [V, F] in C order; F in `numFeatures`), without reading
+/// its values. False with "features.npy: <problem>".
+bool openFeaturesOnStorage(const std::string &dir, int64_t V,
+                           int64_t &numFeatures, FeaturesOnStorage &out,
+                           std::string &error);
 
 /// indices.npy left on storage (the graph out of core, issue 18): open for
 /// the run, its int32 sources at `offset`; closed on destruction. The check

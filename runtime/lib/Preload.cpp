@@ -272,7 +272,8 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
                      const PreloadSampling &sampling, bool rows,
                      const VertexRange *range, Dataset &local,
                      PreloadPart &part, FullGraph &full, std::string &error,
-                     bool readFeatures = true) {
+                     bool readFeatures = true,
+                     FeaturesOnStorage *onStorage = nullptr) {
   local = Dataset();
   int64_t counts[4];
   std::vector<std::string> edgeNames;
@@ -392,7 +393,9 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
     return false;
   const int64_t F = h.shape[1];
   local.numFeatures = F;
-  if (readFeatures)
+  // Left on storage, the held rows are read and checked here and read
+  // again by chunks as the plan fetches them.
+  if (readFeatures && !onStorage)
     local.features.reserve(static_cast<size_t>(n * F));
   for (auto [first, last] : runs) {
     if (!readFeatures)
@@ -402,9 +405,13 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
       return false;
     if (!checkFeaturesFinite(featureRows, first, F, error))
       return false;
-    local.features.insert(local.features.end(), featureRows.begin(),
-                          featureRows.end());
+    if (!onStorage)
+      local.features.insert(local.features.end(), featureRows.begin(),
+                            featureRows.end());
   }
+  int64_t storedF = 0;
+  if (onStorage && !openFeaturesOnStorage(dir, V, storedF, *onStorage, error))
+    return false;
 
   // The held vertices' in-edges from held sources, with their edge data.
   struct EdgeFile {
@@ -507,9 +514,9 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
 bool gnnrt::loadPreloadPart(const std::string &dir, int rank, int size,
                             int64_t hops, const PreloadSampling &sampling,
                             Dataset &local, PreloadPart &part, FullGraph &full,
-                            std::string &error) {
+                            std::string &error, FeaturesOnStorage *onStorage) {
   return loadPart(dir, rank, size, hops, sampling, /*rows=*/false, nullptr,
-                  local, part, full, error);
+                  local, part, full, error, /*readFeatures=*/true, onStorage);
 }
 
 bool gnnrt::loadRowPart(const std::string &dir, VertexRange inner,

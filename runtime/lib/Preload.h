@@ -78,10 +78,14 @@ struct FullGraph {
 /// for the degrees; then only the held vertices' in-edges, their edge data
 /// and their feature rows by ranged reads. What is read is checked as
 /// loadDataset checks it (every vertex is some rank's own, so the ranks
-/// together check every row). False with "<file>: <problem>".
+/// together check every row). False with "<file>: <problem>". With
+/// `onStorage` the feature rows are checked but left in features.npy, which
+/// it holds open (a plan that reads them out of core: gnnrtFeaturesChunks
+/// reads the part's rows by its vertexIds).
 bool loadPreloadPart(const std::string &dir, int rank, int size, int64_t hops,
                      const PreloadSampling &sampling, Dataset &local,
-                     PreloadPart &part, FullGraph &full, std::string &error);
+                     PreloadPart &part, FullGraph &full, std::string &error,
+                     FeaturesOnStorage *onStorage = nullptr);
 
 /// Row partitioning (MG-GCN, docs/Distributed.md): the rows `inner` of the
 /// graph (a process's part, RowSplit.h), read as loadPreloadPart reads:

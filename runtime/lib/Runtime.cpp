@@ -844,7 +844,8 @@ void _mlir_ciface_gnnrtFeaturesChunks(gnnrtMemRefF32 *result, gnnrtContext *ctx,
   std::string error;
   if (!ctx->spill->takeSourceChunks(
           slot, *ctx->device, *buf, V, F, chunks, ctx->featuresFile.fd,
-          ctx->featuresFile.offset, ctx->featuresFile.name, error))
+          ctx->featuresFile.offset, ctx->featuresFile.name, error,
+          &ctx->vertexIds))
     fatal("gnnrtFeaturesChunks: " + error);
   view(result, buf->data, V * F);
 }

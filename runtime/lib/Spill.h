@@ -246,11 +246,15 @@ public:
   /// gives the memory back, whatever `keep` says (the file stays the copy);
   /// evictChunk refuses (the program never writes them); discardChunks
   /// leaves every chunk out and the slot defined. A second take with the
-  /// same shape changes nothing, with another is refused.
+  /// same shape changes nothing, with another is refused. With `fileRows`
+  /// (`rows` entries: a part of the graph, shared preloading's closure) row
+  /// r of the slot is row fileRows[r] of the file, read by ranges
+  /// (readStoredRows) rather than as one block.
   bool takeSourceChunks(int64_t slot, Device &device, Buffer &buf, int64_t rows,
                         int64_t rowElements, int64_t chunks, int fd,
                         int64_t offset, const std::string &name,
-                        std::string &error);
+                        std::string &error,
+                        const std::vector<int32_t> *fileRows = nullptr);
   bool isSource(int64_t slot) const {
     auto it = chunked.find(slot);
     return it != chunked.end() && it->second.sourceFd >= 0;
@@ -310,6 +314,8 @@ private:
     int sourceFd = -1;
     int64_t sourceOffset = 0;
     std::string sourceName;
+    /// The file's row of each row of the slot; empty: the same row.
+    std::vector<int64_t> sourceRows;
   };
   std::unordered_map<int64_t, ChunkedSlot> chunked;
   /// The chunk's elements [offset, offset + count).

@@ -31,11 +31,15 @@ int64_t mul(int64_t a, int64_t b) {
 
 int64_t add(int64_t a, int64_t b) { return std::min(a + b, kHuge); }
 
-/// Whether every plan was made at these sizes.
-bool plannedAtSizes(const std::vector<PlacementInfo> &plans, int64_t V,
-                    int64_t E, int64_t F, int64_t C) {
+/// Whether every plan was made at sizes no smaller: V vertices and E edges
+/// at most (a part of the graph it was planned for, shared preloading's
+/// closure), the same F and C. Every buffer's size grows with V and E, so a
+/// plan's peak bounds the peak at these sizes (the edge-chunked buffers:
+/// edgeChunksWithin).
+bool plannedWithinSizes(const std::vector<PlacementInfo> &plans, int64_t V,
+                        int64_t E, int64_t F, int64_t C) {
   return std::all_of(plans.begin(), plans.end(), [&](const PlacementInfo &p) {
-    return p.V == V && p.E == E && p.F == F && p.C == C;
+    return V <= p.V && E <= p.E && p.F == F && p.C == C;
   });
 }
 
@@ -169,11 +173,12 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
   if (ctx->model.featureChunks > 0)
     need.activations = add(need.activations, mul(mul(V, ds.numFeatures), 4));
   // Compiled under a budget: each function starts with nothing resident and
-  // keeps at most its plan's peak, planned at the dataset's sizes. On
-  // another dataset the plan still runs, but its peak is not known here.
+  // keeps at most its plan's peak, planned at the dataset's sizes (or a
+  // larger graph's). On another dataset the plan still runs, but its peak
+  // is not known here.
   const std::vector<PlacementInfo> &plans = ctx->model.placements;
   if (!plans.empty() &&
-      plannedAtSizes(plans, V, E, ds.numFeatures, ds.numClasses) &&
+      plannedWithinSizes(plans, V, E, ds.numFeatures, ds.numClasses) &&
       edgeChunksWithin(ctx->model.edgeChunks, ds.indptr)) {
     int64_t peak = 0;
     for (const PlacementInfo &p : plans)
@@ -228,7 +233,8 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
   if (avail.source == "--mem-budget" && partitioned)
     error += "; raise --mem-budget or train on more processes (a "
              "partitioned program keeps each process's buffers resident; "
-             "gnn-compile --mem-budget plans one process's)";
+             "a model compiled with gnn-compile --mem-budget runs its plan "
+             "on each process's closure with --partition preload)";
   else if (avail.source == "--mem-budget" && need.placed)
     error += "; raise --mem-budget, or compile for a smaller one "
              "(gnn-compile --mem-budget)";
