@@ -154,15 +154,17 @@ bool gnnrt::partsFit(gnnrtContext *ctx, const OptimizerConfig &opt,
   const AvailableMemory avail = availableMemory();
   const bool fits = checkTrainingMemory(ctx, opt, avail, need, shortage);
   ctx->rowStarts = std::move(saved);
-  if (!fits && avail.known())
-    shortage = "rank " + std::to_string(ctx->comm->rank()) + "'s part needs " +
-               formatBytes(need.peak()) + " beyond the dataset, " +
-               formatBytes(avail.bytes) + " is left (" + avail.source + ")";
-  int64_t short_ = fits ? 0 : 1;
-  ctx->comm->allReduce(&short_, &short_, 1, ReduceOp::Max);
-  if (fits && short_)
-    shortage = "another process's part needs more than it has left";
-  return short_ == 0;
+  // The most any process falls short by (1 where unknown).
+  int64_t most =
+      fits
+          ? 0
+          : std::max<int64_t>(1, avail.known() ? need.peak() - avail.bytes : 1);
+  ctx->comm->allReduce(&most, &most, 1, ReduceOp::Max);
+  if (most > 0)
+    shortage = "a process's part needs up to " + formatBytes(most) +
+               " more than it has left" +
+               (avail.known() ? " (" + avail.source + ")" : std::string());
+  return most == 0;
 }
 
 Server gnnrt::groupServers(gnnrtContext *ctx, int64_t requested) {

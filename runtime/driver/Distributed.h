@@ -47,8 +47,8 @@ void checkDistributable(const ModelInfo &m);
 
 /// Whether every process's partitioned part (ctx->ds, the row split
 /// `starts`) leaves the memory its training needs (checkTrainingMemory
-/// against availableMemory(); one all-reduce of an int64). False with this
-/// process's shortage, or that another process falls short, in `shortage`.
+/// against availableMemory(); one all-reduce of an int64). False with the
+/// most any process falls short by in `shortage`.
 bool partsFit(gnnrtContext *ctx, const OptimizerConfig &opt,
               const std::vector<int64_t> &starts, std::string &shortage);
 

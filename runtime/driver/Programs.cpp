@@ -1,6 +1,7 @@
 //===- Programs.cpp - the programs an executable holds, and the choice ----===//
 
 #include "Programs.h"
+#include "Context.h"
 #include "Memory.h"
 
 #include <cmath>
@@ -108,6 +109,39 @@ int64_t gnnrt::wholeGraphExtraBytes(const ModelInfo &model,
                        : static_cast<int64_t>(extra);
 }
 
+int64_t gnnrt::partBytes(const ModelInfo &model, const int64_t counts[4],
+                         int size, const OptimizerConfig &opt) {
+  const int64_t n = std::max(size, 1);
+  const double V = static_cast<double>(counts[0]);
+  const double E = static_cast<double>(counts[1]);
+  const double F = static_cast<double>(counts[2]);
+  // int32 sources; int64 offsets, int64 labels, three byte masks and the
+  // features per vertex.
+  const double own = (E * 4 + V * (8 + 8 + 3 + 4 * F)) / static_cast<double>(n);
+  double bytes =
+      own + static_cast<double>(wholeGraphExtraBytes(model, counts, size));
+  // The training's peak at a part's sizes: V/N rows with their E/N
+  // in-edges from every vertex (the whole graph too where the program
+  // reads it; feature partitioning's F/N columns).
+  gnnrtContext part;
+  part.model = model;
+  Dataset &ds = part.ds;
+  ds.numVertices = (counts[0] + n - 1) / n;
+  ds.numEdges = (counts[1] + n - 1) / n;
+  ds.numSources = counts[0];
+  ds.numFeatures =
+      model.partition == "features" ? (counts[2] + n - 1) / n : counts[2];
+  ds.numClasses = counts[3];
+  if (model.partition == "features" || model.replicated)
+    part.wholeEdges = counts[1];
+  TrainingMemory need;
+  std::string error;
+  if (estimateTrainingMemory(&part, opt, need, error))
+    bytes += static_cast<double>(need.peak());
+  return bytes >= 9e18 ? std::numeric_limits<int64_t>::max()
+                       : static_cast<int64_t>(bytes);
+}
+
 void gnnrt::checkRequestedPartition(const std::vector<Program> &programs,
                                     const std::string &partition) {
   if (partition.empty())
@@ -145,7 +179,8 @@ std::string gnnrt::formatMB(double bytes) {
 SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
                                        const std::string &data,
                                        const std::string &rowSplit, int size,
-                                       bool describe) {
+                                       bool describe,
+                                       const OptimizerConfig *opt) {
   Dataset meta;
   int64_t counts[4];
   std::vector<std::string> edgeNames;
@@ -160,7 +195,8 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
     const double b =
         predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);
     split.candidates.push_back(
-        {p, b, wholeGraphExtraBytes(p->model, counts, size)});
+        {p, b, wholeGraphExtraBytes(p->model, counts, size),
+         opt ? partBytes(p->model, counts, size, *opt) : -1});
     if (describe)
       split.bytes += (split.bytes.empty() ? "; per epoch each process moves "
                                             "(N-1)/N x: "

@@ -63,6 +63,16 @@ double predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
 /// reads, as bindWholeGraph builds it, and every vertex's row of the
 /// process's feature columns (all of them for replicated layers), less its
 /// own rows' features, which it does not load.
+/// What a process of a partitioned program holds, roughly (meta.json's
+/// sizes `counts`, V, E, F, C, over `size` processes): of the dataset its
+/// rows' in-edges, offsets, features, labels and masks (1/N of the graph)
+/// and wholeGraphExtraBytes, and the training's peak beyond it
+/// (estimateTrainingMemory at a part's sizes, `opt`'s state). Before any
+/// part is loaded, so --partition auto can see that a part cannot fit
+/// without loading it.
+int64_t partBytes(const ModelInfo &model, const int64_t counts[4], int size,
+                  const OptimizerConfig &opt);
+
 int64_t wholeGraphExtraBytes(const ModelInfo &model, const int64_t counts[3],
                              int size);
 
@@ -85,6 +95,8 @@ struct SplitCandidates {
     double bytes;
     /// wholeGraphExtraBytes of the program.
     int64_t extra = 0;
+    /// partBytes of the program (-1: not asked for).
+    int64_t part = -1;
   };
   std::vector<Candidate> candidates;
   /// "; per epoch each process moves (N-1)/N x: rows 1.2 MB, features ..."
@@ -97,10 +109,12 @@ struct SplitCandidates {
   /// Null without a candidate.
   const Program *choose(const AutoVote &vote, std::string &why) const;
 };
+/// With `opt`, each candidate's partBytes too.
 SplitCandidates splitCandidates(const std::vector<Program> &programs,
                                 const std::string &data,
                                 const std::string &rowSplit, int size,
-                                bool describe);
+                                bool describe,
+                                const OptimizerConfig *opt = nullptr);
 
 } // namespace gnnrt
 

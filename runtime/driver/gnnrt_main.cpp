@@ -276,8 +276,8 @@ int main(int argc, char **argv) {
     // budget: where its parts do not fit, the plan preloads (below).
     bool planFallback = false;
     if (mode == "auto") {
-      split =
-          splitCandidates(programs, o.data, o.rowSplit, worldSize, choosing);
+      split = splitCandidates(programs, o.data, o.rowSplit, worldSize, choosing,
+                              &o.opt);
       // A preloading program planned under a budget moves buffers to
       // storage, the partitioned ones keep them resident: one of those
       // where it fits, else each process runs the plan on its part (no
@@ -300,6 +300,17 @@ int main(int argc, char **argv) {
                      : "the preload program reads the whole graph out of "
                        "core";
         const Program *chosen = split.choose(vote, why);
+        // Under a plan that preloads, a part that cannot fit is not loaded
+        // (its loading would stop at the budget).
+        for (const SplitCandidates::Candidate &c : split.candidates)
+          if (chosen && planned && planPreloads && c.program == chosen &&
+              c.part > vote.leastAvailable) {
+            why = "; " + chosen->model.partition + ": a process's part " +
+                  "would need about " + formatBytes(c.part) +
+                  " with its training, the tightest has " +
+                  formatBytes(vote.leastAvailable) + " left";
+            chosen = nullptr;
+          }
         if (chosen) {
           mode = autoMode = chosen->model.partition;
           autoChoice = mode + " (" + cannot + split.bytes + why + ")";
@@ -380,7 +391,9 @@ int main(int argc, char **argv) {
         loadPreload();
       }
     } else {
-      if (o.rowSplitGiven && mode == "preload")
+      // (--partition auto's fallback to the plan preloads whatever they
+      // say, as its choice of preloading below does.)
+      if (o.rowSplitGiven && mode == "preload" && autoMode.empty())
         fatal("--row-split and --repartition-gain split the rows of a model "
               "compiled for row partitioning (gnn-compile --partition rows); "
               "this one preloads");
@@ -473,7 +486,9 @@ int main(int argc, char **argv) {
                                         ctx->device->memoryCounters().live)
                 : availableMemory(),
           need, error, onGPU))
-    fatal(error);
+    fatal(autoMode == "preload" && plannedUnderBudget(ctx->model)
+              ? "--partition auto: " + autoChoice + "; but " + error
+              : error);
   if (plannedEval)
     ctx->model = blocksStep.model;
   // Mini-batch training keeps the dataset, which binding gives the device.

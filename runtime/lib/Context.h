@@ -101,6 +101,9 @@ struct ModelInfo {
   /// The features out of core (gnnrtFeaturesChunks) in this many chunks; 0:
   /// in memory.
   int64_t featureChunks = 0;
+  /// The row chunks of the steps (gnnrtChunkRowBound's; the row-chunks
+  /// record, written where there is more than one).
+  int64_t rowChunks = 1;
   /// The graph's per-edge arrays out of core (GraphOnStorage.h), read by
   /// windows of row chunks; the row chunk count of the program (its
   /// windows' largest bounds the memory); 0: in memory.
@@ -134,6 +137,7 @@ struct ModelInfo {
 ///                                    chunks: gnnrtFeaturesChunks)
 ///   graph-out-of-core <chunks>   (the per-edge arrays stay on storage, read
 ///                                 by windows: gnnrtGraphWindow)
+///   row-chunks <K>           (the steps' row chunks, where K > 1)
 ///   hops <n> | hops -1 <op>   (neighbour reads on the longest path to the
 ///                              logits; -1: <op> reduces over all vertices)
 ///   partition rows|features (--gnn-partition-rows or -features)

@@ -136,6 +136,11 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> chunks) || chunks < 1 || chunks > 4096)
         return bad("malformed graph-out-of-core record");
       info.graphChunks = chunks;
+    } else if (kind == "row-chunks") {
+      int chunks = 0;
+      if (!(ls >> chunks) || chunks < 2 || chunks > 4096)
+        return bad("malformed row-chunks record");
+      info.rowChunks = chunks;
     } else if (kind == "target") {
       if (!(ls >> info.target) || info.target != "cuda")
         return bad("malformed target record");

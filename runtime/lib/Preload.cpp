@@ -397,17 +397,24 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
   // again by chunks as the plan fetches them.
   if (readFeatures && !onStorage)
     local.features.reserve(static_cast<size_t>(n * F));
+  // Each run in blocks of at most 4 MiB (a closure can be one run of most
+  // of the graph): the block is the only copy beside the rows kept.
+  const int64_t blockRows =
+      std::max<int64_t>(1, (int64_t(4) << 20) / std::max<int64_t>(4 * F, 1));
   for (auto [first, last] : runs) {
     if (!readFeatures)
       break;
-    if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2,
-                     NpyRange{first, last + 1}, h, featureRows, error))
-      return false;
-    if (!checkFeaturesFinite(featureRows, first, F, error))
-      return false;
-    if (!onStorage)
-      local.features.insert(local.features.end(), featureRows.begin(),
-                            featureRows.end());
+    for (int64_t at = first; at <= last; at += blockRows) {
+      const int64_t end = std::min(last + 1, at + blockRows);
+      if (!readNpyRows(featuresPath, "features.npy", DType::F32, 2,
+                       NpyRange{at, end}, h, featureRows, error))
+        return false;
+      if (!checkFeaturesFinite(featureRows, at, F, error))
+        return false;
+      if (!onStorage)
+        local.features.insert(local.features.end(), featureRows.begin(),
+                              featureRows.end());
+    }
   }
   int64_t storedF = 0;
   if (onStorage && !openFeaturesOnStorage(dir, V, storedF, *onStorage, error))
@@ -452,10 +459,29 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
     edgeFiles.push_back(std::move(f));
   }
   local.indptr.assign(n + 1, 0);
+  // At most every in-edge of the held vertices (all of them where every
+  // source is held): reserved, so the array is not grown by doubling.
+  int64_t mostEdges = 0;
+  for (auto [first, last] : runs)
+    mostEdges += indptr[last + 1] - indptr[first];
+  local.indices.reserve(static_cast<size_t>(mostEdges));
+  // Each run in blocks of vertices with at most kBlockEdges in-edges
+  // (one vertex with more alone): a block's sources are the only copy
+  // beside the edges kept.
+  constexpr int64_t kBlockEdges = int64_t(1) << 22;
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for (auto [first, last] : runs)
+    for (int64_t g = first; g <= last;) {
+      int64_t stop = g + 1;
+      while (stop <= last && indptr[stop + 1] - indptr[g] <= kBlockEdges)
+        ++stop;
+      blocks.push_back({g, stop - 1});
+      g = stop;
+    }
   std::vector<int32_t> sources;
-  std::vector<int64_t> kept; // positions in the run's range
+  std::vector<int64_t> kept; // positions in the block's range (edge data)
   int64_t at = 0;            // local vertices done
-  for (auto [first, last] : runs) {
+  for (auto [first, last] : blocks) {
     const int64_t begin = indptr[first], end = indptr[last + 1];
     if (!readNpyRows(indicesPath, "indices.npy", DType::I32, 1,
                      NpyRange{begin, end}, h, sources, error))
@@ -471,7 +497,8 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
         }
         if (rows || localId[u] >= 0) {
           local.indices.push_back(rows ? u : localId[u]);
-          kept.push_back(e - begin);
+          if (!edgeFiles.empty())
+            kept.push_back(e - begin);
         }
       }
       local.indptr[at + 1] = static_cast<int64_t>(local.indices.size());

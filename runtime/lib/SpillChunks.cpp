@@ -449,21 +449,23 @@ bool SpillStore::takeSourceChunks(int64_t slot, Device &device, Buffer &buf,
                                   const std::string &name, std::string &error,
                                   const std::vector<int32_t> *fileRows) {
   error.clear();
-  std::vector<int64_t> sourceRows;
-  if (fileRows && !fileRows->empty()) {
-    if (static_cast<int64_t>(fileRows->size()) != rows) {
-      error = "slot " + std::to_string(slot) + ": " +
-              std::to_string(fileRows->size()) + " file rows for " +
-              std::to_string(rows) + " rows";
-      return false;
-    }
-    sourceRows.assign(fileRows->begin(), fileRows->end());
+  if (fileRows && fileRows->empty())
+    fileRows = nullptr;
+  if (fileRows && static_cast<int64_t>(fileRows->size()) != rows) {
+    error = "slot " + std::to_string(slot) + ": " +
+            std::to_string(fileRows->size()) + " file rows for " +
+            std::to_string(rows) + " rows";
+    return false;
   }
   auto it = chunked.find(slot);
   if (it != chunked.end()) {
     const ChunkedSlot &cs = it->second;
+    const bool sameRows =
+        fileRows ? std::equal(cs.sourceRows.begin(), cs.sourceRows.end(),
+                              fileRows->begin(), fileRows->end())
+                 : cs.sourceRows.empty();
     if (cs.sourceFd == fd && cs.rows == rows && cs.rowElements == rowElements &&
-        cs.chunks == chunks && cs.sourceRows == sourceRows)
+        cs.chunks == chunks && sameRows)
       return true;
     error = "slot " + std::to_string(slot) + " is taken already" +
             (cs.sourceFd >= 0 ? " as other read-only chunks of " + cs.sourceName
@@ -483,7 +485,8 @@ bool SpillStore::takeSourceChunks(int64_t slot, Device &device, Buffer &buf,
   cs.sourceFd = fd;
   cs.sourceOffset = offset;
   cs.sourceName = name;
-  cs.sourceRows = std::move(sourceRows);
+  if (fileRows)
+    cs.sourceRows.assign(fileRows->begin(), fileRows->end());
   return true;
 }
 

@@ -31,15 +31,29 @@ int64_t mul(int64_t a, int64_t b) {
 
 int64_t add(int64_t a, int64_t b) { return std::min(a + b, kHuge); }
 
-/// Whether every plan was made at sizes no smaller: V vertices and E edges
-/// at most (a part of the graph it was planned for, shared preloading's
-/// closure), the same F and C. Every buffer's size grows with V and E, so a
-/// plan's peak bounds the peak at these sizes (the edge-chunked buffers:
-/// edgeChunksWithin).
-bool plannedWithinSizes(const std::vector<PlacementInfo> &plans, int64_t V,
-                        int64_t E, int64_t F, int64_t C) {
+/// Whether every plan bounds the peak at these sizes: made at them, or at
+/// a graph's of no fewer vertices and edges (a part of the graph it was
+/// planned for, shared preloading's closure) whose row chunks (`K` of
+/// them, gnnrtChunkRowBound's: bounds rounded down to whole blocks of
+/// rows) are each no smaller than every one here, with the same F and C.
+/// Every buffer then holds no more rows than the plan counted (the
+/// edge-chunked ones: edgeChunksWithin).
+bool plannedWithinSizes(const std::vector<PlacementInfo> &plans, int64_t K,
+                        int64_t V, int64_t E, int64_t F, int64_t C) {
+  auto chunkRows = [K](int64_t rows, int64_t c) {
+    return gnnrtChunkRowBound(rows, K, c + 1) - gnnrtChunkRowBound(rows, K, c);
+  };
   return std::all_of(plans.begin(), plans.end(), [&](const PlacementInfo &p) {
-    return V <= p.V && E <= p.E && p.F == F && p.C == C;
+    if (p.F != F || p.C != C || V > p.V || E > p.E || K < 1)
+      return false;
+    if (p.V == V)
+      return true;
+    int64_t most = 0, least = p.V;
+    for (int64_t c = 0; c < K; ++c) {
+      most = std::max(most, chunkRows(V, c));
+      least = std::min(least, chunkRows(p.V, c));
+    }
+    return most <= least;
   });
 }
 
@@ -172,13 +186,18 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
   // peak counts them; a function that fits fetches them all).
   if (ctx->model.featureChunks > 0)
     need.activations = add(need.activations, mul(mul(V, ds.numFeatures), 4));
+  // A part of the graph reads them by its rows' ids (SpillStore's
+  // sourceRows, int64 per row), besides the int32 ids bindDataset keeps.
+  if (ctx->model.featureChunks > 0 && !ds.vertexIds.empty())
+    need.graph = add(need.graph, mul(V, 8 + 4));
   // Compiled under a budget: each function starts with nothing resident and
   // keeps at most its plan's peak, planned at the dataset's sizes (or a
   // larger graph's). On another dataset the plan still runs, but its peak
   // is not known here.
   const std::vector<PlacementInfo> &plans = ctx->model.placements;
   if (!plans.empty() &&
-      plannedWithinSizes(plans, V, E, ds.numFeatures, ds.numClasses) &&
+      plannedWithinSizes(plans, ctx->model.rowChunks, V, E, ds.numFeatures,
+                         ds.numClasses) &&
       edgeChunksWithin(ctx->model.edgeChunks, ds.indptr)) {
     int64_t peak = 0;
     for (const PlacementInfo &p : plans)
@@ -233,8 +252,8 @@ bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
   if (avail.source == "--mem-budget" && partitioned)
     error += "; raise --mem-budget or train on more processes (a "
              "partitioned program keeps each process's buffers resident; "
-             "a model compiled with gnn-compile --mem-budget runs its plan "
-             "on each process's closure with --partition preload)";
+             "compiled with gnn-compile --mem-budget, each process can run "
+             "the plan on its closure: --partition preload)";
   else if (avail.source == "--mem-budget" && need.placed)
     error += "; raise --mem-budget, or compile for a smaller one "
              "(gnn-compile --mem-budget)";

@@ -698,6 +698,10 @@ struct ConvertGNNToRuntime
     if (graphOutOfCore)
       info +=
           llvm::formatv("graph-out-of-core {0}\n", rowChunks.getValue()).str();
+    // The row chunks the placements counted (the runtime bounds a smaller
+    // graph's peak by the plan's only where its chunks are no larger).
+    if (rowChunks > 1)
+      info += llvm::formatv("row-chunks {0}\n", rowChunks.getValue()).str();
     if (!getPartition(train).empty()) {
       info += "partition " + getPartition(train).str() + "\n";
       // Row partitioning with replicated layers reads every vertex's

@@ -5,14 +5,15 @@ part of the graph, and the bytes its collectives moved equal to shared
 preloading's formula exactly:
 
     all-reduce calls = 1 + a + buckets + epochs + evaluations
-    all-reduce bytes = 16 + 16 a + epochs (4 P + 4) + 48 evaluations
+    all-reduce bytes = 16 + b + epochs (4 P + 4) + 48 evaluations
 
-(16: the start-up fingerprint, two int64; a = 1 when --partition auto
-voted on the closures' size and the memory left, two int64, else 0; per
-epoch the gradients, P floats in the summary's gradient_buckets (one per
-epoch unless --bucket-bytes is smaller than the gradients), and the loss;
-per evaluation the hit and total counts of the three splits, six int64);
-nothing else is moved.
+(16: the start-up fingerprint, two int64; a and b: --partition auto's
+votes, the summary's auto record (its vote on the closures' size and the
+memory left, two int64; whether the partitioned parts fit, one int64);
+per epoch the gradients, P floats in the summary's gradient_buckets (one
+per epoch unless --bucket-bytes is smaller than the gradients), and the
+loss; per evaluation the hit and total counts of the three splits, six
+int64); nothing else is moved.
 
     mpi_equivalence.py ONE.json ONE_PARAMS N.json N_PARAMS
 """

@@ -104,6 +104,39 @@ TEST(TrainingMemory, GraphArraysRecordSizesTheGraph) {
   }
 }
 
+// A plan's peak bounds a smaller graph's (a closure of shared preloading)
+// where none of its row chunks is larger than the plan's smallest:
+// gnnrtChunkRowBound rounds the bounds down to blocks of 32 rows, so 64
+// vertices in 2 chunks are 32 and 32, 60 vertices 0 and 60 (larger), 32
+// vertices 0 and 32. Without row chunks every buffer shrinks with the
+// graph.
+TEST(TrainingMemory, APlansPeakBoundsASmallerGraphWithNoLargerChunks) {
+  const std::string planned = std::string(kModel) +
+                              "placement train 1 4096 64 100 4 2\n"
+                              "placement eval 0 0 64 100 4 2\n";
+  auto placed = [&](const std::string &model, int64_t V, int64_t E, int64_t F) {
+    std::unique_ptr<gnnrtContext> ctx(makeContext(model.c_str(), V, E, F, 2));
+    TrainingMemory need;
+    std::string error;
+    EXPECT_TRUE(
+        estimateTrainingMemory(ctx.get(), OptimizerConfig(), need, error))
+        << error;
+    return need.placed;
+  };
+  const std::string chunked = planned + "row-chunks 2\n";
+  EXPECT_TRUE(placed(chunked, 64, 100, 4)) << "the plan's own sizes";
+  EXPECT_TRUE(placed(chunked, 32, 90, 4)) << "chunks of 0 and 32 rows";
+  EXPECT_FALSE(placed(chunked, 60, 90, 4)) << "a chunk of 60 rows";
+  EXPECT_FALSE(placed(chunked, 32, 101, 4)) << "more edges";
+  EXPECT_FALSE(placed(chunked, 96, 100, 4)) << "more vertices";
+  EXPECT_FALSE(placed(chunked, 32, 90, 5)) << "other features";
+  EXPECT_TRUE(placed(planned, 60, 90, 4)) << "no row chunks";
+  std::string error;
+  ModelInfo info;
+  for (const char *bad : {"row-chunks\n", "row-chunks 1\n", "row-chunks x\n"})
+    EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
+}
+
 // A plan's peak counts for a dataset of its sizes, and, when its
 // edge-chunked buffers (gnnrtBufferEdgeChunks) were sized by the row
 // chunks' in-edges (the edge-chunks record), only for one whose chunks hold
@@ -311,12 +344,12 @@ TEST(TrainingMemory, APartitionedProgramOverTheBudgetAsksForMoreProcesses) {
   a.bytes = need.peak() - 1;
   a.source = "--mem-budget";
   EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
-  EXPECT_NE(error.find("compile the model for it"), std::string::npos) << error;
+  EXPECT_NE(error.find("compile the model for it"), std::string::npos)
+      << error;
   // A rows program alone (or preloading) is not split: the same advice.
   ctx->model.partition = "rows";
   EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
-  EXPECT_NE(error.find("compile the model for it"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("compile the model for it"), std::string::npos) << error;
   ctx->rowStarts = {0, 600, 1000}; // rows [0, 600) of 1000 on 2 processes
   EXPECT_FALSE(checkTrainingMemory(ctx.get(), adam, a, need, error));
   EXPECT_NE(error.find("(--mem-budget); raise --mem-budget or train on more "
