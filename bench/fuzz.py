@@ -796,7 +796,8 @@ class Fuzzer:
                    "99999999999999999999,1"]
         return rng.choice({"int": ints, "float": floats, "path": paths, "fanouts": fanouts,
                            "enum": ["adam", "sgd", "SGD", "", "adamw", "mlir", "exe", "obj",
-                                    "llvm", "bogus", "auto", "never", "always"]}[kind])
+                                    "llvm", "bogus", "auto", "never", "always", "rows",
+                                    "features", "preload", "pull"]}[kind])
 
     EXE_FLAGS = [("--epochs", "int"), ("--lr", "float"), ("--optimizer", "enum"),
                  ("--momentum", "float"), ("--weight-decay", "float"), ("--dropout", "float"),
@@ -805,7 +806,8 @@ class Fuzzer:
                  ("--predict", "path"), ("--dump", "path"), ("--data", "path"),
                  ("--quiet", None), ("--help", None), ("--bogus", None),
                  ("--batch-size", "int"), ("--fanouts", "fanouts"),
-                 ("--features-on-storage", None), ("--eval-batch-size", "int")]
+                 ("--features-on-storage", None), ("--eval-batch-size", "int"),
+                 ("--server-processes", "int"), ("--partition", "enum")]
 
     def case_flags(self, i, rng):
         d = tempfile.mkdtemp(dir=self.work, prefix=f"flags{i}-")
