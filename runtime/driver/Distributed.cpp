@@ -151,19 +151,19 @@ bool gnnrt::partsFit(gnnrtContext *ctx, const OptimizerConfig &opt,
                      std::string &shortage) {
   std::vector<int64_t> saved = std::exchange(ctx->rowStarts, starts);
   TrainingMemory need;
-  const AvailableMemory avail = availableMemory();
-  const bool fits = checkTrainingMemory(ctx, opt, avail, need, shortage);
+  std::string error;
+  const bool estimated = estimateTrainingMemory(ctx, opt, need, error);
   ctx->rowStarts = std::move(saved);
-  // The most any process falls short by (1 where unknown).
+  if (!estimated) // the same on every process: the part is not trainable
+    fatal(error);
+  // The most any process falls short by.
+  const AvailableMemory avail = availableMemory();
   int64_t most =
-      fits
-          ? 0
-          : std::max<int64_t>(1, avail.known() ? need.peak() - avail.bytes : 1);
+      avail.known() ? std::max<int64_t>(0, need.peak() - avail.bytes) : 0;
   ctx->comm->allReduce(&most, &most, 1, ReduceOp::Max);
   if (most > 0)
     shortage = "a process's part needs up to " + formatBytes(most) +
-               " more than it has left" +
-               (avail.known() ? " (" + avail.source + ")" : std::string());
+               " more than it has left";
   return most == 0;
 }
 

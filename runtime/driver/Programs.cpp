@@ -207,15 +207,22 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
   return split;
 }
 
-const Program *SplitCandidates::choose(const AutoVote &vote,
-                                       std::string &why) const {
+const Program *SplitCandidates::choose(const AutoVote &vote, std::string &why,
+                                       bool partsMustFit) const {
   const Program *best = nullptr;
   double least = 0;
   for (const Candidate &c : candidates) {
+    if (partsMustFit && c.part > vote.leastAvailable) {
+      why += "; " + c.program->model.partition + ": a process's part would " +
+             "need about " + formatBytes(c.part) +
+             " with its training, the tightest has " +
+             formatBytes(vote.leastAvailable) + " left";
+      continue;
+    }
     if (c.extra > vote.leastAvailable && candidates.size() > 1) {
-      why = "; " + c.program->model.partition + " would hold " +
-            formatBytes(c.extra) + " more per process, the tightest has " +
-            formatBytes(vote.leastAvailable) + " left";
+      why += "; " + c.program->model.partition + " would hold " +
+             formatBytes(c.extra) + " more per process, the tightest has " +
+             formatBytes(vote.leastAvailable) + " left";
       continue;
     }
     if (!best || c.bytes < least) {

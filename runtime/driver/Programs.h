@@ -105,9 +105,11 @@ struct SplitCandidates {
 
   /// The program that moves the fewest bytes (rows on a tie) among those
   /// that fit: one that reads the whole graph only where its extra bytes
-  /// fit what the tightest process has left (`vote`), else `why` says so.
-  /// Null without a candidate.
-  const Program *choose(const AutoVote &vote, std::string &why) const;
+  /// fit what the tightest process has left (`vote`), and with
+  /// `partsMustFit` only one whose predicted part (partBytes) fits it;
+  /// `why` says what was left out. Null without a candidate.
+  const Program *choose(const AutoVote &vote, std::string &why,
+                        bool partsMustFit = false) const;
 };
 /// With `opt`, each candidate's partBytes too.
 SplitCandidates splitCandidates(const std::vector<Program> &programs,

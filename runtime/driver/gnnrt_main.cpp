@@ -299,18 +299,10 @@ int main(int argc, char **argv) {
                        "budget, moving buffers to storage"
                      : "the preload program reads the whole graph out of "
                        "core";
-        const Program *chosen = split.choose(vote, why);
-        // Under a plan that preloads, a part that cannot fit is not loaded
-        // (its loading would stop at the budget).
-        for (const SplitCandidates::Candidate &c : split.candidates)
-          if (chosen && planned && planPreloads && c.program == chosen &&
-              c.part > vote.leastAvailable) {
-            why = "; " + chosen->model.partition + ": a process's part " +
-                  "would need about " + formatBytes(c.part) +
-                  " with its training, the tightest has " +
-                  formatBytes(vote.leastAvailable) + " left";
-            chosen = nullptr;
-          }
+        // Under a plan that preloads, a part predicted not to fit is not
+        // loaded (its loading would stop at the budget).
+        const Program *chosen =
+            split.choose(vote, why, planned && planPreloads);
         if (chosen) {
           mode = autoMode = chosen->model.partition;
           autoChoice = mode + " (" + cannot + split.bytes + why + ")";
