@@ -416,8 +416,8 @@ static bool loadPart(const std::string &dir, int rank, int size, int64_t hops,
                               featureRows.end());
     }
   }
-  int64_t storedF = 0;
-  if (onStorage && !openFeaturesOnStorage(dir, V, storedF, *onStorage, error))
+  if (onStorage &&
+      !openFeaturesOnStorage(dir, V, local.numFeatures, *onStorage, error))
     return false;
 
   // The held vertices' in-edges from held sources, with their edge data.
