@@ -116,7 +116,8 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   // the mean over the whole batch's seeds, and the gradients are summed
   // over the processes, so the step is the one process's.
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
-  auto prepare = [this, &batches, first, rank, size](size_t i) {
+  startParts(ctx);
+  auto prepare = [this, ctx, &batches, first, rank, size](size_t i) {
     // One thread: the training's threads keep the cores (a team here would
     // spin beside them, and a new thread each batch makes a new team).
     omp_set_num_threads(1);
@@ -125,6 +126,10 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
     p.edges = batch.numEdges();
     p.levelRows = batch.levelRows();
     std::vector<float> storage = takeSpareFeatures();
+    const int64_t b = static_cast<int64_t>(batch.seeds.size());
+    if (partsLeft > 0 && (size == 1 || !puller))
+      return prepareWithin(ctx, std::move(batch), b * rank / size,
+                           b * (rank + 1) / size, std::move(p));
     if (size == 1) {
       p.ds = batchSubgraph(full, batch, &storage, !storedFeatures);
       if (storedFeatures)
@@ -142,7 +147,6 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
                          p.levels, p.degrees);
       return p;
     }
-    const int64_t b = static_cast<int64_t>(batch.seeds.size());
     if (coBatches) {
       // The server's share of the seeds, its co-batch split over the
       // server's processes, with the whole batch's degrees.
@@ -247,6 +251,8 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
     if (!writeDataset(ds, saveDir + name, error))
       fatal("option --save-batches: " + error);
   }
+  if (p.sample)
+    return trainInParts(ctx, program, p, step, n);
   if (size > 1) {
     ctx->fullDegree[0] = std::move(p.degrees[0]);
     ctx->fullDegree[1] = std::move(p.degrees[1]);
@@ -268,6 +274,12 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
     ctx->rowStarts = std::move(p.starts);
     ctx->rowLevels = std::move(p.levels);
   }
+  return bindAndTrain(ctx, program, std::move(ds), step, &p);
+}
+
+float MiniBatchTraining::bindAndTrain(gnnrtContext *ctx, const Program &program,
+                                      Dataset ds, int64_t step, Prepared *p) {
+  std::string error;
   ctx->ds = std::move(ds);
   countBatchMemory(ctx);
   // A lane holds its batch; the process's own context keeps the whole
@@ -275,7 +287,7 @@ float MiniBatchTraining::trainBatch(gnnrtContext *ctx, const Program &program,
   batchBound |= ctx->lane.master == nullptr;
   const bool bound = bindDataset(ctx, error, /*keepFeatureVector=*/true);
   if (!bound ||
-      (columns.on && !bindWholeGraph(ctx, p.world, error, p.worldDegrees)))
+      (columns.on && !bindWholeGraph(ctx, p->world, error, p->worldDegrees)))
     fatal("a sampled batch: " + error);
   // The device holds the features now: their vector serves a later batch
   // (under --mem-budget it is freed: one copy of a batch's rows less).
@@ -637,13 +649,19 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
   return own;
 }
 
-void MiniBatchTraining::countBatchMemory(const gnnrtContext *ctx) {
+int64_t MiniBatchTraining::batchStateBytes(const gnnrtContext *ctx,
+                                           const Dataset &ds) {
   TrainingMemory need;
   std::string error;
-  if (!estimateTrainingMemory(ctx, ctx->optConfig, need, error))
+  if (!estimateTrainingMemory(ctx, ds, ctx->optConfig, need, error))
+    return -1;
+  return need.graph + need.edgeInputs + need.features + need.activations;
+}
+
+void MiniBatchTraining::countBatchMemory(const gnnrtContext *ctx) {
+  int64_t bytes = batchStateBytes(ctx, ctx->ds);
+  if (bytes < 0)
     return;
-  int64_t bytes =
-      need.graph + need.edgeInputs + need.features + need.activations;
   // A row-partitioned program's staged aggregations receive each part's
   // rows into two buffers of the largest part's rows (RowCollectives.cpp).
   const std::vector<int64_t> &p = ctx->rowStarts;
@@ -703,6 +721,11 @@ std::string MiniBatchTraining::json() const {
          ", \"level_rows\": [" + rows + "]" +
          ", \"features\": " + std::to_string(full.numFeatures) +
          ", \"peak_batch_bytes\": " + std::to_string(peakBatchBytes) +
+         (partsBudget > 0
+              ? ", \"parts\": {\"left_bytes\": " + std::to_string(partsLeft) +
+                    ", \"batches\": " + std::to_string(batchesInParts) +
+                    ", \"parts\": " + std::to_string(batchParts) + "}"
+              : std::string()) +
          (scheduler
               ? ", \"pipeline\": {\"lanes\": " +
                     std::to_string(kPipelineLanes) + ", \"staleness\": " +

@@ -157,6 +157,15 @@ public:
   /// a heap of its own kept what each batch had freed (7 MB over a 26 MB
   /// budget with GraphSAGE on a 16,384-vertex graph).
   void freeBoundFeatures();
+  /// Under `--mem-budget` `budget` (docs/MiniBatch.md, "Batches larger
+  /// than the budget"): the first epoch takes what the budget leaves after
+  /// the process's resident memory, and a batch (on several processes data
+  /// parallel: this process's share) whose state would not fit in it
+  /// trains in parts, halves of its seeds halved again until each fits,
+  /// their gradients summed into one step (gnnrtContext::GradientParts).
+  /// Not for co-batches, P³, feature pulling, the pipeline or
+  /// --save-batches, whose batches train whole.
+  void trainInPartsWithin(int64_t budget) { partsBudget = budget; }
   /// Binds the whole graph (for ctx->model's program) with the sampler's
   /// CSC lent to the device where its memory is the host's: one copy of
   /// the graph, where a bound copy beside the sampler's is two (460 MB
@@ -245,6 +254,25 @@ private:
   bool keepSpareFeatures = true;
   std::vector<float> takeSpareFeatures();
   void countBatchMemory(const gnnrtContext *ctx);
+  /// `ds`'s training state by the model's records (estimateTrainingMemory:
+  /// its graph, edge data, features and activations).
+  static int64_t batchStateBytes(const gnnrtContext *ctx, const Dataset &ds);
+  // Batches in parts (trainInPartsWithin): the budget, what it leaves for a
+  // batch (set by the first epoch; 0: batches train whole), the batches
+  // trained in parts and their parts (json()).
+  int64_t partsBudget = 0, partsLeft = 0, batchesInParts = 0, batchParts = 0;
+  /// Starts batches in parts at the first epoch where they apply.
+  void startParts(const gnnrtContext *ctx);
+  /// What a unit of training `ds` (a batch, or a share or part of one)
+  /// needs of partsLeft: its state, its rows and graph again for the next
+  /// unit's, read meanwhile on the sampler's thread, and `sampled` bytes of
+  /// sampled blocks held meanwhile (sampledBytes).
+  static int64_t unitBytes(const gnnrtContext *ctx, const Dataset &ds,
+                           int64_t sampled);
+  /// The blocks of `batch` and what batchSubgraph builds from them.
+  static int64_t sampledBytes(const SampledBatch &batch);
+  /// `ds`'s input rows: read from storage, or copied from the features.
+  void fillRows(Dataset &ds);
   // Feature pulling: the rows' holders (FeaturePuller), and the rows of the
   // shares this process read from its own features and pulled, summed
   // (json()).
@@ -299,7 +327,24 @@ private:
     // until the pull finishes).
     std::vector<int64_t> vertices;
     FeaturePuller::Pending pull;
+    // A batch in parts: the whole sampled batch and this process's seeds
+    // [seedsBegin, seedsEnd) of it (ds empty).
+    std::shared_ptr<const SampledBatch> sample;
+    int64_t seedsBegin = 0, seedsEnd = 0;
   };
+  /// This process's seeds [begin, end) of `batch` as one unit when it fits
+  /// in partsLeft (its rows filled), else as a batch in parts.
+  Prepared prepareWithin(const gnnrtContext *ctx, SampledBatch batch,
+                         int64_t begin, int64_t end, Prepared p);
+  /// Trains the batch in parts `p`: its seeds halved until each part fits
+  /// partsLeft, the gradients summed, the step at the last part; the sum
+  /// of the parts' losses (each a share of the batch's `n` seeds' mean).
+  float trainInParts(gnnrtContext *ctx, const Program &program, Prepared &p,
+                     int64_t step, int64_t n);
+  /// Binds `ds` (a batch, a share or part of one; P³: with batch `p`'s
+  /// whole graph) and trains it at `step`; its loss.
+  float bindAndTrain(gnnrtContext *ctx, const Program &program, Dataset ds,
+                     int64_t step, Prepared *p = nullptr);
   /// P³: `batch`'s shares, process `rank`'s as its own rows.
   Prepared prepareShares(const SampledBatch &batch, int rank, int size) const;
   /// Binds batch `p` (the run's step `step`, of `n` seeds) to `ctx` and

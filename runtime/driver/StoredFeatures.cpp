@@ -16,6 +16,7 @@
 #include "Summary.h"
 
 #include <algorithm>
+#include <malloc.h>
 #include <numeric>
 
 using namespace gnnrt;
@@ -82,10 +83,11 @@ MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
   // The step's buffers are a batch's (resident, none in the spill file):
   // freed.
   ctx->buffers.clear();
+  malloc_trim(0);
   // (The step's model as bound: its parameters' shapes resolved.)
   stepModel = ctx->model;
   ctx->model = evalModel;
-  ctx->slotHeadroom = false;
+  const bool headroom = std::exchange(ctx->slotHeadroom, false);
   ctx->rowStarts.clear();
   ctx->rowLevels.clear();
   ctx->lossCount[0] = ctx->lossCount[1] = ctx->lossCount[2] = -1;
@@ -109,7 +111,7 @@ MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
                                *ctx->buffers[slot]);
   ctx->buffers.clear();
   ctx->model = stepModel;
-  ctx->slotHeadroom = true;
+  ctx->slotHeadroom = headroom;
   return e;
 }
 

@@ -511,8 +511,12 @@ int main(int argc, char **argv) {
   }
   if (storedRows)
     miniBatch->useFeaturesOnStorage(&ctx->featuresFile, o.evalBatchSize);
-  if (miniBatch && o.memBudget > 0)
+  if (miniBatch && o.memBudget > 0) {
     miniBatch->freeBoundFeatures();
+    miniBatch->trainInPartsWithin(o.memBudget);
+    // A slot keeps its largest batch's size, without a quarter more.
+    ctx->slotHeadroom = false;
+  }
   if (o.featuresOnStorage && !plannedEval) {
     if (lead && !o.quiet)
       std::printf("gnnc: --features-on-storage: features.npy (%s) stays on "

@@ -261,6 +261,20 @@ struct gnnrtContext {
     std::vector<char> announced; // by parameter
     int64_t issued = 0;          // buckets over the run (--json)
   } gradientSum;
+  /// A batch trained in parts (docs/MiniBatch.md, "Batches larger than the
+  /// budget"): while `defer` is set the parts' gradients are summed into
+  /// `sum` (by parameter) at gnnrtOptimizerUpdate instead of stepping, and
+  /// nothing is all-reduced; with `fold` set (the last part) each
+  /// parameter's sum is added to its gradient once (`folded`) before it is
+  /// all-reduced or stepped, so the step is the whole batch's. `part`
+  /// numbers the parts: the masks drawn over local element indices
+  /// (maskSeed) take another stream in each.
+  struct GradientParts {
+    bool defer = false, fold = false;
+    int64_t part = 0;
+    std::vector<std::vector<float>> sum;
+    std::vector<char> folded;
+  } gradientParts;
   /// gnnrtSpmmBroadcast's two receive buffers (the largest part's rows),
   /// kept across calls.
   std::unique_ptr<gnnrt::Buffer> stageBuffers[2];
@@ -320,12 +334,13 @@ namespace gnnrt {
 /// alone), another stream on each other rank, so that the ranks' masks,
 /// drawn over their local element indices, are independent (not the same
 /// mask on every rank's first rows or feature columns).
+/// A batch's parts (gradientParts) each draw another stream too.
 inline uint64_t maskSeed(const gnnrtContext *ctx) {
-  const int rank = ctx->comm->rank();
-  return rank == 0
-             ? ctx->seed
-             : ctx->seed ^
-                   mix64(static_cast<uint64_t>(rank) + 0x6a09e667f3bcc908ULL);
+  const uint64_t stream = static_cast<uint64_t>(ctx->comm->rank()) +
+                          static_cast<uint64_t>(ctx->comm->size()) *
+                              static_cast<uint64_t>(ctx->gradientParts.part);
+  return stream == 0 ? ctx->seed
+                     : ctx->seed ^ mix64(stream + 0x6a09e667f3bcc908ULL);
 }
 
 /// The seed of masks whose elements are numbered as the single-process
@@ -410,6 +425,11 @@ struct TrainingMemory {
 /// bindDataset). False with a message when a size overflows.
 bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
                             TrainingMemory &need, std::string &error);
+/// The same for `ds` in place of ctx->ds (a sampled batch before it is
+/// bound; reads ctx's model, not its dataset).
+bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
+                            const OptimizerConfig &opt, TrainingMemory &need,
+                            std::string &error);
 
 /// estimateTrainingMemory (into `need`), compared with `avail`
 /// (availableMemory(); `onDevice`, a GPU: deviceAvailableMemory(), and the

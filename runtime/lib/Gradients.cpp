@@ -4,7 +4,8 @@
 // gnnrtSumGradients sum the gradients over the processes in buckets issued
 // as the backward makes them final (docs/Distributed.md), and
 // gnnrtOptimizerUpdate steps a parameter on its device (a pipeline lane's
-// on its master's).
+// on its master's). A batch trained in parts (gnnrtContext::GradientParts)
+// sums its parts' gradients and steps once, at its last part.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,9 +47,30 @@ static bool isSummed(const gnnrtContext *ctx, int64_t index) {
          !isFeatureShard(ctx, ctx->model.params[index]);
 }
 
+/// The last part of a batch trained in parts (gradientParts.fold): adds the
+/// earlier parts' gradient of parameter `index` to its gradient, once.
+static void foldGradientParts(gnnrtContext *ctx, int64_t index) {
+  gnnrtContext::GradientParts &parts = ctx->gradientParts;
+  if (!parts.fold || static_cast<size_t>(index) >= parts.sum.size())
+    return;
+  parts.folded.resize(parts.sum.size());
+  if (parts.folded[index] || parts.sum[index].empty())
+    return;
+  parts.folded[index] = 1;
+  Buffer &g = *ctx->grads[index];
+  const float *sum = parts.sum[index].data();
+  for (int64_t i = 0; i < g.size; ++i)
+    g.data[i] += sum[i];
+}
+
 void gnnrtGradientReady(gnnrtContext *ctx, int64_t index) {
   if (index < 0 || static_cast<size_t>(index) >= ctx->grads.size())
     fatal("gnnrtGradientReady: no parameter #" + std::to_string(index));
+  // An earlier part of a batch in parts is summed at its update; the last
+  // part's gradient takes the earlier parts' before it goes out.
+  if (ctx->gradientParts.defer)
+    return;
+  foldGradientParts(ctx, static_cast<int64_t>(index));
   if (!isSummed(ctx, index))
     return;
   gnnrtContext::GradientBuckets &b = ctx->gradientSum;
@@ -64,6 +86,10 @@ void gnnrtGradientReady(gnnrtContext *ctx, int64_t index) {
 }
 
 void gnnrtSumGradients(gnnrtContext *ctx) {
+  if (ctx->gradientParts.defer)
+    return;
+  for (size_t i = 0; i < ctx->grads.size(); ++i)
+    foldGradientParts(ctx, static_cast<int64_t>(i));
   if (ctx->comm->size() == 1)
     return;
   // The gradients not announced yet (a program that announces none: all of
@@ -101,8 +127,19 @@ void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index) {
   if (index < 0 || static_cast<size_t>(index) >= owner->params.size() ||
       static_cast<size_t>(index) >= ctx->grads.size())
     fatal("gnnrtOptimizerUpdate: no parameter #" + std::to_string(index));
-  Buffer &p = *owner->params[index];
   Buffer &g = *ctx->grads[index];
+  // An earlier part of a batch in parts: its gradient summed, no step.
+  gnnrtContext::GradientParts &parts = ctx->gradientParts;
+  if (parts.defer) {
+    parts.sum.resize(ctx->grads.size());
+    std::vector<float> &sum = parts.sum[index];
+    sum.resize(static_cast<size_t>(g.size), 0.0f);
+    for (int64_t i = 0; i < g.size; ++i)
+      sum[i] += g.data[i];
+    return;
+  }
+  foldGradientParts(ctx, index);
+  Buffer &p = *owner->params[index];
   OptState &st = owner->opt[index];
   const OptimizerConfig &c = owner->optConfig;
   const int64_t n = p.size;

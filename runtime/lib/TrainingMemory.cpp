@@ -111,7 +111,12 @@ AvailableMemory deviceAvailableMemory(int64_t free, int64_t capacity,
 
 bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
                             TrainingMemory &need, std::string &error) {
-  const Dataset &ds = ctx->ds;
+  return estimateTrainingMemory(ctx, ctx->ds, opt, need, error);
+}
+
+bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
+                            const OptimizerConfig &opt, TrainingMemory &need,
+                            std::string &error) {
   const int64_t V = ds.numVertices, E = ds.numEdges;
   need = TrainingMemory();
   // bindDataset: destinations, CSR edge ids and destinations (int32 per

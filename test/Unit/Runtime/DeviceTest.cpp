@@ -579,6 +579,51 @@ TEST(RuntimeDevice, OptimizerUpdateForwardsToTheDevice) {
   }
 }
 
+TEST(RuntimeDevice, ABatchInPartsStepsOnceWithItsPartsGradientsSummed) {
+  // gnnrtContext::GradientParts: an earlier part's update sums its gradient
+  // and steps nothing; the last part's gradient takes the sum once, whether
+  // announced (gnnrtGradientReady) or folded by gnnrtSumGradients, and the
+  // step is the one of the summed gradient.
+  for (const OptimizerConfig &c : optimizerConfigs()) {
+    for (bool announce : {false, true}) {
+      gnnrtContext ctx;
+      ctx.optConfig = c;
+      const int64_t n = 53;
+      std::mt19937 rng(7);
+      ctx.params.push_back(std::make_unique<Buffer>(*ctx.device, n));
+      ctx.grads.push_back(std::make_unique<Buffer>(*ctx.device, n));
+      ctx.opt.emplace_back();
+      fillRandom(*ctx.params[0], rng, 0.3f);
+      Buffer ref(*ctx.device, n), sum(*ctx.device, n), before(*ctx.device, n);
+      std::memcpy(ref.data, ctx.params[0]->data, sizeof(float) * n);
+      std::memcpy(before.data, ctx.params[0]->data, sizeof(float) * n);
+      std::fill(sum.data, sum.data + n, 0.0f);
+      gnnrtContext::GradientParts &parts = ctx.gradientParts;
+      for (int part = 0; part < 3; ++part) {
+        const bool last = part == 2;
+        parts.defer = !last;
+        parts.fold = last;
+        fillRandom(*ctx.grads[0], rng, 1.0f);
+        for (int64_t i = 0; i < n; ++i)
+          sum.data[i] = last ? ctx.grads[0]->data[i] + sum.data[i]
+                             : sum.data[i] + ctx.grads[0]->data[i];
+        if (announce)
+          gnnrtGradientReady(&ctx, 0);
+        gnnrtSumGradients(&ctx);
+        gnnrtOptimizerUpdate(&ctx, 0);
+        if (!last) {
+          ASSERT_TRUE(sameBits(*ctx.params[0], before)) << "part " << part;
+          EXPECT_EQ(ctx.opt[0].t, 0);
+        }
+      }
+      OptState refState;
+      oldOptimizerUpdate(*ctx.device, c, ref, sum, refState);
+      EXPECT_TRUE(sameBits(*ctx.params[0], ref)) << "announced " << announce;
+      EXPECT_EQ(ctx.opt[0].t, 1);
+    }
+  }
+}
+
 namespace {
 
 /// Counts each row it is given in kernel buffer 0 (n + 1 elements: the last

@@ -1,0 +1,164 @@
+//===- BatchParts.cpp - batches larger than the memory budget, in parts ---===//
+//
+// Mini-batch training under --mem-budget (docs/MiniBatch.md, "Batches
+// larger than the budget"): a sampled batch whose training state would not
+// fit in what the budget leaves trains in parts, each part the share of a
+// range of its seeds (seedShare: the seeds' closure over the blocks, with
+// the whole batch's degrees, as a process of a data-parallel run trains
+// it). The parts' gradients are summed and the optimizer steps once, at the
+// last part (gnnrtContext::GradientParts), so the step is the whole batch's
+// up to the order of the sums: gradient accumulation, sized by the budget.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MiniBatch.h"
+
+#include "Memory.h"
+#include "Programs.h"
+
+#include <algorithm>
+#include <functional>
+#include <malloc.h>
+
+using namespace gnnrt;
+
+void MiniBatchTraining::startParts(const gnnrtContext *ctx) {
+  if (partsBudget <= 0)
+    return;
+  // Batches whose rows are split over processes, pulled, in flight on
+  // lanes or saved whole train whole (trainInPartsWithin).
+  if (columns.on || coBatches || puller || scheduler || !saveDir.empty() ||
+      !ctx->device->deviceMemoryIsHostMemory()) {
+    partsBudget = 0;
+    return;
+  }
+  // What the process holds before an epoch's first batch (the parameters,
+  // the optimizer's state, the sampler's graph, the features unless they
+  // are on storage, the last batch's graph, what the evaluation kept in the
+  // heap) stays through its batches: the least left over the epochs.
+  malloc_trim(0); // the heap's free pages back to the system first
+  const int64_t resident = residentMemory();
+  // A tenth of it is the estimate's margin: the model's records size the
+  // slots, not the kernels' temporaries (GAT's peak was 11 % over the
+  // budget without it).
+  const int64_t left = (partsBudget - std::max<int64_t>(resident, 0)) / 10 * 9;
+  partsLeft = steps == 0 ? left : std::min(partsLeft, left);
+  if (partsLeft <= 0)
+    fatal("--mem-budget " + formatBytes(partsBudget) +
+          " leaves nothing for a "
+          "batch: the process holds " +
+          formatBytes(resident) +
+          " before an epoch's batches; raise --mem-budget");
+}
+
+int64_t MiniBatchTraining::sampledBytes(const SampledBatch &batch) {
+  int64_t bytes = 0;
+  for (const Block &b : batch.blocks)
+    bytes += static_cast<int64_t>(b.offsets.size() * 8 + b.sources.size() * 4 +
+                                  b.edgePositions.size() * 8 +
+                                  b.vertices.size() * 8);
+  // batchSubgraph's (source, position) pairs and positions.
+  return bytes + batch.numEdges() * 24;
+}
+
+int64_t MiniBatchTraining::unitBytes(const gnnrtContext *ctx, const Dataset &ds,
+                                     int64_t sampled) {
+  const int64_t state = batchStateBytes(ctx, ds);
+  if (state < 0)
+    return -1;
+  const int64_t rows = ds.numVertices * ds.numFeatures * 4 + ds.numEdges * 4 +
+                       (ds.numVertices + 1) * 8;
+  return state + rows + sampled;
+}
+
+void MiniBatchTraining::fillRows(Dataset &ds) {
+  if (storedFeatures) {
+    readBatchRows(ds);
+    return;
+  }
+  const int64_t F = full.numFeatures;
+  ds.features.clear();
+  ds.features.reserve(static_cast<size_t>(ds.numVertices * F));
+  for (int64_t v : ds.vertexIds) {
+    const float *row = full.features.data() + v * F;
+    ds.features.insert(ds.features.end(), row, row + F);
+  }
+}
+
+MiniBatchTraining::Prepared
+MiniBatchTraining::prepareWithin(const gnnrtContext *ctx, SampledBatch batch,
+                                 int64_t begin, int64_t end, Prepared p) {
+  // Alone the whole batch is the unit, with its own degrees (as a batch
+  // trains unbudgeted); on several processes this process's share.
+  Dataset ds =
+      processes == 1
+          ? batchSubgraph(full, batch, nullptr, /*features=*/false)
+          : batchSubgraph(full, seedShare(batch, begin, end, p.degrees),
+                          nullptr, /*features=*/false);
+  // Meanwhile the next batch is sampled (as large as this one).
+  const int64_t bytes = unitBytes(ctx, ds, sampledBytes(batch));
+  if (bytes >= 0 && bytes > partsLeft) {
+    p.sample = std::make_shared<const SampledBatch>(std::move(batch));
+    p.seedsBegin = begin;
+    p.seedsEnd = end;
+    return p;
+  }
+  fillRows(ds);
+  p.ds = std::move(ds);
+  return p;
+}
+
+float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
+                                      Prepared &p, int64_t step, int64_t n) {
+  ++batchesInParts;
+  const SampledBatch &batch = *p.sample;
+  const int64_t lossCount = ctx->lossCount[0];
+  ctx->lossCount[0] = n; // each part's loss is a share of the batch's mean
+  gnnrtContext::GradientParts &parts = ctx->gradientParts;
+  parts.part = 0;
+  float loss = 0.0f;
+  // The batch is held while its parts train and the next one is sampled.
+  const int64_t sampled = 2 * sampledBytes(batch);
+  // Left to right, a range that does not fit halved: the part ending at
+  // seedsEnd is the last to train, and steps.
+  std::function<void(int64_t, int64_t)> train = [&](int64_t begin,
+                                                    int64_t end) {
+    std::vector<float> degrees[2];
+    Dataset ds = batchSubgraph(full, seedShare(batch, begin, end, degrees),
+                               nullptr, /*features=*/false);
+    const int64_t bytes = unitBytes(ctx, ds, sampled);
+    if (bytes > partsLeft && end - begin > 1) {
+      const int64_t middle = begin + (end - begin) / 2;
+      train(begin, middle);
+      train(middle, end);
+      return;
+    }
+    if (bytes > partsLeft)
+      fatal("--mem-budget " + formatBytes(partsBudget) + ": batch " +
+            std::to_string(step) + "'s seed " +
+            std::to_string(batch.seeds[begin]) + " alone needs " +
+            formatBytes(bytes) + " (its sampled neighbourhood: " +
+            std::to_string(ds.numVertices) + " rows, " +
+            std::to_string(ds.numEdges) + " edges, with the batch's sampled " +
+            "blocks and the next batch's) but the budget leaves " +
+            formatBytes(partsLeft) +
+            " for a batch; raise --mem-budget or lower --fanouts");
+    fillRows(ds);
+    const bool last = end == p.seedsEnd;
+    parts.defer = !last;
+    parts.fold = last;
+    ctx->fullDegree[0] = std::move(degrees[0]);
+    ctx->fullDegree[1] = std::move(degrees[1]);
+    loss += bindAndTrain(ctx, program, std::move(ds), step);
+    ++parts.part;
+    ++batchParts;
+  };
+  train(p.seedsBegin, p.seedsEnd);
+  parts.defer = parts.fold = false;
+  parts.part = 0;
+  for (std::vector<float> &sum : parts.sum)
+    std::fill(sum.begin(), sum.end(), 0.0f);
+  parts.folded.clear();
+  ctx->lossCount[0] = lossCount;
+  return loss;
+}
