@@ -22,7 +22,7 @@
 
 using namespace gnnrt;
 
-void MiniBatchTraining::startParts(const gnnrtContext *ctx) {
+void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   if (partsBudget <= 0)
     return;
   // Batches whose rows are split over processes, pulled, in flight on
@@ -36,6 +36,10 @@ void MiniBatchTraining::startParts(const gnnrtContext *ctx) {
   // the optimizer's state, the sampler's graph, the features unless they
   // are on storage, the last batch's graph, what the evaluation kept in the
   // heap) stays through its batches: the least left over the epochs.
+  partsModel = ctx->model;
+  partsOptimizer = ctx->optConfig;
+  // A slot keeps its largest part's size, without a quarter more.
+  ctx->slotHeadroom = false;
   malloc_trim(0); // the heap's free pages back to the system first
   const int64_t resident = residentMemory();
   // A tenth of it is the estimate's margin: the model's records size the
@@ -61,11 +65,12 @@ int64_t MiniBatchTraining::sampledBytes(const SampledBatch &batch) {
   return bytes + batch.numEdges() * 24;
 }
 
-int64_t MiniBatchTraining::unitBytes(const gnnrtContext *ctx, const Dataset &ds,
-                                     int64_t sampled) {
-  const int64_t state = batchStateBytes(ctx, ds);
-  if (state < 0)
+int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled) const {
+  TrainingMemory need;
+  std::string error;
+  if (!estimateTrainingMemory(partsModel, ds, partsOptimizer, need, error))
     return -1;
+  const int64_t state = need.batchState();
   const int64_t rows = ds.numVertices * ds.numFeatures * 4 + ds.numEdges * 4 +
                        (ds.numVertices + 1) * 8;
   return state + rows + sampled;
@@ -85,9 +90,10 @@ void MiniBatchTraining::fillRows(Dataset &ds) {
   }
 }
 
-MiniBatchTraining::Prepared
-MiniBatchTraining::prepareWithin(const gnnrtContext *ctx, SampledBatch batch,
-                                 int64_t begin, int64_t end, Prepared p) {
+MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
+                                                             int64_t begin,
+                                                             int64_t end,
+                                                             Prepared p) {
   // Alone the whole batch is the unit, with its own degrees (as a batch
   // trains unbudgeted); on several processes this process's share.
   Dataset ds =
@@ -96,7 +102,7 @@ MiniBatchTraining::prepareWithin(const gnnrtContext *ctx, SampledBatch batch,
           : batchSubgraph(full, seedShare(batch, begin, end, p.degrees),
                           nullptr, /*features=*/false);
   // Meanwhile the next batch is sampled (as large as this one).
-  const int64_t bytes = unitBytes(ctx, ds, sampledBytes(batch));
+  const int64_t bytes = unitBytes(ds, sampledBytes(batch));
   if (bytes >= 0 && bytes > partsLeft) {
     p.sample = std::make_shared<const SampledBatch>(std::move(batch));
     p.seedsBegin = begin;
@@ -117,8 +123,11 @@ float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
   gnnrtContext::GradientParts &parts = ctx->gradientParts;
   parts.part = 0;
   float loss = 0.0f;
-  // The batch is held while its parts train and the next one is sampled.
-  const int64_t sampled = 2 * sampledBytes(batch);
+  // The batch is held while its parts train and the next one is sampled;
+  // the parts' gradients are summed beside the gradients.
+  int64_t held = 2 * sampledBytes(batch);
+  for (const auto &g : ctx->grads)
+    held += g->size * static_cast<int64_t>(sizeof(float));
   // Left to right, a range that does not fit halved: the part ending at
   // seedsEnd is the last to train, and steps.
   std::function<void(int64_t, int64_t)> train = [&](int64_t begin,
@@ -126,7 +135,7 @@ float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
     std::vector<float> degrees[2];
     Dataset ds = batchSubgraph(full, seedShare(batch, begin, end, degrees),
                                nullptr, /*features=*/false);
-    const int64_t bytes = unitBytes(ctx, ds, sampled);
+    const int64_t bytes = unitBytes(ds, held);
     if (bytes > partsLeft && end - begin > 1) {
       const int64_t middle = begin + (end - begin) / 2;
       train(begin, middle);

@@ -117,18 +117,18 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   // over the processes, so the step is the one process's.
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
   startParts(ctx);
-  auto prepare = [this, ctx, &batches, first, rank, size](size_t i) {
+  auto prepare = [this, &batches, first, rank, size](size_t i) {
     // One thread: the training's threads keep the cores (a team here would
     // spin beside them, and a new thread each batch makes a new team).
     omp_set_num_threads(1);
-    const SampledBatch batch = sampler->sample(batches[i], first + i);
+    SampledBatch batch = sampler->sample(batches[i], first + i);
     Prepared p;
     p.edges = batch.numEdges();
     p.levelRows = batch.levelRows();
     std::vector<float> storage = takeSpareFeatures();
     const int64_t b = static_cast<int64_t>(batch.seeds.size());
     if (partsLeft > 0 && (size == 1 || !puller))
-      return prepareWithin(ctx, std::move(batch), b * rank / size,
+      return prepareWithin(std::move(batch), b * rank / size,
                            b * (rank + 1) / size, std::move(p));
     if (size == 1) {
       p.ds = batchSubgraph(full, batch, &storage, !storedFeatures);
@@ -649,19 +649,12 @@ Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
   return own;
 }
 
-int64_t MiniBatchTraining::batchStateBytes(const gnnrtContext *ctx,
-                                           const Dataset &ds) {
+void MiniBatchTraining::countBatchMemory(const gnnrtContext *ctx) {
   TrainingMemory need;
   std::string error;
-  if (!estimateTrainingMemory(ctx, ds, ctx->optConfig, need, error))
-    return -1;
-  return need.graph + need.edgeInputs + need.features + need.activations;
-}
-
-void MiniBatchTraining::countBatchMemory(const gnnrtContext *ctx) {
-  int64_t bytes = batchStateBytes(ctx, ctx->ds);
-  if (bytes < 0)
+  if (!estimateTrainingMemory(ctx, ctx->optConfig, need, error))
     return;
+  int64_t bytes = need.batchState();
   // A row-partitioned program's staged aggregations receive each part's
   // rows into two buffers of the largest part's rows (RowCollectives.cpp).
   const std::vector<int64_t> &p = ctx->rowStarts;

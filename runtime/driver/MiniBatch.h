@@ -158,13 +158,13 @@ public:
   /// budget with GraphSAGE on a 16,384-vertex graph).
   void freeBoundFeatures();
   /// Under `--mem-budget` `budget` (docs/MiniBatch.md, "Batches larger
-  /// than the budget"): the first epoch takes what the budget leaves after
-  /// the process's resident memory, and a batch (on several processes data
-  /// parallel: this process's share) whose state would not fit in it
-  /// trains in parts, halves of its seeds halved again until each fits,
-  /// their gradients summed into one step (gnnrtContext::GradientParts).
-  /// Not for co-batches, P³, feature pulling, the pipeline or
-  /// --save-batches, whose batches train whole.
+  /// than the budget"): each epoch takes what the budget leaves after the
+  /// process's resident memory (the least over the epochs), and a batch (on
+  /// several processes data parallel: this process's share) whose state would
+  /// not fit in it trains in parts, halves of its seeds halved again until each
+  /// fits, their gradients summed into one step (gnnrtContext::GradientParts).
+  /// Not for co-batches, P³, feature pulling, the pipeline,
+  /// --save-batches or a GPU, whose batches train whole.
   void trainInPartsWithin(int64_t budget) { partsBudget = budget; }
   /// Binds the whole graph (for ctx->model's program) with the sampler's
   /// CSC lent to the device where its memory is the host's: one copy of
@@ -254,21 +254,23 @@ private:
   bool keepSpareFeatures = true;
   std::vector<float> takeSpareFeatures();
   void countBatchMemory(const gnnrtContext *ctx);
-  /// `ds`'s training state by the model's records (estimateTrainingMemory:
-  /// its graph, edge data, features and activations).
-  static int64_t batchStateBytes(const gnnrtContext *ctx, const Dataset &ds);
   // Batches in parts (trainInPartsWithin): the budget, what it leaves for a
   // batch (set by the first epoch; 0: batches train whole), the batches
   // trained in parts and their parts (json()).
   int64_t partsBudget = 0, partsLeft = 0, batchesInParts = 0, batchParts = 0;
-  /// Starts batches in parts at the first epoch where they apply.
-  void startParts(const gnnrtContext *ctx);
+  // The step's model and optimizer as the epoch starts: the sampler's
+  // thread sizes the batches by them while bindDataset rewrites ctx's.
+  ModelInfo partsModel;
+  OptimizerConfig partsOptimizer;
+  /// At each epoch's start: what the budget leaves (partsLeft), the model
+  /// snapshot; the slots without headroom. Turns the parts off where they
+  /// do not apply (trainInPartsWithin, a GPU).
+  void startParts(gnnrtContext *ctx);
   /// What a unit of training `ds` (a batch, or a share or part of one)
   /// needs of partsLeft: its state, its rows and graph again for the next
   /// unit's, read meanwhile on the sampler's thread, and `sampled` bytes of
   /// sampled blocks held meanwhile (sampledBytes).
-  static int64_t unitBytes(const gnnrtContext *ctx, const Dataset &ds,
-                           int64_t sampled);
+  int64_t unitBytes(const Dataset &ds, int64_t sampled) const;
   /// The blocks of `batch` and what batchSubgraph builds from them.
   static int64_t sampledBytes(const SampledBatch &batch);
   /// `ds`'s input rows: read from storage, or copied from the features.
@@ -334,8 +336,8 @@ private:
   };
   /// This process's seeds [begin, end) of `batch` as one unit when it fits
   /// in partsLeft (its rows filled), else as a batch in parts.
-  Prepared prepareWithin(const gnnrtContext *ctx, SampledBatch batch,
-                         int64_t begin, int64_t end, Prepared p);
+  Prepared prepareWithin(SampledBatch batch, int64_t begin, int64_t end,
+                         Prepared p);
   /// Trains the batch in parts `p`: its seeds halved until each part fits
   /// partsLeft, the gradients summed, the step at the last part; the sum
   /// of the parts' losses (each a share of the batch's `n` seeds' mean).

@@ -514,8 +514,6 @@ int main(int argc, char **argv) {
   if (miniBatch && o.memBudget > 0) {
     miniBatch->freeBoundFeatures();
     miniBatch->trainInPartsWithin(o.memBudget);
-    // A slot keeps its largest batch's size, without a quarter more.
-    ctx->slotHeadroom = false;
   }
   if (o.featuresOnStorage && !plannedEval) {
     if (lead && !o.quiet)

@@ -419,15 +419,21 @@ struct TrainingMemory {
   /// What stays allocated through training: the graph, the edge data, the
   /// parameters, the optimizer's state and the activations.
   int64_t trainingState() const;
+  /// A sampled batch's own: the graph, the edge data, the features and the
+  /// activations (the parameters and the optimizer's state stay).
+  int64_t batchState() const {
+    return graph + edgeInputs + features + activations;
+  }
 };
 
 /// Sizes the training state of `ctx` (after loadDataset, before
 /// bindDataset). False with a message when a size overflows.
 bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
                             TrainingMemory &need, std::string &error);
-/// The same for `ds` in place of ctx->ds (a sampled batch before it is
-/// bound; reads ctx's model, not its dataset).
-bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
+/// The same for `model` on `ds` (a sampled batch before it is bound, with
+/// a copy of the model: no context is read), without feature
+/// partitioning's whole graph or the graph out of core.
+bool estimateTrainingMemory(const ModelInfo &model, const Dataset &ds,
                             const OptimizerConfig &opt, TrainingMemory &need,
                             std::string &error);
 

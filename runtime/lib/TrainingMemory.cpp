@@ -109,30 +109,30 @@ AvailableMemory deviceAvailableMemory(int64_t free, int64_t capacity,
   return avail;
 }
 
-bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
-                            TrainingMemory &need, std::string &error) {
-  return estimateTrainingMemory(ctx, ctx->ds, opt, need, error);
-}
-
-bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
-                            const OptimizerConfig &opt, TrainingMemory &need,
-                            std::string &error) {
+/// estimateTrainingMemory of model `m` on `ds`; `wholeEdges` and
+/// `srcOffsets` are a context's (feature partitioning's whole graph, the
+/// graph out of core's CSR offsets).
+static bool estimateMemory(const ModelInfo &m, const Dataset &ds,
+                           int64_t wholeEdges,
+                           const std::vector<int64_t> &srcOffsets,
+                           const OptimizerConfig &opt, TrainingMemory &need,
+                           std::string &error) {
   const int64_t V = ds.numVertices, E = ds.numEdges;
   need = TrainingMemory();
   // bindDataset: destinations, CSR edge ids and destinations (int32 per
   // edge), CSR offsets and a fill cursor (int64 per vertex), two float
   // degrees per vertex.
   // Of dst, csrEdge and csrDst only those the program reads.
-  const int64_t perEdge = __builtin_popcount(ctx->model.graphArrays & 0xE);
+  const int64_t perEdge = __builtin_popcount(m.graphArrays & 0xE);
   need.graph = add(mul(E, perEdge * 4), mul(V + 1, 2 * 8 + 2 * 4));
   // Out of core (GraphOnStorage.h) none of them: both sides' largest window
   // of the program's row chunks, or, when more, what building the CSR takes
   // at start-up (a block of each array, a read buffer and the block's fill
   // cursors).
-  if (ctx->model.graphChunks > 0 && !ds.indptr.empty()) {
-    const unsigned arrays = ctx->model.graphArrays;
-    const std::array<int64_t, 2> most = GraphOnStorage::mostChunkEdges(
-        ds.indptr, ctx->indicesFile.srcOffsets, ctx->model.graphChunks);
+  if (m.graphChunks > 0 && !ds.indptr.empty()) {
+    const unsigned arrays = m.graphArrays;
+    const std::array<int64_t, 2> most =
+        GraphOnStorage::mostChunkEdges(ds.indptr, srcOffsets, m.graphChunks);
     const int64_t windows = GraphOnStorage::windowBytes(most, arrays);
     const int64_t build = GraphOnStorage::buildBytes(
         E, GraphOnStorage::buildBlockEdges(most), arrays);
@@ -140,19 +140,19 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
   }
   // Feature partitioning: the same arrays of the whole graph (every vertex,
   // every edge), which bindWholeGraph builds.
-  if (ctx->wholeEdges >= 0)
-    need.graph = add(need.graph, add(mul(ctx->wholeEdges, perEdge * 4),
+  if (wholeEdges >= 0)
+    need.graph = add(need.graph, add(mul(wholeEdges, perEdge * 4),
                                      mul(sourcesOf(ds) + 1, 2 * 8 + 2 * 4)));
   // The features as loaded (feature partitioning: every vertex's columns of
   // this process), else the rows of the graph.
   // Out of core they are read by chunks, which the plan's peak counts.
-  need.features = ctx->model.featureChunks > 0 ? 0
+  need.features = m.featureChunks > 0 ? 0
                   : ds.features.empty()
                       ? mul(mul(V, ds.numFeatures), 4)
                       : mul(static_cast<int64_t>(ds.features.size()), 4);
-  for (const EdgeInputInfo &in : ctx->model.edgeInputs)
+  for (const EdgeInputInfo &in : m.edgeInputs)
     need.edgeInputs = add(need.edgeInputs, mul(mul(E, in.width), 4));
-  ModelInfo model = ctx->model;
+  ModelInfo model = m;
   if (!resolveParamShapes(model, ds, error))
     return false;
   int64_t paramFloats = 0;
@@ -167,7 +167,7 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
   need.optimizer = mul(paramFloats, states * 4);
   // The runtime keeps each slot's largest buffer.
   std::map<int64_t, int64_t> slots;
-  for (const BufferInfo &b : ctx->model.buffers) {
+  for (const BufferInfo &b : m.buffers) {
     if (b.unknown) {
       need.unknownBuffers = true;
       continue;
@@ -180,7 +180,7 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
                            : term == BufferInfo::C ? ds.numClasses
                            : term == BufferInfo::S ? sourcesOf(ds)
                            : term == BufferInfo::W
-                               ? (ctx->wholeEdges >= 0 ? ctx->wholeEdges : E)
+                               ? (wholeEdges >= 0 ? wholeEdges : E)
                                : (V + k - 1) / k);
     int64_t &slot = slots[b.slot];
     slot = std::max(slot, mul(floats, 4));
@@ -189,21 +189,21 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
     need.activations = add(need.activations, bytes);
   // Out of core, the features' chunks are the program's too (the plan's
   // peak counts them; a function that fits fetches them all).
-  if (ctx->model.featureChunks > 0)
+  if (m.featureChunks > 0)
     need.activations = add(need.activations, mul(mul(V, ds.numFeatures), 4));
   // A part of the graph reads them by its rows' ids (SpillStore's
   // sourceRows, int64 per row), besides the int32 ids bindDataset keeps.
-  if (ctx->model.featureChunks > 0 && !ds.vertexIds.empty())
+  if (m.featureChunks > 0 && !ds.vertexIds.empty())
     need.graph = add(need.graph, mul(V, 8 + 4));
   // Compiled under a budget: each function starts with nothing resident and
   // keeps at most its plan's peak, planned at the dataset's sizes (or a
   // larger graph's). On another dataset the plan still runs, but its peak
   // is not known here.
-  const std::vector<PlacementInfo> &plans = ctx->model.placements;
+  const std::vector<PlacementInfo> &plans = m.placements;
   if (!plans.empty() &&
-      plannedWithinSizes(plans, ctx->model.rowChunks, V, E, ds.numFeatures,
+      plannedWithinSizes(plans, m.rowChunks, V, E, ds.numFeatures,
                          ds.numClasses) &&
-      edgeChunksWithin(ctx->model.edgeChunks, ds.indptr)) {
+      edgeChunksWithin(m.edgeChunks, ds.indptr)) {
     int64_t peak = 0;
     for (const PlacementInfo &p : plans)
       peak = std::max(peak, p.peak);
@@ -211,6 +211,19 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const Dataset &ds,
     need.placed = true;
   }
   return true;
+}
+
+bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
+                            TrainingMemory &need, std::string &error) {
+  return estimateMemory(ctx->model, ctx->ds, ctx->wholeEdges,
+                        ctx->indicesFile.srcOffsets, opt, need, error);
+}
+
+bool estimateTrainingMemory(const ModelInfo &model, const Dataset &ds,
+                            const OptimizerConfig &opt, TrainingMemory &need,
+                            std::string &error) {
+  return estimateMemory(model, ds, /*wholeEdges=*/-1, /*srcOffsets=*/{}, opt,
+                        need, error);
 }
 
 bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
