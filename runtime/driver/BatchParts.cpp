@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <future>
 #include <malloc.h>
 
 using namespace gnnrt;
@@ -38,6 +39,9 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   // heap) stays through its batches: the least left over the epochs.
   partsModel = ctx->model;
   partsOptimizer = ctx->optConfig;
+  gradientBytes = 0;
+  for (const auto &g : ctx->grads)
+    gradientBytes += g->size * static_cast<int64_t>(sizeof(float));
   // A slot keeps its largest part's size, without a quarter more.
   ctx->slotHeadroom = false;
   malloc_trim(0); // the heap's free pages back to the system first
@@ -103,66 +107,85 @@ MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
                           nullptr, /*features=*/false);
   // Meanwhile the next batch is sampled (as large as this one).
   const int64_t bytes = unitBytes(ds, sampledBytes(batch));
-  if (bytes >= 0 && bytes > partsLeft) {
-    p.sample = std::make_shared<const SampledBatch>(std::move(batch));
-    p.seedsBegin = begin;
-    p.seedsEnd = end;
+  if (bytes < 0 || bytes <= partsLeft) {
+    fillRows(ds);
+    p.ds = std::move(ds);
     return p;
   }
-  fillRows(ds);
-  p.ds = std::move(ds);
+  ds = Dataset();
+  // In parts: the batch is held while they train and the next one is
+  // sampled, and the parts' gradients are summed beside the gradients.
+  const int64_t held = 2 * sampledBytes(batch) + gradientBytes;
+  // Left to right, a range that does not fit halved.
+  std::function<void(int64_t, int64_t)> split = [&](int64_t first,
+                                                    int64_t last) {
+    if (!p.partsError.empty())
+      return;
+    std::vector<float> degrees[2];
+    const Dataset part = batchSubgraph(
+        full, seedShare(batch, first, last, degrees), nullptr, false);
+    const int64_t need = unitBytes(part, held);
+    if (need <= partsLeft) {
+      p.parts.emplace_back(first, last);
+    } else if (last - first > 1) {
+      const int64_t middle = first + (last - first) / 2;
+      split(first, middle);
+      split(middle, last);
+    } else {
+      p.partsError =
+          "seed " + std::to_string(batch.seeds[first]) + " alone needs " +
+          formatBytes(need) +
+          " (its sampled neighbourhood: " + std::to_string(part.numVertices) +
+          " rows, " + std::to_string(part.numEdges) +
+          " edges, with the batch's sampled blocks and the next batch's)";
+    }
+  };
+  split(begin, end);
+  p.sample = std::make_shared<const SampledBatch>(std::move(batch));
   return p;
 }
 
 float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
                                       Prepared &p, int64_t step, int64_t n) {
+  if (!p.partsError.empty())
+    fatal("--mem-budget " + formatBytes(partsBudget) + ": batch " +
+          std::to_string(step) + "'s " + p.partsError +
+          " but the budget leaves " + formatBytes(partsLeft) +
+          " for a batch; raise --mem-budget or lower --fanouts");
   ++batchesInParts;
-  const SampledBatch &batch = *p.sample;
   const int64_t lossCount = ctx->lossCount[0];
   ctx->lossCount[0] = n; // each part's loss is a share of the batch's mean
   gnnrtContext::GradientParts &parts = ctx->gradientParts;
-  parts.part = 0;
-  float loss = 0.0f;
-  // The batch is held while its parts train and the next one is sampled;
-  // the parts' gradients are summed beside the gradients.
-  int64_t held = 2 * sampledBytes(batch);
-  for (const auto &g : ctx->grads)
-    held += g->size * static_cast<int64_t>(sizeof(float));
-  // Left to right, a range that does not fit halved: the part ending at
-  // seedsEnd is the last to train, and steps.
-  std::function<void(int64_t, int64_t)> train = [&](int64_t begin,
-                                                    int64_t end) {
+  // Part j + 1 is built and its rows read on a thread while part j trains
+  // (unitBytes counts its rows).
+  struct Part {
+    Dataset ds;
     std::vector<float> degrees[2];
-    Dataset ds = batchSubgraph(full, seedShare(batch, begin, end, degrees),
-                               nullptr, /*features=*/false);
-    const int64_t bytes = unitBytes(ds, held);
-    if (bytes > partsLeft && end - begin > 1) {
-      const int64_t middle = begin + (end - begin) / 2;
-      train(begin, middle);
-      train(middle, end);
-      return;
-    }
-    if (bytes > partsLeft)
-      fatal("--mem-budget " + formatBytes(partsBudget) + ": batch " +
-            std::to_string(step) + "'s seed " +
-            std::to_string(batch.seeds[begin]) + " alone needs " +
-            formatBytes(bytes) + " (its sampled neighbourhood: " +
-            std::to_string(ds.numVertices) + " rows, " +
-            std::to_string(ds.numEdges) + " edges, with the batch's sampled " +
-            "blocks and the next batch's) but the budget leaves " +
-            formatBytes(partsLeft) +
-            " for a batch; raise --mem-budget or lower --fanouts");
-    fillRows(ds);
-    const bool last = end == p.seedsEnd;
+  };
+  auto build = [this, &p](size_t j) {
+    Part part;
+    part.ds = batchSubgraph(
+        full,
+        seedShare(*p.sample, p.parts[j].first, p.parts[j].second, part.degrees),
+        nullptr, /*features=*/false);
+    fillRows(part.ds);
+    return part;
+  };
+  std::future<Part> next = std::async(std::launch::async, build, 0);
+  float loss = 0.0f;
+  for (size_t j = 0; j < p.parts.size(); ++j) {
+    Part part = next.get();
+    if (j + 1 < p.parts.size())
+      next = std::async(std::launch::async, build, j + 1);
+    const bool last = j + 1 == p.parts.size();
+    parts.part = static_cast<int64_t>(j);
     parts.defer = !last;
     parts.fold = last;
-    ctx->fullDegree[0] = std::move(degrees[0]);
-    ctx->fullDegree[1] = std::move(degrees[1]);
-    loss += bindAndTrain(ctx, program, std::move(ds), step);
-    ++parts.part;
-    ++batchParts;
-  };
-  train(p.seedsBegin, p.seedsEnd);
+    ctx->fullDegree[0] = std::move(part.degrees[0]);
+    ctx->fullDegree[1] = std::move(part.degrees[1]);
+    loss += bindAndTrain(ctx, program, std::move(part.ds), step);
+  }
+  batchParts += static_cast<int64_t>(p.parts.size());
   parts.defer = parts.fold = false;
   parts.part = 0;
   for (std::vector<float> &sum : parts.sum)

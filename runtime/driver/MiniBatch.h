@@ -262,6 +262,7 @@ private:
   // thread sizes the batches by them while bindDataset rewrites ctx's.
   ModelInfo partsModel;
   OptimizerConfig partsOptimizer;
+  int64_t gradientBytes = 0; // the parts' sum of the gradients
   /// At each epoch's start: what the budget leaves (partsLeft), the model
   /// snapshot; the slots without headroom. Turns the parts off where they
   /// do not apply (trainInPartsWithin, a GPU).
@@ -329,18 +330,22 @@ private:
     // until the pull finishes).
     std::vector<int64_t> vertices;
     FeaturePuller::Pending pull;
-    // A batch in parts: the whole sampled batch and this process's seeds
-    // [seedsBegin, seedsEnd) of it (ds empty).
+    // A batch in parts: the whole sampled batch and the seed ranges
+    // [first, last) of this process's seeds that train as its parts (ds
+    // empty), or why a seed cannot.
     std::shared_ptr<const SampledBatch> sample;
-    int64_t seedsBegin = 0, seedsEnd = 0;
+    std::vector<std::pair<int64_t, int64_t>> parts;
+    std::string partsError;
   };
   /// This process's seeds [begin, end) of `batch` as one unit when it fits
-  /// in partsLeft (its rows filled), else as a batch in parts.
+  /// in partsLeft (its rows filled), else as a batch in parts: the seeds
+  /// halved, left to right, until each part fits.
   Prepared prepareWithin(SampledBatch batch, int64_t begin, int64_t end,
                          Prepared p);
-  /// Trains the batch in parts `p`: its seeds halved until each part fits
-  /// partsLeft, the gradients summed, the step at the last part; the sum
-  /// of the parts' losses (each a share of the batch's `n` seeds' mean).
+  /// Trains the batch in parts `p`, each part built and its rows read while
+  /// the one before trains, the gradients summed, the step at the last
+  /// part; the sum of the parts' losses (each a share of the batch's `n`
+  /// seeds' mean). Stops the run on a seed that does not fit alone.
   float trainInParts(gnnrtContext *ctx, const Program &program, Prepared &p,
                      int64_t step, int64_t n);
   /// Binds `ds` (a batch, a share or part of one; P³: with batch `p`'s
