@@ -42,9 +42,14 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   gradientBytes = 0;
   for (const auto &g : ctx->grads)
     gradientBytes += g->size * static_cast<int64_t>(sizeof(float));
-  // A slot keeps its largest part's size, without a quarter more.
+  // A slot keeps its largest part's size, without a quarter more. The
+  // slots of the last epoch's batches are freed (a batch's, none in the
+  // spill file, as evaluatePlanned frees them), so that what the process
+  // holds is not taken for what stays (it then leaves smaller parts each
+  // epoch), and the heap's free pages go back to the system.
   ctx->slotHeadroom = false;
-  malloc_trim(0); // the heap's free pages back to the system first
+  ctx->buffers.clear();
+  malloc_trim(0);
   const int64_t resident = residentMemory();
   // A tenth of it is the estimate's margin: the model's records size the
   // slots, not the kernels' temporaries (GAT's peak was 11 % over the
@@ -67,6 +72,15 @@ int64_t MiniBatchTraining::sampledBytes(const SampledBatch &batch) {
                                   b.vertices.size() * 8);
   // batchSubgraph's (source, position) pairs and positions.
   return bytes + batch.numEdges() * 24;
+}
+
+Dataset MiniBatchTraining::sizes(const SampledBatch &batch) const {
+  Dataset ds;
+  ds.numVertices = static_cast<int64_t>(batch.inputVertices().size());
+  ds.numEdges = batch.numEdges();
+  ds.numFeatures = full.numFeatures;
+  ds.numClasses = full.numClasses;
+  return ds;
 }
 
 int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled) const {
@@ -100,19 +114,19 @@ MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
                                                              Prepared p) {
   // Alone the whole batch is the unit, with its own degrees (as a batch
   // trains unbudgeted); on several processes this process's share.
-  Dataset ds =
-      processes == 1
-          ? batchSubgraph(full, batch, nullptr, /*features=*/false)
-          : batchSubgraph(full, seedShare(batch, begin, end, p.degrees),
-                          nullptr, /*features=*/false);
   // Meanwhile the next batch is sampled (as large as this one).
-  const int64_t bytes = unitBytes(ds, sampledBytes(batch));
+  const bool alone = processes == 1;
+  const SampledBatch share =
+      alone ? SampledBatch() : seedShare(batch, begin, end, p.degrees);
+  const int64_t bytes =
+      unitBytes(sizes(alone ? batch : share), sampledBytes(batch));
   if (bytes < 0 || bytes <= partsLeft) {
+    Dataset ds = batchSubgraph(full, alone ? batch : share, nullptr,
+                               /*features=*/false);
     fillRows(ds);
     p.ds = std::move(ds);
     return p;
   }
-  ds = Dataset();
   // In parts: the batch is held while they train and the next one is
   // sampled, and the parts' gradients are summed beside the gradients.
   const int64_t held = 2 * sampledBytes(batch) + gradientBytes;
@@ -122,8 +136,7 @@ MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
     if (!p.partsError.empty())
       return;
     std::vector<float> degrees[2];
-    const Dataset part = batchSubgraph(
-        full, seedShare(batch, first, last, degrees), nullptr, false);
+    const Dataset part = sizes(seedShare(batch, first, last, degrees));
     const int64_t need = unitBytes(part, held);
     if (need <= partsLeft) {
       p.parts.emplace_back(first, last);

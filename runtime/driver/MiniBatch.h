@@ -272,6 +272,9 @@ private:
   /// unit's, read meanwhile on the sampler's thread, and `sampled` bytes of
   /// sampled blocks held meanwhile (sampledBytes).
   int64_t unitBytes(const Dataset &ds, int64_t sampled) const;
+  /// The sizes of `batch`'s subgraph (batchSubgraph's vertices, edges,
+  /// features and classes; nothing built), which unitBytes reads.
+  Dataset sizes(const SampledBatch &batch) const;
   /// The blocks of `batch` and what batchSubgraph builds from them.
   static int64_t sampledBytes(const SampledBatch &batch);
   /// `ds`'s input rows: read from storage, or copied from the features.
