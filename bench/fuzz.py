@@ -794,7 +794,10 @@ class Fuzzer:
                       os.path.join(d, "y" * 256)]
         fanouts = ["2,2", "-1,-1", "3,-1", "0,2", "2", "2,2,2", "1,,2", "a,b", "", "-2,2",
                    "99999999999999999999,1"]
+        sizes = ["0", "1", "-1", "1K", "100K", "1M", "4M", "16M", "64M", "256M", "1G", "1X",
+                 "99999999999T", "", "2.5M"]
         return rng.choice({"int": ints, "float": floats, "path": paths, "fanouts": fanouts,
+                           "bytes": sizes,
                            "enum": ["adam", "sgd", "SGD", "", "adamw", "mlir", "exe", "obj",
                                     "llvm", "bogus", "auto", "never", "always", "rows",
                                     "features", "preload", "pull"]}[kind])
@@ -807,7 +810,8 @@ class Fuzzer:
                  ("--quiet", None), ("--help", None), ("--bogus", None),
                  ("--batch-size", "int"), ("--fanouts", "fanouts"),
                  ("--features-on-storage", None), ("--eval-batch-size", "int"),
-                 ("--server-processes", "int"), ("--partition", "enum")]
+                 ("--server-processes", "int"), ("--partition", "enum"),
+                 ("--mem-budget", "bytes"), ("--spill-dir", "path")]
 
     def case_flags(self, i, rng):
         d = tempfile.mkdtemp(dir=self.work, prefix=f"flags{i}-")
@@ -853,7 +857,8 @@ class Fuzzer:
                         v = self.flag_value(rng, kind, d)
                         if flag == "--dataset" and rng.random() < 0.5:
                             v = os.path.join(d, "dataset")
-                            self.data.mutant(rng, v)
+                            if not os.path.exists(v):  # drawn twice: one mutant
+                                self.data.mutant(rng, v)
                         if flag == "-o" and v in ("/", "."):
                             v = os.path.join(d, "x")
                         argv.append(f"{flag}={v}")
