@@ -83,7 +83,8 @@ Dataset MiniBatchTraining::sizes(const SampledBatch &batch) const {
   return ds;
 }
 
-int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled) const {
+int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled,
+                                     bool nextRows) const {
   TrainingMemory need;
   std::string error;
   if (!estimateTrainingMemory(partsModel, ds, partsOptimizer, need, error))
@@ -91,7 +92,7 @@ int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled) const {
   const int64_t state = need.batchState();
   const int64_t rows = ds.numVertices * ds.numFeatures * 4 + ds.numEdges * 4 +
                        (ds.numVertices + 1) * 8;
-  return state + rows + sampled;
+  return state + (nextRows ? rows : 0) + sampled;
 }
 
 void MiniBatchTraining::fillRows(Dataset &ds) {

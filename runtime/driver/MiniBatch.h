@@ -268,10 +268,11 @@ private:
   /// do not apply (trainInPartsWithin, a GPU).
   void startParts(gnnrtContext *ctx);
   /// What a unit of training `ds` (a batch, or a share or part of one)
-  /// needs of partsLeft: its state, its rows and graph again for the next
-  /// unit's, read meanwhile on the sampler's thread, and `sampled` bytes of
-  /// sampled blocks held meanwhile (sampledBytes).
-  int64_t unitBytes(const Dataset &ds, int64_t sampled) const;
+  /// needs of partsLeft: its state, with `nextRows` its rows and graph
+  /// again for the next unit's, read meanwhile on another thread, and
+  /// `sampled` bytes of sampled blocks held meanwhile (sampledBytes).
+  int64_t unitBytes(const Dataset &ds, int64_t sampled,
+                    bool nextRows = true) const;
   /// The sizes of `batch`'s subgraph (batchSubgraph's vertices, edges,
   /// features and classes; nothing built), which unitBytes reads.
   Dataset sizes(const SampledBatch &batch) const;

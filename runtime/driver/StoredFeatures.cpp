@@ -16,6 +16,7 @@
 #include "Summary.h"
 
 #include <algorithm>
+#include <functional>
 #include <malloc.h>
 #include <numeric>
 
@@ -154,10 +155,37 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
   const int64_t step = std::max<int64_t>(evalBatchSize, 1);
   std::vector<int64_t> batchSeeds;
   std::string error;
-  for (int64_t b = rank * step; b < V; b += step * size) {
-    batchSeeds.resize(std::min(step, V - b));
+  // Under --mem-budget (trainInPartsWithin) a batch whose full
+  // neighbourhoods do not fit in what the budget leaves is evaluated in
+  // halves, halved again until each fits (each vertex's logits are its
+  // own: the same values).
+  startParts(ctx);
+  std::function<void(int64_t, int64_t)> evaluateRange = [&](int64_t b,
+                                                            int64_t count) {
+    batchSeeds.resize(count);
     std::iota(batchSeeds.begin(), batchSeeds.end(), b);
     const SampledBatch batch = wholeSampler->sample(batchSeeds, 0);
+    if (partsLeft > 0) {
+      // One batch at a time: no next batch's rows beside it.
+      const int64_t need = unitBytes(sizes(batch), sampledBytes(batch),
+                                     /*nextRows=*/false);
+      if (need > partsLeft && count > 1) {
+        evaluateRange(b, count / 2);
+        evaluateRange(b + count / 2, count - count / 2);
+        return;
+      }
+      if (need > partsLeft)
+        fatal("--mem-budget " + formatBytes(partsBudget) + ": evaluating " +
+              "vertex " + std::to_string(b) + " alone needs " +
+              formatBytes(need) + " (its " + std::to_string(layers) +
+              "-hop in-neighbourhood: " +
+              std::to_string(batch.inputVertices().size()) + " rows, " +
+              std::to_string(batch.numEdges()) +
+              " edges) but the budget leaves " + formatBytes(partsLeft) +
+              "; raise --mem-budget, or compile the model for it "
+              "(gnn-compile --mem-budget evaluates the whole graph under "
+              "its plan)");
+    }
     Dataset ds = batchSubgraph(full, batch, nullptr, /*features=*/false);
     readBatchRows(ds);
     const int64_t n = ds.numVertices;
@@ -193,7 +221,9 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
         e.predictions[batchSeeds[i]] = rows[i];
     }
     ++evaluationBatches;
-  }
+  };
+  for (int64_t b = rank * step; b < V; b += step * size)
+    evaluateRange(b, std::min(step, V - b));
   std::copy(savedCounts, savedCounts + 3, ctx->lossCount);
   e.loss = static_cast<float>(loss);
   if (size > 1) {
