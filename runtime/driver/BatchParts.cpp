@@ -43,12 +43,12 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   for (const auto &g : ctx->grads)
     gradientBytes += g->size * static_cast<int64_t>(sizeof(float));
   // A slot keeps its largest part's size, without a quarter more. The
-  // slots of the last epoch's batches are freed (a batch's, none in the
-  // spill file, as evaluatePlanned frees them), so that what the process
-  // holds is not taken for what stays (it then leaves smaller parts each
-  // epoch), and the heap's free pages go back to the system.
+  // slots of the last epoch's batches are freed (their copies and chunks
+  // in the spill file dropped, as after a planned evaluation), so that what the
+  // process holds is not taken for what stays (it then leaves smaller parts
+  // each epoch), and the heap's free pages go back to the system.
   ctx->slotHeadroom = false;
-  ctx->buffers.clear();
+  freeSlots(ctx);
   malloc_trim(0);
   const int64_t resident = residentMemory();
   // A tenth of it is the estimate's margin: the model's records size the
@@ -89,9 +89,16 @@ int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled,
   std::string error;
   if (!estimateTrainingMemory(partsModel, ds, partsOptimizer, need, error))
     return -1;
-  const int64_t state = need.batchState();
+  // The host's copies beside the bound state: labels, global ids (the
+  // dataset's and the context's), masks, and every edge array.
+  int64_t edgeFloats = 0;
+  for (const auto &[name, data] : full.edgeData)
+    edgeFloats += data.width;
+  const int64_t host =
+      ds.numVertices * (8 + 8 + 4 + 3) + ds.numEdges * edgeFloats * 4;
+  const int64_t state = need.batchState() + host;
   const int64_t rows = ds.numVertices * ds.numFeatures * 4 + ds.numEdges * 4 +
-                       (ds.numVertices + 1) * 8;
+                       (ds.numVertices + 1) * 8 + host;
   return state + (nextRows ? rows : 0) + sampled;
 }
 

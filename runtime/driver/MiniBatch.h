@@ -300,6 +300,10 @@ private:
   ModelInfo evalModel, stepModel;
   Evaluation evaluatePlanned(gnnrtContext *ctx, const Program &program,
                              bool predict);
+  /// Frees the slot buffers, their copies and chunks in the spill file
+  /// dropped and the features' read-only slot forgotten (the next program
+  /// numbers its slots on its own).
+  static void freeSlots(gnnrtContext *ctx);
   // The sampler's CSC while the device holds it (bindWholeLent).
   bool lent = false;
   const int64_t *lentOffsets = nullptr;

@@ -78,6 +78,16 @@ void MiniBatchTraining::takeBackLent(gnnrtContext *ctx) {
   lent = false;
 }
 
+void MiniBatchTraining::freeSlots(gnnrtContext *ctx) {
+  gnnrtDropAll(ctx);
+  for (size_t slot = 0; slot < ctx->buffers.size(); ++slot)
+    if (ctx->spill && ctx->buffers[slot] &&
+        ctx->spill->isSource(static_cast<int64_t>(slot)))
+      ctx->spill->forgetChunks(static_cast<int64_t>(slot), *ctx->device,
+                               *ctx->buffers[slot]);
+  ctx->buffers.clear();
+}
+
 MiniBatchTraining::Evaluation
 MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
                                    bool predict) {
@@ -104,13 +114,7 @@ MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
   takeBackLent(ctx);
   // Its buffers and copies dropped, and the features' read-only slot
   // forgotten: the step numbers its slots on its own.
-  gnnrtDropAll(ctx);
-  for (size_t slot = 0; slot < ctx->buffers.size(); ++slot)
-    if (ctx->spill && ctx->buffers[slot] &&
-        ctx->spill->isSource(static_cast<int64_t>(slot)))
-      ctx->spill->forgetChunks(static_cast<int64_t>(slot), *ctx->device,
-                               *ctx->buffers[slot]);
-  ctx->buffers.clear();
+  freeSlots(ctx);
   ctx->model = stepModel;
   ctx->slotHeadroom = headroom;
   return e;
