@@ -33,10 +33,8 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
     partsBudget = 0;
     return;
   }
-  // What the process holds before an epoch's first batch (the parameters,
-  // the optimizer's state, the sampler's graph, the features unless they
-  // are on storage, the last batch's graph, what the evaluation kept in the
-  // heap) stays through its batches: the least left over the epochs.
+  // The sampler's thread sizes the batches by copies (bindDataset rewrites
+  // the context's model).
   partsModel = ctx->model;
   partsOptimizer = ctx->optConfig;
   gradientBytes = 0;
@@ -50,6 +48,10 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   ctx->slotHeadroom = false;
   freeSlots(ctx);
   malloc_trim(0);
+  // What the process holds before an epoch's first batch (the parameters,
+  // the optimizer's state, the sampler's graph, the features unless they
+  // are on storage, the last batch's graph) stays through its batches: the
+  // least left over the epochs.
   const int64_t resident = residentMemory();
   // A tenth of it is the estimate's margin: the model's records size the
   // slots, not the kernels' temporaries (GAT's peak was 11 % over the
@@ -58,10 +60,10 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   partsLeft = steps == 0 ? left : std::min(partsLeft, left);
   if (partsLeft <= 0)
     fatal("--mem-budget " + formatBytes(partsBudget) +
-          " leaves nothing for a "
-          "batch: the process holds " +
+          " leaves nothing for a batch: the process holds " +
           formatBytes(resident) +
-          " before an epoch's batches; raise --mem-budget");
+          " before an epoch's batches; raise "
+          "--mem-budget");
 }
 
 int64_t MiniBatchTraining::sampledBytes(const SampledBatch &batch) {
