@@ -17,6 +17,7 @@
 #include "Programs.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <future>
 #include <malloc.h>
@@ -175,6 +176,14 @@ float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
           std::to_string(step) + "'s " + p.partsError +
           " but the budget leaves " + formatBytes(partsLeft) +
           " for a batch; raise --mem-budget or lower --fanouts");
+  if (announceParts && batchesInParts == 0) {
+    std::printf("gnnc: --mem-budget: batch %lld trains in %zu parts (the "
+                "budget leaves %s for a batch; mini_batch.parts in --json "
+                "counts them)\n",
+                static_cast<long long>(step), p.parts.size(),
+                formatBytes(partsLeft).c_str());
+    std::fflush(stdout);
+  }
   ++batchesInParts;
   const int64_t lossCount = ctx->lossCount[0];
   ctx->lossCount[0] = n; // each part's loss is a share of the batch's mean

@@ -165,7 +165,11 @@ public:
   /// fits, their gradients summed into one step (gnnrtContext::GradientParts).
   /// Not for co-batches, P³, feature pulling, the pipeline,
   /// --save-batches or a GPU, whose batches train whole.
-  void trainInPartsWithin(int64_t budget) { partsBudget = budget; }
+  /// With `announce` the first batch in parts prints a line saying so.
+  void trainInPartsWithin(int64_t budget, bool announce) {
+    partsBudget = budget;
+    announceParts = announce;
+  }
   /// Binds the whole graph (for ctx->model's program) with the sampler's
   /// CSC lent to the device where its memory is the host's: one copy of
   /// the graph, where a bound copy beside the sampler's is two (460 MB
@@ -258,6 +262,7 @@ private:
   // batch (set by the first epoch; 0: batches train whole), the batches
   // trained in parts and their parts (json()).
   int64_t partsBudget = 0, partsLeft = 0, batchesInParts = 0, batchParts = 0;
+  bool announceParts = false;
   // The step's model and optimizer as the epoch starts: the sampler's
   // thread sizes the batches by them while bindDataset rewrites ctx's.
   ModelInfo partsModel;

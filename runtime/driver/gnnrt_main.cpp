@@ -513,7 +513,7 @@ int main(int argc, char **argv) {
     miniBatch->useFeaturesOnStorage(&ctx->featuresFile, o.evalBatchSize);
   if (miniBatch && o.memBudget > 0) {
     miniBatch->freeBoundFeatures();
-    miniBatch->trainInPartsWithin(o.memBudget);
+    miniBatch->trainInPartsWithin(o.memBudget, lead && !o.quiet);
   }
   if (o.featuresOnStorage && !plannedEval) {
     if (lead && !o.quiet)
