@@ -48,6 +48,9 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   // each epoch), and the heap's free pages go back to the system.
   ctx->slotHeadroom = false;
   freeSlots(ctx);
+  // The features buffer too: an evaluation's holds the whole graph's rows.
+  ctx->features.reset();
+  ctx->featuresCapacity = 0;
   malloc_trim(0);
   // What the process holds before an epoch's first batch (the parameters,
   // the optimizer's state, the sampler's graph, the features unless they

@@ -92,8 +92,11 @@ MiniBatchTraining::Evaluation
 MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
                                    bool predict) {
   // The step's buffers are a batch's (resident, none in the spill file):
-  // freed.
+  // freed, and so is the batches' features buffer (the plan reads the
+  // features by chunks or binds the whole graph's).
   ctx->buffers.clear();
+  ctx->features.reset();
+  ctx->featuresCapacity = 0;
   malloc_trim(0);
   // (The step's model as bound: its parameters' shapes resolved.)
   stepModel = ctx->model;
