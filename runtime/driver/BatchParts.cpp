@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <functional>
 #include <future>
-#include <malloc.h>
 
 using namespace gnnrt;
 
@@ -41,17 +40,12 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   gradientBytes = 0;
   for (const auto &g : ctx->grads)
     gradientBytes += g->size * static_cast<int64_t>(sizeof(float));
-  // A slot keeps its largest part's size, without a quarter more. The
-  // slots of the last epoch's batches are freed (their copies and chunks
-  // in the spill file dropped, as after a planned evaluation), so that what the
-  // process holds is not taken for what stays (it then leaves smaller parts
-  // each epoch), and the heap's free pages go back to the system.
+  // A slot keeps its largest part's size, without a quarter more. What the
+  // last epoch's batches (or an evaluation) left is freed first (the
+  // slots, the features buffer, the heap's free pages), so that it is not
+  // taken for what stays (the parts would shrink each epoch).
   ctx->slotHeadroom = false;
-  freeSlots(ctx);
-  // The features buffer too: an evaluation's holds the whole graph's rows.
-  ctx->features.reset();
-  ctx->featuresCapacity = 0;
-  malloc_trim(0);
+  freeBatchState(ctx);
   // What the process holds before an epoch's first batch (the parameters,
   // the optimizer's state, the sampler's graph, the features unless they
   // are on storage, the last batch's graph) stays through its batches: the
@@ -66,8 +60,7 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
     fatal("--mem-budget " + formatBytes(partsBudget) +
           " leaves nothing for a batch: the process holds " +
           formatBytes(resident) +
-          " before an epoch's batches; raise "
-          "--mem-budget");
+          " before an epoch's batches; raise --mem-budget");
 }
 
 int64_t MiniBatchTraining::sampledBytes(const SampledBatch &batch) {
@@ -113,13 +106,7 @@ void MiniBatchTraining::fillRows(Dataset &ds) {
     readBatchRows(ds);
     return;
   }
-  const int64_t F = full.numFeatures;
-  ds.features.clear();
-  ds.features.reserve(static_cast<size_t>(ds.numVertices * F));
-  for (int64_t v : ds.vertexIds) {
-    const float *row = full.features.data() + v * F;
-    ds.features.insert(ds.features.end(), row, row + F);
-  }
+  copyFeatureRows(full, ds.vertexIds, ds.features);
 }
 
 MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,

@@ -30,6 +30,23 @@ bool gnnrt::passiveWaitsForMiniBatches(char **argv) {
   return false;
 }
 
+void gnnrt::copyFeatureRows(const Dataset &full,
+                            const std::vector<int64_t> &vertices,
+                            std::vector<float> &rows) {
+  const int64_t F = full.numFeatures;
+  const int64_t n = static_cast<int64_t>(vertices.size());
+  // Appended row by row: a resize would first zero the n x F floats.
+  rows.clear();
+  rows.reserve(static_cast<size_t>(n * F));
+  for (int64_t v = 0; v < n; ++v) {
+    // The rows lie anywhere in the features: start a few rows' loads early.
+    if (v + 4 < n)
+      __builtin_prefetch(full.features.data() + vertices[v + 4] * F);
+    const float *row = full.features.data() + vertices[v] * F;
+    rows.insert(rows.end(), row, row + F);
+  }
+}
+
 Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
                              std::vector<float> *storage, bool features) {
   // blocks[0] holds every sampled edge (each block is a prefix of it).
@@ -62,24 +79,15 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
     positions[e] = edges[e].second;
   }
   ds.numEdges = static_cast<int64_t>(ds.indices.size());
-  const int64_t F = full.numFeatures;
-  // Appended row by row: a resize would first zero the n x F floats.
   if (storage) {
     ds.features.swap(*storage);
     ds.features.clear();
   }
-  ds.features.reserve(features ? n * F : 0);
+  if (features)
+    copyFeatureRows(full, vertices, ds.features);
   ds.labels.resize(n);
-  for (int64_t v = 0; v < n; ++v) {
+  for (int64_t v = 0; v < n; ++v)
     ds.labels[v] = full.labels[vertices[v]];
-    if (!features)
-      continue;
-    // The rows lie anywhere in the features: start a few rows' loads early.
-    if (v + 4 < n)
-      __builtin_prefetch(full.features.data() + vertices[v + 4] * F);
-    const float *row = full.features.data() + vertices[v] * F;
-    ds.features.insert(ds.features.end(), row, row + F);
-  }
   // The loss on the seeds (the first vertices) alone.
   for (auto &m : ds.masks)
     m.assign(n, 0);

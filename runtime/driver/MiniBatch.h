@@ -49,6 +49,11 @@ bool passiveWaitsForMiniBatches(char **argv);
 /// at the Reddit shape, is mapped and faulted in anew). Without `features`
 /// the features are left empty (feature pulling fills them: the rows are
 /// the input block's `vertices`).
+/// Replaces `rows` with `full`'s feature rows of `vertices`, in order
+/// (batchSubgraph's, and a batch's built without its rows).
+void copyFeatureRows(const Dataset &full, const std::vector<int64_t> &vertices,
+                     std::vector<float> &rows);
+
 Dataset batchSubgraph(const Dataset &full, const SampledBatch &batch,
                       std::vector<float> *storage = nullptr,
                       bool features = true);
@@ -309,6 +314,10 @@ private:
   /// dropped and the features' read-only slot forgotten (the next program
   /// numbers its slots on its own).
   static void freeSlots(gnnrtContext *ctx);
+  /// Frees what the batches hold between them (before an evaluation, at an
+  /// epoch's start): the slots (freeSlots) and the features buffer, and
+  /// gives the heap's free pages back to the system.
+  static void freeBatchState(gnnrtContext *ctx);
   // The sampler's CSC while the device holds it (bindWholeLent).
   bool lent = false;
   const int64_t *lentOffsets = nullptr;

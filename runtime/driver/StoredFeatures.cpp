@@ -88,16 +88,20 @@ void MiniBatchTraining::freeSlots(gnnrtContext *ctx) {
   ctx->buffers.clear();
 }
 
-MiniBatchTraining::Evaluation
-MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
-                                   bool predict) {
-  // The step's buffers are a batch's (resident, none in the spill file):
-  // freed, and so is the batches' features buffer (the plan reads the
-  // features by chunks or binds the whole graph's).
-  ctx->buffers.clear();
+void MiniBatchTraining::freeBatchState(gnnrtContext *ctx) {
+  freeSlots(ctx);
   ctx->features.reset();
   ctx->featuresCapacity = 0;
   malloc_trim(0);
+}
+
+MiniBatchTraining::Evaluation
+MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
+                                   bool predict) {
+  // The step's buffers are a batch's: freed, and so is the batches'
+  // features buffer (the plan reads the features by chunks or binds the
+  // whole graph's).
+  freeBatchState(ctx);
   // (The step's model as bound: its parameters' shapes resolved.)
   stepModel = ctx->model;
   ctx->model = evalModel;

@@ -547,19 +547,30 @@ TEST(RuntimeDevice, TheOptimizerStepIsTheOldLoopBitForBit) {
   }
 }
 
+namespace {
+
+/// Gives `ctx` optimizer `c` and one parameter of `n` random values, its
+/// gradient and its optimizer state.
+void addRandomParam(gnnrtContext &ctx, const OptimizerConfig &c, int64_t n,
+                    std::mt19937 &rng) {
+  ctx.optConfig = c;
+  ctx.params.push_back(std::make_unique<Buffer>(*ctx.device, n));
+  ctx.grads.push_back(std::make_unique<Buffer>(*ctx.device, n));
+  ctx.opt.emplace_back();
+  fillRandom(*ctx.params.back(), rng, 0.3f);
+}
+
+} // namespace
+
 TEST(RuntimeDevice, OptimizerUpdateForwardsToTheDevice) {
   // Through the ABI: the context's parameters move as the old loop moves
   // them, and the state is allocated on the device on the first step (Adam:
   // two moments, SGD: a momentum buffer unless the momentum is 0).
   for (const OptimizerConfig &c : optimizerConfigs()) {
     gnnrtContext ctx;
-    ctx.optConfig = c;
     const int64_t n = 77;
     std::mt19937 rng(99);
-    ctx.params.push_back(std::make_unique<Buffer>(*ctx.device, n));
-    ctx.grads.push_back(std::make_unique<Buffer>(*ctx.device, n));
-    ctx.opt.emplace_back();
-    fillRandom(*ctx.params[0], rng, 0.3f);
+    addRandomParam(ctx, c, n, rng);
     Buffer ref(*ctx.device, n);
     std::memcpy(ref.data, ctx.params[0]->data, sizeof(float) * n);
     OptState refState;
@@ -587,13 +598,9 @@ TEST(RuntimeDevice, ABatchInPartsStepsOnceWithItsPartsGradientsSummed) {
   for (const OptimizerConfig &c : optimizerConfigs()) {
     for (bool announce : {false, true}) {
       gnnrtContext ctx;
-      ctx.optConfig = c;
       const int64_t n = 53;
       std::mt19937 rng(7);
-      ctx.params.push_back(std::make_unique<Buffer>(*ctx.device, n));
-      ctx.grads.push_back(std::make_unique<Buffer>(*ctx.device, n));
-      ctx.opt.emplace_back();
-      fillRandom(*ctx.params[0], rng, 0.3f);
+      addRandomParam(ctx, c, n, rng);
       Buffer ref(*ctx.device, n), sum(*ctx.device, n), before(*ctx.device, n);
       std::memcpy(ref.data, ctx.params[0]->data, sizeof(float) * n);
       std::memcpy(before.data, ctx.params[0]->data, sizeof(float) * n);
