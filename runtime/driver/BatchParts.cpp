@@ -63,14 +63,18 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
           " before an epoch's batches; raise --mem-budget");
 }
 
-int64_t MiniBatchTraining::sampledBytes(const SampledBatch &batch) {
+int64_t MiniBatchTraining::blockBytes(const SampledBatch &batch) {
   int64_t bytes = 0;
   for (const Block &b : batch.blocks)
     bytes += static_cast<int64_t>(b.offsets.size() * 8 + b.sources.size() * 4 +
                                   b.edgePositions.size() * 8 +
                                   b.vertices.size() * 8);
+  return bytes;
+}
+
+int64_t MiniBatchTraining::sampledBytes(const SampledBatch &batch) {
   // batchSubgraph's (source, position) pairs and positions.
-  return bytes + batch.numEdges() * 24;
+  return blockBytes(batch) + batch.numEdges() * 24;
 }
 
 Dataset MiniBatchTraining::sizes(const SampledBatch &batch) const {
@@ -83,10 +87,13 @@ Dataset MiniBatchTraining::sizes(const SampledBatch &batch) const {
 }
 
 int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled,
-                                     bool nextRows) const {
+                                     bool nextRows, bool evaluation) const {
   TrainingMemory need;
   std::string error;
-  if (!estimateTrainingMemory(partsModel, ds, partsOptimizer, need, error))
+  if (!(evaluation ? estimateEvaluationMemory(evalModel, ds, partsOptimizer,
+                                              need, error)
+                   : estimateTrainingMemory(partsModel, ds, partsOptimizer,
+                                            need, error)))
     return -1;
   // The host's copies beside the bound state: labels, global ids (the
   // dataset's and the context's), masks, and every edge array.
@@ -128,17 +135,25 @@ MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
     p.ds = std::move(ds);
     return p;
   }
-  // In parts: the batch is held while they train and the next one is
-  // sampled, and the parts' gradients are summed beside the gradients.
-  const int64_t held = 2 * sampledBytes(batch) + gradientBytes;
+  // In parts: the batch's blocks are held while they train and the next
+  // batch is sampled (and built, as large), and the parts' gradients are
+  // summed beside the gradients. Each part is built from its share of the
+  // blocks (its own blocks and subgraph pairs) while the last one trains.
+  const int64_t held = blockBytes(batch) + sampledBytes(batch) + gradientBytes;
   // Left to right, a range that does not fit halved.
   std::function<void(int64_t, int64_t)> split = [&](int64_t first,
                                                     int64_t last) {
     if (!p.partsError.empty())
       return;
-    std::vector<float> degrees[2];
-    const Dataset part = sizes(seedShare(batch, first, last, degrees));
-    const int64_t need = unitBytes(part, held);
+    // (The share's blocks freed before the halves are sized.)
+    Dataset part;
+    int64_t need;
+    {
+      std::vector<float> degrees[2];
+      const SampledBatch partShare = seedShare(batch, first, last, degrees);
+      part = sizes(partShare);
+      need = unitBytes(part, held + sampledBytes(partShare));
+    }
     if (need <= partsLeft) {
       p.parts.emplace_back(first, last);
     } else if (last - first > 1) {

@@ -99,16 +99,17 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
   return ds;
 }
 
-MiniBatchTraining::MiniBatchTraining(const Dataset &full, int64_t batchSize,
+MiniBatchTraining::MiniBatchTraining(Dataset dataset, int64_t batchSize,
                                      std::vector<int64_t> fanouts,
                                      uint64_t seed)
-    : full(full), batchSize(batchSize), seed(seed), fanouts(fanouts) {
+    : full(std::move(dataset)), batchSize(batchSize), seed(seed),
+      fanouts(fanouts) {
   for (int64_t v = 0; v < full.numVertices; ++v)
     if (full.masks[0][v] && full.labels[v] >= 0)
       seeds.push_back(v);
   sampler = std::make_unique<NeighborSampler>(
-      this->full.indptr.data(), this->full.indices.data(),
-      this->full.numVertices, std::move(fanouts), seed);
+      full.indptr.data(), full.indices.data(), full.numVertices,
+      std::move(fanouts), seed);
 }
 
 float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
@@ -725,7 +726,15 @@ std::string MiniBatchTraining::json() const {
          (partsBudget > 0
               ? ", \"parts\": {\"left_bytes\": " + std::to_string(partsLeft) +
                     ", \"batches\": " + std::to_string(batchesInParts) +
-                    ", \"parts\": " + std::to_string(batchParts) + "}"
+                    ", \"parts\": " + std::to_string(batchParts) +
+                    (budgetedEval ? ", \"whole_evaluations\": " +
+                                        std::to_string(wholeEvaluations) +
+                                        ", \"evaluation_batch_size\": " +
+                                        std::to_string(evalBatchSize) +
+                                        ", \"evaluation_batches\": " +
+                                        std::to_string(evaluationBatches)
+                                  : std::string()) +
+                    "}"
               : std::string()) +
          (scheduler
               ? ", \"pipeline\": {\"lanes\": " +
@@ -777,10 +786,12 @@ std::string MiniBatchTraining::json() const {
          "},\n";
 }
 
-std::unique_ptr<MiniBatchTraining> gnnrt::startMiniBatch(
-    gnnrtContext *ctx, int64_t batchSize, const std::string &fanoutText,
-    uint64_t seed, int worldSize, const std::string &saveBatches,
-    int64_t externalHops, int64_t externalFanout, const Dataset *columns) {
+std::unique_ptr<MiniBatchTraining>
+gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
+                      const std::string &fanoutText, uint64_t seed,
+                      int worldSize, const std::string &saveBatches,
+                      int64_t externalHops, int64_t externalFanout,
+                      const Dataset *columns, bool takeDataset) {
   const bool expansion = externalHops >= 0 || externalFanout >= 0;
   if (batchSize == 0 && fanoutText.empty()) {
     if (!saveBatches.empty())
@@ -827,8 +838,11 @@ std::unique_ptr<MiniBatchTraining> gnnrt::startMiniBatch(
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   ctx->slotHeadroom = true;
-  auto mb = std::make_unique<MiniBatchTraining>(
-      columns ? *columns : ctx->ds, batchSize, std::move(fanouts), seed);
+  auto mb =
+      std::make_unique<MiniBatchTraining>(columns       ? *columns
+                                          : takeDataset ? std::move(ctx->ds)
+                                                        : ctx->ds,
+                                          batchSize, std::move(fanouts), seed);
   if (expansion)
     mb->useExpansionAware(externalHops, externalFanout);
   if (columns)

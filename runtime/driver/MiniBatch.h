@@ -69,10 +69,10 @@ struct FeatureRows {
 
 class MiniBatchTraining {
 public:
-  /// Keeps a copy of `full` (the dataset before it is bound: the device
-  /// takes the bound copy's features) and the train split's labelled
-  /// vertices; `fanouts` has one entry per hop of the model.
-  MiniBatchTraining(const Dataset &full, int64_t batchSize,
+  /// Keeps `full` (the dataset before it is bound: the device takes the
+  /// bound copy's features) and the train split's labelled vertices;
+  /// `fanouts` has one entry per hop of the model.
+  MiniBatchTraining(Dataset full, int64_t batchSize,
                     std::vector<int64_t> fanouts, uint64_t seed);
   // The sampler points into `full`.
   MiniBatchTraining(const MiniBatchTraining &) = delete;
@@ -156,6 +156,24 @@ public:
   /// and ends dropping its own (gnnrtDropAll, the features' read-only slot
   /// forgotten too).
   void usePlannedEvaluation(const ModelInfo &evaluation);
+  /// The model of the program whose evaluation runs (the whole graph's,
+  /// which miniBatchStep keeps beside the blocks' training step): an
+  /// evaluation is sized by its slots (unitBytes) and binds the whole
+  /// graph with it.
+  void useEvaluationModel(const ModelInfo &evaluation) {
+    evalModel = evaluation;
+  }
+  /// Under `--mem-budget` with an executable not compiled for one and the
+  /// features in memory (docs/MiniBatch.md, "Evaluations under the
+  /// budget"): each evaluation runs on the whole graph where its state fits
+  /// in what the budget leaves a batch (trainInPartsWithin), else in
+  /// batches of `evalBatch` vertices (0: the batch size) with their full
+  /// neighbourhoods, as with the features on storage, halved where one
+  /// does not fit.
+  void evaluateWithinBudget(int64_t evalBatch) {
+    budgetedEval = true;
+    evalBatchSize = evalBatch > 0 ? evalBatch : batchSize;
+  }
   /// Under a memory budget: a bound batch's feature vector is freed, not
   /// kept for a later batch's rows (which saves their pages' faults).
   /// The sampler's thread allocates from the main heap too (M_ARENA_MAX 1):
@@ -182,9 +200,12 @@ public:
   /// takeBackLent has it back for the sampler (the graph then unbound).
   void bindWholeLent(gnnrtContext *ctx);
   void takeBackLent(gnnrtContext *ctx);
-  /// Whether evaluations run by evaluate() (the features on storage, or a
-  /// planned evaluation) rather than on the whole graph bindFull binds.
-  bool evaluatesItself() const { return storedFeatures || plannedEval; }
+  /// Whether evaluations run by evaluate() (the features on storage, a
+  /// planned evaluation, or one within the budget) rather than on the whole
+  /// graph bindFull binds.
+  bool evaluatesItself() const {
+    return storedFeatures || plannedEval || budgetedEval;
+  }
   /// An evaluation: the loss and the splits' accuracies, and with
   /// `predict` every vertex's predicted class.
   struct Evaluation {
@@ -193,7 +214,9 @@ public:
     std::vector<int64_t> predictions;
   };
   /// A planned evaluation (usePlannedEvaluation): `program`'s evaluation on
-  /// the whole graph under its plan. Else the features on storage:
+  /// the whole graph under its plan. Within the budget
+  /// (evaluateWithinBudget): on the whole graph where it fits, else in
+  /// batches as follows. Else the features on storage:
   /// `program`'s evaluation over every vertex, in
   /// batches of --batch-size consecutive vertices, each with its full
   /// in-neighbourhood over the model's hops (fanouts of -1), the whole
@@ -280,14 +303,18 @@ private:
   /// What a unit of training `ds` (a batch, or a share or part of one)
   /// needs of partsLeft: its state, with `nextRows` its rows and graph
   /// again for the next unit's, read meanwhile on another thread, and
-  /// `sampled` bytes of sampled blocks held meanwhile (sampledBytes).
-  int64_t unitBytes(const Dataset &ds, int64_t sampled,
-                    bool nextRows = true) const;
+  /// `sampled` bytes of sampled blocks held meanwhile (sampledBytes). With
+  /// `evaluation` the state is an evaluation's (evalModel's evaluation
+  /// slots alone).
+  int64_t unitBytes(const Dataset &ds, int64_t sampled, bool nextRows = true,
+                    bool evaluation = false) const;
   /// The sizes of `batch`'s subgraph (batchSubgraph's vertices, edges,
   /// features and classes; nothing built), which unitBytes reads.
   Dataset sizes(const SampledBatch &batch) const;
   /// The blocks of `batch` and what batchSubgraph builds from them.
   static int64_t sampledBytes(const SampledBatch &batch);
+  /// The blocks of `batch` alone.
+  static int64_t blockBytes(const SampledBatch &batch);
   /// `ds`'s input rows: read from storage, or copied from the features.
   void fillRows(Dataset &ds);
   // Feature pulling: the rows' holders (FeaturePuller), and the rows of the
@@ -308,8 +335,17 @@ private:
   // A planned evaluation: its model and the step's.
   bool plannedEval = false;
   ModelInfo evalModel, stepModel;
-  Evaluation evaluatePlanned(gnnrtContext *ctx, const Program &program,
-                             bool predict);
+  // Evaluations within the budget (evaluateWithinBudget), and those that
+  // ran on the whole graph (json()).
+  bool budgetedEval = false;
+  int64_t wholeEvaluations = 0;
+  /// `program`'s evaluation on the whole graph, bound with the sampler's
+  /// graph lent (bindWholeLent), under the plan's model where planned.
+  Evaluation evaluateWhole(gnnrtContext *ctx, const Program &program,
+                           bool predict);
+  /// Whether the whole graph's evaluation fits in what the budget leaves
+  /// (partsLeft; startParts first).
+  bool wholeFits() const;
   /// Frees the slot buffers, their copies and chunks in the spill file
   /// dropped and the features' read-only slot forgotten (the next program
   /// numbers its slots on its own).
@@ -405,12 +441,14 @@ private:
 /// given) select expansion-aware sampling instead of the fanouts. P³
 /// (`columns`, from loadFeatureColumnsForBatches): samples from `columns`
 /// instead, and keeps ctx->ds for the full-graph evaluation (its whole graph is
-/// `columns`' structure).
+/// `columns`' structure). With `takeDataset` ctx->ds moves in instead of a
+/// copy (one copy of the features, not two, until the start-up binds
+/// the whole graph with bindWholeLent, which sets ctx->ds again).
 std::unique_ptr<MiniBatchTraining>
 startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
                uint64_t seed, int worldSize, const std::string &saveBatches,
                int64_t externalHops, int64_t externalFanout,
-               const Dataset *columns = nullptr);
+               const Dataset *columns = nullptr, bool takeDataset = false);
 
 /// GraNNDis's fetch-then-split (cooperative batching): process `rank`'s
 /// rows of the sampled `batch` (the whole batch's subgraph) with their

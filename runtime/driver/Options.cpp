@@ -37,7 +37,10 @@ static const char *kUsage =
     "  --mem-budget BYTES   resident memory the run may use (suffix K, M, G "
     "or T);\n"
     "                       a run that needs more stops before allocating it\n"
-    "                       (a model compiled for CUDA: the GPU memory)\n"
+    "                       (a model compiled for CUDA: the GPU memory);\n"
+    "                       with --batch-size a batch too large trains in\n"
+    "                       parts and an evaluation too large for the whole\n"
+    "                       graph runs in batches\n"
     "  --spill-dir DIR      existing directory for the spill file of slot\n"
     "                       buffers moved out of memory (the slow tier); the\n"
     "                       file is deleted at creation, so nothing is left\n"
@@ -125,7 +128,9 @@ static const char *kUsage =
     "                       an executable of gnn-compile --mem-budget reads\n"
     "                       them so where its plan does, and evaluates\n"
     "                       under the plan)\n"
-    "  --eval-batch-size N  with --features-on-storage: vertices per\n"
+    "  --eval-batch-size N  with --features-on-storage, or --batch-size\n"
+    "                       and --mem-budget where the whole graph's\n"
+    "                       evaluation does not fit: vertices per\n"
     "                       evaluation batch (default: --batch-size; larger\n"
     "                       batches share more of their neighbourhoods)\n"
     "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
@@ -352,10 +357,12 @@ Options parseArgs(int argc, char **argv) {
                "features.npy: give --batch-size and --fanouts (full-graph "
                "training reads them out of core when compiled for a budget: "
                "gnn-compile --mem-budget)");
-  if (o.evalBatchSize > 0 && !o.featuresOnStorage)
+  if (o.evalBatchSize > 0 && !o.featuresOnStorage &&
+      !(o.batchSize > 0 && o.memBudget > 0))
     usageError("--eval-batch-size sizes the evaluation batches of "
-               "--features-on-storage: give it too (otherwise the whole "
-               "graph is evaluated at once)");
+               "--features-on-storage, or of --batch-size under --mem-budget "
+               "where the whole graph does not fit: give them too "
+               "(otherwise the whole graph is evaluated at once)");
   if (o.featuresOnStorage && !o.dump.empty())
     usageError("--dump runs one full-graph step, which --features-on-storage "
                "never holds in memory");

@@ -48,12 +48,15 @@ void MiniBatchTraining::usePlannedEvaluation(const ModelInfo &evaluation) {
 void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx) {
   // The sampler's CSC moved in (the device takes it over and takeBackLent
   // has it back: one copy of the graph, which the plan counts, not two);
-  // the rest copied.
+  // the features copied by the device from the sampler's (no host copy
+  // beside them); the rest copied.
   lent = ctx->device->deviceMemoryIsHostMemory();
   if (lent) {
     std::vector<int64_t> indptr = std::move(full.indptr);
     std::vector<int32_t> indices = std::move(full.indices);
+    std::vector<float> features = std::move(full.features);
     ctx->ds = full;
+    full.features = std::move(features);
     ctx->ds.indptr = std::move(indptr);
     ctx->ds.indices = std::move(indices);
     lentOffsets = ctx->ds.indptr.data();
@@ -62,7 +65,8 @@ void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx) {
     ctx->ds = full;
   }
   std::string error;
-  if (!bindDataset(ctx, error))
+  if (!bindDataset(ctx, error, /*keepFeatureVector=*/false,
+                   lent ? &full.features : nullptr))
     fatal("the whole graph: " + error);
   batchBound = true; // not a batch's, but not the step's binding either
 }
@@ -96,13 +100,15 @@ void MiniBatchTraining::freeBatchState(gnnrtContext *ctx) {
 }
 
 MiniBatchTraining::Evaluation
-MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
-                                   bool predict) {
+MiniBatchTraining::evaluateWhole(gnnrtContext *ctx, const Program &program,
+                                 bool predict) {
   // The step's buffers are a batch's: freed, and so is the batches'
   // features buffer (the plan reads the features by chunks or binds the
   // whole graph's).
   freeBatchState(ctx);
-  // (The step's model as bound: its parameters' shapes resolved.)
+  // (The step's model as bound: its parameters' shapes resolved.) The
+  // evaluation's program binds with its own (the plan's, or the whole
+  // graph's program beside the blocks' step).
   stepModel = ctx->model;
   ctx->model = evalModel;
   const bool headroom = std::exchange(ctx->slotHeadroom, false);
@@ -124,14 +130,34 @@ MiniBatchTraining::evaluatePlanned(gnnrtContext *ctx, const Program &program,
   freeSlots(ctx);
   ctx->model = stepModel;
   ctx->slotHeadroom = headroom;
+  ++wholeEvaluations;
   return e;
+}
+
+bool MiniBatchTraining::wholeFits() const {
+  // Bound whole (bindWholeLent): the graph and the features lent, the
+  // rest of the dataset copied (unitBytes' host copies).
+  Dataset ds;
+  ds.numVertices = full.numVertices;
+  ds.numEdges = full.numEdges;
+  ds.numFeatures = full.numFeatures;
+  ds.numClasses = full.numClasses;
+  const int64_t need =
+      unitBytes(ds, 0, /*nextRows=*/false, /*evaluation=*/true);
+  return need >= 0 && need <= partsLeft;
 }
 
 MiniBatchTraining::Evaluation
 MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
                             bool predict, bool wantLoss) {
   if (plannedEval)
-    return evaluatePlanned(ctx, program, predict);
+    return evaluateWhole(ctx, program, predict);
+  // Under --mem-budget (trainInPartsWithin) an evaluation batch whose full
+  // neighbourhoods do not fit in what the budget leaves is evaluated in
+  // halves; within the budget the whole graph is one batch where it fits.
+  startParts(ctx);
+  if (budgetedEval && (partsLeft <= 0 || wholeFits()))
+    return evaluateWhole(ctx, program, predict);
   const int64_t V = full.numVertices;
   const int64_t layers = static_cast<int64_t>(fanouts.size());
   if (!wholeSampler) {
@@ -166,21 +192,20 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
   const int64_t step = std::max<int64_t>(evalBatchSize, 1);
   std::vector<int64_t> batchSeeds;
   std::string error;
-  // Under --mem-budget (trainInPartsWithin) a batch whose full
-  // neighbourhoods do not fit in what the budget leaves is evaluated in
-  // halves, halved again until each fits (each vertex's logits are its
-  // own: the same values).
-  startParts(ctx);
+  // A batch that does not fit is halved again until each fits (each
+  // vertex's logits are its own: the same values).
   std::function<void(int64_t, int64_t)> evaluateRange = [&](int64_t b,
                                                             int64_t count) {
     batchSeeds.resize(count);
     std::iota(batchSeeds.begin(), batchSeeds.end(), b);
-    const SampledBatch batch = wholeSampler->sample(batchSeeds, 0);
+    SampledBatch batch = wholeSampler->sample(batchSeeds, 0);
     if (partsLeft > 0) {
-      // One batch at a time: no next batch's rows beside it.
+      // One batch at a time, but its rows are read (and copied to the
+      // device) while the last one's state is still held.
       const int64_t need = unitBytes(sizes(batch), sampledBytes(batch),
-                                     /*nextRows=*/false);
+                                     /*nextRows=*/true, /*evaluation=*/true);
       if (need > partsLeft && count > 1) {
+        batch = SampledBatch(); // not held through the halves
         evaluateRange(b, count / 2);
         evaluateRange(b + count / 2, count - count / 2);
         return;
@@ -198,7 +223,7 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
               "its plan)");
     }
     Dataset ds = batchSubgraph(full, batch, nullptr, /*features=*/false);
-    readBatchRows(ds);
+    fillRows(ds);
     const int64_t n = ds.numVertices;
     const int64_t s = static_cast<int64_t>(batchSeeds.size());
     for (int split = 0; split < 3; ++split) {

@@ -464,13 +464,22 @@ int main(int argc, char **argv) {
   TrainingMemory need;
   // On a GPU: its free memory, or what --mem-budget gives its pool.
   const bool onGPU = !ctx->device->deviceMemoryIsHostMemory();
+  // Under --mem-budget without a plan (the features in memory): the
+  // batches train in parts where they do not fit, and each evaluation runs
+  // on the whole graph where it fits, else in batches (MiniBatch.h,
+  // evaluateWithinBudget), so the whole graph's training state need not
+  // fit. Not for the modes whose batches train whole (trainInPartsWithin).
+  const bool budgetedEval = o.batchSize > 0 && o.memBudget > 0 &&
+                            !plannedEval && !o.featuresOnStorage && !onGPU &&
+                            !p3 && !pull && batchMode != "co-batch" &&
+                            !o.pipeline && o.saveBatches.empty();
   // (The features on storage: the whole graph is never trained or
   // evaluated at once, so its estimate does not apply; each batch's
   // state is in the summary's mini_batch. A planned evaluation: the
   // plan's estimate.)
   if (plannedEval)
     ctx->model = wholeModel;
-  if ((!o.featuresOnStorage || plannedEval) &&
+  if ((!o.featuresOnStorage || plannedEval) && !budgetedEval &&
       !checkTrainingMemory(
           ctx, o.opt,
           onGPU ? deviceAvailableMemory(ctx->device->freeDeviceMemory(),
@@ -484,9 +493,11 @@ int main(int argc, char **argv) {
   if (plannedEval)
     ctx->model = blocksStep.model;
   // Mini-batch training keeps the dataset, which binding gives the device.
+  // Bound again from the sampler's at once (below): moved in, not copied.
+  const bool lendAtStart = (plannedEval || budgetedEval) && o.dump.empty();
   std::unique_ptr<MiniBatchTraining> miniBatch = startMiniBatch(
       ctx, o.batchSize, o.fanouts, o.seed, worldSize, o.saveBatches,
-      o.preloadHops, o.preloadFanout, p3 ? &columns : nullptr);
+      o.preloadHops, o.preloadFanout, p3 ? &columns : nullptr, lendAtStart);
   Server server;
   if (batchMode == "co-batch") {
     server = groupServers(ctx, o.serverProcesses);
@@ -500,6 +511,8 @@ int main(int argc, char **argv) {
     miniBatch->usePulledFeatures(ctx, std::move(pullRows));
   if (program == &blocksStep)
     miniBatch->onBlocksStep();
+  if (miniBatch)
+    miniBatch->useEvaluationModel(wholeModel);
   if (plannedEval) {
     miniBatch->usePlannedEvaluation(wholeModel);
     if (lead && !o.quiet)
@@ -511,6 +524,8 @@ int main(int argc, char **argv) {
   }
   if (storedRows)
     miniBatch->useFeaturesOnStorage(&ctx->featuresFile, o.evalBatchSize);
+  if (budgetedEval)
+    miniBatch->evaluateWithinBudget(o.evalBatchSize);
   if (miniBatch && o.memBudget > 0) {
     miniBatch->freeBoundFeatures();
     miniBatch->trainInPartsWithin(o.memBudget, lead && !o.quiet);
@@ -528,7 +543,7 @@ int main(int argc, char **argv) {
                                                              : o.batchSize));
   }
   columns = Dataset(); // the sampler keeps a copy
-  if (plannedEval && o.dump.empty()) {
+  if (lendAtStart) {
     // Bound once for the parameters' shapes with the sampler's graph lent,
     // then unbound: the next binding is a batch's or an evaluation's
     // (--dump's step runs on this binding: kept).

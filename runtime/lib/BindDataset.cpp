@@ -118,8 +118,8 @@ bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error,
   return true;
 }
 
-bool bindDataset(gnnrtContext *ctx, std::string &error,
-                 bool keepFeatureVector) {
+bool bindDataset(gnnrtContext *ctx, std::string &error, bool keepFeatureVector,
+                 const std::vector<float> *lentFeatures) {
   Dataset &ds = ctx->ds;
   ModelInfo &m = ctx->model;
   const int64_t allFeatures =
@@ -163,7 +163,9 @@ bool bindDataset(gnnrtContext *ctx, std::string &error,
   // Out of core (the model's features-out-of-core record) they stay on
   // storage, read by chunks (gnnrtFeaturesChunks).
   if (m.featureChunks == 0) {
-    const int64_t numFeatureValues = static_cast<int64_t>(ds.features.size());
+    const std::vector<float> &features =
+        lentFeatures ? *lentFeatures : ds.features;
+    const int64_t numFeatureValues = static_cast<int64_t>(features.size());
     // A smaller graph bound after a larger one (mini-batches) takes the
     // same buffer: no fresh pages to clear per batch.
     if (ctx->features && ctx->featuresCapacity >= numFeatureValues) {
@@ -173,8 +175,8 @@ bool bindDataset(gnnrtContext *ctx, std::string &error,
       ctx->features = std::make_unique<Buffer>(*ctx->device, numFeatureValues);
       ctx->featuresCapacity = numFeatureValues;
     }
-    ctx->device->copy(ctx->features->data, MemoryTier::Device,
-                      ds.features.data(), MemoryTier::Host,
+    ctx->device->copy(ctx->features->data, MemoryTier::Device, features.data(),
+                      MemoryTier::Host,
                       numFeatureValues * static_cast<int64_t>(sizeof(float)));
     if (keepFeatureVector)
       ds.features.clear();

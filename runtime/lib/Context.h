@@ -65,6 +65,10 @@ struct ModelInfo {
   std::vector<ParamInfo> params;
   std::vector<EdgeInputInfo> edgeInputs;
   std::vector<BufferInfo> buffers;
+  /// The buffers the evaluation takes (the `eval-buffer` records), where
+  /// recorded: an evaluation alone is sized by them.
+  std::vector<BufferInfo> evalBuffers;
+  bool evalBuffersKnown = false;
   std::vector<PlacementInfo> placements;
   /// The in-edges of each row chunk that the placements sized their
   /// edge-chunked buffers with (gnnrtBufferEdgeChunks: a fused gather's edge
@@ -376,9 +380,12 @@ bool resolveParamShapes(ModelInfo &m, const Dataset &ds, std::string &error);
 /// dataset against the model (widths, edge data). False with a message.
 /// The device takes the features; with `keepFeatureVector` ds.features is
 /// left empty but allocated (a mini-batch's: MiniBatchTraining fills the
-/// vector again for a later batch), else it is freed.
+/// vector again for a later batch), else it is freed. With `lentFeatures`
+/// (ds.features empty) the device copies those instead: the whole graph's
+/// that mini-batch training keeps, bound without a copy beside them.
 bool bindDataset(gnnrtContext *ctx, std::string &error,
-                 bool keepFeatureVector = false);
+                 bool keepFeatureVector = false,
+                 const std::vector<float> *lentFeatures = nullptr);
 
 /// Feature partitioning: binds `whole` (every vertex, every edge; its CSC
 /// moved out) as the device's whole graph next to the own rows' graph
@@ -436,6 +443,12 @@ bool estimateTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,
 bool estimateTrainingMemory(const ModelInfo &model, const Dataset &ds,
                             const OptimizerConfig &opt, TrainingMemory &need,
                             std::string &error);
+/// The same for `model`'s evaluation alone: its activations are the
+/// buffers the evaluation takes (ModelInfo::evalBuffers; every buffer where
+/// not recorded).
+bool estimateEvaluationMemory(const ModelInfo &model, const Dataset &ds,
+                              const OptimizerConfig &opt, TrainingMemory &need,
+                              std::string &error);
 
 /// estimateTrainingMemory (into `need`), compared with `avail`
 /// (availableMemory(); `onDevice`, a GPU: deviceAvailableMemory(), and the

@@ -24,7 +24,7 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
     std::string kind;
     if (!(ls >> kind))
       continue;
-    auto bad = [&](const char *what) {
+    auto bad = [&](const std::string &what) {
       error = "model info line " + std::to_string(lineno) + ": " + what;
       return false;
     };
@@ -56,11 +56,11 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
     } else if (kind == "classes") {
       if (!(ls >> info.classWidth))
         return bad("malformed classes record");
-    } else if (kind == "buffer") {
+    } else if (kind == "buffer" || kind == "eval-buffer") {
       BufferInfo b;
       std::string terms;
       if (!(ls >> b.slot >> b.factor >> terms) || b.slot < 0 || b.factor < 0)
-        return bad("malformed buffer record");
+        return bad("malformed " + kind + " record");
       if (terms == "?") {
         b.unknown = true;
       } else if (terms != "1") {
@@ -83,11 +83,16 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
                             ? std::strtoll(t.c_str() + 2, &end, 10)
                             : 0;
           if (k <= 0 || !end || *end)
-            return bad("malformed buffer size");
+            return bad("malformed " + kind + " size");
           b.terms.push_back({BufferInfo::VChunks, k});
         }
       }
-      info.buffers.push_back(std::move(b));
+      if (kind == "buffer") {
+        info.buffers.push_back(std::move(b));
+      } else {
+        info.evalBuffersKnown = true;
+        info.evalBuffers.push_back(std::move(b));
+      }
     } else if (kind == "graph-arrays") {
       unsigned mask = 0;
       if (!(ls >> mask) || mask > 0xF || !(mask & 1))

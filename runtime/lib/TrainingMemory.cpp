@@ -116,7 +116,7 @@ static bool estimateMemory(const ModelInfo &m, const Dataset &ds,
                            int64_t wholeEdges,
                            const std::vector<int64_t> &srcOffsets,
                            const OptimizerConfig &opt, TrainingMemory &need,
-                           std::string &error) {
+                           std::string &error, bool evaluation = false) {
   const int64_t V = ds.numVertices, E = ds.numEdges;
   need = TrainingMemory();
   // bindDataset: destinations, CSR edge ids and destinations (int32 per
@@ -167,7 +167,8 @@ static bool estimateMemory(const ModelInfo &m, const Dataset &ds,
   need.optimizer = mul(paramFloats, states * 4);
   // The runtime keeps each slot's largest buffer.
   std::map<int64_t, int64_t> slots;
-  for (const BufferInfo &b : m.buffers) {
+  for (const BufferInfo &b :
+       evaluation &&m.evalBuffersKnown ? m.evalBuffers : m.buffers) {
     if (b.unknown) {
       need.unknownBuffers = true;
       continue;
@@ -224,6 +225,13 @@ bool estimateTrainingMemory(const ModelInfo &model, const Dataset &ds,
                             std::string &error) {
   return estimateMemory(model, ds, /*wholeEdges=*/-1, /*srcOffsets=*/{}, opt,
                         need, error);
+}
+
+bool estimateEvaluationMemory(const ModelInfo &model, const Dataset &ds,
+                              const OptimizerConfig &opt, TrainingMemory &need,
+                              std::string &error) {
+  return estimateMemory(model, ds, /*wholeEdges=*/-1, /*srcOffsets=*/{}, opt,
+                        need, error, /*evaluation=*/true);
 }
 
 bool checkTrainingMemory(const gnnrtContext *ctx, const OptimizerConfig &opt,

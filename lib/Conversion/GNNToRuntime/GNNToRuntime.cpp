@@ -120,11 +120,13 @@ int64_t modelHops(func::FuncOp eval, std::string &globalOp) {
   return most;
 }
 
-/// The `buffer` records of the model description: each slot's buffer sizes
-/// (the runtime keeps a slot's largest), once per distinct size, as a factor
-/// times |V|, |E|, F, C and chunk counts V/k, or "?" for sizes of other
-/// run-time values, which the driver cannot evaluate up front.
-std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
+/// The `buffer` records of the model description (`record`; `eval-buffer`:
+/// the evaluation's alone): each slot's buffer sizes (the runtime keeps a
+/// slot's largest), once per distinct size, as a factor times |V|, |E|, F,
+/// C and chunk counts V/k, or "?" for sizes of other run-time values, which
+/// the driver cannot evaluate up front.
+std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes,
+                          StringRef record = "buffer") {
   std::string text;
   llvm::raw_string_ostream os(text);
   std::set<std::pair<int64_t, std::string>> seen;
@@ -138,7 +140,7 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes) {
         });
     std::string expr = !known ? "?" : key.dynamic.empty() ? "1" : key.dynamic;
     if (seen.insert({slot, std::to_string(key.factor) + " " + expr}).second)
-      os << "buffer " << slot << " " << key.factor << " " << expr << "\n";
+      os << record << " " << slot << " " << key.factor << " " << expr << "\n";
   }
   return os.str();
 }
@@ -475,6 +477,7 @@ struct ConvertGNNToRuntime
     std::string globalOp;
     const int64_t hops = modelHops(eval, globalOp);
     SmallVector<std::pair<int64_t, SizeKey>> bufferSizes;
+    SmallVector<std::pair<int64_t, SizeKey>> evalSizes;
     SmallVector<std::unique_ptr<FunctionLowering>> lowerings;
     // The training step over its levels' rows (RowLevels.h), where nothing
     // else splits its rows.
@@ -547,6 +550,10 @@ struct ConvertGNNToRuntime
       }
       lowerings.back()->planSlots(estimates);
       llvm::append_range(bufferSizes, lowerings.back()->getPlannedSizes());
+      // The evaluation's own: the driver sizes an evaluation alone by them
+      // (an evaluation under --mem-budget, MiniBatch.h).
+      if (!training)
+        evalSizes = lowerings.back()->getPlannedSizes();
     }
     const unsigned graphArrays = graphArraysRead(module);
     // The features out of core take a slot no function's buffer uses.
@@ -686,10 +693,11 @@ struct ConvertGNNToRuntime
           lowering->dropAllAtStart();
     // The parameter table, from the training step (now known to be
     // lowerable); the model's name, not the derived function's.
-    std::string info = modelInfo(train, edgeInputs, edgeTypes) +
-                       bufferRecords(bufferSizes) + placementRecords +
-                       llvm::formatv("graph-arrays {0}\n", graphArrays).str() +
-                       hopsRecord(hops, globalOp);
+    std::string info =
+        modelInfo(train, edgeInputs, edgeTypes) + bufferRecords(bufferSizes) +
+        bufferRecords(evalSizes, "eval-buffer") + placementRecords +
+        llvm::formatv("graph-arrays {0}\n", graphArrays).str() +
+        hopsRecord(hops, globalOp);
     if (target == "cuda")
       info += "target cuda\n";
     if (featuresOutOfCore)

@@ -27,8 +27,10 @@
 // CHECK:         call @gnnrtOptimizerUpdate
 // CHECK:         call @gnnrtSetOutput
 // The description lists each slot's buffer sizes as formulas of |V|, F and
-// C (the driver sizes the training state from them before allocating).
-// CHECK:         llvm.mlir.global external constant @gnnrt_model_info("model layer\0Aparam w glorot 0 2 -1 -2\0Afeatures -1\0Aclasses -1\0Abuffer 0 1 F*V\0Abuffer 1 1 C*V\0Abuffer 2 1 C*V\0Abuffer 3 1 C*F\0Agraph-arrays 1\0Ahops 1\0A\00")
+// C (the driver sizes the training state from them before allocating),
+// then the evaluation's alone: the aggregation's and the logits' (not the
+// gradients').
+// CHECK:         llvm.mlir.global external constant @gnnrt_model_info("model layer\0Aparam w glorot 0 2 -1 -2\0Afeatures -1\0Aclasses -1\0Abuffer 0 1 F*V\0Abuffer 1 1 C*V\0Abuffer 2 1 C*V\0Abuffer 3 1 C*F\0Aeval-buffer 0 1 F*V\0Aeval-buffer 1 1 C*V\0Agraph-arrays 1\0Ahops 1\0A\00")
 
 // LLVM-LABEL: llvm.func @gnn_train_step(%{{.*}}: !llvm.ptr) -> f32
 // LLVM-NOT:     gnn.

@@ -78,6 +78,46 @@ TEST(TrainingMemory, ParsesBufferRecords) {
   }
 }
 
+// The eval-buffer records: the buffers the evaluation takes, which an
+// evaluation's estimate counts alone (every buffer without them); the rest
+// of the state is the training estimate's.
+TEST(TrainingMemory, EvalBufferRecordsSizeAnEvaluation) {
+  const int64_t V = 100, E = 1000, F = 4, C = 2;
+  std::unique_ptr<gnnrtContext> none(makeContext(kModel, V, E, F, C));
+  EXPECT_FALSE(none->model.evalBuffersKnown);
+  // Slot 0 takes F*V floats in the evaluation (32 V in training), slot 2
+  // 32; slots 1 and 3 are the training step's alone.
+  std::string model =
+      std::string(kModel) + "eval-buffer 0 1 F*V\neval-buffer 2 32 1\n";
+  std::unique_ptr<gnnrtContext> two(makeContext(model.c_str(), V, E, F, C));
+  ASSERT_TRUE(two->model.evalBuffersKnown);
+  ASSERT_EQ(two->model.evalBuffers.size(), 2u);
+  EXPECT_EQ(two->model.buffers.size(), 6u);
+  OptimizerConfig opt;
+  TrainingMemory train, all, eval;
+  std::string error;
+  ASSERT_TRUE(
+      estimateTrainingMemory(two->model, two->ds, opt, train, error)) << error;
+  ASSERT_TRUE(
+      estimateEvaluationMemory(none->model, none->ds, opt, all, error)) << error;
+  ASSERT_TRUE(
+      estimateEvaluationMemory(two->model, two->ds, opt, eval, error)) << error;
+  EXPECT_EQ(train.activations, (32 * V + 4 * E + 32) * 4);
+  EXPECT_EQ(all.activations, train.activations);
+  EXPECT_EQ(eval.activations, (F * V + 32) * 4);
+  EXPECT_EQ(eval.graph, train.graph);
+  EXPECT_EQ(eval.features, train.features);
+  EXPECT_EQ(eval.parameters, train.parameters);
+  EXPECT_TRUE(all.unknownBuffers);
+  EXPECT_FALSE(eval.unknownBuffers);
+  for (const char *bad : {"eval-buffer -1 1 V\n", "eval-buffer 0 1 X\n",
+                          "eval-buffer 0 1\n", "eval-buffer 0 1 V/0\n"}) {
+    ModelInfo info;
+    EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
+    EXPECT_NE(error.find("eval-buffer"), std::string::npos) << error;
+  }
+}
+
 // The graph-arrays record: the per-edge arrays of the graph the program
 // reads, which the estimate counts (4 bytes per edge each, besides the
 // dataset's sources); without it, all of them; the sources are always there.
