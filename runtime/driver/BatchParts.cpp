@@ -20,6 +20,8 @@
 #include <cstdio>
 #include <functional>
 #include <future>
+#include <malloc.h>
+#include <utility>
 
 using namespace gnnrt;
 
@@ -37,6 +39,10 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   // the context's model).
   partsModel = ctx->model;
   partsOptimizer = ctx->optConfig;
+  // An evaluation batch binds with the step's model: the graph's arrays
+  // of both.
+  batchEvalModel = evalModel;
+  batchEvalModel.graphArrays |= partsModel.graphArrays;
   gradientBytes = 0;
   for (const auto &g : ctx->grads)
     gradientBytes += g->size * static_cast<int64_t>(sizeof(float));
@@ -87,10 +93,11 @@ Dataset MiniBatchTraining::sizes(const SampledBatch &batch) const {
 }
 
 int64_t MiniBatchTraining::unitBytes(const Dataset &ds, int64_t sampled,
-                                     bool nextRows, bool evaluation) const {
+                                     bool nextRows,
+                                     const ModelInfo *evaluation) const {
   TrainingMemory need;
   std::string error;
-  if (!(evaluation ? estimateEvaluationMemory(evalModel, ds, partsOptimizer,
+  if (!(evaluation ? estimateEvaluationMemory(*evaluation, ds, partsOptimizer,
                                               need, error)
                    : estimateTrainingMemory(partsModel, ds, partsOptimizer,
                                             need, error)))
@@ -128,7 +135,12 @@ MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
       alone ? SampledBatch() : seedShare(batch, begin, end, p.degrees);
   const int64_t bytes =
       unitBytes(sizes(alone ? batch : share), sampledBytes(batch));
-  if (bytes < 0 || bytes <= partsLeft) {
+  // After a batch in parts the unit is sized as parts too (it may be one):
+  // its rows are read as it starts, not while the parts before it train
+  // beside them (what a part leaves counts the next batch's blocks, not
+  // its rows).
+  const bool afterParts = std::exchange(lastInParts, false);
+  if (bytes < 0 || (bytes <= partsLeft && !afterParts)) {
     Dataset ds = batchSubgraph(full, alone ? batch : share, nullptr,
                                /*features=*/false);
     fillRows(ds);
@@ -171,6 +183,7 @@ MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
   };
   split(begin, end);
   p.sample = std::make_shared<const SampledBatch>(std::move(batch));
+  lastInParts = true;
   return p;
 }
 
@@ -181,7 +194,10 @@ float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
           std::to_string(step) + "'s " + p.partsError +
           " but the budget leaves " + formatBytes(partsLeft) +
           " for a batch; raise --mem-budget or lower --fanouts");
-  if (announceParts && batchesInParts == 0) {
+  // One part: a batch that fits, prepared after one in parts (its rows
+  // read now); not counted as in parts.
+  const bool inParts = p.parts.size() > 1;
+  if (announceParts && inParts && batchesInParts == 0) {
     std::printf("gnnc: --mem-budget: batch %lld trains in %zu parts (the "
                 "budget leaves %s for a batch; mini_batch.parts in --json "
                 "counts them)\n",
@@ -189,7 +205,8 @@ float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
                 formatBytes(partsLeft).c_str());
     std::fflush(stdout);
   }
-  ++batchesInParts;
+  if (inParts)
+    ++batchesInParts;
   const int64_t lossCount = ctx->lossCount[0];
   ctx->lossCount[0] = n; // each part's loss is a share of the batch's mean
   gnnrtContext::GradientParts &parts = ctx->gradientParts;
@@ -221,8 +238,10 @@ float MiniBatchTraining::trainInParts(gnnrtContext *ctx, const Program &program,
     ctx->fullDegree[0] = std::move(part.degrees[0]);
     ctx->fullDegree[1] = std::move(part.degrees[1]);
     loss += bindAndTrain(ctx, program, std::move(part.ds), step);
+    malloc_trim(0);
   }
-  batchParts += static_cast<int64_t>(p.parts.size());
+  if (inParts)
+    batchParts += static_cast<int64_t>(p.parts.size());
   parts.defer = parts.fold = false;
   parts.part = 0;
   for (std::vector<float> &sum : parts.sum)

@@ -126,6 +126,7 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   // over the processes, so the step is the one process's.
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
   startParts(ctx);
+  lastInParts = false;
   auto prepare = [this, &batches, first, rank, size](size_t i) {
     // One thread: the training's threads keep the cores (a team here would
     // spin beside them, and a new thread each batch makes a new team).
@@ -838,11 +839,17 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   ctx->slotHeadroom = true;
-  auto mb =
-      std::make_unique<MiniBatchTraining>(columns       ? *columns
-                                          : takeDataset ? std::move(ctx->ds)
-                                                        : ctx->ds,
-                                          batchSize, std::move(fanouts), seed);
+  // (Not one conditional expression: its type would be a const Dataset,
+  // copied even from the moved dataset.)
+  Dataset sampled;
+  if (columns)
+    sampled = *columns;
+  else if (takeDataset)
+    sampled = std::move(ctx->ds);
+  else
+    sampled = ctx->ds;
+  auto mb = std::make_unique<MiniBatchTraining>(std::move(sampled), batchSize,
+                                                std::move(fanouts), seed);
   if (expansion)
     mb->useExpansionAware(externalHops, externalFanout);
   if (columns)

@@ -198,7 +198,9 @@ public:
   /// the graph, where a bound copy beside the sampler's is two (460 MB
   /// more at the Reddit shape, which the plan does not count).
   /// takeBackLent has it back for the sampler (the graph then unbound).
-  void bindWholeLent(gnnrtContext *ctx);
+  /// Without `features` the device takes none (a binding for the
+  /// parameters' shapes alone).
+  void bindWholeLent(gnnrtContext *ctx, bool features = true);
   void takeBackLent(gnnrtContext *ctx);
   /// Whether evaluations run by evaluate() (the features on storage, a
   /// planned evaluation, or one within the budget) rather than on the whole
@@ -291,6 +293,9 @@ private:
   // trained in parts and their parts (json()).
   int64_t partsBudget = 0, partsLeft = 0, batchesInParts = 0, batchParts = 0;
   bool announceParts = false;
+  // Whether the sampler's thread prepared the last batch in parts (its
+  // batches are prepared one after another; an epoch starts with false).
+  bool lastInParts = false;
   // The step's model and optimizer as the epoch starts: the sampler's
   // thread sizes the batches by them while bindDataset rewrites ctx's.
   ModelInfo partsModel;
@@ -304,10 +309,10 @@ private:
   /// needs of partsLeft: its state, with `nextRows` its rows and graph
   /// again for the next unit's, read meanwhile on another thread, and
   /// `sampled` bytes of sampled blocks held meanwhile (sampledBytes). With
-  /// `evaluation` the state is an evaluation's (evalModel's evaluation
-  /// slots alone).
+  /// `evaluation` the state is an evaluation's by that model (its
+  /// evaluation's buffers alone).
   int64_t unitBytes(const Dataset &ds, int64_t sampled, bool nextRows = true,
-                    bool evaluation = false) const;
+                    const ModelInfo *evaluation = nullptr) const;
   /// The sizes of `batch`'s subgraph (batchSubgraph's vertices, edges,
   /// features and classes; nothing built), which unitBytes reads.
   Dataset sizes(const SampledBatch &batch) const;
@@ -335,6 +340,9 @@ private:
   // A planned evaluation: its model and the step's.
   bool plannedEval = false;
   ModelInfo evalModel, stepModel;
+  // evalModel with the step's graph arrays too (an evaluation batch binds
+  // with the step's model), set by startParts.
+  ModelInfo batchEvalModel;
   // Evaluations within the budget (evaluateWithinBudget), and those that
   // ran on the whole graph (json()).
   bool budgetedEval = false;

@@ -45,7 +45,7 @@ void MiniBatchTraining::usePlannedEvaluation(const ModelInfo &evaluation) {
   evalModel = evaluation;
 }
 
-void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx) {
+void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx, bool features) {
   // The sampler's CSC moved in (the device takes it over and takeBackLent
   // has it back: one copy of the graph, which the plan counts, not two);
   // the features copied by the device from the sampler's (no host copy
@@ -65,8 +65,11 @@ void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx) {
     ctx->ds = full;
   }
   std::string error;
+  const std::vector<float> none;
   if (!bindDataset(ctx, error, /*keepFeatureVector=*/false,
-                   lent ? &full.features : nullptr))
+                   !features ? &none
+                   : lent    ? &full.features
+                             : nullptr))
     fatal("the whole graph: " + error);
   batchBound = true; // not a batch's, but not the step's binding either
 }
@@ -142,8 +145,7 @@ bool MiniBatchTraining::wholeFits() const {
   ds.numEdges = full.numEdges;
   ds.numFeatures = full.numFeatures;
   ds.numClasses = full.numClasses;
-  const int64_t need =
-      unitBytes(ds, 0, /*nextRows=*/false, /*evaluation=*/true);
+  const int64_t need = unitBytes(ds, 0, /*nextRows=*/false, &evalModel);
   return need >= 0 && need <= partsLeft;
 }
 
@@ -156,8 +158,15 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
   // neighbourhoods do not fit in what the budget leaves is evaluated in
   // halves; within the budget the whole graph is one batch where it fits.
   startParts(ctx);
-  if (budgetedEval && (partsLeft <= 0 || wholeFits()))
-    return evaluateWhole(ctx, program, predict);
+  if (budgetedEval) {
+    // Every process takes the same way (their collectives differ): the
+    // whole graph where it fits on each.
+    int64_t whole = partsLeft <= 0 || wholeFits() ? 1 : 0;
+    if (ctx->comm->size() > 1)
+      ctx->comm->allReduce(&whole, &whole, 1, ReduceOp::Min);
+    if (whole)
+      return evaluateWhole(ctx, program, predict);
+  }
   const int64_t V = full.numVertices;
   const int64_t layers = static_cast<int64_t>(fanouts.size());
   if (!wholeSampler) {
@@ -203,7 +212,7 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
       // One batch at a time, but its rows are read (and copied to the
       // device) while the last one's state is still held.
       const int64_t need = unitBytes(sizes(batch), sampledBytes(batch),
-                                     /*nextRows=*/true, /*evaluation=*/true);
+                                     /*nextRows=*/true, &batchEvalModel);
       if (need > partsLeft && count > 1) {
         batch = SampledBatch(); // not held through the halves
         evaluateRange(b, count / 2);

@@ -472,7 +472,8 @@ int main(int argc, char **argv) {
   const bool budgetedEval = o.batchSize > 0 && o.memBudget > 0 &&
                             !plannedEval && !o.featuresOnStorage && !onGPU &&
                             !p3 && !pull && batchMode != "co-batch" &&
-                            !o.pipeline && o.saveBatches.empty();
+                            !o.pipeline && o.saveBatches.empty() &&
+                            o.dump.empty();
   // (The features on storage: the whole graph is never trained or
   // evaluated at once, so its estimate does not apply; each batch's
   // state is in the summary's mini_batch. A planned evaluation: the
@@ -526,6 +527,15 @@ int main(int argc, char **argv) {
     miniBatch->useFeaturesOnStorage(&ctx->featuresFile, o.evalBatchSize);
   if (budgetedEval)
     miniBatch->evaluateWithinBudget(o.evalBatchSize);
+  if (o.evalBatchSize > 0 && !(storedRows && !plannedEval) && !budgetedEval)
+    fatal("--eval-batch-size: this run evaluates the whole graph (" +
+          std::string(plannedEval ? "under the plan gnn-compile --mem-budget "
+                                    "compiled"
+                      : onGPU     ? "on the GPU"
+                                  : "in the mode its options give: P3, "
+                                    "feature pulling, co-batches, the "
+                                    "pipeline, --save-batches or --dump") +
+          "), never in batches");
   if (miniBatch && o.memBudget > 0) {
     miniBatch->freeBoundFeatures();
     miniBatch->trainInPartsWithin(o.memBudget, lead && !o.quiet);
@@ -549,7 +559,7 @@ int main(int argc, char **argv) {
     // (--dump's step runs on this binding: kept).
     std::vector<int64_t>().swap(ctx->ds.indptr);
     std::vector<int32_t>().swap(ctx->ds.indices);
-    miniBatch->bindWholeLent(ctx);
+    miniBatch->bindWholeLent(ctx, /*features=*/false);
     miniBatch->takeBackLent(ctx);
   } else if (!bindDataset(ctx, error)) {
     fatal(o.data + ": " + error);

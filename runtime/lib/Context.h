@@ -134,6 +134,7 @@ struct ModelInfo {
 ///   buffer <slot> <factor> <terms>   (terms: 1, or V, E, F, C, S, W, V/k
 ///   joined
 ///                                     by '*', or ? when unknown)
+///   eval-buffer <slot> <factor> <terms>   (the evaluation's alone)
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
 ///   target cuda           (compiled with --target=cuda; cpu without it)
