@@ -183,7 +183,8 @@ MiniBatchTraining::Prepared MiniBatchTraining::prepareWithin(SampledBatch batch,
   };
   split(begin, end);
   p.sample = std::make_shared<const SampledBatch>(std::move(batch));
-  lastInParts = true;
+  // (One part counted the next batch's rows as the whole batch does.)
+  lastInParts = p.parts.size() > 1;
   return p;
 }
 

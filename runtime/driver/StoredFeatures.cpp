@@ -61,6 +61,10 @@ void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx, bool features) {
     ctx->ds.indices = std::move(indices);
     lentOffsets = ctx->ds.indptr.data();
     lentSources = ctx->ds.indices.data();
+  } else if (!features) {
+    std::vector<float> kept = std::move(full.features);
+    ctx->ds = full;
+    full.features = std::move(kept);
   } else {
     ctx->ds = full;
   }
