@@ -6,7 +6,10 @@
 // batches of every vertex's full in-neighbourhood (the whole graph's
 // values, exactly) instead of on the whole graph, whose features would not
 // fit. The structure, labels and masks stay in memory (the sampler reads
-// them).
+// them). The evaluations of mini-batch training that do not run on the
+// whole graph bound as a batch: a planned one (evaluateWhole under the
+// plan), and one under --mem-budget without a plan (the whole graph where
+// it fits, else the batches above with the rows from memory).
 //
 //===----------------------------------------------------------------------===//
 
