@@ -49,34 +49,28 @@ void MiniBatchTraining::usePlannedEvaluation(const ModelInfo &evaluation) {
 }
 
 void MiniBatchTraining::bindWholeLent(gnnrtContext *ctx, bool features) {
-  // The sampler's CSC moved in (the device takes it over and takeBackLent
-  // has it back: one copy of the graph, which the plan counts, not two);
-  // the features copied by the device from the sampler's (no host copy
-  // beside them); the rest copied.
+  // The sampler's CSC moved in where the device's memory is the host's (the
+  // device takes it over and takeBackLent has it back: one copy of the
+  // graph, which the plan counts, not two); the features copied by the
+  // device from the sampler's (no host copy beside them); the rest copied.
   lent = ctx->device->deviceMemoryIsHostMemory();
+  std::vector<float> kept = std::move(full.features);
   if (lent) {
     std::vector<int64_t> indptr = std::move(full.indptr);
     std::vector<int32_t> indices = std::move(full.indices);
-    std::vector<float> features = std::move(full.features);
     ctx->ds = full;
-    full.features = std::move(features);
     ctx->ds.indptr = std::move(indptr);
     ctx->ds.indices = std::move(indices);
     lentOffsets = ctx->ds.indptr.data();
     lentSources = ctx->ds.indices.data();
-  } else if (!features) {
-    std::vector<float> kept = std::move(full.features);
-    ctx->ds = full;
-    full.features = std::move(kept);
   } else {
     ctx->ds = full;
   }
+  full.features = std::move(kept);
   std::string error;
   const std::vector<float> none;
   if (!bindDataset(ctx, error, /*keepFeatureVector=*/false,
-                   !features ? &none
-                   : lent    ? &full.features
-                             : nullptr))
+                   features ? &full.features : &none))
     fatal("the whole graph: " + error);
   batchBound = true; // not a batch's, but not the step's binding either
 }

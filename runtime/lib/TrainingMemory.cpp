@@ -168,7 +168,7 @@ static bool estimateMemory(const ModelInfo &m, const Dataset &ds,
   // The runtime keeps each slot's largest buffer.
   std::map<int64_t, int64_t> slots;
   for (const BufferInfo &b :
-       evaluation &&m.evalBuffersKnown ? m.evalBuffers : m.buffers) {
+       (evaluation && m.evalBuffersKnown) ? m.evalBuffers : m.buffers) {
     if (b.unknown) {
       need.unknownBuffers = true;
       continue;
