@@ -292,8 +292,8 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
     auto p = dyn_cast<IntegerAttr>(attr.getValue());
     if (!p || !p.getType().isInteger(64) || p.getInt() < 1 ||
         p.getInt() > INT32_MAX)
-      return op->emitError() << "'" << kChunksAttrName
-                             << "' must be an i64 in [1, 2147483647]";
+      return op->emitError()
+             << "'" << kChunksAttrName << "' must be an i64 in [1, 2147483647]";
     return success();
   }
   if (attr.getName().getValue() == kPartitionAttrName) {
@@ -305,6 +305,37 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << kPartitionAttrName
                              << "' must be \"rows\" or \"features\"";
     return verifyPartition(op);
+  }
+  if (attr.getName().getValue() == kEvalLevelAttrName) {
+    auto level = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError()
+             << "'" << kEvalLevelAttrName << "' is only valid on a function";
+    if (!level || !level.getType().isInteger(64) || level.getInt() < 1)
+      return op->emitError()
+             << "'" << kEvalLevelAttrName << "' must be an i64 of at least 1";
+    return success();
+  }
+  if (attr.getName().getValue() == kLevelOutputsAttrName) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    auto cuts = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!fn || !op->hasAttr(kEvalLevelAttrName))
+      return op->emitError() << "'" << kLevelOutputsAttrName
+                             << "' is only valid on a function with '"
+                             << kEvalLevelAttrName << "'";
+    if (!cuts || cuts.size() != static_cast<int64_t>(fn.getNumResults()) ||
+        llvm::any_of(cuts.asArrayRef(), [](int64_t k) { return k < 0; }))
+      return op->emitError() << "'" << kLevelOutputsAttrName
+                             << "' must be an array<i64> of one cut number "
+                                "(0 or more) per result";
+    for (Type t : fn.getResultTypes()) {
+      auto v = dyn_cast<VertexTensorType>(t);
+      if (!v || !v.getElementType().isF32())
+        return op->emitError() << "a level's cuts must be vertex tensors of "
+                                  "f32 but one is "
+                               << t;
+    }
+    return success();
   }
   if (attr.getName().getValue() != kModelAttrName)
     return op->emitError() << "unknown gnn attribute '"

@@ -57,6 +57,15 @@ def GNN_Dialect : Dialect {
     /// The functions --gnn-autodiff derives and the runtime's driver calls.
     static constexpr ::llvm::StringLiteral kTrainStepName = "gnn_train_step";
     static constexpr ::llvm::StringLiteral kEvalName = "gnn_eval";
+    /// Layer-wise evaluation (--gnn-split-eval-levels): the functions
+    /// `gnn_eval_level_<l>`, their level (an i64 on the func.func) and, below
+    /// the last level, the cuts they return (a DenseI64ArrayAttr).
+    static constexpr ::llvm::StringLiteral kEvalLevelPrefix =
+        "gnn_eval_level_";
+    static constexpr ::llvm::StringLiteral kEvalLevelAttrName =
+        "gnn.eval_level";
+    static constexpr ::llvm::StringLiteral kLevelOutputsAttrName =
+        "gnn.level_outputs";
 
   private:
     void registerTypes();

@@ -48,11 +48,34 @@ bool InputOp::isVertexInputName(StringRef name) {
          name == "val_mask" || name == "test_mask";
 }
 
+std::optional<int64_t> InputOp::getLevelInputIndex(StringRef name) {
+  int64_t k;
+  if (!name.consume_front("level.") || name.empty() ||
+      !llvm::all_of(name, llvm::isDigit) || name.getAsInteger(10, k))
+    return std::nullopt;
+  return k;
+}
+
 LogicalResult InputOp::verify() {
   StringRef name = getName();
   Type type = getResult().getType();
   if (name.empty())
     return emitOpError() << "input name must not be empty";
+  if (getLevelInputIndex(name)) {
+    auto fn = (*this)->getParentOfType<FunctionOpInterface>();
+    if (!fn || !fn->hasAttr(GNNDialect::kEvalLevelAttrName))
+      return emitOpError() << "input '" << name
+                           << "' is a cut of a layer-wise evaluation, read "
+                              "only in a function with "
+                           << GNNDialect::kEvalLevelAttrName
+                           << " (--gnn-split-eval-levels)";
+    auto vertexType = dyn_cast<VertexTensorType>(type);
+    if (!vertexType || !vertexType.getElementType().isF32())
+      return emitOpError() << "input '" << name
+                           << "' must be a vertex tensor of f32 but got "
+                           << type;
+    return success();
+  }
   if (!isVertexInputName(name)) {
     auto edgeType = dyn_cast<EdgeTensorType>(type);
     if (!edgeType)
@@ -298,7 +321,7 @@ void mlir::gnn::eraseDeadRowOps(Block &body) {
 
 template <typename StageOp>
 StageOp mlir::gnn::rebuildStage(StageOp stage, ValueRange extraInputs,
-                    ArrayRef<Value> replace) {
+                                ArrayRef<Value> replace) {
   Block &old = stage.getBody().front();
   // Read the hoisted values from the new rows: placeholders first, so that
   // the old definitions die.
@@ -332,7 +355,7 @@ StageOp mlir::gnn::rebuildStage(StageOp stage, ValueRange extraInputs,
     keptInputs.push_back(arg);
   }
   auto fresh = b.create<StageOp>(stage.getLoc(), stage.getResultTypes(),
-                                     stage.getGraph(), inputs, params);
+                                 stage.getGraph(), inputs, params);
   fresh->setDiscardableAttrs(stage->getDiscardableAttrDictionary());
   Block &body = fresh.getBody().front();
   unsigned k = 0;
@@ -429,9 +452,9 @@ bool mlir::gnn::isFusableRowOp(Operation *op) {
   if (auto c = dyn_cast<ConstantOp>(op))
     return c.getValue().isSplat();
   return isa<ReluOp, StepOp, StopGradientOp, NegOp, ExpOp, LogOp, SqrtOp,
-             RsqrtOp, SigmoidOp,
-             TanhOp, EluOp, LeakyReluOp, AddOp, SubOp, MulOp, DivOp,
-             BroadcastHeadsOp, EdgeSelectOp, ReduceSumOp, RowDotOp>(op);
+             RsqrtOp, SigmoidOp, TanhOp, EluOp, LeakyReluOp, AddOp, SubOp,
+             MulOp, DivOp, BroadcastHeadsOp, EdgeSelectOp, ReduceSumOp,
+             RowDotOp>(op);
 }
 
 LogicalResult FusedGatherOp::verifyRegions() {

@@ -54,6 +54,10 @@ def GNN_InputOp : GNN_Op<"input", [Pure]> {
     - `labels`: `!gnn.vtensor<i64>` (−1 where unlabelled);
     - `train_mask`, `val_mask`, `test_mask`: `!gnn.vtensor<i1>`.
 
+    `level.<k>` (k a number) is cut k of a layer-wise evaluation, a
+    `!gnn.vtensor<...xf32>` that only the functions of
+    `--gnn-split-eval-levels` (`gnn.eval_level`) read.
+
     Any other name is per-edge data `edge_<name>.npy` of the dataset and must
     have an edge tensor type: `!gnn.etensor<kxf32>` (or `!gnn.etensor<f32>`)
     for weights and features, `!gnn.etensor<i32>` for edge types.
@@ -71,6 +75,8 @@ def GNN_InputOp : GNN_Op<"input", [Pure]> {
   let extraClassDeclaration = [{
     /// True for the vertex inputs of the program contract.
     static bool isVertexInputName(::llvm::StringRef name);
+    /// k for a cut `level.<k>` of a layer-wise evaluation.
+    static std::optional<int64_t> getLevelInputIndex(::llvm::StringRef name);
   }];
 }
 

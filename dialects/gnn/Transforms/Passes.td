@@ -442,4 +442,39 @@ def GNNFactorEdgeScale : Pass<"gnn-factor-edge-scale", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
+def GNNSplitEvalLevels : Pass<"gnn-split-eval-levels", "::mlir::ModuleOp"> {
+  let summary = "Split the evaluation at its levels for layer-wise inference";
+  let description = [{
+    Layer-wise inference (PyG's and DGL's `inference`, docs/MiniBatch.md
+    "Layer-wise evaluation"): `@gnn_eval` computed one level (hop) at a time
+    for every vertex, each level in batches of destinations over their 1-hop
+    in-neighbourhoods, instead of each batch's whole L-hop neighbourhood.
+    Adds `@gnn_eval_level_<l>(params)` for l = 1..L, `@gnn_eval` kept.
+
+    The level of a vertex value is the number of neighbour reads on its
+    longest path from the features, counted at the destinations (a
+    `gnn.scatter` from the source adds one, as a `gnn.fused_gather`'s
+    source inputs do; level 0 counts as 1). Level l's function computes the
+    values of level l: on a block, the destinations' rows, from the rows of
+    every source. It reads what it needs of lower levels as
+    `gnn.input "level.<k>"` (cut k: a vertex value of a lower level, which
+    the runtime holds for every vertex between the levels) and recomputes
+    what does not depend on the features (the graph, degrees, labels, masks,
+    edge data and what only those and the parameters give). Per-edge values
+    are never cut: an edge op is computed in each level that reads it.
+    A level below L returns its cuts in the order of
+    `gnn.level_outputs`; level L returns what `@gnn_eval` returns (the loss
+    over the batch's rows of the mask, the logits). Each function carries
+    `gnn.eval_level = l`.
+
+    Not split, with a remark on the op (the runtime then evaluates in
+    batches of whole neighbourhoods): an op over all vertices
+    (`gnn.sum_rows`, `gnn.outer_sum`), an aggregation to the sources (a
+    block holds the destinations' in-edges only), a value other than a
+    vertex tensor read above its level, a partitioned program, and a model
+    with no neighbour read (nothing to split).
+  }];
+  let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::func::FuncDialect"];
+}
+
 #endif // GNN_TRANSFORMS_PASSES
