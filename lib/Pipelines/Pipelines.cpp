@@ -68,6 +68,8 @@ void mlir::gnn::buildGNNTrainPipeline(OpPassManager &pm,
   }
   if (optimize)
     pm.addPass(createGNNDeferTransposes());
+  if (options.evalLevels)
+    pm.addPass(createGNNSplitEvalLevels());
 }
 
 /// The lowering's options from the pipeline's.

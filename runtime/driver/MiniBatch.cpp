@@ -737,6 +737,14 @@ std::string MiniBatchTraining::json() const {
                                   : std::string()) +
                     "}"
               : std::string()) +
+         (layerwiseEvaluations > 0
+              ? ", \"layerwise\": {\"evaluations\": " +
+                    std::to_string(layerwiseEvaluations) +
+                    ", \"levels\": " + std::to_string(evalModel.levels.size()) +
+                    ", \"batch_size\": " + std::to_string(evalBatchSize) +
+                    ", \"batches\": " + std::to_string(levelBatches) +
+                    ", \"cut_bytes\": " + std::to_string(cutBytes()) + "}"
+              : std::string()) +
          (scheduler
               ? ", \"pipeline\": {\"lanes\": " +
                     std::to_string(kPipelineLanes) + ", \"staleness\": " +

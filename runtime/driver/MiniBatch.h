@@ -202,11 +202,21 @@ public:
   /// parameters' shapes alone).
   void bindWholeLent(gnnrtContext *ctx, bool features = true);
   void takeBackLent(gnnrtContext *ctx);
+  /// Layer-wise evaluation (--layerwise-eval; docs/MiniBatch.md,
+  /// "Layer-wise evaluation"): `always`, or where the whole graph's does
+  /// not fit under the budget (`auto`), or never.
+  enum class Layerwise { Auto, Always, Never };
+  void useLayerwiseEvaluation(Layerwise mode, int64_t evalBatch) {
+    layerwise = mode;
+    if (mode == Layerwise::Always)
+      evalBatchSize = evalBatch > 0 ? evalBatch : batchSize;
+  }
   /// Whether evaluations run by evaluate() (the features on storage, a
-  /// planned evaluation, or one within the budget) rather than on the whole
-  /// graph bindFull binds.
+  /// planned evaluation, one within the budget, or layer-wise) rather than
+  /// on the whole graph bindFull binds.
   bool evaluatesItself() const {
-    return storedFeatures || plannedEval || budgetedEval;
+    return storedFeatures || plannedEval || budgetedEval ||
+           layerwise == Layerwise::Always;
   }
   /// An evaluation: the loss and the splits' accuracies, and with
   /// `predict` every vertex's predicted class.
@@ -354,6 +364,50 @@ private:
   /// Whether the whole graph's evaluation fits in what the budget leaves
   /// (partsLeft; startParts first).
   bool wholeFits() const;
+  /// Layer-wise evaluation: `program`'s levels (Program::evalLevel) one at
+  /// a time, each over every vertex in batches of --eval-batch-size
+  /// destinations with their 1-hop in-neighbourhoods (halved where one
+  /// does not fit in what the budget leaves), the cuts between levels held
+  /// for every vertex (all-reduced over the processes, each of which
+  /// computed its batches' rows). The last level's loss, accuracies and
+  /// predictions as evaluate()'s batches give them.
+  Evaluation evaluateLayerwise(gnnrtContext *ctx, const Program &program,
+                               bool predict, bool wantLoss);
+  /// Under the budget: whether the cuts held between the levels take at
+  /// most half of what it leaves (partsLeft).
+  bool cutsFit() const;
+  /// The bytes of every cut, held for every vertex.
+  int64_t cutBytes() const;
+  /// What a batch of level `l` needs of partsLeft besides the cuts.
+  int64_t levelBatchBytes(int64_t l, const SampledBatch &batch) const;
+  Layerwise layerwise = Layerwise::Auto;
+  std::unique_ptr<NeighborSampler> levelSampler; // one hop, every in-edge
+  int64_t layerwiseEvaluations = 0, levelBatches = 0;
+  /// The whole graph's out-degrees and labelled vertices per split (once).
+  void countWholeGraph();
+  /// Binds an evaluation batch `ds` whose first rows are `seeds`: the
+  /// splits' masks on the seeds alone, the whole graph's degrees, and
+  /// `lentFeatures` (bindDataset) where given.
+  void bindEvaluationBatch(gnnrtContext *ctx, Dataset ds,
+                           const std::vector<int64_t> &seeds,
+                           const std::vector<float> *lentFeatures = nullptr);
+  /// An evaluation in batches: each batch's loss share, accuracy counts
+  /// and predictions added (its seeds first), summed over the processes at
+  /// finish().
+  class BatchedEvaluation {
+  public:
+    BatchedEvaluation(MiniBatchTraining &mb, gnnrtContext *ctx, bool predict);
+    void add(float batchLoss, const std::vector<int64_t> &seeds);
+    Evaluation finish(bool wantLoss);
+
+  private:
+    gnnrtContext *ctx;
+    bool predict;
+    Evaluation e;
+    int64_t counts[6] = {};
+    int64_t savedCounts[3];
+    double loss = 0.0;
+  };
   /// Frees the slot buffers, their copies and chunks in the spill file
   /// dropped and the features' read-only slot forgotten (the next program
   /// numbers its slots on its own).

@@ -133,6 +133,12 @@ static const char *kUsage =
     "                       evaluation does not fit: vertices per\n"
     "                       evaluation batch (default: --batch-size; larger\n"
     "                       batches share more of their neighbourhoods)\n"
+    "  --layerwise-eval M   with --batch-size: auto (default: under\n"
+    "                       --mem-budget where the whole graph's\n"
+    "                       evaluation does not fit, one level at a time\n"
+    "                       over every vertex, in batches of --eval-batch-\n"
+    "                       size destinations), always, or never (batches\n"
+    "                       of full neighbourhoods instead)\n"
     "  --save-batches DIR   with --batch-size: write each batch's subgraph\n"
     "                       as a dataset DIR/batch-<step> and its loss to\n"
     "                       the --json summary (for a replay by\n"
@@ -348,6 +354,12 @@ Options parseArgs(int argc, char **argv) {
       o.featuresOnStorage = true;
     } else if (a == "--eval-batch-size") {
       o.evalBatchSize = integer(1, kMaxCount);
+    } else if (a == "--layerwise-eval") {
+      o.layerwiseEval = next();
+      if (o.layerwiseEval != "auto" && o.layerwiseEval != "always" &&
+          o.layerwiseEval != "never")
+        usageError("--layerwise-eval must be auto, always or never, not '" +
+                   o.layerwiseEval + "'");
     } else {
       usageError("unknown option '" + a + "'");
     }
@@ -357,8 +369,12 @@ Options parseArgs(int argc, char **argv) {
                "features.npy: give --batch-size and --fanouts (full-graph "
                "training reads them out of core when compiled for a budget: "
                "gnn-compile --mem-budget)");
+  if (o.layerwiseEval != "auto" && o.batchSize == 0)
+    usageError("--layerwise-eval chooses how mini-batch training evaluates: "
+               "give --batch-size and --fanouts (full-graph training "
+               "evaluates the whole graph at once)");
   if (o.evalBatchSize > 0 && !o.featuresOnStorage &&
-      !(o.batchSize > 0 && o.memBudget > 0))
+      !(o.batchSize > 0 && o.memBudget > 0) && o.layerwiseEval != "always")
     usageError("--eval-batch-size sizes the evaluation batches of "
                "--features-on-storage, or of --batch-size under --mem-budget "
                "where the whole graph does not fit: give them too "

@@ -46,6 +46,10 @@ struct Options {
   /// --eval-batch-size: the vertices per evaluation batch with the
   /// features on storage (0: --batch-size's).
   int64_t evalBatchSize = 0;
+  /// --layerwise-eval: auto (under --mem-budget where the whole graph's
+  /// evaluation does not fit), always or never (MiniBatch.h,
+  /// evaluateLayerwise).
+  std::string layerwiseEval = "auto";
   OptimizerConfig opt;
   SelectiveLoader::Mode selective = SelectiveLoader::Mode::Auto;
   int64_t subChunks = 4;

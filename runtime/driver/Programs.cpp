@@ -13,6 +13,9 @@ using namespace gnnrt;
 extern "C" const char gnnrt_model_info[];
 extern "C" float gnn_train_step(gnnrtContext *ctx);
 extern "C" float gnn_eval(gnnrtContext *ctx);
+// Layer-wise evaluation's levels (gnn-compile --eval-levels), when present.
+extern "C" __attribute__((weak)) float gnn_eval_level(gnnrtContext *,
+                                                      int64_t);
 // The partitioned programs of gnn-compile --partition auto, when present.
 extern "C" __attribute__((weak)) const char gnnrt_model_info_rows[];
 extern "C" __attribute__((weak)) float gnn_train_step_rows(gnnrtContext *);
@@ -29,6 +32,7 @@ std::vector<Program> gnnrt::heldPrograms() {
   programs[0].info = gnnrt_model_info;
   programs[0].train = gnn_train_step;
   programs[0].eval = gnn_eval;
+  programs[0].evalLevel = gnn_eval_level;
   if (gnnrt_model_info_rows && gnn_train_step_rows && gnn_eval_rows)
     programs.push_back(
         {gnnrt_model_info_rows, gnn_train_step_rows, gnn_eval_rows, {}});
@@ -41,6 +45,9 @@ std::vector<Program> gnnrt::heldPrograms() {
   for (Program &p : programs)
     if (!parseModelInfo(p.info, p.model, error))
       fatal("corrupt model description: " + error);
+  if (!programs[0].model.levels.empty() && !gnn_eval_level)
+    fatal("corrupt executable: the model description has eval-levels but "
+          "no gnn_eval_level");
   return programs;
 }
 

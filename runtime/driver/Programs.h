@@ -26,6 +26,9 @@ struct Program {
   float (*train)(gnnrtContext *) = nullptr;
   float (*eval)(gnnrtContext *) = nullptr;
   ModelInfo model; // parsed from `info`
+  /// Layer-wise evaluation's level l (gnn_eval_level; model.levels), where
+  /// compiled.
+  float (*evalLevel)(gnnrtContext *, int64_t) = nullptr;
 };
 
 /// The programs the executable holds: the one compiled (gnnrt_model_info,

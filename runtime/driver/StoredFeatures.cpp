@@ -157,51 +157,40 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
     return evaluateWhole(ctx, program, predict);
   // Under --mem-budget (trainInPartsWithin) an evaluation batch whose full
   // neighbourhoods do not fit in what the budget leaves is evaluated in
-  // halves; within the budget the whole graph is one batch where it fits.
+  // halves; within the budget the whole graph is one batch where it fits,
+  // else layer-wise where its cuts fit.
   startParts(ctx);
+  if (layerwise == Layerwise::Always)
+    return evaluateLayerwise(ctx, program, predict, wantLoss);
   if (budgetedEval) {
     // Every process takes the same way (their collectives differ): the
-    // whole graph where it fits on each.
-    int64_t whole = partsLeft <= 0 || wholeFits() ? 1 : 0;
+    // whole graph where it fits on each, else layer-wise where it does.
+    int64_t way = partsLeft <= 0 || wholeFits() ? 2
+                  : layerwise == Layerwise::Auto && program.evalLevel &&
+                          !evalModel.levels.empty() && cutsFit()
+                      ? 1
+                      : 0;
     if (ctx->comm->size() > 1)
-      ctx->comm->allReduce(&whole, &whole, 1, ReduceOp::Min);
-    if (whole)
+      ctx->comm->allReduce(&way, &way, 1, ReduceOp::Min);
+    if (way == 2)
       return evaluateWhole(ctx, program, predict);
+    if (way == 1)
+      return evaluateLayerwise(ctx, program, predict, wantLoss);
   }
   const int64_t V = full.numVertices;
   const int64_t layers = static_cast<int64_t>(fanouts.size());
-  if (!wholeSampler) {
-    // Every in-edge of every hop: a batch's seeds get the whole graph's
-    // values. Their in- and out-degrees are the whole graph's too (a
-    // normalisation by degrees reads them).
+  // Every in-edge of every hop: a batch's seeds get the whole graph's
+  // values.
+  if (!wholeSampler)
     wholeSampler = std::make_unique<NeighborSampler>(
         full.indptr.data(), full.indices.data(), V,
         std::vector<int64_t>(layers, -1), seed);
-    outDegrees.assign(V, 0.0f);
-    for (int32_t u : full.indices)
-      outDegrees[u] += 1.0f;
-    for (int s = 0; s < 3; ++s) {
-      labelledIn[s] = 0;
-      for (int64_t v = 0; v < V; ++v)
-        labelledIn[s] += full.masks[s][v] && full.labels[v] >= 0;
-    }
-  }
-  int64_t savedCounts[3];
-  std::copy(ctx->lossCount, ctx->lossCount + 3, savedCounts);
-  // Each batch's loss is its share of the mean over the whole graph.
-  std::copy(labelledIn, labelledIn + 3, ctx->lossCount);
-  Evaluation e;
-  if (predict)
-    e.predictions.assign(V, 0);
-  int64_t counts[6] = {};
-  double loss = 0.0;
+  BatchedEvaluation run(*this, ctx, predict);
   // On several processes (data parallel) process r evaluates batches r,
-  // r + N, ...; the counts are summed (as the whole graph's evaluation
-  // sums them), the loss and the predictions only when asked for.
+  // r + N, ... (BatchedEvaluation sums them).
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
   const int64_t step = std::max<int64_t>(evalBatchSize, 1);
   std::vector<int64_t> batchSeeds;
-  std::string error;
   // A batch that does not fit is halved again until each fits (each
   // vertex's logits are its own: the same values).
   std::function<void(int64_t, int64_t)> evaluateRange = [&](int64_t b,
@@ -234,50 +223,100 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
     }
     Dataset ds = batchSubgraph(full, batch, nullptr, /*features=*/false);
     fillRows(ds);
-    const int64_t n = ds.numVertices;
-    const int64_t s = static_cast<int64_t>(batchSeeds.size());
-    for (int split = 0; split < 3; ++split) {
-      ds.masks[split].assign(n, 0);
-      for (int64_t i = 0; i < s; ++i)
-        ds.masks[split][i] = full.masks[split][batchSeeds[i]];
-    }
-    for (std::vector<float> &d : ctx->fullDegree)
-      d.resize(n);
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t v = ds.vertexIds[i];
-      ctx->fullDegree[0][i] =
-          static_cast<float>(full.indptr[v + 1] - full.indptr[v]);
-      ctx->fullDegree[1][i] = outDegrees[v];
-    }
-    ctx->ds = std::move(ds);
-    if (!bindDataset(ctx, error))
-      fatal("an evaluation batch: " + error);
-    batchBound = true;
-    ctx->training = false;
-    loss += program.eval(ctx);
-    for (int split = 0; split < 3; ++split) {
-      int64_t hit = 0, total = 0;
-      accuracyCounts(ctx, split, hit, total);
-      counts[2 * split] += hit;
-      counts[2 * split + 1] += total;
-    }
-    if (predict) {
-      const std::vector<int64_t> rows = predictions(ctx);
-      for (int64_t i = 0; i < s; ++i)
-        e.predictions[batchSeeds[i]] = rows[i];
-    }
+    bindEvaluationBatch(ctx, std::move(ds), batchSeeds);
+    run.add(program.eval(ctx), batchSeeds);
     ++evaluationBatches;
   };
   for (int64_t b = rank * step; b < V; b += step * size)
     evaluateRange(b, std::min(step, V - b));
+  return run.finish(wantLoss);
+}
+
+void MiniBatchTraining::countWholeGraph() {
+  if (!outDegrees.empty() || full.numVertices == 0)
+    return;
+  // A batch's vertices get the whole graph's in- and out-degrees (a
+  // normalisation by degrees reads them), and its loss is its share of the
+  // whole graph's mean.
+  const int64_t V = full.numVertices;
+  outDegrees.assign(V, 0.0f);
+  for (int32_t u : full.indices)
+    outDegrees[u] += 1.0f;
+  for (int s = 0; s < 3; ++s) {
+    labelledIn[s] = 0;
+    for (int64_t v = 0; v < V; ++v)
+      labelledIn[s] += full.masks[s][v] && full.labels[v] >= 0;
+  }
+}
+
+void MiniBatchTraining::bindEvaluationBatch(
+    gnnrtContext *ctx, Dataset ds, const std::vector<int64_t> &seeds,
+    const std::vector<float> *lentFeatures) {
+  const int64_t n = ds.numVertices;
+  const int64_t s = static_cast<int64_t>(seeds.size());
+  for (int split = 0; split < 3; ++split) {
+    ds.masks[split].assign(n, 0);
+    for (int64_t i = 0; i < s; ++i)
+      ds.masks[split][i] = full.masks[split][seeds[i]];
+  }
+  for (std::vector<float> &d : ctx->fullDegree)
+    d.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = ds.vertexIds[i];
+    ctx->fullDegree[0][i] =
+        static_cast<float>(full.indptr[v + 1] - full.indptr[v]);
+    ctx->fullDegree[1][i] = outDegrees[v];
+  }
+  ctx->ds = std::move(ds);
+  std::string error;
+  if (!bindDataset(ctx, error, /*keepFeatureVector=*/false, lentFeatures))
+    fatal("an evaluation batch: " + error);
+  batchBound = true;
+  ctx->training = false;
+}
+
+MiniBatchTraining::BatchedEvaluation::BatchedEvaluation(MiniBatchTraining &mb,
+                                                        gnnrtContext *ctx,
+                                                        bool predict)
+    : ctx(ctx), predict(predict) {
+  mb.countWholeGraph();
+  std::copy(ctx->lossCount, ctx->lossCount + 3, savedCounts);
+  // Each batch's loss is its share of the mean over the whole graph.
+  std::copy(mb.labelledIn, mb.labelledIn + 3, ctx->lossCount);
+  if (predict)
+    e.predictions.assign(mb.full.numVertices, 0);
+}
+
+void MiniBatchTraining::BatchedEvaluation::add(
+    float batchLoss, const std::vector<int64_t> &seeds) {
+  loss += batchLoss;
+  for (int split = 0; split < 3; ++split) {
+    int64_t hit = 0, total = 0;
+    accuracyCounts(ctx, split, hit, total);
+    counts[2 * split] += hit;
+    counts[2 * split + 1] += total;
+  }
+  if (predict) {
+    const std::vector<int64_t> rows = predictions(ctx);
+    for (size_t i = 0; i < seeds.size(); ++i)
+      e.predictions[seeds[i]] = rows[i];
+  }
+}
+
+MiniBatchTraining::Evaluation
+MiniBatchTraining::BatchedEvaluation::finish(bool wantLoss) {
+  // On several processes (data parallel) each evaluated its batches: the
+  // counts are summed (as the whole graph's evaluation sums them), the
+  // loss and the predictions only when asked for.
   std::copy(savedCounts, savedCounts + 3, ctx->lossCount);
   e.loss = static_cast<float>(loss);
-  if (size > 1) {
+  if (ctx->comm->size() > 1) {
     ctx->comm->allReduce(counts, counts, 6, ReduceOp::Sum);
     if (wantLoss)
       ctx->comm->allReduce(&e.loss, &e.loss, 1, ReduceOp::Sum);
     if (predict)
-      ctx->comm->allReduce(e.predictions.data(), e.predictions.data(), V,
+      ctx->comm->allReduce(e.predictions.data(), e.predictions.data(),
+                           static_cast<int64_t>(e.predictions.size()),
                            ReduceOp::Sum);
   }
   for (int split = 0; split < 3; ++split)
@@ -285,5 +324,5 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
                        ? static_cast<double>(counts[2 * split]) /
                              static_cast<double>(counts[2 * split + 1])
                        : 0.0;
-  return e;
+  return std::move(e);
 }

@@ -527,7 +527,35 @@ int main(int argc, char **argv) {
     miniBatch->useFeaturesOnStorage(&ctx->featuresFile, o.evalBatchSize);
   if (budgetedEval)
     miniBatch->evaluateWithinBudget(o.evalBatchSize);
-  if (o.evalBatchSize > 0 && !(storedRows && !plannedEval) && !budgetedEval)
+  // Layer-wise evaluation (docs/MiniBatch.md): always where asked, else
+  // within the budget where the whole graph does not fit.
+  const bool layerwiseAlways = o.layerwiseEval == "always";
+  if (layerwiseAlways) {
+    const char *mode = plannedEval ? "the evaluation under the budget's plan"
+                       : onGPU     ? "the GPU"
+                       : p3        ? "P3"
+                       : pull      ? "feature pulling"
+                       : batchMode == "co-batch" ? "co-batches"
+                       : o.pipeline              ? "the pipeline"
+                       : !o.saveBatches.empty()  ? "--save-batches"
+                       : !o.dump.empty()         ? "--dump"
+                                                 : nullptr;
+    if (mode)
+      fatal(std::string("--layerwise-eval always: not with ") + mode +
+            ", which evaluates the whole graph");
+    if (!wholeProgram->evalLevel || wholeModel.levels.empty())
+      fatal("--layerwise-eval always: the executable holds no levels of its "
+            "evaluation (gnn-compile --eval-levels, on by default, splits "
+            "it where the model allows: its --remarks say why not)");
+  }
+  if (miniBatch)
+    miniBatch->useLayerwiseEvaluation(
+        layerwiseAlways              ? MiniBatchTraining::Layerwise::Always
+        : o.layerwiseEval == "never" ? MiniBatchTraining::Layerwise::Never
+                                     : MiniBatchTraining::Layerwise::Auto,
+        o.evalBatchSize);
+  if (o.evalBatchSize > 0 && !(storedRows && !plannedEval) && !budgetedEval &&
+      !layerwiseAlways)
     fatal("--eval-batch-size: this run evaluates the whole graph (" +
           std::string(plannedEval ? "under the plan gnn-compile --mem-budget "
                                     "compiled"

@@ -16,6 +16,7 @@
 #include "gnnrt/GNNRuntime.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -123,6 +124,18 @@ struct ModelInfo {
     std::vector<BufferInfo::Term> terms;
   };
   std::vector<RowCollective> rowCollectives;
+  /// Layer-wise evaluation (gnn-compile --eval-levels; the `eval-levels`,
+  /// `level`, `cut` and `level-buffer` records): level l's function (the
+  /// program's gnn_eval_level(ctx, l), 1 <= l <= levels.size()) reads the
+  /// cuts `inputs` at a block's rows and leaves `outputs` at its
+  /// destinations' rows, taking `buffers`.
+  struct Level {
+    std::vector<int64_t> inputs, outputs;
+    std::vector<BufferInfo> buffers;
+  };
+  std::vector<Level> levels;
+  /// Each cut's row width (`factor` times `terms`; the slot unused).
+  std::map<int64_t, BufferInfo> cutWidths;
 };
 
 /// Parses the text written by gnn-compile: one record per line
@@ -135,6 +148,10 @@ struct ModelInfo {
 ///   joined
 ///                                     by '*', or ? when unknown)
 ///   eval-buffer <slot> <factor> <terms>   (the evaluation's alone)
+///   eval-levels <L>       (layer-wise evaluation's level functions)
+///   level <l> <n> <cut>... <m> <cut>...   (level l's n cuts read, m left)
+///   cut <k> <factor> <terms>              (cut k's row width)
+///   level-buffer <l> <slot> <factor> <terms>   (level l's buffers)
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
 ///   target cuda           (compiled with --target=cuda; cpu without it)
@@ -212,6 +229,11 @@ struct gnnrtContext {
   /// them through device->hostView).
   const float *logits = nullptr;
   float loss = 0.0f;
+  /// Layer-wise evaluation (ABI 27): the cuts a level function reads, at
+  /// the bound block's rows (device-tier memory; null: not bound), and
+  /// where it left those it computes, with their row sizes.
+  std::vector<std::unique_ptr<gnnrt::Buffer>> levelInputs;
+  std::vector<std::pair<const float *, int64_t>> levelOutputs;
   /// Shared preloading (docs/Distributed.md): the full graph's in- and
   /// out-degrees of the local vertices, which bindDataset binds instead of
   /// the local graph's (empty: the local graph's), and the labelled

@@ -18,6 +18,7 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
   std::istringstream in(text);
   std::string line;
   int lineno = 0;
+  int64_t evalLevels = 0;
   while (std::getline(in, line)) {
     ++lineno;
     std::istringstream ls(line);
@@ -56,9 +57,15 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
     } else if (kind == "classes") {
       if (!(ls >> info.classWidth))
         return bad("malformed classes record");
-    } else if (kind == "buffer" || kind == "eval-buffer") {
+    } else if (kind == "buffer" || kind == "eval-buffer" ||
+               kind == "level-buffer" || kind == "cut") {
       BufferInfo b;
       std::string terms;
+      int64_t level = 0;
+      if (kind == "level-buffer" &&
+          (!(ls >> level) || level < 1 ||
+           level > static_cast<int64_t>(info.levels.size())))
+        return bad("level-buffer of a level with no level record");
       if (!(ls >> b.slot >> b.factor >> terms) || b.slot < 0 || b.factor < 0)
         return bad("malformed " + kind + " record");
       if (terms == "?") {
@@ -87,12 +94,36 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
           b.terms.push_back({BufferInfo::VChunks, k});
         }
       }
-      if (kind == "buffer") {
+      if (kind == "cut") {
+        if (b.unknown || !info.cutWidths.emplace(b.slot, b).second)
+          return bad("malformed cut record (an unknown width, or cut " +
+                     std::to_string(b.slot) + " twice)");
+      } else if (kind == "level-buffer") {
+        info.levels[level - 1].buffers.push_back(std::move(b));
+      } else if (kind == "buffer") {
         info.buffers.push_back(std::move(b));
       } else {
         info.evalBuffersKnown = true;
         info.evalBuffers.push_back(std::move(b));
       }
+    } else if (kind == "eval-levels") {
+      if (!(ls >> evalLevels) || evalLevels < 1 || evalLevels > 4096)
+        return bad("malformed eval-levels record");
+    } else if (kind == "level") {
+      int64_t l = 0, n = 0;
+      ModelInfo::Level level;
+      if (!(ls >> l) || l != static_cast<int64_t>(info.levels.size()) + 1 ||
+          l > evalLevels)
+        return bad("level record out of order (levels 1 to eval-levels)");
+      for (std::vector<int64_t> *cuts : {&level.inputs, &level.outputs}) {
+        if (!(ls >> n) || n < 0 || n > 4096)
+          return bad("malformed level record");
+        cuts->resize(n);
+        for (int64_t &k : *cuts)
+          if (!(ls >> k) || k < 0 || k > (int64_t{1} << 20))
+            return bad("malformed level record");
+      }
+      info.levels.push_back(std::move(level));
     } else if (kind == "graph-arrays") {
       unsigned mask = 0;
       if (!(ls >> mask) || mask > 0xF || !(mask & 1))
@@ -171,6 +202,25 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       return bad("unknown record");
     }
   }
+  if (evalLevels != static_cast<int64_t>(info.levels.size())) {
+    error = "model info: eval-levels " + std::to_string(evalLevels) +
+            " with " + std::to_string(info.levels.size()) + " level records";
+    return false;
+  }
+  // Each cut read is left by a lower level, with its width.
+  for (size_t l = 0; l < info.levels.size(); ++l)
+    for (int64_t k : info.levels[l].inputs) {
+      bool left = false;
+      for (size_t below = 0; below < l; ++below)
+        for (int64_t out : info.levels[below].outputs)
+          left |= out == k;
+      if (!left || !info.cutWidths.count(k)) {
+        error = "model info: level " + std::to_string(l + 1) + " reads cut " +
+                std::to_string(k) +
+                ", which no lower level leaves with a width";
+        return false;
+      }
+    }
   if (info.replicated && info.partition != "rows") {
     error = "model info: a 'replicated' record without 'partition rows'";
     return false;

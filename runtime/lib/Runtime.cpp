@@ -882,4 +882,29 @@ void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx, gnnrtMemRefF32 *logits,
   ctx->loss = loss;
 }
 
+void _mlir_ciface_gnnrtLevelInput(gnnrtMemRefF32 *result, gnnrtContext *ctx,
+                                  int64_t cut, int64_t rowSize) {
+  const std::string what = "gnnrtLevelInput: cut " + std::to_string(cut);
+  if (cut < 0 || static_cast<size_t>(cut) >= ctx->levelInputs.size() ||
+      !ctx->levelInputs[cut])
+    fatal(what + " is not bound (a level function runs only in a layer-wise "
+                 "evaluation, whose driver binds the cuts it reads)");
+  const gnnrt::Buffer &buf = *ctx->levelInputs[cut];
+  if (rowSize < 0 || buf.size != ctx->ds.numVertices * rowSize)
+    fatal(what + " holds " + std::to_string(buf.size) + " floats, not " +
+          std::to_string(ctx->ds.numVertices) + " rows of " +
+          std::to_string(rowSize));
+  view(result, buf.data, buf.size);
+}
+
+void _mlir_ciface_gnnrtSetLevelOutput(gnnrtContext *ctx, int64_t cut,
+                                      gnnrtMemRefF32 *rows, int64_t rowSize) {
+  if (cut < 0 || cut > (int64_t{1} << 20) || rowSize < 0)
+    fatal("gnnrtSetLevelOutput: cut " + std::to_string(cut) + ", rows of " +
+          std::to_string(rowSize));
+  if (static_cast<size_t>(cut) >= ctx->levelOutputs.size())
+    ctx->levelOutputs.resize(cut + 1, {nullptr, 0});
+  ctx->levelOutputs[cut] = {rows->aligned + rows->offset, rowSize};
+}
+
 } // extern "C"

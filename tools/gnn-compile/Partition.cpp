@@ -91,7 +91,12 @@ static OwningOpRef<ModuleOp> lowerCopy(MLIRContext &context, ModuleOp module,
                                        bool optimize, std::string &why) {
   PassManager probe(&context);
   probe.enableVerifier();
-  buildGNNTrainPipeline(probe, options, optimize);
+  // The other programs evaluate whole or in batches of whole
+  // neighbourhoods: the preloading program's levels serve them all.
+  GNNOptimizeOptions withoutLevels;
+  withoutLevels.copyOptionValuesFrom(options);
+  withoutLevels.evalLevels = false;
+  buildGNNTrainPipeline(probe, withoutLevels, optimize);
   buildGNNToLLVMPipeline(probe, lowering);
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   LogicalResult result = failure();

@@ -294,6 +294,14 @@ static llvm::cl::opt<bool> levelRows(
                    "every row of the batch). docs/MiniBatch.md"),
     llvm::cl::init(true), llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<bool> evalLevels(
+    "eval-levels",
+    llvm::cl::desc("Compile the evaluation split at its levels too, for "
+                   "layer-wise evaluation of mini-batch training under "
+                   "--mem-budget (default true; off with row chunks, a "
+                   "budget, a partition or --target cuda). docs/MiniBatch.md"),
+    llvm::cl::init(true), llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<int64_t> rowChunks(
     "row-chunks",
     llvm::cl::desc("Run each step over the vertices in this many row chunks, "
@@ -596,6 +604,12 @@ int main(int argc, char **argv) {
       llvm::errs() << "gnn-compile: remark: --partition auto: " << report
                    << "\n";
   }
+  // Layer-wise evaluation's levels, where the lowering runs them: the CPU,
+  // every buffer resident, the program not split over processes.
+  options.evalLevels = evalLevels && target != "cuda" &&
+                       options.partition == "none" && memBudget.empty() &&
+                       chunkBudget.empty() && bufferBudget.empty() &&
+                       rowChunks == 1 && !featuresOutOfCore && !graphOutOfCore;
   gnn::buildGNNTrainPipeline(pm, options, /*optimize=*/!noOptimize);
   // Byte-count flags: digits, optionally followed by K, M, G or T.
   auto byteFlag = [&](const llvm::cl::opt<std::string> &flag,

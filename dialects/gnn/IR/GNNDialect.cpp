@@ -316,6 +316,15 @@ LogicalResult GNNDialect::verifyOperationAttribute(Operation *op,
              << "'" << kEvalLevelAttrName << "' must be an i64 of at least 1";
     return success();
   }
+  if (attr.getName().getValue() == kCutsAttrName) {
+    auto cuts = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!cuts || cuts.size() != static_cast<int64_t>(op->getNumResults()) ||
+        llvm::any_of(cuts.asArrayRef(), [](int64_t k) { return k < -1; }))
+      return op->emitError() << "'" << kCutsAttrName
+                             << "' must be an array<i64> of one cut number "
+                                "(-1: none) per result";
+    return success();
+  }
   if (attr.getName().getValue() == kLevelOutputsAttrName) {
     auto fn = dyn_cast<FunctionOpInterface>(op);
     auto cuts = dyn_cast<DenseI64ArrayAttr>(attr.getValue());

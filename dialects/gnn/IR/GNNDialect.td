@@ -66,6 +66,9 @@ def GNN_Dialect : Dialect {
         "gnn.eval_level";
     static constexpr ::llvm::StringLiteral kLevelOutputsAttrName =
         "gnn.level_outputs";
+    /// On an op of @gnn_eval: the cut number of each of its results (-1:
+    /// none), whose row widths the lowering gives the levels' cut inputs.
+    static constexpr ::llvm::StringLiteral kCutsAttrName = "gnn.cuts";
 
   private:
     void registerTypes();

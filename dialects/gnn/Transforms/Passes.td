@@ -465,7 +465,9 @@ def GNNSplitEvalLevels : Pass<"gnn-split-eval-levels", "::mlir::ModuleOp"> {
     A level below L returns its cuts in the order of
     `gnn.level_outputs`; level L returns what `@gnn_eval` returns (the loss
     over the batch's rows of the mask, the logits). Each function carries
-    `gnn.eval_level = l`.
+    `gnn.eval_level = l`; the op of `@gnn_eval` that computes cut k has k
+    in its `gnn.cuts` (one number per result, -1 for none), where the
+    lowering learns the cut's row width.
 
     Not split, with a remark on the op (the runtime then evaluates in
     batches of whole neighbourhoods): an op over all vertices

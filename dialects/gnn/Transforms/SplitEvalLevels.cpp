@@ -173,6 +173,17 @@ struct GNNSplitEvalLevels
     });
     for (auto [k, v] : llvm::enumerate(cuts))
       cutIndex[v] = k;
+    // Marked where the evaluation computes them (their widths).
+    for (Value v : cuts) {
+      Operation *def = v.getDefiningOp();
+      SmallVector<int64_t> numbers(def->getNumResults(), -1);
+      if (auto marked =
+              def->getAttrOfType<DenseI64ArrayAttr>(GNNDialect::kCutsAttrName))
+        numbers.assign(marked.asArrayRef().begin(), marked.asArrayRef().end());
+      numbers[cast<OpResult>(v).getResultNumber()] = cutIndex.lookup(v);
+      def->setAttr(GNNDialect::kCutsAttrName,
+                   DenseI64ArrayAttr::get(def->getContext(), numbers));
+    }
 
     OpBuilder mb(module.getContext());
     mb.setInsertionPointAfter(eval);
@@ -270,6 +281,7 @@ private:
         for (Value o : def->getOperands())
           resolve(o);
         Operation *copy = b.clone(*def, map);
+        copy->removeAttr(GNNDialect::kCutsAttrName);
         if (isa<GraphOp>(copy))
           graph = copy->getResult(0);
         return map.lookup(v);

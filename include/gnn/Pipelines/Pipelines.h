@@ -63,6 +63,11 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
       llvm::cl::desc("Run --gnn-share-contractions after --gnn-autodiff "
                      "(gnn-train-pipeline only)"),
       llvm::cl::init(true)};
+  Option<bool> evalLevels{
+      *this, "eval-levels",
+      llvm::cl::desc("Run --gnn-split-eval-levels last (layer-wise "
+                     "evaluation; gnn-train-pipeline only)"),
+      llvm::cl::init(false)};
 };
 
 /// The gnn-to-gnn optimisation of a forward model (DESIGN.md's order):
@@ -75,7 +80,8 @@ void buildGNNOptimizePipeline(OpPassManager &pm,
 /// Model to training program: gnn-optimize-pipeline (unless `optimize` is
 /// false), --gnn-autodiff, then --gnn-fuse-sag (`fuse`), canonicalisation
 /// and CSE, then --gnn-share-contractions (`share`, with `optimize`),
-/// canonicalisation and CSE. gnn-compile's front half.
+/// canonicalisation and CSE, --gnn-defer-transposes (with `optimize`), and
+/// --gnn-split-eval-levels (`eval-levels`). gnn-compile's front half.
 void buildGNNTrainPipeline(OpPassManager &pm, const GNNOptimizeOptions &options,
                            bool optimize = true);
 

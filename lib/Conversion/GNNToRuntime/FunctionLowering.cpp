@@ -39,8 +39,13 @@ static std::string describeWholeStage(Operation *step, Operation *by) {
 
 LogicalResult FunctionLowering::run(bool training) {
   ArrayRef<Type> results = source.getFunctionType().getResults();
-  if (results.size() < 2 || !results[0].isF32() ||
-      !isa<VertexTensorType>(results[1]))
+  // A level of a layer-wise evaluation below the last leaves its cuts
+  // (gnn.level_outputs) instead of a loss and logits.
+  auto cutsOut = source->getAttrOfType<DenseI64ArrayAttr>(
+      GNNDialect::kLevelOutputsAttrName);
+  const bool level = source->hasAttr(GNNDialect::kEvalLevelAttrName);
+  if (!cutsOut && (results.size() < 2 || !results[0].isF32() ||
+                   !isa<VertexTensorType>(results[1])))
     return source.emitOpError()
            << "must return the loss (f32) and the logits (a vertex tensor) "
               "first, but its type is "
@@ -50,8 +55,9 @@ LogicalResult FunctionLowering::run(bool training) {
   Type ptr = LLVM::LLVMPointerType::get(mctx);
   OpBuilder mb(mctx);
   mb.setInsertionPointAfter(source);
-  StringRef name =
-      training ? GNNDialect::kTrainStepName : GNNDialect::kEvalName;
+  StringRef name = training ? StringRef(GNNDialect::kTrainStepName)
+                   : level  ? source.getSymName()
+                            : StringRef(GNNDialect::kEvalName);
   auto fn = mb.create<func::FuncOp>(
       loc, (name + "_lowered").str(),
       FunctionType::get(mctx, {ptr}, {lb.b.getF32Type()}));
@@ -87,7 +93,7 @@ LogicalResult FunctionLowering::run(bool training) {
   }
   if (failed(bindParameters()))
     return failure();
-  if (numLevels > 0 && training) {
+  if (numLevels > 0 && (training || level)) {
     // A partitioned program's aggregations to the own rows' sources (the
     // whole graph's rows; staged by reduces on a split graph) compute
     // every row.
@@ -147,6 +153,8 @@ LogicalResult FunctionLowering::run(bool training) {
     placement.beginStep(&op, before);
     if (failed(lowerTop(&op)))
       return failure();
+    if (op.hasAttr(GNNDialect::kCutsAttrName))
+      recordCutDims(op);
     if (isa<ApplyVertexOp, OuterSumOp, SumRowsOp, SoftmaxCrossEntropyOp,
             FusedGatherOp>(op) ||
         aggregations.count(&op)) {
@@ -174,6 +182,23 @@ LogicalResult FunctionLowering::run(bool training) {
   }
   useGraph(false);
   auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (cutsOut) {
+    // The rows of the block's destinations, read by the driver before the
+    // next call.
+    placement.beginStep(ret, lastOp());
+    for (auto [v, k] :
+         llvm::zip_equal(ret.getOperands(), cutsOut.asArrayRef())) {
+      Tensor t = buffers.lookup(v);
+      lb.call(rt::Call::gnnrtSetLevelOutput,
+              {lb.ctx, lb.cI64(k), t.buf, lb.toI64(t.rowSize)});
+      levelOutputs.push_back({k, buffers.sizeKey(t.rowSize)});
+    }
+    placement.endStep(lastOp());
+    lb.b.create<func::ReturnOp>(
+        loc, lb.b.create<arith::ConstantOp>(loc, lb.b.getF32FloatAttr(0.0f))
+                 .getResult());
+    return success();
+  }
   // The loss is the first result, an f32: only a loss op lowers to one.
   assert(loss && "an f32 result without a loss op was not lowered");
   placement.beginStep(ret, lastOp());
@@ -530,8 +555,59 @@ LogicalResult FunctionLowering::lowerAggregation(GatherOp g) {
   return success();
 }
 
+void FunctionLowering::recordCutDims(Operation &op) {
+  if (!cutDims)
+    return;
+  auto numbers = op.getAttrOfType<DenseI64ArrayAttr>(GNNDialect::kCutsAttrName);
+  for (auto [r, k] : llvm::zip_equal(op.getResults(), numbers.asArrayRef())) {
+    Tensor t = buffers.lookup(r);
+    if (k < 0 || !t.buf)
+      continue;
+    SmallVector<SizeKey> &dims = (*cutDims)[k];
+    dims.clear();
+    for (Value d : t.dims)
+      dims.push_back(buffers.sizeKey(d));
+  }
+}
+
 LogicalResult FunctionLowering::lowerInput(InputOp in) {
   StringRef name = in.getName();
+  if (std::optional<int64_t> k = InputOp::getLevelInputIndex(name)) {
+    // A cut of a lower level at the block's rows, as wide as the
+    // evaluation computed it.
+    auto it = cutDims ? cutDims->find(*k) : CutDims::iterator();
+    if (!cutDims || it == cutDims->end())
+      return in.emitOpError() << "reads cut " << *k
+                              << ", whose row width the evaluation's lowering "
+                                 "did not record (no op of @"
+                              << GNNDialect::kEvalName << " has it in its "
+                              << GNNDialect::kCutsAttrName << ")";
+    SmallVector<Value> dims;
+    for (const SizeKey &key : it->second) {
+      Value d = lb.cIndex(key.factor);
+      for (StringRef part : llvm::split(StringRef(key.dynamic), '*')) {
+        if (part.empty())
+          continue;
+        Value size = part == "V"   ? lb.sizes.numV
+                     : part == "E" ? lb.sizes.numE
+                     : part == "F" ? lb.sizes.numF
+                     : part == "C" ? lb.sizes.numC
+                                   : Value();
+        if (!size)
+          return in.emitOpError()
+                 << "reads cut " << *k << ", whose row width is not a "
+                 << "product of the dataset's sizes ('" << key.dynamic << "')";
+        d = lb.mul(d, size);
+      }
+      dims.push_back(d);
+    }
+    Tensor t = buffers.make(Value(), lb.sizes.numV, true, dims);
+    t.buf = lb.call(rt::Call::gnnrtLevelInput,
+                    {lb.ctx, lb.cI64(*k), lb.toI64(t.rowSize)});
+    buffers.bind(in.getResult(), t);
+    levelInputs.push_back(*k);
+    return success();
+  }
   if (name == "features" && featuresOutOfCore) {
     if (featuresChunks) { // taken once per function
       buffers.bind(in.getResult(), buffers.make(featuresChunks, lb.sizes.numV,

@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <map>
+
 namespace mlir::gnn {
 
 class FunctionLowering {
@@ -76,6 +78,20 @@ public:
   /// run over fewer rows ("gnn.sum_rows at m.mlir:9:3 (func.call
   /// @gnnrtFoo)").
   ArrayRef<std::string> getWholeStages() const { return wholeStages; }
+
+  /// Layer-wise evaluation (--gnn-split-eval-levels): the row width of
+  /// each cut, as size keys of its row dimensions, which the evaluation's
+  /// lowering records (at its ops' `gnn.cuts`) and a level function's reads
+  /// (its `level.<k>` inputs); before run().
+  using CutDims = std::map<int64_t, SmallVector<SizeKey>>;
+  void setCutDims(CutDims *dims) { cutDims = dims; }
+  /// After run() of a level function below the last: each cut it leaves
+  /// (gnnrtSetLevelOutput) and its row size.
+  ArrayRef<std::pair<int64_t, SizeKey>> getLevelOutputs() const {
+    return levelOutputs;
+  }
+  /// After run() of a level function: the cuts it reads.
+  ArrayRef<int64_t> getLevelInputs() const { return levelInputs; }
 
   /// Builds `<name>_lowered`, the lowered function.
   LogicalResult run(bool training);
@@ -169,6 +185,11 @@ private:
   void restrictToLevel(Operation &op, Operation *before, Block &entry);
   bool featuresOutOfCore = false;
   Value featuresChunks; // their memref, once taken
+  CutDims *cutDims = nullptr;
+  SmallVector<std::pair<int64_t, SizeKey>> levelOutputs;
+  SmallVector<int64_t> levelInputs;
+  /// Records the row dimensions of `op`'s results that are cuts.
+  void recordCutDims(Operation &op);
   bool gpu;
   int64_t chunkedStages = 0, vertexStages = 0; // after run()
   SmallVector<std::string> wholeStages;

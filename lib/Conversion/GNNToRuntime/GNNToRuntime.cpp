@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Format.h"
@@ -341,6 +342,40 @@ static void emitPlacementRemark(func::FuncOp fn,
     d << "; " << r.windows << " graph windows (" << r.windowBytes << " bytes)";
 }
 
+/// `float gnn_eval_level(ctx, l)`: the driver's entry to level l's function
+/// (`gnn_eval_level_<l>`, 1 <= l <= `numLevels`; 0 for any other l).
+void buildLevelDispatcher(ModuleOp module, int64_t numLevels) {
+  MLIRContext *context = module.getContext();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = module.getLoc();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  auto fn = b.create<func::FuncOp>(
+      loc, "gnn_eval_level",
+      FunctionType::get(context, {ptr, b.getI64Type()}, {b.getF32Type()}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  Value index = b.create<arith::IndexCastOp>(loc, b.getIndexType(),
+                                             entry->getArgument(1));
+  SmallVector<int64_t> cases;
+  for (int64_t l = 1; l <= numLevels; ++l)
+    cases.push_back(l);
+  auto sw = b.create<scf::IndexSwitchOp>(loc, TypeRange{b.getF32Type()}, index,
+                                         cases, cases.size());
+  for (auto [l, region] : llvm::zip_equal(cases, sw.getCaseRegions())) {
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    auto call = b.create<func::CallOp>(
+        loc, (GNNDialect::kEvalLevelPrefix + Twine(l)).str(),
+        TypeRange{b.getF32Type()}, ValueRange{entry->getArgument(0)});
+    b.create<scf::YieldOp>(loc, call.getResult(0));
+  }
+  b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+  b.create<scf::YieldOp>(
+      loc,
+      b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f)).getResult());
+  b.setInsertionPointAfter(sw);
+  b.create<func::ReturnOp>(loc, sw.getResult(0));
+}
+
 struct ConvertGNNToRuntime
     : public mlir::gnn::impl::ConvertGNNToRuntimeBase<ConvertGNNToRuntime> {
   using ConvertGNNToRuntimeBase::ConvertGNNToRuntimeBase;
@@ -485,23 +520,71 @@ struct ConvertGNNToRuntime
     // process's rows by level band.
     const bool levels = levelRows && hops > 0 && rowChunks == 1 &&
                         target == "cpu" && bufferBudget == 0 && memBudget == 0;
-    for (auto [fn, training] :
-         {std::pair{train, true}, std::pair{eval, false}}) {
+    // Layer-wise evaluation's level functions (--gnn-split-eval-levels),
+    // lowered where the evaluation runs every buffer resident on the CPU:
+    // the driver runs them on 1-hop blocks (docs/MiniBatch.md).
+    SmallVector<func::FuncOp> levelFns;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f->hasAttr(GNNDialect::kEvalLevelAttrName))
+        levelFns.push_back(f);
+    llvm::sort(levelFns, [](func::FuncOp a, func::FuncOp b) {
+      return a->getAttrOfType<IntegerAttr>(GNNDialect::kEvalLevelAttrName)
+                 .getInt() <
+             b->getAttrOfType<IntegerAttr>(GNNDialect::kEvalLevelAttrName)
+                 .getInt();
+    });
+    if (!levelFns.empty()) {
+      const char *why = target != "cpu"                     ? "the CUDA target"
+                        : memBudget > 0 || bufferBudget > 0 ? "a budget's plan"
+                        : rowChunks > 1                     ? "row chunks"
+                        : featuresOutOfCore || graphOutOfCore
+                            ? "data out of core"
+                        : !getPartition(train).empty() ? "a partitioned program"
+                                                       : nullptr;
+      for (auto [i, f] : llvm::enumerate(levelFns))
+        if (f->getAttrOfType<IntegerAttr>(GNNDialect::kEvalLevelAttrName)
+                .getInt() != static_cast<int64_t>(i) + 1) {
+          f.emitError() << "layer-wise evaluation: the level functions must "
+                           "be levels 1 to "
+                        << levelFns.size() << " once each";
+          return signalPassFailure();
+        }
+      if (why) {
+        eval.emitRemark() << "layer-wise evaluation: not lowered with " << why
+                          << " (the evaluation runs in batches of whole "
+                             "neighbourhoods)";
+        for (func::FuncOp f : levelFns)
+          f.erase();
+        levelFns.clear();
+      }
+    }
+    FunctionLowering::CutDims cutDims;
+    // Each level's buffers, inputs and outputs, for the model description.
+    std::string levelRecords;
+    SmallVector<std::pair<func::FuncOp, int>> functions = {{train, 1},
+                                                           {eval, 0}};
+    for (func::FuncOp f : levelFns)
+      functions.push_back({f, 2});
+    for (auto [fn, kind] : functions) {
+      const bool training = kind == 1, isLevel = kind == 2;
       // The two never run at once and nothing of one is read during the
       // other (gnnrtSetOutput's logits are read before the next call), so
       // they share the slots: the runtime keeps max(train, eval) per slot.
-      auto lower = [&, fn = fn, training = training](bool withLevels) {
+      auto lower = [&, fn = fn, training = training,
+                    isLevel = isLevel](bool withLevels) {
         lowerings.push_back(std::make_unique<FunctionLowering>(
             module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
         lowerings.back()->setRowChunks(rowChunks);
         lowerings.back()->setLongRowPieces(target == "cuda" || longRowPieces);
+        lowerings.back()->setCutDims(&cutDims);
         if (withLevels)
-          lowerings.back()->setLevels(hops);
+          lowerings.back()->setLevels(isLevel ? 1 : hops);
         lowerings.back()->setFeaturesOutOfCore(featuresOutOfCore);
         lowerings.back()->setGraphOutOfCore(graphOutOfCore);
         return lowerings.back()->run(training);
       };
-      const bool withLevels = levels && training;
+      // A level function on its 1-hop block: the destinations' rows.
+      const bool withLevels = levels && (training || isLevel);
       llvm::DenseSet<Operation *> before;
       for (Operation &op : module.getBody()->getOperations())
         before.insert(&op);
@@ -520,7 +603,7 @@ struct ConvertGNNToRuntime
             op.erase();
         if (failed(lower(false)))
           return signalPassFailure();
-      } else if (withLevels) {
+      } else if (withLevels && !isLevel) {
         fn.emitRemark() << "level rows: "
                         << lowerings.back()->getRestrictedSteps()
                         << " steps compute the rows of their level of " << hops
@@ -549,6 +632,32 @@ struct ConvertGNNToRuntime
         }
       }
       lowerings.back()->planSlots(estimates);
+      if (isLevel) {
+        // Apart from the step's and the evaluation's: the driver sizes a
+        // level's batches by them.
+        const int64_t l =
+            fn->getAttrOfType<IntegerAttr>(GNNDialect::kEvalLevelAttrName)
+                .getInt();
+        FunctionLowering &lowering = *lowerings.back();
+        levelRecords +=
+            llvm::formatv("level {0} {1}", l, lowering.getLevelInputs().size());
+        for (int64_t k : lowering.getLevelInputs())
+          levelRecords += llvm::formatv(" {0}", k).str();
+        levelRecords +=
+            llvm::formatv(" {0}", lowering.getLevelOutputs().size()).str();
+        for (const auto &[k, width] : lowering.getLevelOutputs())
+          levelRecords += llvm::formatv(" {0}", k).str();
+        levelRecords += "\n";
+        for (const auto &[k, width] : lowering.getLevelOutputs())
+          levelRecords +=
+              llvm::formatv("cut {0} {1} {2}\n", k, width.factor,
+                            width.dynamic.empty() ? "1" : width.dynamic)
+                  .str();
+        levelRecords +=
+            bufferRecords(lowering.getPlannedSizes(),
+                          llvm::formatv("level-buffer {0}", l).str());
+        continue;
+      }
       llvm::append_range(bufferSizes, lowerings.back()->getPlannedSizes());
       // The evaluation's own: the driver sizes an evaluation alone by them
       // (an evaluation under --mem-budget, MiniBatch.h).
@@ -629,7 +738,8 @@ struct ConvertGNNToRuntime
     std::string placementRecords;
     bool anyPlanned = false, anyEdgeChunks = false;
     for (auto [lowering, fn, training] :
-         llvm::zip_equal(lowerings, SmallVector<func::FuncOp>{train, eval},
+         llvm::zip_equal(ArrayRef(lowerings).take_front(2),
+                         SmallVector<func::FuncOp>{train, eval},
                          SmallVector<bool>{true, false})) {
       if (capacity <= 0)
         break;
@@ -698,6 +808,9 @@ struct ConvertGNNToRuntime
         bufferRecords(evalSizes, "eval-buffer") + placementRecords +
         llvm::formatv("graph-arrays {0}\n", graphArrays).str() +
         hopsRecord(hops, globalOp);
+    if (!levelFns.empty())
+      info += llvm::formatv("eval-levels {0}\n", levelFns.size()).str() +
+              levelRecords;
     if (target == "cuda")
       info += "target cuda\n";
     if (featuresOutOfCore)
@@ -727,7 +840,8 @@ struct ConvertGNNToRuntime
       // Each function's row collectives and their row widths, for the
       // driver's volume formula (docs/Distributed.md).
       for (auto [lowering, name] :
-           llvm::zip_equal(lowerings, SmallVector<StringRef>{"train", "eval"}))
+           llvm::zip_equal(ArrayRef(lowerings).take_front(2),
+                           SmallVector<StringRef>{"train", "eval"}))
         for (const auto &[kind, width] : lowering->getRowCollectives())
           info += llvm::formatv("collective {0} {1} {2} {3}\n", name, kind,
                                 width.factor,
@@ -747,6 +861,8 @@ struct ConvertGNNToRuntime
     for (auto f : module.getOps<func::FuncOp>())
       if (f.getSymName().ends_with("_lowered"))
         f.setSymName(f.getSymName().drop_back(strlen("_lowered")));
+    if (!levelFns.empty())
+      buildLevelDispatcher(module, static_cast<int64_t>(levelFns.size()));
     // On the CUDA target the buffers are GPU memory: what the host code
     // itself reads or writes moves into kernels.
     if (target == "cuda")

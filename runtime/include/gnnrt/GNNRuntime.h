@@ -108,7 +108,11 @@
 ///      masks: the whole graph's masks on any part of it;
 ///      gnnrtDropoutParam's `which` 3 is the key of locally numbered
 ///      elements.
-#define GNNRT_API_VERSION 26
+///  27: gnnrtLevelInput and gnnrtSetLevelOutput: layer-wise evaluation
+///      (--gnn-split-eval-levels), whose level functions read the lower
+///      levels' values (cuts) at a block's rows and leave their own cuts
+///      for the driver.
+#define GNNRT_API_VERSION 27
 
 #ifdef __cplusplus
 extern "C" {
@@ -306,6 +310,11 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtFeatures(gnnrtMemRefF32 *result,
                                              gnnrtContext *ctx);
 GNNRT_EXPORT void _mlir_ciface_gnnrtDegree(gnnrtMemRefF32 *result,
                                            gnnrtContext *ctx, int64_t dir);
+/// Layer-wise evaluation (ABI 27): cut `cut` [V, rowSize] at the bound
+/// block's rows, which the driver bound before calling a level function.
+GNNRT_EXPORT void _mlir_ciface_gnnrtLevelInput(gnnrtMemRefF32 *result,
+                                               gnnrtContext *ctx, int64_t cut,
+                                               int64_t rowSize);
 GNNRT_EXPORT void _mlir_ciface_gnnrtEdgeDataF32(gnnrtMemRefF32 *result,
                                                 gnnrtContext *ctx,
                                                 int64_t index);
@@ -813,6 +822,14 @@ GNNRT_EXPORT void gnnrtOptimizerUpdate(gnnrtContext *ctx, int64_t index);
 GNNRT_EXPORT void _mlir_ciface_gnnrtSetOutput(gnnrtContext *ctx,
                                               gnnrtMemRefF32 *logits,
                                               float loss);
+
+/// Records where a level function left cut `cut` [V, rowSize] (its first
+/// gnnrtLevelRows(1) rows: the block's destinations), for the driver (ABI
+/// 27).
+GNNRT_EXPORT void _mlir_ciface_gnnrtSetLevelOutput(gnnrtContext *ctx,
+                                                   int64_t cut,
+                                                   gnnrtMemRefF32 *rows,
+                                                   int64_t rowSize);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -9,7 +9,10 @@
 // destinations' degree is recomputed in level 2 too.
 
 // CHECK-LABEL: func.func @gnn_eval(
+// CHECK:         gnn.apply_vertex %{{.*}}(%{{.*}}) params(%{{.*}}) {gnn.cuts = array<i64: 0>}
+// CHECK:         gnn.apply_vertex %{{.*}}(%{{.*}}, %{{.*}}) {gnn.cuts = array<i64: 1>}
 // CHECK-LABEL: func.func @gnn_eval_level_1(
+// CHECK-NOT:     gnn.cuts
 // CHECK-SAME:    %[[W1:[^:]*]]: tensor<8x4xf32> {gnn.param = "w1"}, %{{.*}}: tensor<8x3xf32> {gnn.param = "w2"})
 // CHECK-SAME:    -> (!gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>)
 // CHECK-SAME:    attributes {gnn.eval_level = 1 : i64, gnn.level_outputs = array<i64: 0, 1>}
@@ -23,6 +26,7 @@
 // CHECK-NOT:     softmax_cross_entropy
 // CHECK:         return %[[H0]], %[[H1]] : !gnn.vtensor<4xf32>, !gnn.vtensor<4xf32>
 // CHECK-LABEL: func.func @gnn_eval_level_2(
+// CHECK-NOT:     gnn.cuts
 // CHECK-SAME:    %{{.*}}: tensor<8x4xf32> {gnn.param = "w1"}, %[[W2:[^:]*]]: tensor<8x3xf32> {gnn.param = "w2"})
 // CHECK-SAME:    -> (f32, !gnn.vtensor<3xf32>) attributes {gnn.eval_level = 2 : i64}
 // CHECK-NOT:     "features"
@@ -250,5 +254,17 @@ func.func @outputs_without_level(%x: !gnn.vtensor<4xf32>) -> !gnn.vtensor<4xf32>
 
 // expected-error @+1 {{'gnn.eval_level' must be an i64 of at least 1}}
 func.func @level_zero() attributes {gnn.eval_level = 0 : i64} {
+  return
+}
+
+// -----
+
+func.func @cuts_per_result(%x: !gnn.vtensor<4xf32>) {
+  %g = gnn.graph : !gnn.graph
+  // expected-error @+1 {{'gnn.cuts' must be an array<i64> of one cut number (-1: none) per result}}
+  %a = gnn.fused_gather sum %g src(%x : !gnn.vtensor<4xf32>) to dst {gnn.cuts = array<i64: 0, 1>} : !gnn.vtensor<4xf32> {
+  ^bb0(%r: tensor<4xf32>):
+    gnn.yield %r : tensor<4xf32>
+  }
   return
 }
