@@ -171,12 +171,19 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
     };
     for (int64_t b = rank * step; b < V; b += step * size)
       evaluateRange(b, std::min(step, V - b));
-    // Each process wrote its batches' rows; the others' are zero.
+    // Each process wrote its batches' rows; the others' are zero. Summed
+    // in pieces of 1 MiB: the reduction's own buffers (MPI's) stay small
+    // beside the budget.
+    constexpr int64_t kPiece = int64_t{1} << 18;
     if (size > 1)
       for (int64_t k : level.outputs)
-        ctx->comm->allReduce(cuts[k].data(), cuts[k].data(),
-                             static_cast<int64_t>(cuts[k].size()),
-                             ReduceOp::Sum);
+        for (int64_t at = 0; at < static_cast<int64_t>(cuts[k].size());
+             at += kPiece)
+          ctx->comm->allReduce(
+              cuts[k].data() + at, cuts[k].data() + at,
+              std::min<int64_t>(kPiece,
+                                static_cast<int64_t>(cuts[k].size()) - at),
+              ReduceOp::Sum);
     for (int64_t k : level.inputs)
       if (lastReader[k] == l) {
         heldCuts -= static_cast<int64_t>(cuts[k].size()) * 4;
