@@ -43,7 +43,35 @@ int64_t MiniBatchTraining::cutBytes() const {
   return bytes;
 }
 
-bool MiniBatchTraining::cutsFit() const { return cutBytes() <= partsLeft / 2; }
+void MiniBatchTraining::startLevelSampler() {
+  if (!levelSampler)
+    levelSampler = std::make_unique<NeighborSampler>(
+        full.indptr.data(), full.indices.data(), full.numVertices,
+        std::vector<int64_t>{-1}, seed);
+}
+
+bool MiniBatchTraining::cutsFit() {
+  // The cuts beside each level's batch of the vertex with the most
+  // in-edges alone (the least a level's batches need at once).
+  const int64_t V = full.numVertices;
+  if (V == 0)
+    return true;
+  int64_t hub = 0;
+  for (int64_t v = 1; v < V; ++v)
+    if (full.indptr[v + 1] - full.indptr[v] >
+        full.indptr[hub + 1] - full.indptr[hub])
+      hub = v;
+  startLevelSampler();
+  const SampledBatch alone = levelSampler->sample({hub}, 0);
+  int64_t most = 0;
+  for (int64_t l = 1; l <= static_cast<int64_t>(evalModel.levels.size()); ++l) {
+    const int64_t need = levelBatchBytes(l, alone);
+    if (need < 0)
+      return false;
+    most = std::max(most, need);
+  }
+  return cutBytes() + most <= partsLeft;
+}
 
 int64_t MiniBatchTraining::levelBatchBytes(int64_t l,
                                            const SampledBatch &batch) const {
@@ -78,10 +106,7 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
   // The step's buffers are a batch's: freed, and so is the batches'
   // features buffer.
   freeBatchState(ctx);
-  if (!levelSampler)
-    levelSampler = std::make_unique<NeighborSampler>(
-        full.indptr.data(), full.indices.data(), V, std::vector<int64_t>{-1},
-        seed);
+  startLevelSampler();
   BatchedEvaluation run(*this, ctx, predict);
   // The cuts, every vertex's rows, each freed after the last level that
   // reads it.

@@ -373,9 +373,11 @@ private:
   /// predictions as evaluate()'s batches give them.
   Evaluation evaluateLayerwise(gnnrtContext *ctx, const Program &program,
                                bool predict, bool wantLoss);
-  /// Under the budget: whether the cuts held between the levels take at
-  /// most half of what it leaves (partsLeft).
-  bool cutsFit() const;
+  /// Under the budget: whether the cuts held between the levels fit in
+  /// what it leaves (partsLeft) beside each level's batch of the vertex
+  /// with the most in-edges alone.
+  bool cutsFit();
+  void startLevelSampler();
   /// The bytes of every cut, held for every vertex.
   int64_t cutBytes() const;
   /// What a batch of level `l` needs of partsLeft besides the cuts.

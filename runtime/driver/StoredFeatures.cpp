@@ -217,6 +217,12 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
               std::to_string(batch.inputVertices().size()) + " rows, " +
               std::to_string(batch.numEdges()) +
               " edges) but the budget leaves " + formatBytes(partsLeft) +
+              (budgetedEval && layerwise == Layerwise::Auto &&
+                       program.evalLevel && !evalModel.levels.empty()
+                   ? " (layer-wise, the values held between its levels "
+                     "alone take " +
+                         formatBytes(cutBytes()) + ")"
+                   : std::string()) +
               "; raise --mem-budget, or compile the model for it "
               "(gnn-compile --mem-budget evaluates the whole graph under "
               "its plan)");
