@@ -24,13 +24,18 @@ using namespace gnnrt;
 
 namespace {
 
-/// Floats per row of a cut of width `w` on `ds`'s widths.
+/// `a` times `b`, INT64_MAX where it overflows.
+int64_t times(int64_t a, int64_t b) {
+  int64_t n;
+  return __builtin_mul_overflow(a, b, &n) ? INT64_MAX : n;
+}
+
+/// Floats per row of a cut of width `w` (F and C terms: ModelInfo.cpp) on
+/// `ds`'s widths.
 int64_t floatsPerRow(const BufferInfo &w, const Dataset &ds) {
   int64_t n = w.factor;
   for (const auto &[term, k] : w.terms)
-    n *= term == BufferInfo::F   ? ds.numFeatures
-         : term == BufferInfo::C ? ds.numClasses
-                                 : 1;
+    n = times(n, term == BufferInfo::F ? ds.numFeatures : ds.numClasses);
   return n;
 }
 
@@ -38,8 +43,11 @@ int64_t floatsPerRow(const BufferInfo &w, const Dataset &ds) {
 
 int64_t MiniBatchTraining::cutBytes() const {
   int64_t bytes = 0;
-  for (const auto &[k, width] : evalModel.cutWidths)
-    bytes += full.numVertices * floatsPerRow(width, full) * 4;
+  for (const auto &[k, width] : evalModel.cutWidths) {
+    const int64_t cut =
+        times(times(full.numVertices, floatsPerRow(width, full)), 4);
+    bytes = cut > INT64_MAX - bytes ? INT64_MAX : bytes + cut;
+  }
   return bytes;
 }
 
@@ -103,6 +111,9 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
     fatal("--layerwise-eval: the executable holds no levels of its "
           "evaluation (gnn-compile --eval-levels; its --remarks say why a "
           "model's evaluation is not split)");
+  if (cutBytes() == INT64_MAX)
+    fatal("layer-wise evaluation: the values held between the levels "
+          "overflow 64 bits (a corrupt model description?)");
   // The step's buffers are a batch's: freed, and so is the batches'
   // features buffer.
   freeBatchState(ctx);
@@ -126,6 +137,10 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
   std::vector<int64_t> batchSeeds;
   for (int64_t l = 1; l <= L; ++l) {
     const ModelInfo::Level &level = levels[l - 1];
+    // Each level numbers its slots on its own: the last level's buffers
+    // and features buffer go (levelBatchBytes counts this level's alone).
+    if (l > 1)
+      freeBatchState(ctx);
     for (int64_t k : level.outputs) {
       cuts[k].assign(V * widths.at(k), 0.0f);
       heldCuts += V * widths.at(k) * 4;
@@ -215,6 +230,7 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
         std::vector<float>().swap(cuts[k]);
       }
   }
+  ctx->levelOutputs.clear(); // pointers into the slots
   ++layerwiseEvaluations;
   return run.finish(wantLoss);
 }

@@ -8,6 +8,7 @@
 
 #include "Context.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -95,9 +96,14 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
         }
       }
       if (kind == "cut") {
-        if (b.unknown || !info.cutWidths.emplace(b.slot, b).second)
-          return bad("malformed cut record (an unknown width, or cut " +
-                     std::to_string(b.slot) + " twice)");
+        const bool rowWidth =
+            !b.unknown && b.factor >= 1 && b.factor <= (int64_t{1} << 24) &&
+            std::all_of(b.terms.begin(), b.terms.end(), [](const auto &t) {
+              return t.first == BufferInfo::F || t.first == BufferInfo::C;
+            });
+        if (!rowWidth || !info.cutWidths.emplace(b.slot, b).second)
+          return bad("malformed cut record (a row width is 1 to 2^24 times "
+                     "F and C terms, once per cut)");
       } else if (kind == "level-buffer") {
         info.levels[level - 1].buffers.push_back(std::move(b));
       } else if (kind == "buffer") {
@@ -207,7 +213,19 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
             " with " + std::to_string(info.levels.size()) + " level records";
     return false;
   }
-  // Each cut read is left by a lower level, with its width.
+  // Each cut is left by one level below the last, with its width, and
+  // read only above it.
+  std::map<int64_t, size_t> leftBy;
+  for (size_t l = 0; l < info.levels.size(); ++l)
+    for (int64_t k : info.levels[l].outputs)
+      if (l + 1 == info.levels.size() || !info.cutWidths.count(k) ||
+          !leftBy.emplace(k, l).second) {
+        error = "model info: level " + std::to_string(l + 1) + " leaves cut " +
+                std::to_string(k) +
+                " (the last level leaves none; each cut is left once, with a "
+                "cut record)";
+        return false;
+      }
   for (size_t l = 0; l < info.levels.size(); ++l)
     for (int64_t k : info.levels[l].inputs) {
       bool left = false;

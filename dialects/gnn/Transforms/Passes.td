@@ -454,13 +454,15 @@ def GNNSplitEvalLevels : Pass<"gnn-split-eval-levels", "::mlir::ModuleOp"> {
     The level of a vertex value is the number of neighbour reads on its
     longest path from the features, counted at the destinations (a
     `gnn.scatter` from the source adds one, as a `gnn.fused_gather`'s
-    source inputs do; level 0 counts as 1). Level l's function computes the
-    values of level l: on a block, the destinations' rows, from the rows of
-    every source. It reads what it needs of lower levels as
+    source inputs do; an aggregation is at least level 1, right at its
+    block's destinations only; level 0 counts as 1). Level l's function
+    computes the values of level l: on a block, the destinations' rows, from
+    the rows of every source. It reads what it needs of lower levels as
     `gnn.input "level.<k>"` (cut k: a vertex value of a lower level, which
     the runtime holds for every vertex between the levels) and recomputes
     what does not depend on the features (the graph, degrees, labels, masks,
-    edge data and what only those and the parameters give). Per-edge values
+    edge data and what only those and the parameters give without an
+    aggregation). Per-edge values
     are never cut: an edge op is computed in each level that reads it.
     A level below L returns its cuts in the order of
     `gnn.level_outputs`; level L returns what `@gnn_eval` returns (the loss
@@ -473,7 +475,8 @@ def GNNSplitEvalLevels : Pass<"gnn-split-eval-levels", "::mlir::ModuleOp"> {
     batches of whole neighbourhoods): an op over all vertices
     (`gnn.sum_rows`, `gnn.outer_sum`), an aggregation to the sources (a
     block holds the destinations' in-edges only), a value other than a
-    vertex tensor read above its level, a partitioned program, and a model
+    vertex tensor of f32 read above its level, a partitioned program, and a
+    model
     with no neighbour read (nothing to split).
   }];
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::func::FuncDialect"];

@@ -83,6 +83,11 @@ public:
         for (Value v : fused.getEdgeInputs())
           l = std::max(l, levelOf(v));
       }
+      // An aggregation is right at its block's destinations only (the
+      // other rows have no in-edges there), even of what does not depend on
+      // the features: read at the sources, it is a lower level's.
+      if (gather || fused)
+        l = std::max<int64_t>(l, 1);
       for (Value r : op.getResults())
         valueLevel[r] = l;
       hops = std::max(hops, l);
@@ -116,6 +121,8 @@ struct GNNSplitEvalLevels
     : public mlir::gnn::impl::GNNSplitEvalLevelsBase<GNNSplitEvalLevels> {
   void runOnOperation() final {
     ModuleOp module = getOperation();
+    analysis = LevelAnalysis();
+    cutIndex.clear();
     auto eval = module.lookupSymbol<func::FuncOp>(GNNDialect::kEvalName);
     if (!eval || eval.isExternal()) {
       module.emitError() << "--gnn-split-eval-levels expects @"
@@ -219,8 +226,10 @@ private:
             std::to_string(l);
       return def;
     }
-    if (!isa<VertexTensorType>(v.getType())) {
-      why = "a value other than a vertex tensor is read above its level " +
+    auto vertex = dyn_cast<VertexTensorType>(v.getType());
+    if (!vertex || !vertex.getElementType().isF32()) {
+      why = "a value other than a vertex tensor of f32 is read above its "
+            "level " +
             std::to_string(at);
       return def;
     }

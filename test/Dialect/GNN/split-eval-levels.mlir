@@ -268,3 +268,42 @@ func.func @cuts_per_result(%x: !gnn.vtensor<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A degree from edge weights (PyG's gcn_norm) does not depend on the
+// features, but an aggregation is right at its block's destinations only:
+// read at the sources it is level 1's: the rows it normalises are level
+// 1's, a cut of level 2 (not recomputed there from the features).
+
+// CHECK-LABEL: func.func @gnn_eval_level_1(
+// CHECK-SAME:    gnn.level_outputs = array<i64: 0>
+// CHECK:         %[[W:.*]] = gnn.input %{{.*}} "weight"
+// CHECK:         %[[DEG:.*]] = gnn.gather sum %{{.*}}, %[[W]] to dst
+// CHECK:         %[[N:.*]] = gnn.apply_vertex %{{.*}}(%{{.*}}, %[[DEG]])
+// CHECK:         return %[[N]]
+// CHECK-LABEL: func.func @gnn_eval_level_2(
+// CHECK-NOT:     "features"
+// CHECK:         %[[CUT:.*]] = gnn.input %{{.*}} "level.0" : !gnn.vtensor<4xf32>
+// CHECK:         gnn.scatter %{{.*}}, %[[CUT]] from src
+module {
+// expected-remark @+1 {{layer-wise evaluation: 2 levels, 1 vertex values held between them}}
+func.func @gnn_eval() -> (f32, !gnn.vtensor<4xf32>) {
+  %g = gnn.graph : !gnn.graph
+  %x = gnn.input %g "features" : !gnn.vtensor<4xf32>
+  %w = gnn.input %g "weight" : !gnn.etensor<1xf32>
+  %deg = gnn.gather sum %g, %w to dst : !gnn.etensor<1xf32> -> !gnn.vtensor<1xf32>
+  %n = gnn.apply_vertex %g (%x, %deg) : (!gnn.vtensor<4xf32>, !gnn.vtensor<1xf32>) -> !gnn.vtensor<4xf32> {
+  ^bb0(%r: tensor<4xf32>, %d: tensor<1xf32>):
+    %s = gnn.rsqrt %d : tensor<1xf32>
+    %y = gnn.mul %r, %s : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    gnn.yield %y : tensor<4xf32>
+  }
+  %e = gnn.scatter %g, %n from src : !gnn.vtensor<4xf32> -> !gnn.etensor<4xf32>
+  %a = gnn.gather sum %g, %e to dst : !gnn.etensor<4xf32> -> !gnn.vtensor<4xf32>
+  %labels = gnn.input %g "labels" : !gnn.vtensor<i64>
+  %mask = gnn.input %g "train_mask" : !gnn.vtensor<i1>
+  %loss = gnn.softmax_cross_entropy %a, %labels, %mask : !gnn.vtensor<4xf32>, !gnn.vtensor<i64>, !gnn.vtensor<i1> -> f32
+  return %loss, %a : f32, !gnn.vtensor<4xf32>
+}
+}

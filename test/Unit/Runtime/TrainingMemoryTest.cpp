@@ -118,6 +118,67 @@ TEST(TrainingMemory, EvalBufferRecordsSizeAnEvaluation) {
   }
 }
 
+// Layer-wise evaluation's records (gnn-compile --eval-levels): each level's
+// cuts read and left, the cuts' row widths, each level's buffers.
+TEST(TrainingMemory, ParsesLevelRecords) {
+  const std::string model = std::string(kModel) +
+                            "eval-levels 2\n"
+                            "level 1 0 2 0 1\n"
+                            "cut 0 16 1\n"
+                            "cut 1 1 C\n"
+                            "level-buffer 1 0 1 F*V\n"
+                            "level-buffer 1 1 16 V\n"
+                            "level 2 2 1 0 0\n"
+                            "level-buffer 2 0 1 C*V\n";
+  ModelInfo info;
+  std::string error;
+  ASSERT_TRUE(parseModelInfo(model, info, error)) << error;
+  ASSERT_EQ(info.levels.size(), 2u);
+  EXPECT_EQ(info.levels[0].inputs, std::vector<int64_t>{});
+  EXPECT_EQ(info.levels[0].outputs, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(info.levels[1].inputs, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(info.levels[1].outputs, std::vector<int64_t>{});
+  ASSERT_EQ(info.levels[0].buffers.size(), 2u);
+  EXPECT_EQ(info.levels[0].buffers[1].factor, 16);
+  ASSERT_EQ(info.levels[1].buffers.size(), 1u);
+  ASSERT_EQ(info.cutWidths.size(), 2u);
+  EXPECT_EQ(info.cutWidths.at(0).factor, 16);
+  EXPECT_TRUE(info.cutWidths.at(0).terms.empty());
+  ASSERT_EQ(info.cutWidths.at(1).terms.size(), 1u);
+  EXPECT_EQ(info.cutWidths.at(1).terms[0].first, BufferInfo::C);
+  // The level functions' buffers are not the step's or the evaluation's.
+  EXPECT_FALSE(info.evalBuffersKnown);
+
+  const std::string one = "eval-levels 2\nlevel 1 0 1 0\ncut 0 16 1\n";
+  for (const std::string &text : {
+           // Fewer level records than eval-levels, and out of order.
+           std::string("eval-levels 2\nlevel 1 0 0\n"),
+           std::string("eval-levels 2\nlevel 2 0 0\n"),
+           std::string("level 1 0 0\n"),
+           std::string("eval-levels 0\n"),
+           // A cut read that no lower level leaves, or without a width.
+           one + "level 2 1 1 0\n",
+           std::string("eval-levels 2\nlevel 1 0 1 0\nlevel 2 1 0 0\n"),
+           // Left twice, by the last level, or with a bad width.
+           one + "level 2 1 0 1 0\n",
+           std::string("eval-levels 1\nlevel 1 0 1 0\ncut 0 16 1\n"),
+           std::string("eval-levels 2\nlevel 1 0 1 0\ncut 0 16 V\n"
+                       "level 2 1 0 0\n"),
+           std::string("eval-levels 2\nlevel 1 0 1 0\ncut 0 0 1\n"
+                       "level 2 1 0 0\n"),
+           std::string("eval-levels 2\nlevel 1 0 1 0\ncut 0 16 ?\n"
+                       "level 2 1 0 0\n"),
+           one + "cut 0 16 1\nlevel 2 1 0 0\n",
+           // A level's buffer before its level record; counts out of range.
+           std::string("eval-levels 1\nlevel-buffer 1 0 1 V\nlevel 1 0 0\n"),
+           std::string("eval-levels 1\nlevel 1 -1\n"),
+           std::string("eval-levels 1\nlevel 1 1\n")}) {
+    ModelInfo bad;
+    EXPECT_FALSE(parseModelInfo(std::string(kModel) + text, bad, error))
+        << text;
+  }
+}
+
 // The graph-arrays record: the per-edge arrays of the graph the program
 // reads, which the estimate counts (4 bytes per edge each, besides the
 // dataset's sources); without it, all of them; the sources are always there.
