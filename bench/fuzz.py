@@ -811,7 +811,8 @@ class Fuzzer:
                  ("--batch-size", "int"), ("--fanouts", "fanouts"),
                  ("--features-on-storage", None), ("--eval-batch-size", "int"),
                  ("--server-processes", "int"), ("--partition", "enum"),
-                 ("--mem-budget", "bytes"), ("--spill-dir", "path")]
+                 ("--mem-budget", "bytes"), ("--spill-dir", "path"),
+                 ("--layerwise-eval", "enum")]
 
     def case_flags(self, i, rng):
         d = tempfile.mkdtemp(dir=self.work, prefix=f"flags{i}-")
@@ -850,7 +851,8 @@ class Fuzzer:
                                              ("-o", "path"), ("--no-fuse", None),
                                              ("--no-share", None), ("--no-hoist", None),
                                              ("--no-optimize", None), ("--no-factor", None),
-                                             ("--remarks", None), ("--keep-temps", None)])
+                                             ("--remarks", None), ("--keep-temps", None),
+                                             ("--eval-levels=false", None)])
                     if kind is None:
                         argv.append(flag)
                     else:

@@ -128,11 +128,12 @@ static const char *kUsage =
     "                       an executable of gnn-compile --mem-budget reads\n"
     "                       them so where its plan does, and evaluates\n"
     "                       under the plan)\n"
-    "  --eval-batch-size N  with --features-on-storage, or --batch-size\n"
-    "                       and --mem-budget where the whole graph's\n"
-    "                       evaluation does not fit: vertices per\n"
-    "                       evaluation batch (default: --batch-size; larger\n"
-    "                       batches share more of their neighbourhoods)\n"
+    "  --eval-batch-size N  with --features-on-storage, --batch-size and\n"
+    "                       --mem-budget where the whole graph's\n"
+    "                       evaluation does not fit, or --layerwise-eval\n"
+    "                       always: vertices per evaluation batch (default:\n"
+    "                       --batch-size; larger batches share more of\n"
+    "                       their neighbourhoods)\n"
     "  --layerwise-eval M   with --batch-size: auto (default: under\n"
     "                       --mem-budget where the whole graph's\n"
     "                       evaluation does not fit, one level at a time\n"
@@ -376,9 +377,10 @@ Options parseArgs(int argc, char **argv) {
   if (o.evalBatchSize > 0 && !o.featuresOnStorage &&
       !(o.batchSize > 0 && o.memBudget > 0) && o.layerwiseEval != "always")
     usageError("--eval-batch-size sizes the evaluation batches of "
-               "--features-on-storage, or of --batch-size under --mem-budget "
-               "where the whole graph does not fit: give them too "
-               "(otherwise the whole graph is evaluated at once)");
+               "--features-on-storage, of --batch-size under --mem-budget "
+               "where the whole graph does not fit, or of --layerwise-eval "
+               "always: give them too (otherwise the whole graph is "
+               "evaluated at once)");
   if (o.featuresOnStorage && !o.dump.empty())
     usageError("--dump runs one full-graph step, which --features-on-storage "
                "never holds in memory");
