@@ -61,16 +61,10 @@ void MiniBatchTraining::startLevelSampler() {
 bool MiniBatchTraining::cutsFit() {
   // The cuts beside each level's batch of the vertex with the most
   // in-edges alone (the least a level's batches need at once).
-  const int64_t V = full.numVertices;
-  if (V == 0)
+  if (full.numVertices == 0)
     return true;
-  int64_t hub = 0;
-  for (int64_t v = 1; v < V; ++v)
-    if (full.indptr[v + 1] - full.indptr[v] >
-        full.indptr[hub + 1] - full.indptr[hub])
-      hub = v;
   startLevelSampler();
-  const SampledBatch alone = levelSampler->sample({hub}, 0);
+  const SampledBatch alone = levelSampler->sample({hubVertex()}, 0);
   int64_t most = 0;
   for (int64_t l = 1; l <= static_cast<int64_t>(evalModel.levels.size()); ++l) {
     const int64_t need = levelBatchBytes(l, alone);

@@ -126,6 +126,8 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   // over the processes, so the step is the one process's.
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
   startParts(ctx);
+  if (steps == 0)
+    checkEvaluationFits(program);
   lastInParts = false;
   auto prepare = [this, &batches, first, rank, size](size_t i) {
     // One thread: the training's threads keep the cores (a team here would

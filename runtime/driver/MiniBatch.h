@@ -364,6 +364,13 @@ private:
   /// Whether the whole graph's evaluation fits in what the budget leaves
   /// (partsLeft; startParts first).
   bool wholeFits() const;
+  int64_t wholeBytes() const;
+  /// The vertex with the most in-edges.
+  int64_t hubVertex() const;
+  /// At the first epoch under the budget: stops the run where no way of
+  /// evaluating fits in what the budget leaves (the whole graph, layer-wise,
+  /// or the hub's full neighbourhood alone).
+  void checkEvaluationFits(const Program &program);
   /// Layer-wise evaluation: `program`'s levels (Program::evalLevel) one at
   /// a time, each over every vertex in batches of --eval-batch-size
   /// destinations with their 1-hop in-neighbourhoods (halved where one

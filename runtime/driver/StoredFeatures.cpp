@@ -138,7 +138,7 @@ MiniBatchTraining::evaluateWhole(gnnrtContext *ctx, const Program &program,
   return e;
 }
 
-bool MiniBatchTraining::wholeFits() const {
+int64_t MiniBatchTraining::wholeBytes() const {
   // Bound whole (bindWholeLent): the graph and the features lent, the
   // rest of the dataset copied (unitBytes' host copies).
   Dataset ds;
@@ -146,8 +146,58 @@ bool MiniBatchTraining::wholeFits() const {
   ds.numEdges = full.numEdges;
   ds.numFeatures = full.numFeatures;
   ds.numClasses = full.numClasses;
-  const int64_t need = unitBytes(ds, 0, /*nextRows=*/false, &evalModel);
+  return unitBytes(ds, 0, /*nextRows=*/false, &evalModel);
+}
+
+bool MiniBatchTraining::wholeFits() const {
+  const int64_t need = wholeBytes();
   return need >= 0 && need <= partsLeft;
+}
+
+int64_t MiniBatchTraining::hubVertex() const {
+  int64_t hub = 0;
+  for (int64_t v = 1; v < full.numVertices; ++v)
+    if (full.indptr[v + 1] - full.indptr[v] >
+        full.indptr[hub + 1] - full.indptr[hub])
+      hub = v;
+  return hub;
+}
+
+void MiniBatchTraining::checkEvaluationFits(const Program &program) {
+  // What the budget leaves at the first epoch's start: one of evaluate()'s
+  // ways should fit in it, or the run would stop at its first evaluation,
+  // after an epoch of training. (Later epochs may leave less: the check is
+  // not a guarantee.)
+  if (!budgetedEval || partsLeft <= 0 || full.numVertices == 0 || wholeFits())
+    return;
+  const bool levels = layerwise == Layerwise::Auto && program.evalLevel &&
+                      !evalModel.levels.empty();
+  if (levels && cutsFit())
+    return;
+  const int64_t layers = static_cast<int64_t>(fanouts.size());
+  if (!wholeSampler)
+    wholeSampler = std::make_unique<NeighborSampler>(
+        full.indptr.data(), full.indices.data(), full.numVertices,
+        std::vector<int64_t>(layers, -1), seed);
+  const int64_t hub = hubVertex();
+  const SampledBatch alone = wholeSampler->sample({hub}, 0);
+  const int64_t need = unitBytes(sizes(alone), sampledBytes(alone),
+                                 /*nextRows=*/true, &batchEvalModel);
+  if (need >= 0 && need <= partsLeft)
+    return;
+  fatal("--mem-budget " + formatBytes(partsBudget) +
+        ": no evaluation fits in the " + formatBytes(partsLeft) +
+        " it leaves: the whole graph needs " + formatBytes(wholeBytes()) +
+        (levels ? ", layer-wise the values held between its levels " +
+                      formatBytes(cutBytes()) + " and more"
+                : std::string()) +
+        ", and vertex " + std::to_string(hub) +
+        " (the most in-edges) with "
+        "its " +
+        std::to_string(layers) + "-hop in-neighbourhood alone " +
+        formatBytes(need) +
+        "; raise --mem-budget, or compile the model for it (gnn-compile "
+        "--mem-budget evaluates the whole graph under its plan)");
 }
 
 MiniBatchTraining::Evaluation
