@@ -29,18 +29,22 @@ extern "C" __attribute__((weak)) float gnn_train_step_blocks(gnnrtContext *);
 
 std::vector<Program> gnnrt::heldPrograms() {
   std::vector<Program> programs(1);
+  programs.reserve(3); // at most the partitioned two beside it
   programs[0].info = gnnrt_model_info;
   programs[0].train = gnn_train_step;
   programs[0].eval = gnn_eval;
   programs[0].evalLevel = gnn_eval_level;
+  auto add = [&programs](const char *info, float (*train)(gnnrtContext *),
+                         float (*eval)(gnnrtContext *)) {
+    Program &p = programs.emplace_back();
+    p.info = info;
+    p.train = train;
+    p.eval = eval;
+  };
   if (gnnrt_model_info_rows && gnn_train_step_rows && gnn_eval_rows)
-    programs.push_back(
-        {gnnrt_model_info_rows, gnn_train_step_rows, gnn_eval_rows, {}});
+    add(gnnrt_model_info_rows, gnn_train_step_rows, gnn_eval_rows);
   if (gnnrt_model_info_features && gnn_train_step_features && gnn_eval_features)
-    programs.push_back({gnnrt_model_info_features,
-                        gnn_train_step_features,
-                        gnn_eval_features,
-                        {}});
+    add(gnnrt_model_info_features, gnn_train_step_features, gnn_eval_features);
   std::string error;
   for (Program &p : programs)
     if (!parseModelInfo(p.info, p.model, error))
