@@ -785,8 +785,12 @@ std::string MiniBatchTraining::json() const {
                     std::to_string(storedBytes.load()) +
                     ", \"reads\": " + std::to_string(storedReads.load()) +
                     (plannedEval ? std::string(", \"evaluation\": \"planned\"")
-                                 : ", \"evaluation\": \"batches\", "
-                                   "\"evaluation_batch_size\": " +
+                                 : std::string(", \"evaluation\": \"") +
+                                       (evaluationBatches == 0 &&
+                                                layerwiseEvaluations > 0
+                                            ? "layer-wise"
+                                            : "batches") +
+                                       "\", \"evaluation_batch_size\": " +
                                        std::to_string(evalBatchSize) +
                                        ", \"evaluation_batches\": " +
                                        std::to_string(evaluationBatches)) +

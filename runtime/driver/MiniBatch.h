@@ -365,6 +365,9 @@ private:
   /// (partsLeft; startParts first).
   bool wholeFits() const;
   int64_t wholeBytes() const;
+  /// With the features on storage (no plan): whether evaluations run
+  /// layer-wise (`auto`, the levels compiled, the cuts fitting).
+  bool layerwiseStored(gnnrtContext *ctx, const Program &program);
   /// The vertex with the most in-edges.
   int64_t hubVertex() const;
   /// At the first epoch under the budget: stops the run where no way of

@@ -15,6 +15,7 @@
 
 #include "MiniBatch.h"
 
+#include "Memory.h"
 #include "Programs.h"
 #include "Summary.h"
 
@@ -154,6 +155,27 @@ bool MiniBatchTraining::wholeFits() const {
   return need >= 0 && need <= partsLeft;
 }
 
+bool MiniBatchTraining::layerwiseStored(gnnrtContext *ctx,
+                                        const Program &program) {
+  // The features on storage: layer-wise (level 1 reads its batches' rows
+  // from features.npy) where its cuts fit in what the budget leaves, or
+  // without a budget in half of what the machine has; every process the
+  // same way.
+  if (layerwise != Layerwise::Auto || !program.evalLevel ||
+      evalModel.levels.empty())
+    return false; // the same on every process
+  int64_t layered = 0;
+  if (partsLeft > 0) {
+    layered = cutsFit();
+  } else {
+    const AvailableMemory avail = availableMemory();
+    layered = !avail.known() || cutBytes() <= avail.bytes / 2;
+  }
+  if (ctx->comm->size() > 1)
+    ctx->comm->allReduce(&layered, &layered, 1, ReduceOp::Min);
+  return layered != 0;
+}
+
 int64_t MiniBatchTraining::hubVertex() const {
   int64_t hub = 0;
   for (int64_t v = 1; v < full.numVertices; ++v)
@@ -226,6 +248,8 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
       return evaluateWhole(ctx, program, predict);
     if (way == 1)
       return evaluateLayerwise(ctx, program, predict, wantLoss);
+  } else if (storedFeatures && layerwiseStored(ctx, program)) {
+    return evaluateLayerwise(ctx, program, predict, wantLoss);
   }
   const int64_t V = full.numVertices;
   const int64_t layers = static_cast<int64_t>(fanouts.size());

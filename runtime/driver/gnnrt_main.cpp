@@ -570,15 +570,23 @@ int main(int argc, char **argv) {
   }
   if (o.featuresOnStorage && !plannedEval) {
     if (lead && !o.quiet)
-      std::printf("gnnc: --features-on-storage: features.npy (%s) stays on "
-                  "storage; each batch reads its rows, evaluations run in "
-                  "batches of %lld vertices with their full "
-                  "neighbourhoods\n",
-                  formatMB(static_cast<double>(ctx->ds.numVertices) *
-                           static_cast<double>(ctx->ds.numFeatures) * 4.0)
-                      .c_str(),
-                  static_cast<long long>(o.evalBatchSize > 0 ? o.evalBatchSize
-                                                             : o.batchSize));
+      std::printf(
+          "gnnc: --features-on-storage: features.npy (%s) stays on "
+          "storage; each batch reads its rows, evaluations run %s batches of "
+          "%lld vertices%s\n",
+          formatMB(static_cast<double>(ctx->ds.numVertices) *
+                   static_cast<double>(ctx->ds.numFeatures) * 4.0)
+              .c_str(),
+          o.layerwiseEval != "never" && wholeProgram->evalLevel &&
+                  !wholeModel.levels.empty()
+              ? "layer-wise (where the values between the levels fit), in"
+              : "in",
+          static_cast<long long>(o.evalBatchSize > 0 ? o.evalBatchSize
+                                                     : o.batchSize),
+          o.layerwiseEval != "never" && wholeProgram->evalLevel &&
+                  !wholeModel.levels.empty()
+              ? ""
+              : " with their full neighbourhoods");
   }
   columns = Dataset(); // the sampler keeps a copy
   if (lendAtStart) {
