@@ -125,10 +125,8 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
   int64_t heldCuts = 0;
   // On several processes (data parallel) process r evaluates batches r,
   // r + N, ... of each level; the cuts are summed over them after it.
-  const int rank = ctx->comm->rank(), size = ctx->comm->size();
-  const int64_t step = std::max<int64_t>(evalBatchSize, 1);
+  const int size = ctx->comm->size();
   const std::vector<float> none;
-  std::vector<int64_t> batchSeeds;
   for (int64_t l = 1; l <= L; ++l) {
     const ModelInfo::Level &level = levels[l - 1];
     // Each level numbers its slots on its own: the last level's buffers
@@ -139,32 +137,13 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
       cuts[k].assign(V * widths.at(k), 0.0f);
       heldCuts += V * widths.at(k) * 4;
     }
-    // A batch that does not fit is halved again until each fits (each
-    // destination's rows are its own: the same values).
-    std::function<void(int64_t, int64_t)> evaluateRange = [&](int64_t b,
-                                                              int64_t count) {
-      batchSeeds.resize(count);
-      std::iota(batchSeeds.begin(), batchSeeds.end(), b);
-      SampledBatch batch = levelSampler->sample(batchSeeds, 0);
-      if (partsLeft > 0) {
-        const int64_t need = levelBatchBytes(l, batch) + heldCuts;
-        if (need > partsLeft && count > 1) {
-          batch = SampledBatch(); // not held through the halves
-          evaluateRange(b, count / 2);
-          evaluateRange(b + count / 2, count - count / 2);
-          return;
-        }
-        if (need > partsLeft)
-          fatal("--mem-budget " + formatBytes(partsBudget) + ": level " +
-                std::to_string(l) + " of vertex " + std::to_string(b) +
-                " alone needs " + formatBytes(need) +
-                " (its in-neighbourhood: " +
-                std::to_string(batch.inputVertices().size()) +
-                " rows; the values held between the levels: " +
-                formatBytes(heldCuts) + ") but the budget leaves " +
-                formatBytes(partsLeft) + "; raise --mem-budget");
-      }
+    // A level's batches, each its destinations' rows.
+    auto evaluateBatch = [&](SampledBatch batch,
+                             const std::vector<int64_t> &batchSeeds) {
+      const int64_t count = static_cast<int64_t>(batchSeeds.size());
+      const int64_t b = batchSeeds.front();
       Dataset ds = batchSubgraph(full, batch, nullptr, /*features=*/false);
+      batch = SampledBatch();
       if (l == 1)
         fillRows(ds);
       // The cuts the level reads, at the block's rows.
@@ -203,8 +182,22 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
       ctx->levelInputs.clear();
       ++levelBatches;
     };
-    for (int64_t b = rank * step; b < V; b += step * size)
-      evaluateRange(b, std::min(step, V - b));
+    forEachEvaluationBatch(
+        ctx, *levelSampler,
+        [&](const SampledBatch &batch) {
+          return levelBatchBytes(l, batch) + heldCuts;
+        },
+        [&](int64_t b, const SampledBatch &batch, int64_t need) {
+          fatal("--mem-budget " + formatBytes(partsBudget) + ": level " +
+                std::to_string(l) + " of vertex " + std::to_string(b) +
+                " alone needs " + formatBytes(need) +
+                " (its in-neighbourhood: " +
+                std::to_string(batch.inputVertices().size()) +
+                " rows; the values held between the levels: " +
+                formatBytes(heldCuts) + ") but the budget leaves " +
+                formatBytes(partsLeft) + "; raise --mem-budget");
+        },
+        evaluateBatch);
     // Each process wrote its batches' rows; the others' are zero. Summed
     // in pieces of 1 MiB: the reduction's own buffers (MPI's) stay small
     // beside the budget.

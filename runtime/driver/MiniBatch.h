@@ -20,6 +20,7 @@
 #include "Sampler.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -395,6 +396,18 @@ private:
   Layerwise layerwise = Layerwise::Auto;
   std::unique_ptr<NeighborSampler> levelSampler; // one hop, every in-edge
   int64_t layerwiseEvaluations = 0, levelBatches = 0;
+  /// Every vertex in batches of --eval-batch-size consecutive seeds
+  /// sampled by `sampler` (process r of N: batches r, r + N, ...), each
+  /// given to `evaluate`; under the budget a batch whose `need` passes
+  /// partsLeft is halved until each fits, and a vertex that does not fit
+  /// alone goes to `tooLarge` (which stops the run).
+  void forEachEvaluationBatch(
+      gnnrtContext *ctx, const NeighborSampler &sampler,
+      const std::function<int64_t(const SampledBatch &)> &need,
+      const std::function<void(int64_t, const SampledBatch &, int64_t)>
+          &tooLarge,
+      const std::function<void(SampledBatch, const std::vector<int64_t> &)>
+          &evaluate);
   /// The whole graph's out-degrees and labelled vertices per split (once).
   void countWholeGraph();
   /// Binds an evaluation batch `ds` whose first rows are `seeds`: the

@@ -260,30 +260,15 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
         full.indptr.data(), full.indices.data(), V,
         std::vector<int64_t>(layers, -1), seed);
   BatchedEvaluation run(*this, ctx, predict);
-  // On several processes (data parallel) process r evaluates batches r,
-  // r + N, ... (BatchedEvaluation sums them).
-  const int rank = ctx->comm->rank(), size = ctx->comm->size();
-  const int64_t step = std::max<int64_t>(evalBatchSize, 1);
-  std::vector<int64_t> batchSeeds;
-  // A batch that does not fit is halved again until each fits (each
-  // vertex's logits are its own: the same values).
-  std::function<void(int64_t, int64_t)> evaluateRange = [&](int64_t b,
-                                                            int64_t count) {
-    batchSeeds.resize(count);
-    std::iota(batchSeeds.begin(), batchSeeds.end(), b);
-    SampledBatch batch = wholeSampler->sample(batchSeeds, 0);
-    if (partsLeft > 0) {
-      // One batch at a time, but its rows are read (and copied to the
-      // device) while the last one's state is still held.
-      const int64_t need = unitBytes(sizes(batch), sampledBytes(batch),
-                                     /*nextRows=*/true, &batchEvalModel);
-      if (need > partsLeft && count > 1) {
-        batch = SampledBatch(); // not held through the halves
-        evaluateRange(b, count / 2);
-        evaluateRange(b + count / 2, count - count / 2);
-        return;
-      }
-      if (need > partsLeft)
+  // One batch at a time, but its rows are read (and copied to the device)
+  // while the last one's state is still held.
+  forEachEvaluationBatch(
+      ctx, *wholeSampler,
+      [&](const SampledBatch &batch) {
+        return unitBytes(sizes(batch), sampledBytes(batch),
+                         /*nextRows=*/true, &batchEvalModel);
+      },
+      [&](int64_t b, const SampledBatch &batch, int64_t need) {
         fatal("--mem-budget " + formatBytes(partsBudget) + ": evaluating " +
               "vertex " + std::to_string(b) + " alone needs " +
               formatBytes(need) + " (its " + std::to_string(layers) +
@@ -300,16 +285,52 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
               "; raise --mem-budget, or compile the model for it "
               "(gnn-compile --mem-budget evaluates the whole graph under "
               "its plan)");
+      },
+      [&](SampledBatch batch, const std::vector<int64_t> &batchSeeds) {
+        Dataset ds = batchSubgraph(full, batch, nullptr, /*features=*/false);
+        batch = SampledBatch();
+        fillRows(ds);
+        bindEvaluationBatch(ctx, std::move(ds), batchSeeds);
+        run.add(program.eval(ctx), batchSeeds);
+        ++evaluationBatches;
+      });
+  return run.finish(wantLoss);
+}
+
+void MiniBatchTraining::forEachEvaluationBatch(
+    gnnrtContext *ctx, const NeighborSampler &sampler,
+    const std::function<int64_t(const SampledBatch &)> &need,
+    const std::function<void(int64_t, const SampledBatch &, int64_t)> &tooLarge,
+    const std::function<void(SampledBatch, const std::vector<int64_t> &)>
+        &evaluate) {
+  // On several processes (data parallel) process r evaluates batches r,
+  // r + N, ... (the caller sums them).
+  const int rank = ctx->comm->rank(), size = ctx->comm->size();
+  const int64_t V = full.numVertices;
+  const int64_t step = std::max<int64_t>(evalBatchSize, 1);
+  std::vector<int64_t> batchSeeds;
+  // A batch that does not fit is halved again until each fits (each
+  // vertex's rows are its own: the same values).
+  std::function<void(int64_t, int64_t)> evaluateRange = [&](int64_t b,
+                                                            int64_t count) {
+    batchSeeds.resize(count);
+    std::iota(batchSeeds.begin(), batchSeeds.end(), b);
+    SampledBatch batch = sampler.sample(batchSeeds, 0);
+    if (partsLeft > 0) {
+      const int64_t bytes = need(batch);
+      if (bytes > partsLeft && count > 1) {
+        batch = SampledBatch(); // not held through the halves
+        evaluateRange(b, count / 2);
+        evaluateRange(b + count / 2, count - count / 2);
+        return;
+      }
+      if (bytes > partsLeft)
+        tooLarge(b, batch, bytes);
     }
-    Dataset ds = batchSubgraph(full, batch, nullptr, /*features=*/false);
-    fillRows(ds);
-    bindEvaluationBatch(ctx, std::move(ds), batchSeeds);
-    run.add(program.eval(ctx), batchSeeds);
-    ++evaluationBatches;
+    evaluate(std::move(batch), batchSeeds);
   };
   for (int64_t b = rank * step; b < V; b += step * size)
     evaluateRange(b, std::min(step, V - b));
-  return run.finish(wantLoss);
 }
 
 void MiniBatchTraining::countWholeGraph() {
