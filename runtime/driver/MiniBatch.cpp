@@ -785,6 +785,8 @@ std::string MiniBatchTraining::json() const {
                     std::to_string(storedBytes.load()) +
                     ", \"reads\": " + std::to_string(storedReads.load()) +
                     (plannedEval ? std::string(", \"evaluation\": \"planned\"")
+                                 // (Mixed where a later evaluation fell
+                                 // back to batches: "batches".)
                                  : std::string(", \"evaluation\": \"") +
                                        (evaluationBatches == 0 &&
                                                 layerwiseEvaluations > 0

@@ -168,8 +168,10 @@ bool MiniBatchTraining::layerwiseStored(gnnrtContext *ctx,
   if (partsLeft > 0) {
     layered = cutsFit();
   } else {
+    // Every process holds the cuts (those on one machine share it).
     const AvailableMemory avail = availableMemory();
-    layered = !avail.known() || cutBytes() <= avail.bytes / 2;
+    layered =
+        !avail.known() || cutBytes() <= avail.bytes / 2 / ctx->comm->size();
   }
   if (ctx->comm->size() > 1)
     ctx->comm->allReduce(&layered, &layered, 1, ReduceOp::Min);
@@ -190,7 +192,21 @@ void MiniBatchTraining::checkEvaluationFits(const Program &program) {
   // ways should fit in it, or the run would stop at its first evaluation,
   // after an epoch of training. (Later epochs may leave less: the check is
   // not a guarantee.)
-  if (!budgetedEval || partsLeft <= 0 || full.numVertices == 0 || wholeFits())
+  if (!budgetedEval || partsLeft <= 0 || full.numVertices == 0)
+    return;
+  // --layerwise-eval always evaluates layer-wise whatever else fits.
+  if (layerwise == Layerwise::Always) {
+    if (cutsFit())
+      return;
+    fatal("--mem-budget " + formatBytes(partsBudget) +
+          ": --layerwise-eval always: the values held between the levels (" +
+          formatBytes(cutBytes()) +
+          ") beside a level's batch of the vertex with the most in-edges "
+          "alone do not fit in the " +
+          formatBytes(partsLeft) +
+          " it leaves; raise --mem-budget, or give --layerwise-eval auto");
+  }
+  if (wholeFits())
     return;
   const bool levels = layerwise == Layerwise::Auto && program.evalLevel &&
                       !evalModel.levels.empty();
@@ -276,8 +292,8 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
               std::to_string(batch.inputVertices().size()) + " rows, " +
               std::to_string(batch.numEdges()) +
               " edges) but the budget leaves " + formatBytes(partsLeft) +
-              (budgetedEval && layerwise == Layerwise::Auto &&
-                       program.evalLevel && !evalModel.levels.empty()
+              (layerwise == Layerwise::Auto && program.evalLevel &&
+                       !evalModel.levels.empty()
                    ? " (layer-wise, the values held between its levels "
                      "alone take " +
                          formatBytes(cutBytes()) + ")"
