@@ -41,6 +41,11 @@ int64_t floatsPerRow(const BufferInfo &w, const Dataset &ds) {
 
 } // namespace
 
+bool MiniBatchTraining::layerwiseAuto(const Program &program) const {
+  return layerwise == Layerwise::Auto && program.evalLevel &&
+         !evalModel.levels.empty();
+}
+
 int64_t MiniBatchTraining::cutBytes() const {
   int64_t bytes = 0;
   for (const auto &[k, width] : evalModel.cutWidths) {

@@ -394,6 +394,8 @@ private:
   /// What a batch of level `l` needs of partsLeft besides the cuts.
   int64_t levelBatchBytes(int64_t l, const SampledBatch &batch) const;
   Layerwise layerwise = Layerwise::Auto;
+  /// Whether `auto` may choose layer-wise: `program`'s levels compiled.
+  bool layerwiseAuto(const Program &program) const;
   std::unique_ptr<NeighborSampler> levelSampler; // one hop, every in-edge
   int64_t layerwiseEvaluations = 0, levelBatches = 0;
   /// Every vertex in batches of --eval-batch-size consecutive seeds

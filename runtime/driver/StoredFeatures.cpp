@@ -161,8 +161,7 @@ bool MiniBatchTraining::layerwiseStored(gnnrtContext *ctx,
   // from features.npy) where its cuts fit in what the budget leaves, or
   // without a budget in half of what the machine has; every process the
   // same way.
-  if (layerwise != Layerwise::Auto || !program.evalLevel ||
-      evalModel.levels.empty())
+  if (!layerwiseAuto(program))
     return false; // the same on every process
   int64_t layered = 0;
   if (partsLeft > 0) {
@@ -208,8 +207,7 @@ void MiniBatchTraining::checkEvaluationFits(const Program &program) {
   }
   if (wholeFits())
     return;
-  const bool levels = layerwise == Layerwise::Auto && program.evalLevel &&
-                      !evalModel.levels.empty();
+  const bool levels = layerwiseAuto(program);
   if (levels && cutsFit())
     return;
   const int64_t layers = static_cast<int64_t>(fanouts.size());
@@ -253,11 +251,9 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
   if (budgetedEval) {
     // Every process takes the same way (their collectives differ): the
     // whole graph where it fits on each, else layer-wise where it does.
-    int64_t way = partsLeft <= 0 || wholeFits() ? 2
-                  : layerwise == Layerwise::Auto && program.evalLevel &&
-                          !evalModel.levels.empty() && cutsFit()
-                      ? 1
-                      : 0;
+    int64_t way = partsLeft <= 0 || wholeFits()         ? 2
+                  : layerwiseAuto(program) && cutsFit() ? 1
+                                                        : 0;
     if (ctx->comm->size() > 1)
       ctx->comm->allReduce(&way, &way, 1, ReduceOp::Min);
     if (way == 2)
@@ -292,8 +288,7 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
               std::to_string(batch.inputVertices().size()) + " rows, " +
               std::to_string(batch.numEdges()) +
               " edges) but the budget leaves " + formatBytes(partsLeft) +
-              (layerwise == Layerwise::Auto && program.evalLevel &&
-                       !evalModel.levels.empty()
+              (layerwiseAuto(program)
                    ? " (layer-wise, the values held between its levels "
                      "alone take " +
                          formatBytes(cutBytes()) + ")"

@@ -530,6 +530,8 @@ int main(int argc, char **argv) {
   // Layer-wise evaluation (docs/MiniBatch.md): always where asked, else
   // within the budget where the whole graph does not fit.
   const bool layerwiseAlways = o.layerwiseEval == "always";
+  const bool levelsCompiled =
+      wholeProgram->evalLevel && !wholeModel.levels.empty();
   if (layerwiseAlways) {
     const char *mode = plannedEval ? "the evaluation under the budget's plan"
                        : onGPU     ? "the GPU"
@@ -543,7 +545,7 @@ int main(int argc, char **argv) {
     if (mode)
       fatal(std::string("--layerwise-eval always: not with ") + mode +
             ", which evaluates the whole graph");
-    if (!wholeProgram->evalLevel || wholeModel.levels.empty())
+    if (!levelsCompiled)
       fatal("--layerwise-eval always: the executable holds no levels of its "
             "evaluation (gnn-compile --eval-levels, on by default, splits "
             "it where the model allows: its --remarks say why not)");
@@ -569,6 +571,7 @@ int main(int argc, char **argv) {
     miniBatch->trainInPartsWithin(o.memBudget, lead && !o.quiet);
   }
   if (o.featuresOnStorage && !plannedEval) {
+    const bool layered = o.layerwiseEval != "never" && levelsCompiled;
     if (lead && !o.quiet)
       std::printf(
           "gnnc: --features-on-storage: features.npy (%s) stays on "
@@ -577,16 +580,11 @@ int main(int argc, char **argv) {
           formatMB(static_cast<double>(ctx->ds.numVertices) *
                    static_cast<double>(ctx->ds.numFeatures) * 4.0)
               .c_str(),
-          o.layerwiseEval != "never" && wholeProgram->evalLevel &&
-                  !wholeModel.levels.empty()
-              ? "layer-wise (where the values between the levels fit), in"
-              : "in",
+          layered ? "layer-wise (where the values between the levels fit), in"
+                  : "in",
           static_cast<long long>(o.evalBatchSize > 0 ? o.evalBatchSize
                                                      : o.batchSize),
-          o.layerwiseEval != "never" && wholeProgram->evalLevel &&
-                  !wholeModel.levels.empty()
-              ? ""
-              : " with their full neighbourhoods");
+          layered ? "" : " with their full neighbourhoods");
   }
   columns = Dataset(); // the sampler keeps a copy
   if (lendAtStart) {

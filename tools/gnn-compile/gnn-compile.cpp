@@ -297,9 +297,11 @@ static llvm::cl::opt<bool> levelRows(
 static llvm::cl::opt<bool> evalLevels(
     "eval-levels",
     llvm::cl::desc("Compile the evaluation split at its levels too, for "
-                   "layer-wise evaluation of mini-batch training under "
-                   "--mem-budget (default true; off with row chunks, a "
-                   "budget, a partition or --target cuda). docs/MiniBatch.md"),
+                   "layer-wise evaluation of mini-batch training (the "
+                   "executable's --layerwise-eval: under --mem-budget or "
+                   "--features-on-storage by default; default true; off "
+                   "with row chunks, a budget, a partition or --target "
+                   "cuda). docs/MiniBatch.md"),
     llvm::cl::init(true), llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<int64_t> rowChunks(
