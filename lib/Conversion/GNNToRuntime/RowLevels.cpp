@@ -347,7 +347,11 @@ Operation *mlir::gnn::valueHops(Block &body, DenseMap<Value, int64_t> &hops) {
     if (auto scatter = dyn_cast<ScatterOp>(op)) {
       (scatter.getSide() == Side::Src ? d.fromDst : d.fromSrc) += 1;
     } else if (auto gather = dyn_cast<GatherOp>(op)) {
-      const int64_t h = gather.getSide() == Side::Src ? d.fromSrc : d.fromDst;
+      // An aggregation is right only at rows whose edges are all there (a
+      // block's destinations): at least one hop, also where what it sums
+      // does not depend on a neighbour (a degree from edge weights).
+      const int64_t h = std::max<int64_t>(
+          gather.getSide() == Side::Src ? d.fromSrc : d.fromDst, 1);
       d = {h, h};
     } else if (auto fused = dyn_cast<FusedGatherOp>(op)) {
       // Its own side's rows are read at the vertex itself, the other side's
@@ -365,6 +369,7 @@ Operation *mlir::gnn::valueHops(Block &body, DenseMap<Value, int64_t> &hops) {
         Depth o = depth.lookup(e);
         h = std::max(h, toSrc ? o.fromSrc : o.fromDst);
       }
+      h = std::max<int64_t>(h, 1); // an aggregation, as a gather's
       d = {h, h};
     } else if (llvm::any_of(op.getResultTypes(),
                             llvm::IsaPred<VertexTensorType>)) {
