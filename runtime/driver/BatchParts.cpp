@@ -43,6 +43,12 @@ void MiniBatchTraining::startParts(gnnrtContext *ctx) {
   // of both.
   batchEvalModel = evalModel;
   batchEvalModel.graphArrays |= partsModel.graphArrays;
+  // Each level's batches are sized by its own buffers (levelBatchBytes).
+  levelEvalModels.assign(evalModel.levels.size(), batchEvalModel);
+  for (size_t l = 0; l < evalModel.levels.size(); ++l) {
+    levelEvalModels[l].evalBuffers = evalModel.levels[l].buffers;
+    levelEvalModels[l].evalBuffersKnown = true;
+  }
   gradientBytes = 0;
   for (const auto &g : ctx->grads)
     gradientBytes += g->size * static_cast<int64_t>(sizeof(float));

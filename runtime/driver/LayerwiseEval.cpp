@@ -83,11 +83,9 @@ bool MiniBatchTraining::cutsFit() {
 int64_t MiniBatchTraining::levelBatchBytes(int64_t l,
                                            const SampledBatch &batch) const {
   // The level's own buffers, by the evaluation model's other records.
-  ModelInfo level = batchEvalModel;
-  level.evalBuffers = evalModel.levels[l - 1].buffers;
-  level.evalBuffersKnown = true;
   const Dataset ds = sizes(batch);
-  int64_t need = unitBytes(ds, sampledBytes(batch), /*nextRows=*/true, &level);
+  int64_t need = unitBytes(ds, sampledBytes(batch), /*nextRows=*/true,
+                           &levelEvalModels.at(l - 1));
   if (need < 0)
     return need;
   // Only the first level reads the features' rows (unitBytes counts them

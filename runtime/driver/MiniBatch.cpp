@@ -735,7 +735,9 @@ std::string MiniBatchTraining::json() const {
                                         ", \"evaluation_batch_size\": " +
                                         std::to_string(evalBatchSize) +
                                         ", \"evaluation_batches\": " +
-                                        std::to_string(evaluationBatches)
+                                        std::to_string(evaluationBatches) +
+                                        ", \"largest_evaluation_batch\": " +
+                                        std::to_string(largestEvalBatch)
                                   : std::string()) +
                     "}"
               : std::string()) +
@@ -745,6 +747,7 @@ std::string MiniBatchTraining::json() const {
                     ", \"levels\": " + std::to_string(evalModel.levels.size()) +
                     ", \"batch_size\": " + std::to_string(evalBatchSize) +
                     ", \"batches\": " + std::to_string(levelBatches) +
+                    ", \"largest_batch\": " + std::to_string(largestEvalBatch) +
                     ", \"cut_bytes\": " + std::to_string(cutBytes()) + "}"
               : std::string()) +
          (scheduler
@@ -795,7 +798,9 @@ std::string MiniBatchTraining::json() const {
                                        "\", \"evaluation_batch_size\": " +
                                        std::to_string(evalBatchSize) +
                                        ", \"evaluation_batches\": " +
-                                       std::to_string(evaluationBatches)) +
+                                       std::to_string(evaluationBatches) +
+                                       ", \"largest_evaluation_batch\": " +
+                                       std::to_string(largestEvalBatch)) +
                     "}"
               : std::string()) +
          (saveDir.empty() ? std::string()

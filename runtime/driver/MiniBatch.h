@@ -174,6 +174,7 @@ public:
   void evaluateWithinBudget(int64_t evalBatch) {
     budgetedEval = true;
     evalBatchSize = evalBatch > 0 ? evalBatch : batchSize;
+    evalBatchGiven = evalBatch > 0;
   }
   /// Under a memory budget: a bound batch's feature vector is freed, not
   /// kept for a later batch's rows (which saves their pages' faults).
@@ -211,6 +212,7 @@ public:
     layerwise = mode;
     if (mode == Layerwise::Always)
       evalBatchSize = evalBatch > 0 ? evalBatch : batchSize;
+    evalBatchGiven = evalBatchGiven || evalBatch > 0;
   }
   /// Whether evaluations run by evaluate() (the features on storage, a
   /// planned evaluation, one within the budget, or layer-wise) rather than
@@ -345,6 +347,10 @@ private:
   const FeaturesOnStorage *storedFeatures = nullptr;
   std::atomic<int64_t> storedBytes{0}, storedReads{0};
   int64_t evaluationBatches = 0, evalBatchSize = 0;
+  /// Whether --eval-batch-size was given (the evaluation batches' size
+  /// fixed, not grown under the budget), and the largest batch evaluated.
+  bool evalBatchGiven = false;
+  int64_t largestEvalBatch = 0;
   std::unique_ptr<NeighborSampler> wholeSampler;
   std::vector<float> outDegrees;
   int64_t labelledIn[3] = {0, 0, 0};
@@ -354,6 +360,9 @@ private:
   // evalModel with the step's graph arrays too (an evaluation batch binds
   // with the step's model), set by startParts.
   ModelInfo batchEvalModel;
+  // batchEvalModel with level l + 1's buffers as the evaluation's (layer-
+  // wise evaluation), set by startParts.
+  std::vector<ModelInfo> levelEvalModels;
   // Evaluations within the budget (evaluateWithinBudget), and those that
   // ran on the whole graph (json()).
   bool budgetedEval = false;
@@ -370,7 +379,8 @@ private:
   /// layer-wise (`auto`, the levels compiled, the cuts fitting).
   bool layerwiseStored(gnnrtContext *ctx, const Program &program);
   /// The vertex with the most in-edges.
-  int64_t hubVertex() const;
+  int64_t hubVertex();
+  int64_t hubFound = -1; // hubVertex's, once found
   /// At the first epoch under the budget: stops the run where no way of
   /// evaluating fits in what the budget leaves (the whole graph, layer-wise,
   /// or the hub's full neighbourhood alone).
@@ -398,11 +408,15 @@ private:
   bool layerwiseAuto(const Program &program) const;
   std::unique_ptr<NeighborSampler> levelSampler; // one hop, every in-edge
   int64_t layerwiseEvaluations = 0, levelBatches = 0;
-  /// Every vertex in batches of --eval-batch-size consecutive seeds
-  /// sampled by `sampler` (process r of N: batches r, r + N, ...), each
-  /// given to `evaluate`; under the budget a batch whose `need` passes
-  /// partsLeft is halved until each fits, and a vertex that does not fit
-  /// alone goes to `tooLarge` (which stops the run).
+  /// Every vertex in batches of consecutive seeds sampled by `sampler`
+  /// (process r of N: the r-th of N ranges of about equal vertices plus
+  /// in-edges), each given to `evaluate`. Batches have --eval-batch-size
+  /// seeds; under the budget a batch whose `need` passes partsLeft is
+  /// halved until it fits, and without an --eval-batch-size given the
+  /// next batch doubles while the last one's need beyond an empty batch's
+  /// took at most half of the room, so that the batches grow towards what
+  /// the budget allows. A vertex that does not fit alone goes to
+  /// `tooLarge` (which stops the run).
   void forEachEvaluationBatch(
       gnnrtContext *ctx, const NeighborSampler &sampler,
       const std::function<int64_t(const SampledBatch &)> &need,

@@ -30,6 +30,7 @@ void MiniBatchTraining::useFeaturesOnStorage(const FeaturesOnStorage *file,
                                              int64_t evalBatch) {
   storedFeatures = file;
   evalBatchSize = evalBatch > 0 ? evalBatch : batchSize;
+  evalBatchGiven = evalBatch > 0;
 }
 
 void MiniBatchTraining::readBatchRows(Dataset &ds) {
@@ -177,13 +178,15 @@ bool MiniBatchTraining::layerwiseStored(gnnrtContext *ctx,
   return layered != 0;
 }
 
-int64_t MiniBatchTraining::hubVertex() const {
-  int64_t hub = 0;
+int64_t MiniBatchTraining::hubVertex() {
+  if (hubFound >= 0)
+    return hubFound; // the graph does not change
+  hubFound = 0;
   for (int64_t v = 1; v < full.numVertices; ++v)
     if (full.indptr[v + 1] - full.indptr[v] >
-        full.indptr[hub + 1] - full.indptr[hub])
-      hub = v;
-  return hub;
+        full.indptr[hubFound + 1] - full.indptr[hubFound])
+      hubFound = v;
+  return hubFound;
 }
 
 void MiniBatchTraining::checkEvaluationFits(const Program &program) {
@@ -314,34 +317,73 @@ void MiniBatchTraining::forEachEvaluationBatch(
     const std::function<void(int64_t, const SampledBatch &, int64_t)> &tooLarge,
     const std::function<void(SampledBatch, const std::vector<int64_t> &)>
         &evaluate) {
-  // On several processes (data parallel) process r evaluates batches r,
-  // r + N, ... (the caller sums them).
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
   const int64_t V = full.numVertices;
-  const int64_t step = std::max<int64_t>(evalBatchSize, 1);
+  const std::vector<int64_t> &indptr = full.indptr;
+  // A range's size: its vertices plus their in-edges (what a batch of its
+  // seeds samples and binds grows with both).
+  auto weight = [&](int64_t b, int64_t count) {
+    return count + indptr[b + count] - indptr[b];
+  };
+  // On several processes (data parallel) each evaluates its range (the
+  // caller sums them): about equal weights.
+  auto boundary = [&](int r) {
+    if (r == 0 || V == 0)
+      return int64_t{0};
+    if (r == size)
+      return V;
+    const int64_t share = weight(0, V) / size * r;
+    int64_t lo = 0, hi = V; // the first v with weight(0, v) >= share
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (weight(0, mid) < share)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  };
+  const int64_t end = boundary(rank + 1);
+  const bool grow = partsLeft > 0 && !evalBatchGiven;
+  int64_t count = std::max<int64_t>(evalBatchSize, 1);
+  // What a batch needs whatever its size (the parameters, the cuts held
+  // between levels): an empty batch's. The next batch doubles where the
+  // last one's need beyond it took at most half of the room beside it (a
+  // batch's rows and edges grow at most as its seeds do, its rows slower
+  // where their neighbourhoods overlap).
+  int64_t fixedNeed = 0;
+  if (grow)
+    fixedNeed = std::max<int64_t>(need(sampler.sample({}, 0)), 0);
+  // A batch size that did not fit is not tried again for the next 8
+  // batches (each try samples).
+  int64_t ceiling = INT64_MAX, sinceCeiling = 0;
   std::vector<int64_t> batchSeeds;
-  // A batch that does not fit is halved again until each fits (each
-  // vertex's rows are its own: the same values).
-  std::function<void(int64_t, int64_t)> evaluateRange = [&](int64_t b,
-                                                            int64_t count) {
+  for (int64_t b = boundary(rank); b < end;) {
+    count = std::min(count, end - b);
     batchSeeds.resize(count);
     std::iota(batchSeeds.begin(), batchSeeds.end(), b);
     SampledBatch batch = sampler.sample(batchSeeds, 0);
+    int64_t bytes = 0;
     if (partsLeft > 0) {
-      const int64_t bytes = need(batch);
+      bytes = need(batch);
       if (bytes > partsLeft && count > 1) {
-        batch = SampledBatch(); // not held through the halves
-        evaluateRange(b, count / 2);
-        evaluateRange(b + count / 2, count - count / 2);
-        return;
+        ceiling = count;
+        sinceCeiling = 0;
+        count /= 2; // not held through the retry
+        continue;
       }
       if (bytes > partsLeft)
         tooLarge(b, batch, bytes);
     }
     evaluate(std::move(batch), batchSeeds);
-  };
-  for (int64_t b = rank * step; b < V; b += step * size)
-    evaluateRange(b, std::min(step, V - b));
+    largestEvalBatch = std::max(largestEvalBatch, count);
+    b += count;
+    if (++sinceCeiling > 8)
+      ceiling = INT64_MAX;
+    if (grow && fixedNeed < partsLeft &&
+        bytes - fixedNeed <= (partsLeft - fixedNeed) / 2 && 2 * count < ceiling)
+      count = count > V / 2 ? V : 2 * count;
+  }
 }
 
 void MiniBatchTraining::countWholeGraph() {
