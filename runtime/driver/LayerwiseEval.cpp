@@ -126,8 +126,8 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
     for (int64_t k : levels[l - 1].inputs)
       lastReader[k] = l;
   int64_t heldCuts = 0;
-  // On several processes (data parallel) process r evaluates batches r,
-  // r + N, ... of each level; the cuts are summed over them after it.
+  // On several processes (data parallel) process r evaluates its range of
+  // each level's vertices; the cuts are summed over them after it.
   const int size = ctx->comm->size();
   const std::vector<float> none;
   for (int64_t l = 1; l <= L; ++l) {
@@ -185,7 +185,7 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
       ctx->levelInputs.clear();
       ++levelBatches;
     };
-    forEachEvaluationBatch(
+    const int64_t largest = forEachEvaluationBatch(
         ctx, *levelSampler,
         [&](const SampledBatch &batch) {
           return levelBatchBytes(l, batch) + heldCuts;
@@ -201,6 +201,7 @@ MiniBatchTraining::evaluateLayerwise(gnnrtContext *ctx, const Program &program,
                 formatBytes(partsLeft) + "; raise --mem-budget");
         },
         evaluateBatch);
+    largestLevelBatch = std::max(largestLevelBatch, largest);
     // Each process wrote its batches' rows; the others' are zero. Summed
     // in pieces of 1 MiB: the reduction's own buffers (MPI's) stay small
     // beside the budget.

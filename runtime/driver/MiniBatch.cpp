@@ -747,7 +747,8 @@ std::string MiniBatchTraining::json() const {
                     ", \"levels\": " + std::to_string(evalModel.levels.size()) +
                     ", \"batch_size\": " + std::to_string(evalBatchSize) +
                     ", \"batches\": " + std::to_string(levelBatches) +
-                    ", \"largest_batch\": " + std::to_string(largestEvalBatch) +
+                    ", \"largest_batch\": " +
+                    std::to_string(largestLevelBatch) +
                     ", \"cut_bytes\": " + std::to_string(cutBytes()) + "}"
               : std::string()) +
          (scheduler

@@ -238,7 +238,8 @@ public:
   /// graph's degrees and its rows read from storage: each vertex's logits
   /// are the whole graph's. The loss is the sum of the batches' shares of
   /// the whole graph's mean, the accuracies the summed counts. On several
-  /// processes each evaluates every N-th batch and the counts are summed
+  /// processes each evaluates its range of the vertices and the counts are
+  /// summed
   /// (one all-reduce of six counts, as the whole graph's evaluation), the
   /// loss with `wantLoss` and the predictions with `predict` too. The last
   /// batch stays bound.
@@ -348,9 +349,10 @@ private:
   std::atomic<int64_t> storedBytes{0}, storedReads{0};
   int64_t evaluationBatches = 0, evalBatchSize = 0;
   /// Whether --eval-batch-size was given (the evaluation batches' size
-  /// fixed, not grown under the budget), and the largest batch evaluated.
+  /// fixed, not grown under the budget), and the largest batch of full
+  /// neighbourhoods and of a level evaluated.
   bool evalBatchGiven = false;
-  int64_t largestEvalBatch = 0;
+  int64_t largestEvalBatch = 0, largestLevelBatch = 0;
   std::unique_ptr<NeighborSampler> wholeSampler;
   std::vector<float> outDegrees;
   int64_t labelledIn[3] = {0, 0, 0};
@@ -417,7 +419,8 @@ private:
   /// took at most half of the room, so that the batches grow towards what
   /// the budget allows. A vertex that does not fit alone goes to
   /// `tooLarge` (which stops the run).
-  void forEachEvaluationBatch(
+  /// Returns the largest batch's seeds.
+  int64_t forEachEvaluationBatch(
       gnnrtContext *ctx, const NeighborSampler &sampler,
       const std::function<int64_t(const SampledBatch &)> &need,
       const std::function<void(int64_t, const SampledBatch &, int64_t)>

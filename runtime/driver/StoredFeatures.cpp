@@ -277,7 +277,7 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
   BatchedEvaluation run(*this, ctx, predict);
   // One batch at a time, but its rows are read (and copied to the device)
   // while the last one's state is still held.
-  forEachEvaluationBatch(
+  const int64_t largest = forEachEvaluationBatch(
       ctx, *wholeSampler,
       [&](const SampledBatch &batch) {
         return unitBytes(sizes(batch), sampledBytes(batch),
@@ -308,10 +308,11 @@ MiniBatchTraining::evaluate(gnnrtContext *ctx, const Program &program,
         run.add(program.eval(ctx), batchSeeds);
         ++evaluationBatches;
       });
+  largestEvalBatch = std::max(largestEvalBatch, largest);
   return run.finish(wantLoss);
 }
 
-void MiniBatchTraining::forEachEvaluationBatch(
+int64_t MiniBatchTraining::forEachEvaluationBatch(
     gnnrtContext *ctx, const NeighborSampler &sampler,
     const std::function<int64_t(const SampledBatch &)> &need,
     const std::function<void(int64_t, const SampledBatch &, int64_t)> &tooLarge,
@@ -355,8 +356,10 @@ void MiniBatchTraining::forEachEvaluationBatch(
   if (grow)
     fixedNeed = std::max<int64_t>(need(sampler.sample({}, 0)), 0);
   // A batch size that did not fit is not tried again for the next 8
-  // batches (each try samples).
-  int64_t ceiling = INT64_MAX, sinceCeiling = 0;
+  // batches (each try samples); without growing, the batches after one
+  // halved are --eval-batch-size again.
+  const int64_t start = count;
+  int64_t ceiling = INT64_MAX, sinceCeiling = 0, largest = 0;
   std::vector<int64_t> batchSeeds;
   for (int64_t b = boundary(rank); b < end;) {
     count = std::min(count, end - b);
@@ -376,14 +379,18 @@ void MiniBatchTraining::forEachEvaluationBatch(
         tooLarge(b, batch, bytes);
     }
     evaluate(std::move(batch), batchSeeds);
-    largestEvalBatch = std::max(largestEvalBatch, count);
+    largest = std::max(largest, count);
     b += count;
-    if (++sinceCeiling > 8)
+    if (++sinceCeiling >= 8)
       ceiling = INT64_MAX;
-    if (grow && fixedNeed < partsLeft &&
-        bytes - fixedNeed <= (partsLeft - fixedNeed) / 2 && 2 * count < ceiling)
+    if (!grow)
+      count = start;
+    else if (bytes >= 0 && fixedNeed < partsLeft &&
+             bytes - fixedNeed <= (partsLeft - fixedNeed) / 2 &&
+             2 * count < ceiling)
       count = count > V / 2 ? V : 2 * count;
   }
+  return largest;
 }
 
 void MiniBatchTraining::countWholeGraph() {
