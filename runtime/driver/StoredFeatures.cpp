@@ -363,6 +363,12 @@ int64_t MiniBatchTraining::forEachEvaluationBatch(
   std::vector<int64_t> batchSeeds;
   for (int64_t b = boundary(rank); b < end;) {
     count = std::min(count, end - b);
+    // The seeds' own in-edges are sampled whatever the hops (fanouts of
+    // -1), each taking at least 36 bytes (sampledBytes): a batch whose
+    // in-edges alone pass the room is halved before it is sampled.
+    while (partsLeft > 0 && count > 1 &&
+           (indptr[b + count] - indptr[b]) * 36 > partsLeft)
+      count /= 2;
     batchSeeds.resize(count);
     std::iota(batchSeeds.begin(), batchSeeds.end(), b);
     SampledBatch batch = sampler.sample(batchSeeds, 0);
