@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <numeric>
 #include <utility>
 
 using namespace gnnrt;
@@ -53,12 +54,7 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
   const Block &input = batch.blocks.front();
   const std::vector<int64_t> &vertices = input.vertices;
   const int64_t n = static_cast<int64_t>(vertices.size());
-  // The (local source, graph position) pairs of the edges, each
-  // destination's contiguous (the block's CSC), sorted by source below.
   const int64_t E = input.offsets[input.numDst];
-  std::vector<std::pair<int32_t, int64_t>> edges(E);
-  for (int64_t e = 0; e < E; ++e)
-    edges[e] = {input.sources[e], input.edgePositions[e]};
   Dataset ds;
   ds.name = full.name;
   ds.source = full.source;
@@ -72,11 +68,31 @@ Dataset gnnrt::batchSubgraph(const Dataset &full, const SampledBatch &batch,
   std::copy_n(input.offsets.begin(), input.numDst + 1, ds.indptr.begin());
   ds.indices.resize(E);
   std::vector<int64_t> positions(E);
-  for (int64_t v = 0; v < input.numDst; ++v)
-    std::sort(edges.begin() + ds.indptr[v], edges.begin() + ds.indptr[v + 1]);
-  for (int64_t e = 0; e < E; ++e) {
-    ds.indices[e] = edges[e].first;
-    positions[e] = edges[e].second;
+  {
+    // Each destination's edges by ascending local source (the format's
+    // order), in O(E + n) rather than a sort per destination (14 % of a
+    // layer-wise evaluation's time at the Reddit shape): the edges bucketed
+    // by source, each bucket in the block's order, then dealt to their
+    // destinations in source order. (A source twice for one destination
+    // keeps the block's order, which is its edges' positions' order.)
+    std::vector<int64_t> next(n + 1, 0);
+    for (int64_t e = 0; e < E; ++e)
+      ++next[input.sources[e] + 1];
+    std::partial_sum(next.begin(), next.end(), next.begin());
+    std::vector<int64_t> bySource(E);
+    for (int64_t e = 0; e < E; ++e)
+      bySource[next[input.sources[e]]++] = e;
+    std::vector<int32_t> dstOf(E);
+    for (int64_t v = 0; v < input.numDst; ++v)
+      std::fill(dstOf.begin() + input.offsets[v],
+                dstOf.begin() + input.offsets[v + 1], static_cast<int32_t>(v));
+    std::vector<int64_t> cursor(input.offsets.begin(),
+                                input.offsets.begin() + input.numDst);
+    for (int64_t e : bySource) {
+      const int64_t at = cursor[dstOf[e]]++;
+      ds.indices[at] = input.sources[e];
+      positions[at] = input.edgePositions[e];
+    }
   }
   ds.numEdges = static_cast<int64_t>(ds.indices.size());
   if (storage) {
