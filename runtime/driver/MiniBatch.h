@@ -239,10 +239,9 @@ public:
   /// are the whole graph's. The loss is the sum of the batches' shares of
   /// the whole graph's mean, the accuracies the summed counts. On several
   /// processes each evaluates its range of the vertices and the counts are
-  /// summed
-  /// (one all-reduce of six counts, as the whole graph's evaluation), the
-  /// loss with `wantLoss` and the predictions with `predict` too. The last
-  /// batch stays bound.
+  /// summed (one all-reduce of six counts, as the whole graph's
+  /// evaluation), the loss with `wantLoss` and the predictions with
+  /// `predict` too. The last batch stays bound.
   Evaluation evaluate(gnnrtContext *ctx, const Program &program, bool predict,
                       bool wantLoss = false);
 

@@ -321,11 +321,9 @@ int64_t MiniBatchTraining::forEachEvaluationBatch(
   const int rank = ctx->comm->rank(), size = ctx->comm->size();
   const int64_t V = full.numVertices;
   const std::vector<int64_t> &indptr = full.indptr;
-  // A range's size: its vertices plus their in-edges (what a batch of its
-  // seeds samples and binds grows with both).
-  auto weight = [&](int64_t b, int64_t count) {
-    return count + indptr[b + count] - indptr[b];
-  };
+  // The size of the vertices before v: their count plus their in-edges
+  // (what a batch of them samples and binds grows with both).
+  auto before = [&](int64_t v) { return v + indptr[v]; };
   // On several processes (data parallel) each evaluates its range (the
   // caller sums them): about equal weights.
   auto boundary = [&](int r) {
@@ -333,11 +331,11 @@ int64_t MiniBatchTraining::forEachEvaluationBatch(
       return int64_t{0};
     if (r == size)
       return V;
-    const int64_t share = weight(0, V) / size * r;
-    int64_t lo = 0, hi = V; // the first v with weight(0, v) >= share
+    const int64_t share = before(V) / size * r;
+    int64_t lo = 0, hi = V; // the first v with before(v) >= share
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (weight(0, mid) < share)
+      if (before(mid) < share)
         lo = mid + 1;
       else
         hi = mid;
