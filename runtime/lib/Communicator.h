@@ -123,6 +123,15 @@ public:
     Timed timed(record(Collective::AllGather, count * rowWidth, sizeof(float)));
     doAllGatherV(send, count, recv, counts, displs, rowWidth);
   }
+  /// allGatherV of int64 values, in rows of one value: P³'s hash-partitioned
+  /// structure pushes each hop's sampled in-edges so (Sampler.h,
+  /// StructureShard). Counted with the all-gathers. A host-memory exchange:
+  /// communicators of device memory (NCCL) refuse it.
+  void allGatherV(const int64_t *send, int64_t count, int64_t *recv,
+                  const int64_t *counts, const int64_t *displs) {
+    Timed timed(record(Collective::AllGather, count, sizeof(int64_t)));
+    doAllGatherV(send, count, recv, counts, displs);
+  }
   /// allGatherV, not counted: the driver's reassembly of what it writes
   /// (feature shards of the parameters for --save-params), no part of
   /// training's communication.
@@ -266,6 +275,8 @@ protected:
   virtual void doAllGatherV(const float *send, int64_t count, float *recv,
                             const int64_t *counts, const int64_t *displs,
                             int64_t rowWidth) = 0;
+  virtual void doAllGatherV(const int64_t *send, int64_t count, int64_t *recv,
+                            const int64_t *counts, const int64_t *displs);
   virtual void doReduceScatterV(const float *send, float *recv,
                                 const int64_t *counts, ReduceOp op) = 0;
   virtual Request doIAllReduce(const float *send, float *recv, int64_t count,

@@ -8,6 +8,8 @@
 
 #include "Sampler.h"
 
+#include "Communicator.h"
+#include "Context.h"
 #include "Random.h"
 
 #include <algorithm>
@@ -31,6 +33,45 @@ std::vector<int64_t> SampledBatch::levelRows() const {
   for (const Block &b : blocks)
     rows.push_back(b.numDst);
   return rows;
+}
+
+/// Spreads the ids over the processes (RMAT's low ids are its hubs).
+static constexpr uint64_t kOwnerSalt = 0x94d049bb133111ebULL;
+
+int StructureShard::owner(int64_t v, int size) {
+  return static_cast<int>(mix64(static_cast<uint64_t>(v) ^ kOwnerSalt) %
+                          static_cast<uint64_t>(size));
+}
+
+StructureShard::StructureShard(const int64_t *graphOffsets,
+                               const int32_t *graphSources, int64_t numVertices,
+                               int rank, int size)
+    : myRank(rank), processes(size) {
+  offsets.assign(1, 0);
+  for (int64_t v = 0; v < numVertices; ++v) {
+    if (owner(v, size) != rank)
+      continue;
+    owned.push_back(v);
+    begins.push_back(graphOffsets[v]);
+    sources.insert(sources.end(), graphSources + graphOffsets[v],
+                   graphSources + graphOffsets[v + 1]);
+    offsets.push_back(static_cast<int64_t>(sources.size()));
+  }
+  owned.shrink_to_fit();
+  begins.shrink_to_fit();
+  offsets.shrink_to_fit();
+  sources.shrink_to_fit();
+}
+
+int64_t StructureShard::find(int64_t v) const {
+  const auto it = std::lower_bound(owned.begin(), owned.end(), v);
+  return it != owned.end() && *it == v ? it - owned.begin() : -1;
+}
+
+int64_t StructureShard::bytes() const {
+  return static_cast<int64_t>((owned.size() + offsets.size() + begins.size()) *
+                                  sizeof(int64_t) +
+                              sources.size() * sizeof(int32_t));
 }
 
 NeighborSampler::NeighborSampler(const int64_t *offsets, const int32_t *sources,
@@ -98,6 +139,10 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
     held.assign(numVertices, 0);
     holdExpansion(seeds, held);
   }
+  if (shard && expansionAware)
+    fatal("the hash-partitioned structure samples with fanouts, not by "
+          "expansion-aware sampling");
+  std::vector<int32_t> picked; // with a shard: the new edges' sources
   std::vector<int64_t> dst = seeds;
   for (int64_t l = L - 1; l >= 0; --l) {
     Block &b = out.blocks[l];
@@ -112,7 +157,15 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
     b.offsets.assign(b.numDst + 1, 0);
     if (outer)
       std::copy_n(outer->offsets.begin(), kept + 1, b.offsets.begin());
-    for (int64_t i = kept; i < b.numDst; ++i) {
+    const uint64_t layerKey = mix64(batchKey ^ mix64(static_cast<uint64_t>(l)));
+    if (shard) {
+      b.edgePositions.assign(keptEdges, 0);
+      if (outer)
+        std::copy_n(outer->edgePositions.begin(), keptEdges,
+                    b.edgePositions.begin());
+      exchangeHop(dst, kept, fanout, layerKey, b, picked);
+    }
+    for (int64_t i = shard ? b.numDst : kept; i < b.numDst; ++i) {
       const int64_t v = dst[i];
       int64_t degree = offsets[v + 1] - offsets[v];
       if (expansionAware)
@@ -121,13 +174,14 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
       b.offsets[i + 1] =
           b.offsets[i] + (fanout < 0 ? degree : std::min(fanout, degree));
     }
-    b.edgePositions.resize(b.offsets[b.numDst]);
-    if (outer)
-      std::copy_n(outer->edgePositions.begin(), keptEdges,
-                  b.edgePositions.begin());
-    const uint64_t layerKey = mix64(batchKey ^ mix64(static_cast<uint64_t>(l)));
+    if (!shard) {
+      b.edgePositions.resize(b.offsets[b.numDst]);
+      if (outer)
+        std::copy_n(outer->edgePositions.begin(), keptEdges,
+                    b.edgePositions.begin());
+    }
 #pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t i = kept; i < b.numDst; ++i) {
+    for (int64_t i = shard ? b.numDst : kept; i < b.numDst; ++i) {
       const int64_t v = dst[i];
       if (expansionAware) {
         int64_t *out = b.edgePositions.data() + b.offsets[i];
@@ -150,7 +204,8 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
       std::copy_n(outer->sources.begin(), keptEdges, b.sources.begin());
     for (size_t e = static_cast<size_t>(keptEdges); e < b.edgePositions.size();
          ++e) {
-      const int32_t u = sources[b.edgePositions[e]];
+      const int32_t u = shard ? picked[e - static_cast<size_t>(keptEdges)]
+                              : sources[b.edgePositions[e]];
       if (local[u] < 0) {
         local[u] = static_cast<int32_t>(b.vertices.size());
         b.vertices.push_back(u);
@@ -163,6 +218,93 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
     dst = b.vertices;
   }
   return out;
+}
+
+void NeighborSampler::exchangeHop(const std::vector<int64_t> &dst, int64_t kept,
+                                  int64_t fanout, uint64_t layerKey, Block &b,
+                                  std::vector<int32_t> &picked) const {
+  const int N = shard->size(), me = shard->rank();
+  const int64_t rows = b.numDst - kept;
+  // Each row's owner, and the owned rows' place in the shard.
+  std::vector<int32_t> ownerOf(rows);
+  std::vector<int64_t> at(rows, -1);
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < rows; ++t) {
+    ownerOf[t] = StructureShard::owner(dst[kept + t], N);
+    if (ownerOf[t] == me)
+      at[t] = shard->find(dst[kept + t]);
+  }
+  std::vector<int64_t> mine, rowsOf(N, 0);
+  for (int64_t t = 0; t < rows; ++t) {
+    ++rowsOf[ownerOf[t]];
+    if (ownerOf[t] == me) {
+      if (at[t] < 0)
+        fatal("the structure's shard lacks vertex " +
+              std::to_string(dst[kept + t]) + ", which it owns");
+      mine.push_back(t);
+    }
+  }
+  // This process's part: each owned row's pick count, then each row's
+  // picked positions followed by their sources.
+  const int64_t m = static_cast<int64_t>(mine.size());
+  std::vector<int64_t> start(m + 1, m);
+  for (int64_t q = 0; q < m; ++q) {
+    const int64_t d = shard->degree(at[mine[q]]);
+    start[q + 1] = start[q] + 2 * (fanout < 0 ? d : std::min(fanout, d));
+  }
+  std::vector<int64_t> part(start[m]);
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int64_t q = 0; q < m; ++q) {
+    const int64_t j = at[mine[q]], v = dst[kept + mine[q]];
+    const int64_t k = (start[q + 1] - start[q]) / 2;
+    const int64_t begin = shard->firstPosition(j);
+    int64_t *positions = part.data() + start[q];
+    part[q] = k;
+    pickRow(
+        mix64(layerKey ^ (static_cast<uint64_t>(v) * 0x9e3779b97f4a7c15ULL)),
+        begin, begin + shard->degree(j), k, positions);
+    const int32_t *sources = shard->sourcesOf(j);
+    for (int64_t e = 0; e < k; ++e)
+      positions[k + e] = sources[positions[e] - begin];
+  }
+  // The push: every process's part to every process.
+  std::vector<int64_t> sizes(N), displs(N + 1, 0);
+  const int64_t own = static_cast<int64_t>(part.size());
+  comm->allGather(&own, sizes.data(), 1);
+  for (int r = 0; r < N; ++r)
+    displs[r + 1] = displs[r] + sizes[r];
+  std::vector<int64_t> all(displs[N]);
+  comm->allGatherV(part.data(), own, all.data(), sizes.data(), displs.data());
+  pushed += 1 + own;
+  pushes += 2;
+  // The rows in order: each from its owner's part (its counts first).
+  std::vector<int64_t> countAt(N), edgeAt(N), rowAt(rows);
+  for (int r = 0; r < N; ++r) {
+    countAt[r] = displs[r];
+    edgeAt[r] = displs[r] + rowsOf[r];
+  }
+  for (int64_t t = 0; t < rows; ++t) {
+    const int r = ownerOf[t];
+    const int64_t k = all[countAt[r]++];
+    if (k < 0 || edgeAt[r] + 2 * k > displs[r + 1])
+      fatal("the structure's push from process " + std::to_string(r) +
+            " is malformed");
+    b.offsets[kept + t + 1] = b.offsets[kept + t] + k;
+    rowAt[t] = edgeAt[r];
+    edgeAt[r] += 2 * k;
+  }
+  const int64_t keptEdges = b.offsets[kept];
+  b.edgePositions.resize(b.offsets[b.numDst]);
+  picked.resize(b.offsets[b.numDst] - keptEdges);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t t = 0; t < rows; ++t) {
+    const int64_t e0 = b.offsets[kept + t], k = b.offsets[kept + t + 1] - e0;
+    const int64_t *from = all.data() + rowAt[t];
+    for (int64_t e = 0; e < k; ++e) {
+      b.edgePositions[e0 + e] = from[e];
+      picked[e0 - keptEdges + e] = static_cast<int32_t>(from[k + e]);
+    }
+  }
 }
 
 void NeighborSampler::holdExpansion(const std::vector<int64_t> &seeds,

@@ -52,6 +52,51 @@
 
 namespace gnnrt {
 
+class Communicator;
+
+/// P³'s hash-partitioned structure (DIGEST-mggcn-granndis-p3.md §3.3;
+/// docs/MiniBatch.md, "The structure partitioned by hash"): the in-edges of
+/// the vertices a process owns, vertex v being owned by process
+/// owner(v, N) = hash(v) mod N of N. Any process computes any vertex's owner
+/// from its id: no routing table. Each owned vertex keeps its in-edges'
+/// sources and its first in-edge's position in the graph's CSC (its edges'
+/// positions follow on), so that a row's draws and its edges' positions are
+/// those of the whole graph's sampler.
+class StructureShard {
+public:
+  /// This process's shard of a graph's CSC (`offsets`: V + 1, `sources`:
+  /// the in-edges' sources, ascending within a row): process `rank` of
+  /// `size`.
+  StructureShard(const int64_t *offsets, const int32_t *sources,
+                 int64_t numVertices, int rank, int size);
+
+  /// The process that owns vertex `v` among `size`.
+  static int owner(int64_t v, int size);
+  /// `v`'s index among the owned vertices, -1 where `v` is not owned.
+  int64_t find(int64_t v) const;
+  /// Owned vertex `j`'s in-degree, its in-edges' sources and the position
+  /// of its first in-edge in the graph's CSC.
+  int64_t degree(int64_t j) const { return offsets[j + 1] - offsets[j]; }
+  const int32_t *sourcesOf(int64_t j) const {
+    return sources.data() + offsets[j];
+  }
+  int64_t firstPosition(int64_t j) const { return begins[j]; }
+
+  int rank() const { return myRank; }
+  int size() const { return processes; }
+  int64_t numVertices() const { return static_cast<int64_t>(owned.size()); }
+  int64_t numEdges() const { return static_cast<int64_t>(sources.size()); }
+  /// The memory the shard holds.
+  int64_t bytes() const;
+
+private:
+  int myRank, processes;
+  std::vector<int64_t> owned;   // ascending global ids
+  std::vector<int64_t> offsets; // numVertices() + 1 into `sources`
+  std::vector<int64_t> begins;  // each owned vertex's first CSC position
+  std::vector<int32_t> sources;
+};
+
 /// One layer's bipartite graph of a sampled batch.
 struct Block {
   int64_t numDst = 0, numSrc = 0;
@@ -105,6 +150,23 @@ public:
     externalFanout = fanout;
   }
   bool isExpansionAware() const { return expansionAware; }
+  /// Samples from the hash-partitioned structure `shard` instead of the
+  /// graph's CSC (which the sampler then never reads): at each hop the
+  /// owners of the rows to expand pick their in-edges and push them to
+  /// every process (two all-gathers on `comm`: the counts, then the edges),
+  /// so that every process holds the batch that the whole graph's sampler
+  /// gives, bit for bit. Every process must call sample() with the same
+  /// seeds and batch, in the same order, from one thread at a time. Not
+  /// with expansion-aware sampling.
+  void useShard(const StructureShard *structure, Communicator *world) {
+    shard = structure;
+    comm = world;
+  }
+  /// With a shard: the int64 values this process pushed so far (its
+  /// contribution to the all-gathers: a row's pick count, and each picked
+  /// edge's position and source) and the all-gathers.
+  int64_t pushedValues() const { return pushed; }
+  int64_t pushCalls() const { return pushes; }
   /// Expansion-aware sampling's hops (clamped to the layers) and fanout.
   int64_t expansionHops() const { return externalHops; }
   int64_t expansionFanout() const { return externalFanout; }
@@ -114,6 +176,13 @@ private:
   /// sampling reaches from them.
   void holdExpansion(const std::vector<int64_t> &seeds,
                      std::vector<uint8_t> &held) const;
+  /// With a shard: block `b`'s rows [kept, numDst) of destinations `dst`
+  /// sampled by their owners and pushed to every process; fills their
+  /// offsets and edge positions, and `picked` with their edges' sources
+  /// (global ids).
+  void exchangeHop(const std::vector<int64_t> &dst, int64_t kept,
+                   int64_t fanout, uint64_t layerKey, Block &b,
+                   std::vector<int32_t> &picked) const;
 
   const int64_t *offsets;
   const int32_t *sources;
@@ -122,6 +191,9 @@ private:
   uint64_t seed;
   bool expansionAware = false;
   int64_t externalHops = 0, externalFanout = -1;
+  const StructureShard *shard = nullptr;
+  Communicator *comm = nullptr;
+  mutable int64_t pushed = 0, pushes = 0;
 };
 
 /// The part of `batch` that its seeds [begin, end) need (data-parallel

@@ -206,6 +206,19 @@ public:
                                    at.data(), row, comm));
     GNNRT_MPI_CHECK(MPI_Type_free(&row));
   }
+  void doAllGatherV(const int64_t *send, int64_t count, int64_t *recv,
+                    const int64_t *counts, const int64_t *displs) override {
+    std::vector<int> n(worldSize), at(worldSize);
+    for (int r = 0; r < worldSize; ++r) {
+      n[r] = blockCount("allGatherV", counts[r]);
+      at[r] = blockCount("allGatherV", displs[r]);
+    }
+    if (counts[myRank] != count)
+      fatal("allGatherV: " + std::to_string(count) + " values but counts[" +
+            std::to_string(myRank) + "] is " + std::to_string(counts[myRank]));
+    GNNRT_MPI_CHECK(MPI_Allgatherv(send, n[myRank], MPI_INT64_T, recv,
+                                   n.data(), at.data(), MPI_INT64_T, comm));
+  }
   void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
                         ReduceOp op) override {
     std::vector<int> n(worldSize);

@@ -60,6 +60,12 @@ public:
       fatal("allGatherV: counts, displacements and width disagree");
     copy("allGatherV", send, recv + displs[0] * rowWidth, count * rowWidth);
   }
+  void doAllGatherV(const int64_t *send, int64_t count, int64_t *recv,
+                    const int64_t *counts, const int64_t *displs) override {
+    if (counts[0] != count || displs[0] < 0)
+      fatal("allGatherV: counts and displacements disagree");
+    copy("allGatherV", send, recv + displs[0], count);
+  }
   void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
                         ReduceOp) override {
     copy("reduceScatterV", send, recv, counts[0]);
@@ -168,6 +174,13 @@ const char *gnnrt::collectiveName(Collective c) {
     return "alltoall";
   }
   return "unknown";
+}
+
+void Communicator::doAllGatherV(const int64_t *, int64_t, int64_t *,
+                                const int64_t *, const int64_t *) {
+  fatal(std::string("the ") + name() +
+        " communicator exchanges device memory, not the host's int64 "
+        "values of an all-gather");
 }
 
 std::unique_ptr<Communicator> Communicator::doSplit(int, int) {

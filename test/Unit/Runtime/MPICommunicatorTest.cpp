@@ -322,6 +322,19 @@ TEST(RuntimeMPICommunicator, VariableBlocksAndNonBlockingBroadcast) {
   comm.allGatherV(own.data(), rowCounts[me], byRows.data(), rowCounts.data(),
                   rowDispls.data(), 3);
   ASSERT_EQ(byRows, want);
+  // The same of int64 values past 2^53 (the hash-partitioned structure's
+  // push): no float on the way.
+  std::vector<int64_t> ownIds(counts[me]), allIds(total, -1), wantIds(total);
+  for (int64_t i = 0; i < counts[me]; ++i)
+    ownIds[i] = (int64_t{1} << 60) + 1000 * me + i;
+  for (int q = 0; q < n; ++q)
+    for (int64_t i = 0; i < counts[q]; ++i)
+      wantIds[displs[q] + i] = (int64_t{1} << 60) + 1000 * q + i;
+  const int64_t gathersBefore = comm.counted(Collective::AllGather).calls;
+  comm.allGatherV(ownIds.data(), counts[me], allIds.data(), counts.data(),
+                  displs.data());
+  ASSERT_EQ(allIds, wantIds);
+  EXPECT_EQ(comm.counted(Collective::AllGather).calls, gathersBefore + 1);
   // Every rank's partials of all rows: rank r receives the sums of its own.
   std::vector<float> partial(total), sum(counts[me], -1.0f);
   for (int64_t i = 0; i < total; ++i)
