@@ -61,7 +61,7 @@ import run as harness  # noqa: E402
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
 HIDDEN = 256
 MODES = ("alone", "data parallel", "feature pull", "feature pull 2 copies", "P³",
-         "co-batch", "co-batch per server", "alone EAS", "co-batch EAS", "alone pipelined",
+         "P³ hash structure", "co-batch", "co-batch per server", "alone EAS", "co-batch EAS", "alone pipelined",
          "P³ pipelined")
 # The runs each mode's losses are compared with: EAS samples other batches,
 # and --pipeline trains at stale parameters (delayed SGD).
@@ -180,6 +180,10 @@ def main(argv=None):
                 "--threads", "1", "--partition", "pull", "--feature-copies", "2"], 1),
             "P³": (MPIRUN + ["-np", str(n)] + common + ["--threads", "1", "--partition",
                                                          "features"], 1),
+            # P³ with the structure partitioned by hash: each hop pushed
+            # by the rows' owners (all-gathers), the shard held.
+            "P³ hash structure": (MPIRUN + ["-np", str(n)] + common + [
+                "--threads", "1", "--partition", "features", "--structure", "hash"], 1),
             "co-batch": (MPIRUN + ["-np", str(n), rows_exe] + common[1:] +
                          ["--threads", "1", "--partition", "rows"], 1),
             # Two servers of n / 2 processes, each its co-batch of half the seeds.
@@ -229,7 +233,7 @@ def write(result, name):
              "alone), dropout 0. Bytes are "
              "rank 0's per batch (all-reduce: the gradients; all-to-all: P³'s partial rows "
              "and gradients, feature pull's requests and the feature rows it gives; "
-             "all-gather: feature pull's every row for the evaluation; broadcast and reduce-scatter: co-batches' rows, and P³'s "
+             "all-gather: feature pull's every row for the evaluation, the hash structure's pushes; broadcast and reduce-scatter: co-batches' rows, and P³'s "
              "full-graph evaluation), over the whole run (the evaluation's collectives "
              "spread over the batches). A batch's state: its graph, features and "
              "activations on rank 0 by the program's buffer records, the largest over "

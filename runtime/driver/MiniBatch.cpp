@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,11 +61,16 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   if (steps == 0)
     checkEvaluationFits(program);
   lastInParts = false;
-  auto prepare = [this, &batches, first, rank, size](size_t i) {
+  // The hash-partitioned structure samples on this thread (its pushes are
+  // collectives, in the same order on every process): `sampled` holds the
+  // batch for the sampler's thread to build on.
+  auto prepare = [this, &batches, first, rank,
+                  size](size_t i, std::shared_ptr<SampledBatch> sampled) {
     // One thread: the training's threads keep the cores (a team here would
     // spin beside them, and a new thread each batch makes a new team).
     omp_set_num_threads(1);
-    SampledBatch batch = sampler->sample(batches[i], first + i);
+    SampledBatch batch =
+        sampled ? std::move(*sampled) : sampler->sample(batches[i], first + i);
     Prepared p;
     p.edges = batch.numEdges();
     p.levelRows = batch.levelRows();
@@ -118,14 +124,21 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   // while batch i trains (DistDGL's prefetch), so batch i + 2 is sampled.
   std::future<Prepared> next;
   size_t launched = 0;
+  auto launch = [&]() {
+    std::shared_ptr<SampledBatch> sampled;
+    if (shard)
+      sampled = std::make_shared<SampledBatch>(
+          sampler->sample(batches[launched], first + launched));
+    next = std::async(std::launch::async, prepare, launched++, sampled);
+  };
   auto take = [&]() {
     auto p = std::make_shared<Prepared>(next.get());
     if (launched < batches.size())
-      next = std::async(std::launch::async, prepare, launched++);
+      launch();
     return p;
   };
   if (!batches.empty())
-    next = std::async(std::launch::async, prepare, launched++);
+    launch();
   std::shared_ptr<Prepared> following; // batch i + 1, its pull started
   double lossSum = 0;
   int64_t count = 0;
@@ -366,12 +379,19 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
     for (int i = 0; i < 2; ++i)
       ctx->fullDegree[i] = columns.degrees[i];
     std::copy(columns.lossCount, columns.lossCount + 3, ctx->lossCount);
-    // The whole graph: the sampler's (bindWholeGraph takes its CSC).
+    // The whole graph: the sampler's (bindWholeGraph takes its CSC), or
+    // with the structure partitioned by hash read from storage.
     Dataset whole;
-    whole.numVertices = full.numVertices;
-    whole.numEdges = full.numEdges;
-    whole.indptr = full.indptr;
-    whole.indices = full.indices;
+    if (shard) {
+      if (!loadGraph(shardData, whole, error))
+        fatal(shardData + "/" + error);
+      ++wholeGraphReads;
+    } else {
+      whole.numVertices = full.numVertices;
+      whole.numEdges = full.numEdges;
+      whole.indptr = full.indptr;
+      whole.indices = full.indices;
+    }
     if (!bindDataset(ctx, error) || !bindWholeGraph(ctx, whole, error))
       fatal(error);
     batchBound = false;
@@ -497,6 +517,39 @@ MiniBatchTraining::prepareShares(const SampledBatch &batch, int rank,
   p.ds.numSources = total;
   p.ds.features = std::move(world.features); // the whole graph binds none
   return p;
+}
+
+void MiniBatchTraining::useHashStructure(gnnrtContext *ctx, std::string data) {
+  if (!columns.on)
+    fatal("--structure hash partitions P³'s graph structure: it needs "
+          "--partition features");
+  const auto start = std::chrono::steady_clock::now();
+  shard = std::make_unique<StructureShard>(
+      full.indptr.data(), full.indices.data(), full.numVertices,
+      ctx->comm->rank(), ctx->comm->size());
+  shardSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  sampler->useShard(shard.get(), ctx->comm.get());
+  // The sampler reads the shard alone from now on.
+  std::vector<int64_t>().swap(full.indptr);
+  std::vector<int32_t>().swap(full.indices);
+  shardData = std::move(data);
+}
+
+std::string MiniBatchTraining::structureJson() const {
+  if (!shard)
+    return "{\"partition\": \"replicated\"}";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.6g", shardSeconds);
+  return "{\"partition\": \"hash\", \"held_vertices\": " +
+         std::to_string(shard->numVertices()) +
+         ", \"held_edges\": " + std::to_string(shard->numEdges()) +
+         ", \"held_bytes\": " + std::to_string(shard->bytes()) +
+         ", \"pushed_bytes\": " + std::to_string(sampler->pushedValues() * 8) +
+         ", \"pushes\": " + std::to_string(sampler->pushCalls()) +
+         ", \"whole_graph_reads\": " + std::to_string(wholeGraphReads) +
+         ", \"partition_seconds\": " + seconds + "}";
 }
 
 Dataset gnnrt::coBatchRows(const Dataset &batch, int rank, int size,
@@ -704,7 +757,8 @@ std::string MiniBatchTraining::json() const {
               : std::string()) +
          (columns.on
               ? ", \"p3\": {\"own_share_rows\": [" + joined(ownShareRows) +
-                    "], \"other_share_rows\": [" + joined(otherShareRows) + "]}"
+                    "], \"other_share_rows\": [" + joined(otherShareRows) +
+                    "], \"structure\": " + structureJson() + "}"
               : std::string()) +
          (puller
               ? ", \"pull\": {\"copies\": " + std::to_string(puller->copies()) +

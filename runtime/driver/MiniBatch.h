@@ -112,6 +112,16 @@ public:
   /// row split, degrees and loss counts `ctx` holds now (before bindDataset
   /// takes the degrees).
   void useFeatureColumns(const gnnrtContext *ctx, Dataset own);
+  /// P³'s hash-partitioned structure (--structure hash; docs/MiniBatch.md,
+  /// "The structure partitioned by hash"): after useFeatureColumns, this
+  /// process keeps the in-edges of the vertices it owns (StructureShard)
+  /// and drops the rest of the graph's CSC; every batch is sampled from the
+  /// shards (each hop's rows by their owners, pushed to every process over
+  /// `ctx->comm`), on the training's thread (the pushes are collectives),
+  /// the same batches as the replicated structure's. bindFull reads the
+  /// whole graph from the dataset `data` for each full-graph evaluation and
+  /// drops it at the next batch.
+  void useHashStructure(gnnrtContext *ctx, std::string data);
   /// Feature-pulling data parallel (docs/MiniBatch.md, "Feature pulling"):
   /// the features split by rows over the processes, this one holding
   /// `rows` (loadFeatureRowsForBatches). Each batch's share gets its other
@@ -279,6 +289,15 @@ private:
   std::vector<float> batchLosses;
   int processes = 1;
   std::unique_ptr<NeighborSampler> sampler;
+  // P³'s hash-partitioned structure (useHashStructure): this process's
+  // shard and the dataset the evaluations read the whole graph from.
+  std::unique_ptr<StructureShard> shard;
+  std::string shardData;
+  int64_t wholeGraphReads = 0;
+  double shardSeconds = 0; // building the shard (P³'s partition time)
+  /// json()'s "structure" under P³: replicated, or the shard held, the
+  /// bytes this process pushed, the pushes and the whole graph's reads.
+  std::string structureJson() const;
   // P³: the full-graph binding (useFeatureColumns), and this process's
   // share's rows per level and the other shares', summed over the batches
   // (json()).

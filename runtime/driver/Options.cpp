@@ -116,6 +116,12 @@ static const char *kUsage =
     "                       processes of each machine; S divides them)\n"
     "  --fanouts K1,K2,...  with --batch-size: in-edges sampled per vertex\n"
     "                       at each hop, input layer first (-1: all)\n"
+    "  --structure S        with --batch-size and --partition features\n"
+    "                       (P3): replicated (every process holds the\n"
+    "                       graph; the default) or hash (each holds the\n"
+    "                       in-edges of the vertices it owns, owner =\n"
+    "                       hash(id) mod N; each hop's rows are sampled by\n"
+    "                       their owners and pushed to every process)\n"
     "  --pipeline           with --batch-size: up to 3 batches in flight,\n"
     "                       each trained at the parameters of 3 batches\n"
     "                       before (P3's 2F2B pipeline, staleness 3); P3's\n"
@@ -349,6 +355,12 @@ Options parseArgs(int argc, char **argv) {
       o.dump = next();
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--structure") {
+      o.structure = next();
+      if (o.structure != "replicated" && o.structure != "hash")
+        usageError("option --structure: expected replicated or hash but got "
+                   "'" +
+                   o.structure + "'");
     } else if (a == "--pipeline") {
       o.pipeline = true;
     } else if (a == "--features-on-storage") {
@@ -400,6 +412,13 @@ Options parseArgs(int argc, char **argv) {
                "rows: give --batch-size too");
   if (o.pipeline && o.batchSize == 0)
     usageError("--pipeline pipelines mini-batches: give --batch-size too");
+  if (o.structure == "hash" && o.batchSize == 0)
+    usageError("--structure hash partitions the structure that P3's "
+               "mini-batches are sampled from: give --batch-size too");
+  if (o.structure == "hash" && o.pipeline)
+    usageError("--structure hash samples on the training's thread (each hop "
+               "is a collective), which --pipeline's lanes share the "
+               "communicator with: give one or the other");
   if (o.data.empty())
     o.data = defaultData(argv[0]);
   return o;

@@ -41,6 +41,10 @@ struct Options {
   double dropout = -1.0;
   bool quiet = false;
   bool pipeline = false; // --pipeline (MiniBatch.h)
+  /// --structure: P³'s graph structure on every process (replicated) or
+  /// partitioned by a hash of the vertex ids (hash; MiniBatch.h,
+  /// useHashStructure).
+  std::string structure = "replicated";
   /// --features-on-storage (MiniBatch.h, useFeaturesOnStorage).
   bool featuresOnStorage = false;
   /// --eval-batch-size: the vertices per evaluation batch with the

@@ -556,6 +556,16 @@ int main(int argc, char **argv) {
         : o.layerwiseEval == "never" ? MiniBatchTraining::Layerwise::Never
                                      : MiniBatchTraining::Layerwise::Auto,
         o.evalBatchSize);
+  if (o.structure == "hash") {
+    if (!p3)
+      fatal("--structure hash partitions the structure of P3's mini-batches "
+            "(--batch-size with --partition features under mpirun), not of " +
+            (batchMode.empty() ? std::string("one process") : batchMode));
+    if (miniBatch->evaluatesItself())
+      fatal("--structure hash: the evaluations read the whole graph from "
+            "storage and bind it; not under a budget's plan");
+    miniBatch->useHashStructure(ctx, o.data);
+  }
   if (o.evalBatchSize > 0 && !(storedRows && !plannedEval) && !budgetedEval &&
       !layerwiseAlways)
     fatal("--eval-batch-size: this run evaluates the whole graph (" +
@@ -600,6 +610,7 @@ int main(int argc, char **argv) {
   }
   if (whole.numVertices && !bindWholeGraph(ctx, whole, error))
     fatal(o.data + ": " + error);
+  whole = Dataset(); // the device holds its arrays
   // Training on no labelled vertex would report a loss of 0 and learn
   // nothing; predicting from loaded parameters needs no labels.
   if (o.epochs > 0 || !o.dump.empty()) {
