@@ -523,6 +523,10 @@ void MiniBatchTraining::useHashStructure(gnnrtContext *ctx, std::string data) {
   if (!columns.on)
     fatal("--structure hash partitions P³'s graph structure: it needs "
           "--partition features");
+  if (sampler->isExpansionAware())
+    fatal("--structure hash samples each hop with --fanouts; expansion-aware "
+          "sampling (--preload-hops, --preload-fanout) reads the whole "
+          "structure");
   const auto start = std::chrono::steady_clock::now();
   shard = std::make_unique<StructureShard>(
       full.indptr.data(), full.indices.data(), full.numVertices,
@@ -721,7 +725,9 @@ std::string MiniBatchTraining::json() const {
                                         ", \"evaluation_batches\": " +
                                         std::to_string(evaluationBatches) +
                                         ", \"largest_evaluation_batch\": " +
-                                        std::to_string(largestEvalBatch)
+                                        std::to_string(largestEvalBatch) +
+                                        ", \"truncated_evaluation_batches\": " +
+                                        std::to_string(truncatedEvalBatches)
                                   : std::string()) +
                     "}"
               : std::string()) +
@@ -786,7 +792,9 @@ std::string MiniBatchTraining::json() const {
                                        ", \"evaluation_batches\": " +
                                        std::to_string(evaluationBatches) +
                                        ", \"largest_evaluation_batch\": " +
-                                       std::to_string(largestEvalBatch)) +
+                                       std::to_string(largestEvalBatch) +
+                                       ", \"truncated_evaluation_batches\": " +
+                                       std::to_string(truncatedEvalBatches)) +
                     "}"
               : std::string()) +
          (saveDir.empty() ? std::string()

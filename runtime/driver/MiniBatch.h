@@ -371,6 +371,9 @@ private:
   /// neighbourhoods and of a level evaluated.
   bool evalBatchGiven = false;
   int64_t largestEvalBatch = 0, largestLevelBatch = 0;
+  /// Evaluation batches whose sampling stopped at the budget's worth of
+  /// edges (forEachEvaluationBatch), then halved.
+  int64_t truncatedEvalBatches = 0;
   std::unique_ptr<NeighborSampler> wholeSampler;
   std::vector<float> outDegrees;
   int64_t labelledIn[3] = {0, 0, 0};

@@ -369,7 +369,19 @@ int64_t MiniBatchTraining::forEachEvaluationBatch(
       count /= 2;
     batchSeeds.resize(count);
     std::iota(batchSeeds.begin(), batchSeeds.end(), b);
-    SampledBatch batch = sampler.sample(batchSeeds, 0);
+    // Sampled edges take 36 bytes each at least (sampledBytes): a batch of
+    // more than the room's worth is not built but halved (a grown batch's
+    // outer hops could pass the budget while it is sampled). A vertex alone
+    // is sampled whole, for tooLarge's message.
+    SampledBatch batch = sampler.sample(
+        batchSeeds, 0, partsLeft > 0 && count > 1 ? partsLeft / 36 : -1);
+    if (batch.truncated) {
+      ceiling = count;
+      sinceCeiling = 0;
+      count /= 2;
+      ++truncatedEvalBatches;
+      continue;
+    }
     int64_t bytes = 0;
     if (partsLeft > 0) {
       bytes = need(batch);

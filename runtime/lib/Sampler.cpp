@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <numeric>
 #include <utility>
@@ -125,11 +126,14 @@ static void pickRow(uint64_t key, int64_t begin, int64_t end, int64_t k,
 }
 
 SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
-                                     uint64_t batch) const {
+                                     uint64_t batch, int64_t edgeLimit) const {
   SampledBatch out;
   out.seeds = seeds;
   const int64_t L = numLayers();
   out.blocks.resize(L);
+  if (shard && (expansionAware || edgeLimit >= 0))
+    fatal("the hash-partitioned structure samples with fanouts, not by "
+          "expansion-aware sampling, and whole batches");
   // Each vertex's local id in the block being built (-1: none), reset after.
   std::vector<int32_t> local(numVertices, -1);
   const uint64_t batchKey = mix64(seed ^ mix64(batch + 0x2545f4914f6cdd1dULL));
@@ -139,9 +143,6 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
     held.assign(numVertices, 0);
     holdExpansion(seeds, held);
   }
-  if (shard && expansionAware)
-    fatal("the hash-partitioned structure samples with fanouts, not by "
-          "expansion-aware sampling");
   std::vector<int32_t> picked; // with a shard: the new edges' sources
   std::vector<int64_t> dst = seeds;
   for (int64_t l = L - 1; l >= 0; --l) {
@@ -173,6 +174,11 @@ SampledBatch NeighborSampler::sample(const std::vector<int64_t> &seeds,
                                [&](int32_t u) { return held[u] != 0; });
       b.offsets[i + 1] =
           b.offsets[i] + (fanout < 0 ? degree : std::min(fanout, degree));
+    }
+    if (edgeLimit >= 0 && b.offsets[b.numDst] > edgeLimit) {
+      out.blocks.clear();
+      out.truncated = true;
+      return out;
     }
     if (!shard) {
       b.edgePositions.resize(b.offsets[b.numDst]);
@@ -273,6 +279,12 @@ void NeighborSampler::exchangeHop(const std::vector<int64_t> &dst, int64_t kept,
   comm->allGather(&own, sizes.data(), 1);
   for (int r = 0; r < N; ++r)
     displs[r + 1] = displs[r] + sizes[r];
+  // MPI counts are int: a hop's push past 2^31 values would not go.
+  if (displs[N] > INT32_MAX)
+    fatal("--structure hash: a hop of " + std::to_string(rows) +
+          " rows pushes " + std::to_string(displs[N]) +
+          " values, more than an all-gather takes (2^31 - 1); sample fewer "
+          "in-edges (--fanouts, --batch-size) or replicate the structure");
   std::vector<int64_t> all(displs[N]);
   comm->allGatherV(part.data(), own, all.data(), sizes.data(), displs.data());
   pushed += 1 + own;

@@ -114,6 +114,9 @@ struct Block {
 struct SampledBatch {
   std::vector<int64_t> seeds;
   std::vector<Block> blocks;
+  /// Sampling stopped at a block of more edges than its limit: `blocks` is
+  /// empty, not the batch's.
+  bool truncated = false;
   /// Global ids of blocks[0]'s sources: the feature rows the batch reads.
   const std::vector<int64_t> &inputVertices() const {
     return blocks.front().vertices;
@@ -136,7 +139,13 @@ public:
 
   /// The blocks of the batch numbered `batch` (a key: the same number
   /// gives the same blocks) whose seeds are `seeds` (distinct global ids).
-  SampledBatch sample(const std::vector<int64_t> &seeds, uint64_t batch) const;
+  /// With `edgeLimit` >= 0, a batch whose edges pass it is not built: the
+  /// sampling stops at the first block that does (blocks[0] holds every
+  /// block's edges), before its edges are drawn, and returns it truncated.
+  /// So a caller that needs the batch to fit in some memory bounds what
+  /// sampling it takes. Not with the shard (whose hops are collectives).
+  SampledBatch sample(const std::vector<int64_t> &seeds, uint64_t batch,
+                      int64_t edgeLimit = -1) const;
 
   int64_t numLayers() const { return static_cast<int64_t>(fanouts.size()); }
 

@@ -159,6 +159,44 @@ TEST(Sampler, SameBatchAnyThreadsOtherBatchOtherBlocks) {
             reseeded.sample(seeds, 9).blocks.back().edgePositions);
 }
 
+// A limit on the edges: a batch within it is the batch (the same blocks),
+// one past it is not built (truncated, no block), for every limit around
+// the batch's edge count, any fanouts (-1 too) and an empty batch.
+TEST(Sampler, EdgeLimitStopsOnlyBatchesPastIt) {
+  std::mt19937 rng(21);
+  for (int trial = 0; trial < 10; ++trial) {
+    const int64_t V = 300 + 100 * trial;
+    Graph g = randomGraph(rng, V, 5 + 4 * trial);
+    const std::vector<int64_t> fanouts = {trial % 2 ? -1 : 4, -1,
+                                          trial % 3 ? 3 : -1};
+    NeighborSampler sampler(g.offsets.data(), g.sources.data(), V, fanouts,
+                            trial);
+    const std::vector<int64_t> seeds =
+        someSeeds(rng, V, trial == 9 ? 0 : 1 + 5 * trial);
+    const SampledBatch whole = sampler.sample(seeds, 3);
+    EXPECT_FALSE(whole.truncated);
+    const int64_t E = whole.numEdges();
+    for (int64_t limit : {int64_t{0}, E / 2, E - 1, E, E + 1, 10 * E + 5}) {
+      if (limit < 0)
+        continue;
+      const SampledBatch b = sampler.sample(seeds, 3, limit);
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(E) +
+                   " edges, limit " + std::to_string(limit));
+      EXPECT_EQ(b.truncated, E > limit);
+      if (b.truncated) {
+        EXPECT_TRUE(b.blocks.empty());
+        continue;
+      }
+      ASSERT_EQ(b.blocks.size(), whole.blocks.size());
+      for (size_t l = 0; l < b.blocks.size(); ++l) {
+        EXPECT_EQ(b.blocks[l].offsets, whole.blocks[l].offsets);
+        EXPECT_EQ(b.blocks[l].edgePositions, whole.blocks[l].edgePositions);
+        EXPECT_EQ(b.blocks[l].vertices, whole.blocks[l].vertices);
+      }
+    }
+  }
+}
+
 TEST(Sampler, PicksAreUniform) {
   // One destination with 10 in-edges, fanout 3: each edge is kept with
   // probability 3/10; over 20,000 batches each count is within 5 sigma.
