@@ -260,10 +260,12 @@ int64_t gnnrt::collectiveWidth(const ModelInfo::RowCollective &c,
 
 void gnnrt::rowCollectiveFormula(const gnnrtContext *ctx, int64_t trainCalls,
                                  int64_t evalCalls, int64_t numVertices,
-                                 int64_t calls[3], int64_t bytes[3]) {
+                                 int64_t calls[3], int64_t bytes[3],
+                                 const ModelInfo *model) {
   std::fill(calls, calls + 3, 0);
   std::fill(bytes, bytes + 3, 0);
-  for (const ModelInfo::RowCollective &c : ctx->model.rowCollectives) {
+  for (const ModelInfo::RowCollective &c :
+       (model ? *model : ctx->model).rowCollectives) {
     const int64_t times = c.function == "train" ? trainCalls : evalCalls;
     const int k = c.kind == "allgather" ? 0 : c.kind == "broadcast" ? 1 : 2;
     const int64_t rowsSent = k == 0 ? ctx->ds.numVertices : numVertices;
@@ -274,10 +276,12 @@ void gnnrt::rowCollectiveFormula(const gnnrtContext *ctx, int64_t trainCalls,
 }
 
 std::string gnnrt::rowFormulaJson(const gnnrtContext *ctx, int64_t trainCalls,
-                                  int64_t evalCalls, int64_t numVertices) {
+                                  int64_t evalCalls, int64_t numVertices,
+                                  const ModelInfo *model) {
   const char *kinds[] = {"allgather", "broadcast", "reduce_scatter"};
   int64_t calls[3], bytes[3];
-  rowCollectiveFormula(ctx, trainCalls, evalCalls, numVertices, calls, bytes);
+  rowCollectiveFormula(ctx, trainCalls, evalCalls, numVertices, calls, bytes,
+                       model);
   std::string text = ",\n                    \"formula\": {";
   for (int k = 0; k < 3; ++k)
     text += std::string(k ? ", " : "") + "\"" + kinds[k] +

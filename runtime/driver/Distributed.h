@@ -131,14 +131,17 @@ int64_t collectiveWidth(const ModelInfo::RowCollective &c, const Dataset &ds);
 /// all-gathers, broadcasts and reduce-scatters (in that order). An
 /// all-gather sends the own rows, a staged SpMM broadcasts every part's
 /// rows, a reduce-scatter (staged: one reduce per part) sends partials of
-/// every one of the `numVertices` vertices.
+/// every one of the `numVertices` vertices. The records are `model`'s
+/// (ctx->model's when null).
 void rowCollectiveFormula(const gnnrtContext *ctx, int64_t trainCalls,
                           int64_t evalCalls, int64_t numVertices,
-                          int64_t calls[3], int64_t bytes[3]);
+                          int64_t calls[3], int64_t bytes[3],
+                          const ModelInfo *model = nullptr);
 /// The --json summary's text of rowCollectiveFormula (the "formula" member
 /// of "communication", after a comma) and of rank 0's part ("partition").
 std::string rowFormulaJson(const gnnrtContext *ctx, int64_t trainCalls,
-                           int64_t evalCalls, int64_t numVertices);
+                           int64_t evalCalls, int64_t numVertices,
+                           const ModelInfo *model = nullptr);
 std::string rowPartitionJson(const gnnrtContext *ctx, const RowParts &rowParts,
                              const PreloadPart &part, const FullGraph &full,
                              const std::string &rowSplit);

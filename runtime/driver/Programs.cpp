@@ -26,6 +26,10 @@ extern "C" __attribute__((weak)) float gnn_eval_features(gnnrtContext *);
 // Mini-batch training's program on sampled blocks, when present.
 extern "C" __attribute__((weak)) const char gnnrt_model_info_blocks[];
 extern "C" __attribute__((weak)) float gnn_train_step_blocks(gnnrtContext *);
+// P³'s: the feature-partitioned program in the blocks program's order.
+extern "C" __attribute__((weak)) const char gnnrt_model_info_blocks_features[];
+extern "C" __attribute__((weak)) float
+gnn_train_step_blocks_features(gnnrtContext *);
 
 std::vector<Program> gnnrt::heldPrograms() {
   std::vector<Program> programs(1);
@@ -56,13 +60,17 @@ std::vector<Program> gnnrt::heldPrograms() {
 }
 
 const Program *gnnrt::miniBatchStep(const Program *program, Program &storage) {
-  if (!gnnrt_model_info_blocks || !gnn_train_step_blocks ||
-      program->model.partition != "none")
+  const bool columns = program->model.partition == "features";
+  const char *info =
+      columns ? gnnrt_model_info_blocks_features : gnnrt_model_info_blocks;
+  float (*train)(gnnrtContext *) =
+      columns ? gnn_train_step_blocks_features : gnn_train_step_blocks;
+  if (!info || !train || (program->model.partition != "none" && !columns))
     return program;
   std::string error;
   storage = *program;
-  storage.info = gnnrt_model_info_blocks;
-  storage.train = gnn_train_step_blocks;
+  storage.info = info;
+  storage.train = train;
   storage.model = ModelInfo(); // parseModelInfo appends its records
   if (!parseModelInfo(storage.info, storage.model, error))
     fatal("corrupt model description: " + error);

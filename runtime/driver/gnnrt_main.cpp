@@ -841,10 +841,12 @@ int main(int argc, char **argv) {
               static_cast<long long>(n.calls), static_cast<long long>(n.bytes),
               n.seconds);
     }
-    // A row-partitioned program: its collectives by the formula.
+    // A row-partitioned program: its collectives by the formula (P³'s: its
+    // evaluations', whose program is the whole graph's where the training
+    // step is the blocks program).
     if (rows && worldSize > 1)
-      text +=
-          rowFormulaJson(ctx, p3 ? 0 : trainCalls, evalCalls, full.numVertices);
+      text += rowFormulaJson(ctx, p3 ? 0 : trainCalls, evalCalls,
+                             full.numVertices, p3 ? &wholeModel : nullptr);
     appendf(",\n                    \"gradient_buckets\": %lld, "
             "\"bucket_bytes\": %lld, \"wait_seconds\": %.6g},\n",
             static_cast<long long>(ctx->gradientSum.issued),

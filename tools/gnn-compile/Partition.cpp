@@ -517,5 +517,32 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
            std::to_string(reordered) +
            " reordered aggregation(s) before their linear (on a sampled "
            "block the linear would run on the block's sources)";
+  // P³'s step on blocks (--partition features under mpirun): the
+  // feature-partitioned program in the same order, so that layer 1's sync
+  // moves its destinations' rows (|V_1|), not every source's.
+  options.partition = "features";
+  options.reorder = "never";
+  why.clear();
+  OwningOpRef<ModuleOp> columns =
+      lowerCopy(context, module, options, lowering, optimize, why);
+  options.reorder = reorder;
+  options.partition = partition;
+  if (!columns) {
+    report += "; P3 runs the feature-partitioned program as compiled (its "
+              "blocks program did not compile: " +
+              why + ")";
+    return true;
+  }
+  std::unique_ptr<llvm::Module> p3 =
+      translateAndOptimize(*columns, llvmContext, error);
+  if (!p3)
+    return false;
+  suffixDefinitions(*p3, "blocks_features");
+  emitted.clear();
+  if (!emitObjects(*p3, emitted, error))
+    return false;
+  for (SmallVector<char, 0> &o : emitted)
+    objects.push_back(std::move(o));
+  report += ", and P3 its feature-partitioned form";
   return true;
 }

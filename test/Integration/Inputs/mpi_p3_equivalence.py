@@ -6,7 +6,9 @@ trains the share of each batch its seeds need; layer 1 of every share runs
 on every process's feature columns, and the sync moves share s's first
 n_k(s) rows (k = LEVEL, the level of the rows the sync's readers read on a
 batch; one per sync, comma-separated, or one for all; F:B when its adjoint
-moves level B's rows, where the gradient is zero beyond them):
+moves level B's rows, where the gradient is zero beyond them; SYNCS as
+EVAL/TRAIN where the evaluation's program syncs other widths than the
+training step's, P³'s blocks program):
 
   - P3's pull: for each sync (widths SYNCS) rank 0 sends every other
     share's partial rows to its owner, sum over the batches and s != 0 of
@@ -48,7 +50,11 @@ def widths(text):
             for w in text.split(",") if w not in ("", "-")]
 
 
+# EVAL/TRAIN: the evaluation's syncs (the whole graph's program) and the
+# training step's (P³'s blocks program, in another aggregation order).
+eval_syncs, _, syncs = syncs.rpartition("/")
 syncs, staged, gathers = widths(syncs), widths(staged), widths(gathers)
+eval_syncs = widths(eval_syncs) if eval_syncs else syncs
 levels = [tuple(int(x) for x in (l.split(":") * 2)[:2]) for l in level.split(",")]
 if len(levels) == 1:
     levels *= len(syncs)
@@ -82,7 +88,7 @@ rows = ", ".join(f"{other[f]} rows of level {f}"
 owned = " + ".join(f"{own[b]}" for _, b in levels)
 expect = {
     "alltoall": (2 * len(syncs) * mb["batches"], pulled + pushed),
-    "reduce_scatter": (evals * len(syncs), 4 * n * evals * sum(syncs)),
+    "reduce_scatter": (evals * len(eval_syncs), 4 * n * evals * sum(eval_syncs)),
     "allgather": (evals * len(gathers), 4 * n0 * evals * sum(gathers)),
     "broadcast": (evals * N * len(staged), 4 * n * evals * sum(staged)),
     "allreduce": (1 + batches + epochs + evals,
