@@ -187,6 +187,42 @@ static Lowered lowerChoice(MLIRContext &context, ModuleOp module,
   return l;
 }
 
+/// Appends `lowered`'s objects to `objects`, its definitions suffixed
+/// `_<suffix>`; false with `error` when it fails to translate or emit.
+static bool emitSuffixed(ModuleOp lowered, StringRef suffix,
+                         llvm::LLVMContext &llvmContext,
+                         SmallVectorImpl<SmallVector<char, 0>> &objects,
+                         std::string &error) {
+  std::unique_ptr<llvm::Module> program =
+      translateAndOptimize(lowered, llvmContext, error);
+  if (!program)
+    return false;
+  suffixDefinitions(*program, suffix);
+  SmallVector<SmallVector<char, 0>, 2> emitted;
+  if (!emitObjects(*program, emitted, error))
+    return false;
+  for (SmallVector<char, 0> &o : emitted)
+    objects.push_back(std::move(o));
+  return true;
+}
+
+/// `lowerCopy` with the partition `partition` and no reordering (the
+/// blocks programs), `options` as they were after.
+static OwningOpRef<ModuleOp>
+lowerUnreordered(MLIRContext &context, ModuleOp module,
+                 GNNOptimizeOptions &options, const GNNToLLVMOptions &lowering,
+                 bool optimize, StringRef partition, std::string &why) {
+  const std::string wasPartition = options.partition,
+                    wasReorder = options.reorder;
+  options.partition = partition.str();
+  options.reorder = "never";
+  OwningOpRef<ModuleOp> lowered =
+      lowerCopy(context, module, options, lowering, optimize, why);
+  options.reorder = wasReorder;
+  options.partition = wasPartition;
+  return lowered;
+}
+
 /// The forward's work by level (levelWork) of `module` after the optimizing
 /// passes, which the partitioning sees; empty where they fail.
 static SmallVector<LevelWork> modelLevels(MLIRContext &context, ModuleOp module,
@@ -421,16 +457,8 @@ bool mlir::gnn::addPartitionedPrograms(
     if (meta)
       said +=
           (said.empty() ? "" : ", ") + name + " " + megabytes(l.bytes.total());
-    std::unique_ptr<llvm::Module> program =
-        translateAndOptimize(*l.module, llvmContext, error);
-    if (!program)
+    if (!emitSuffixed(*l.module, c.mode, llvmContext, objects, error))
       return false;
-    suffixDefinitions(*program, c.mode);
-    SmallVector<SmallVector<char, 0>, 2> emitted;
-    if (!emitObjects(*program, emitted, error))
-      return false;
-    for (SmallVector<char, 0> &o : emitted)
-      objects.push_back(std::move(o));
     held += ", " + name;
   }
   report = "the executable holds the " + held +
@@ -481,30 +509,17 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
              "aggregation was reordered)";
     return true;
   }
-  const std::string partition = options.partition, reorder = options.reorder;
-  options.partition = "none";
-  options.reorder = "never";
   std::string why;
-  OwningOpRef<ModuleOp> lowered =
-      lowerCopy(context, module, options, lowering, optimize, why);
-  options.reorder = reorder;
-  options.partition = partition;
+  OwningOpRef<ModuleOp> lowered = lowerUnreordered(
+      context, module, options, lowering, optimize, "none", why);
   if (!lowered) {
     report = "mini-batch training runs the program compiled (the blocks "
              "program did not compile: " +
              why + ")";
     return true;
   }
-  std::unique_ptr<llvm::Module> program =
-      translateAndOptimize(*lowered, llvmContext, error);
-  if (!program)
+  if (!emitSuffixed(*lowered, "blocks", llvmContext, objects, error))
     return false;
-  suffixDefinitions(*program, "blocks");
-  SmallVector<SmallVector<char, 0>, 2> emitted;
-  if (!emitObjects(*program, emitted, error))
-    return false;
-  for (SmallVector<char, 0> &o : emitted)
-    objects.push_back(std::move(o));
   if (planned) {
     report = "mini-batch training runs a program that keeps every buffer "
              "resident (the budget's plan is the whole graph's evaluation's)";
@@ -520,29 +535,17 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
   // P³'s step on blocks (--partition features under mpirun): the
   // feature-partitioned program in the same order, so that layer 1's sync
   // moves its destinations' rows (|V_1|), not every source's.
-  options.partition = "features";
-  options.reorder = "never";
   why.clear();
-  OwningOpRef<ModuleOp> columns =
-      lowerCopy(context, module, options, lowering, optimize, why);
-  options.reorder = reorder;
-  options.partition = partition;
+  OwningOpRef<ModuleOp> columns = lowerUnreordered(
+      context, module, options, lowering, optimize, "features", why);
   if (!columns) {
     report += "; P3 runs the feature-partitioned program as compiled (its "
               "blocks program did not compile: " +
               why + ")";
     return true;
   }
-  std::unique_ptr<llvm::Module> p3 =
-      translateAndOptimize(*columns, llvmContext, error);
-  if (!p3)
+  if (!emitSuffixed(*columns, "blocks_features", llvmContext, objects, error))
     return false;
-  suffixDefinitions(*p3, "blocks_features");
-  emitted.clear();
-  if (!emitObjects(*p3, emitted, error))
-    return false;
-  for (SmallVector<char, 0> &o : emitted)
-    objects.push_back(std::move(o));
   report += ", and P3 its feature-partitioned form";
   return true;
 }
