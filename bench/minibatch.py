@@ -53,6 +53,10 @@ def run_one(system, exe, data, cfg, tag, seed=0):
         cmd = [harness.PEERS_PY, os.path.join(BENCH, "minibatch_peers.py"),
                "--system", system] + common
     env = dict(os.environ, OMP_NUM_THREADS="2", MKL_NUM_THREADS="2", DGLBACKEND="pytorch")
+    # --blas-core native: OpenBLAS (gnnc's GEMMs; PyTorch's are MKL's) picks
+    # the CPU's own kernels, whatever the environment forced.
+    if cfg.get("blas_core") == "native":
+        env.pop("OPENBLAS_CORETYPE", None)
     r = harness.run_process(cmd, env, os.path.join(harness.LOG_DIR, f"mb-{tag}.log"),
                             cfg["timeout"], 0)
     try:
@@ -76,7 +80,7 @@ def run_one(system, exe, data, cfg, tag, seed=0):
     epoch_ms = statistics.median(steady)
     return dict(r, epoch_ms=epoch_ms, all_ms=ms, sampled_edges=edges, batches=batches,
                 edges_per_s=edges / (epoch_ms / 1e3), test_acc=s["final"]["test_acc"],
-                version=s.get("version"))
+                version=s.get("version"), blas_kernels=s.get("blas_kernels"))
 
 
 def main(argv=None) -> int:
@@ -91,6 +95,9 @@ def main(argv=None) -> int:
     ap.add_argument("--accuracy-epochs", type=int, default=30)
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--output", default="minibatch")
+    ap.add_argument("--blas-core", choices=("inherit", "native"), default="inherit",
+                    help="inherit the environment's OPENBLAS_CORETYPE, or unset it for "
+                         "every system so that OpenBLAS picks the CPU's kernels")
     args = ap.parse_args(argv)
     systems = args.systems.split(",")
     peers = harness.ensure_peers(skip_setup=True)
@@ -99,9 +106,11 @@ def main(argv=None) -> int:
         systems = [s for s in systems if s.startswith("gnnc")]
     result = {"when": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
               "command": " ".join(sys.argv[1:]), "machine": harness.machine_info(),
-              "peers": peer_note, "timing": [], "accuracy": []}
+              "peers": peer_note, "timing": [], "accuracy": [],
+              "openblas_coretype": (None if args.blas_core == "native"
+                                    else os.environ.get("OPENBLAS_CORETYPE"))}
     cfg = {"epochs": args.epochs, "batch_size": args.batch_size, "fanouts": args.fanouts,
-           "timeout": args.timeout}
+           "timeout": args.timeout, "blas_core": args.blas_core}
     for key in [g for g in args.graphs.split(",") if g]:
         data = harness.ensure_graph(key)
         exe = harness.compile_gnnc("sage", data)
@@ -138,7 +147,8 @@ def write(result, name):
     lines = [f"# Mini-batch training against the peers (issue 21)", "",
              f"`bench/minibatch.py {result['command']}` on {result['when']}, {m['cpu']}, "
              f"{m['cores']} cores, 2 threads (load average {m['loadavg_start']} at the start). "
-             f"Peers: {result['peers']}.", "",
+             f"Peers: {result['peers']}. OPENBLAS_CORETYPE: "
+             f"{result.get('openblas_coretype') or 'unset (OpenBLAS picks the CPU kernels)'}.", "",
              "GraphSAGE-mean (F → 256 → C, dropout 0.5, Adam), one epoch = every batch of the "
              "train split. Epoch: median after the first; edges/s: sampled edges the model ran "
              "on per second; RSS: the process's peak.", "",
