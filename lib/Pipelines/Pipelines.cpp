@@ -33,6 +33,7 @@ void mlir::gnn::buildGNNOptimizePipeline(OpPassManager &pm,
     GNNReorderAggregateOptions reorder;
     reorder.mode = options.reorder;
     reorder.meta = options.meta;
+    reorder.keepFirst = options.reorderKeepFirst;
     pm.addPass(createGNNReorderAggregate(reorder));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -126,7 +126,7 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   size_t launched = 0;
   auto launch = [&]() {
     std::shared_ptr<SampledBatch> sampled;
-    if (shard)
+    if (shard && sampleOnTrainingThread)
       sampled = std::make_shared<SampledBatch>(
           sampler->sample(batches[launched], first + launched));
     next = std::async(std::launch::async, prepare, launched++, sampled);
@@ -534,7 +534,12 @@ void MiniBatchTraining::useHashStructure(gnnrtContext *ctx, std::string data) {
   shardSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  sampler->useShard(shard.get(), ctx->comm.get());
+  // Every process splits (a collective), or none does.
+  sampleOnTrainingThread = !ctx->comm->concurrentThreads();
+  if (!sampleOnTrainingThread)
+    samplerComm = ctx->comm->split(0, ctx->comm->rank());
+  sampler->useShard(shard.get(), sampleOnTrainingThread ? ctx->comm.get()
+                                                        : samplerComm.get());
   // The sampler reads the shard alone from now on.
   std::vector<int64_t>().swap(full.indptr);
   std::vector<int32_t>().swap(full.indices);
@@ -552,6 +557,8 @@ std::string MiniBatchTraining::structureJson() const {
          ", \"held_bytes\": " + std::to_string(shard->bytes()) +
          ", \"pushed_bytes\": " + std::to_string(sampler->pushedValues() * 8) +
          ", \"pushes\": " + std::to_string(sampler->pushCalls()) +
+         ", \"sampling_thread\": \"" +
+         (sampleOnTrainingThread ? "training" : "sampler") + "\"" +
          ", \"whole_graph_reads\": " + std::to_string(wholeGraphReads) +
          ", \"partition_seconds\": " + seconds + "}";
 }

@@ -118,7 +118,11 @@ public:
   /// and drops the rest of the graph's CSC; every batch is sampled from the
   /// shards (each hop's rows by their owners, pushed to every process over
   /// `ctx->comm`), on the training's thread (the pushes are collectives),
-  /// the same batches as the replicated structure's. bindFull reads the
+  /// the same batches as the replicated structure's; where MPI lets two
+  /// threads call at once (GNNRT_MPI_THREAD_MULTIPLE, which the executable
+  /// sets for --structure hash), on the sampler's thread over a split of the
+  /// communicator, so that sampling overlaps training as with the
+  /// replicated structure. bindFull reads the
   /// whole graph from the dataset `data` for each full-graph evaluation and
   /// drops it at the next batch.
   void useHashStructure(gnnrtContext *ctx, std::string data);
@@ -293,6 +297,11 @@ private:
   // shard and the dataset the evaluations read the whole graph from.
   std::unique_ptr<StructureShard> shard;
   std::string shardData;
+  // The hop pushes' communicator: a split of the world's on the sampler's
+  // thread where MPI lets two threads call at once (concurrentThreads),
+  // else the world's, on the training's thread.
+  std::unique_ptr<Communicator> samplerComm;
+  bool sampleOnTrainingThread = true;
   int64_t wholeGraphReads = 0;
   double shardSeconds = 0; // building the shard (P³'s partition time)
   /// json()'s "structure" under P³: replicated, or the shard held, the

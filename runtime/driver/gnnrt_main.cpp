@@ -127,6 +127,10 @@ int main(int argc, char **argv) {
   if (!configureThreads(o.threads, "--threads", threadError))
     usageError(threadError);
 
+  // --structure hash samples on a thread of its own, which pushes each hop
+  // while the training's collectives run: MPI_THREAD_MULTIPLE (Comm/MPI.cpp).
+  if (o.structure == "hash")
+    setenv("GNNRT_MPI_THREAD_MULTIPLE", "1", /*overwrite=*/0);
   auto *ctx = new gnnrtContext(); // the CPU device
   ctx->spill = std::move(spill);
   ctx->selective.mode = o.selective;

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 namespace gnnrt {
 
@@ -71,6 +72,10 @@ public:
   /// Whether threads other than the one that created the communicator may
   /// call it, one at a time (MPI_THREAD_SERIALIZED).
   virtual bool anyThread() const { return true; }
+  /// Whether two threads may be inside collectives of two communicators
+  /// (this one and a split of it) at once (MPI_THREAD_MULTIPLE; with MPI,
+  /// asked for where GNNRT_MPI_THREAD_MULTIPLE is set when it starts).
+  virtual bool concurrentThreads() const { return false; }
 
   /// recv[i] = op over the ranks of their send[i], for i < count, on every
   /// rank. In place when send == recv.
@@ -222,9 +227,11 @@ public:
   void wait(Request &request) {
     const auto start = std::chrono::steady_clock::now();
     doWait(request);
-    tally->waited +=
+    const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
+    std::lock_guard<std::mutex> lock(tally->mutex);
+    tally->waited += seconds;
   }
   /// The seconds spent in wait() so far (a split's included).
   double waitSeconds() const { return tally->waited; }
@@ -310,32 +317,42 @@ private:
         rows += sendCounts[r];
     return rows;
   }
-  CollectiveCount &record(Collective c, int64_t elements, size_t elementBytes) {
+  /// The counters, shared with the communicators split from this one (whose
+  /// collectives another thread may call: concurrentThreads).
+  struct Tally {
+    CollectiveCount counts[kNumCollectives];
+    double waited = 0.0;
+    std::mutex mutex;
+  };
+  /// A collective's count, counted, and the lock of its tally.
+  struct Counted {
+    CollectiveCount &n;
+    std::mutex &mutex;
+  };
+  Counted record(Collective c, int64_t elements, size_t elementBytes) {
+    std::lock_guard<std::mutex> lock(tally->mutex);
     CollectiveCount &n = tally->counts[static_cast<int>(c)];
     ++n.calls;
     n.bytes +=
         std::max<int64_t>(elements, 0) * static_cast<int64_t>(elementBytes);
-    return n;
+    return {n, tally->mutex};
   }
   /// Adds the time until its end to a count's seconds.
   class Timed {
   public:
-    explicit Timed(CollectiveCount &n)
-        : n(n), start(std::chrono::steady_clock::now()) {}
+    explicit Timed(Counted counted)
+        : counted(counted), start(std::chrono::steady_clock::now()) {}
     ~Timed() {
-      n.seconds += std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+      const double seconds = std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count();
+      std::lock_guard<std::mutex> lock(counted.mutex);
+      counted.n.seconds += seconds;
     }
 
   private:
-    CollectiveCount &n;
+    Counted counted;
     std::chrono::steady_clock::time_point start;
-  };
-  /// The counters, shared with the communicators split from this one.
-  struct Tally {
-    CollectiveCount counts[kNumCollectives];
-    double waited = 0.0;
   };
   std::shared_ptr<Tally> tally = std::make_shared<Tally>();
 };

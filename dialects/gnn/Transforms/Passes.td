@@ -384,10 +384,19 @@ def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
     rewrite is refused. `mode=always|never` overrides the model. Every
     decision is reported with `emitRemark` (the costs when taken, the reason
     when refused).
+
+    With `keep-first`, an aggregation whose rows no contraction (a
+    `gnn.linear`) computed is left before its linear whatever the mode:
+    P³'s layer 1 on sampled blocks (docs/MiniBatch.md), whose sum-sync
+    follows the first contraction, moves the block's destinations' rows
+    when the features are aggregated first, and every source's when the
+    linear comes first.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
            "auto (cost model), always, or never">,
+    Option<"keepFirst", "keep-first", "bool", /*default=*/"false",
+           "leave the aggregations that no contraction precedes">,
     Option<"avgDegree", "avg-degree", "double", /*default=*/"16.0",
            "average in-degree |E| / |V| for the cost model, in (0, 1e12] "
            "(default 16; from `meta` when given)">,

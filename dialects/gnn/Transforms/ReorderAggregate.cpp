@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -214,6 +215,11 @@ struct GNNReorderAggregate
       // Widths K (aggregated rows) and N (the linear's result) from the
       // weight's shape, its `?` dimensions bound by the parameter's gnn.dims.
       auto [k, n] = widths(c, numFeatures, numClasses);
+      if (keepFirst && !afterContraction(c.scatter.getInput())) {
+        c.gather.emitRemark() << "aggregation not reordered: no contraction "
+                                 "precedes it (keep-first)";
+        continue;
+      }
       if (mode == "never") {
         c.gather.emitRemark() << "aggregation not reordered: mode=never";
         continue;
@@ -245,6 +251,27 @@ struct GNNReorderAggregate
       }
       rewrite(c);
     }
+  }
+
+  /// Whether a contraction (a `gnn.linear` in a stage's body) computed
+  /// `v`, through any chain of ops.
+  static bool afterContraction(Value v) {
+    SmallVector<Value> work = {v};
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val().getDefiningOp();
+      if (!op || !seen.insert(op).second)
+        continue;
+      if (isa<LinearOp>(op))
+        return true;
+      bool linear = false;
+      op->walk([&](LinearOp) { linear = true; });
+      if (linear)
+        return true;
+      for (Value operand : op->getOperands())
+        work.push_back(operand);
+    }
+    return false;
   }
 
   void rewrite(Candidate &c) {

@@ -25,6 +25,12 @@ struct GNNOptimizeOptions : public PassPipelineOptions<GNNOptimizeOptions> {
       llvm::cl::desc("--gnn-reorder-aggregate: auto (cost model), always, or "
                      "never (the pass does not run)"),
       llvm::cl::init("auto")};
+  Option<bool> reorderKeepFirst{
+      *this, "reorder-keep-first",
+      llvm::cl::desc("--gnn-reorder-aggregate's keep-first: leave the "
+                     "aggregations no contraction precedes (P3's blocks "
+                     "program)"),
+      llvm::cl::init(false)};
   Option<std::string> meta{
       *this, "meta",
       llvm::cl::desc("A dataset's meta.json: widths and average degree for "

@@ -73,8 +73,14 @@ int initialiseMPI() {
     if (initialised) {
       GNNRT_MPI_CHECK(MPI_Query_thread(&provided));
     } else {
-      GNNRT_MPI_CHECK(
-          MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
+      // MPI_THREAD_MULTIPLE only where asked for (--structure hash samples
+      // on a thread of its own with a communicator of its own): it may cost
+      // every call a lock.
+      const char *multiple = std::getenv("GNNRT_MPI_THREAD_MULTIPLE");
+      const int wanted = multiple && *multiple && std::strcmp(multiple, "0")
+                             ? MPI_THREAD_MULTIPLE
+                             : MPI_THREAD_SERIALIZED;
+      GNNRT_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, wanted, &provided));
       std::atexit([] {
         int finalised = 0;
         MPI_Finalized(&finalised);
@@ -152,6 +158,9 @@ public:
 
   const char *name() const override { return "mpi"; }
   bool anyThread() const override { return threads >= MPI_THREAD_SERIALIZED; }
+  bool concurrentThreads() const override {
+    return threads >= MPI_THREAD_MULTIPLE;
+  }
   int rank() const override { return myRank; }
   int size() const override { return worldSize; }
 
