@@ -61,9 +61,10 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   if (steps == 0)
     checkEvaluationFits(program);
   lastInParts = false;
-  // The hash-partitioned structure samples on this thread (its pushes are
-  // collectives, in the same order on every process): `sampled` holds the
-  // batch for the sampler's thread to build on.
+  // The hash-partitioned structure without MPI_THREAD_MULTIPLE samples on
+  // this thread (its pushes are collectives, in the same order on every
+  // process): `sampled` holds the batch for the sampler's thread to build
+  // on.
   auto prepare = [this, &batches, first, rank,
                   size](size_t i, std::shared_ptr<SampledBatch> sampled) {
     // One thread: the training's threads keep the cores (a team here would
@@ -534,8 +535,10 @@ void MiniBatchTraining::useHashStructure(gnnrtContext *ctx, std::string data) {
   shardSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  // Every process splits (a collective), or none does.
-  sampleOnTrainingThread = !ctx->comm->concurrentThreads();
+  // Every process splits (a collective), or none does: they agree.
+  int64_t concurrent = ctx->comm->concurrentThreads() ? 1 : 0;
+  ctx->comm->allReduce(&concurrent, &concurrent, 1, ReduceOp::Min);
+  sampleOnTrainingThread = concurrent == 0;
   if (!sampleOnTrainingThread)
     samplerComm = ctx->comm->split(0, ctx->comm->rank());
   sampler->useShard(shard.get(), sampleOnTrainingThread ? ctx->comm.get()

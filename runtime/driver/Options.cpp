@@ -416,9 +416,9 @@ Options parseArgs(int argc, char **argv) {
     usageError("--structure hash partitions the structure that P3's "
                "mini-batches are sampled from: give --batch-size too");
   if (o.structure == "hash" && o.pipeline)
-    usageError("--structure hash samples on the training's thread (each hop "
-               "is a collective), which --pipeline's lanes share the "
-               "communicator with: give one or the other");
+    usageError("--structure hash pushes each hop's samples by collectives "
+               "beside the training's, and --pipeline's lanes take the "
+               "communicator too: give one or the other");
   if (o.data.empty())
     o.data = defaultData(argv[0]);
   return o;

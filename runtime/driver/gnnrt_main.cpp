@@ -103,7 +103,8 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
       static_cast<long long>(o.bucketBytes),
       static_cast<long long>(o.batchSize));
   return numbers + (" " + o.fanouts) + (o.pipeline ? " pipeline" : "") +
-         " copies " + std::to_string(o.featureCopies) + " servers " +
+         " structure " + o.structure + " copies " +
+         std::to_string(o.featureCopies) + " servers " +
          std::to_string(o.serverProcesses) +
          (o.featuresOnStorage ? " stored " + std::to_string(o.evalBatchSize) +
                                     (o.predict.empty() ? "" : " predict")
@@ -481,8 +482,10 @@ int main(int argc, char **argv) {
   // (The features on storage: the whole graph is never trained or
   // evaluated at once, so its estimate does not apply; each batch's
   // state is in the summary's mini_batch. A planned evaluation: the
-  // plan's estimate.)
-  if (plannedEval)
+  // plan's estimate. P³ with its blocks program: the whole graph's program
+  // is the evaluation's.)
+  const bool wholeEstimate = plannedEval || (p3 && program == &blocksStep);
+  if (wholeEstimate)
     ctx->model = wholeModel;
   if ((!o.featuresOnStorage || plannedEval) && !budgetedEval &&
       !checkTrainingMemory(
@@ -495,7 +498,7 @@ int main(int argc, char **argv) {
     fatal(autoMode == "preload" && plannedUnderBudget(ctx->model)
               ? "--partition auto: " + autoChoice + "; but " + error
               : error);
-  if (plannedEval)
+  if (wholeEstimate)
     ctx->model = blocksStep.model;
   // Mini-batch training keeps the dataset, which binding gives the device.
   // Bound again from the sampler's at once (below): moved in, not copied.

@@ -77,9 +77,11 @@ bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
 /// small, and the plan stays the whole graph's evaluation's
 /// (docs/MiniBatch.md, "The features on storage"). `report` says what was
 /// added, or why not; false with `error` when it fails to compile. Where
-/// an aggregation was reordered, the feature-partitioned form of the same
-/// order is added too (symbols suffixed _blocks_features), P³'s step on
-/// blocks: its layer-1 sync then moves the destinations' rows.
+/// an aggregation that no contraction precedes was reordered, the
+/// feature-partitioned program with those aggregations first (the others as
+/// compiled: --gnn-reorder-aggregate's keep-first) is added too (symbols
+/// suffixed _blocks_features), P³'s step on blocks: its layer-1 sync then
+/// moves the destinations' rows.
 bool addBlocksProgram(MLIRContext &context, ModuleOp module,
                       GNNOptimizeOptions &options,
                       const GNNToLLVMOptions &lowering, bool optimize,

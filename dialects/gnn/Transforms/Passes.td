@@ -386,7 +386,8 @@ def GNNReorderAggregate : Pass<"gnn-reorder-aggregate", "::mlir::ModuleOp"> {
     when refused).
 
     With `keep-first`, an aggregation whose rows no contraction (a
-    `gnn.linear`) computed is left before its linear whatever the mode:
+    `gnn.linear` or `gnn.typed_linear`) computed is left before its linear
+    whatever the mode:
     P³'s layer 1 on sampled blocks (docs/MiniBatch.md), whose sum-sync
     follows the first contraction, moves the block's destinations' rows
     when the features are aggregated first, and every source's when the

@@ -253,8 +253,9 @@ struct GNNReorderAggregate
     }
   }
 
-  /// Whether a contraction (a `gnn.linear` in a stage's body) computed
-  /// `v`, through any chain of ops.
+  /// Whether a contraction (a `gnn.linear` or `gnn.typed_linear`, in a
+  /// stage's body) computed `v`, through any chain of ops (conservatively:
+  /// any contraction in a stage that `v` depends on).
   static bool afterContraction(Value v) {
     SmallVector<Value> work = {v};
     llvm::SmallPtrSet<Operation *, 16> seen;
@@ -262,10 +263,12 @@ struct GNNReorderAggregate
       Operation *op = work.pop_back_val().getDefiningOp();
       if (!op || !seen.insert(op).second)
         continue;
-      if (isa<LinearOp>(op))
+      if (isa<LinearOp, TypedLinearOp>(op))
         return true;
       bool linear = false;
-      op->walk([&](LinearOp) { linear = true; });
+      op->walk([&](Operation *inner) {
+        linear |= isa<LinearOp, TypedLinearOp>(inner);
+      });
       if (linear)
         return true;
       for (Value operand : op->getOperands())
