@@ -30,6 +30,10 @@ extern "C" __attribute__((weak)) float gnn_train_step_blocks(gnnrtContext *);
 extern "C" __attribute__((weak)) const char gnnrt_model_info_blocks_features[];
 extern "C" __attribute__((weak)) float
 gnn_train_step_blocks_features(gnnrtContext *);
+// Co-batches': the row-partitioned program in that order.
+extern "C" __attribute__((weak)) const char gnnrt_model_info_blocks_rows[];
+extern "C" __attribute__((weak)) float
+gnn_train_step_blocks_rows(gnnrtContext *);
 
 std::vector<Program> gnnrt::heldPrograms() {
   std::vector<Program> programs(1);
@@ -60,12 +64,20 @@ std::vector<Program> gnnrt::heldPrograms() {
 }
 
 const Program *gnnrt::miniBatchStep(const Program *program, Program &storage) {
-  const bool columns = program->model.partition == "features";
-  const char *info =
-      columns ? gnnrt_model_info_blocks_features : gnnrt_model_info_blocks;
-  float (*train)(gnnrtContext *) =
-      columns ? gnn_train_step_blocks_features : gnn_train_step_blocks;
-  if (!info || !train || (program->model.partition != "none" && !columns))
+  const std::string &partition = program->model.partition;
+  const char *info = nullptr;
+  float (*train)(gnnrtContext *) = nullptr;
+  if (partition == "none") {
+    info = gnnrt_model_info_blocks;
+    train = gnn_train_step_blocks;
+  } else if (partition == "features") {
+    info = gnnrt_model_info_blocks_features;
+    train = gnn_train_step_blocks_features;
+  } else if (partition == "rows" && !program->model.replicated) {
+    info = gnnrt_model_info_blocks_rows;
+    train = gnn_train_step_blocks_rows;
+  }
+  if (!info || !train)
     return program;
   std::string error;
   storage = *program;

@@ -37,11 +37,13 @@ struct Program {
 /// suffixed _rows and _features). Stops the run on a corrupt description.
 std::vector<Program> heldPrograms();
 
-/// Mini-batch training's program: where `program` is unpartitioned and the
-/// executable holds the step gnn-compile compiled for sampled blocks (its
-/// aggregations before their linears, docs/MiniBatch.md), that training
-/// step with `program`'s evaluation (the whole graph's), in `storage`;
-/// else `program`.
+/// Mini-batch training's program: where the executable holds the step
+/// gnn-compile compiled for sampled blocks in `program`'s partitioning
+/// (docs/MiniBatch.md, "The aggregation order on blocks": unpartitioned,
+/// _blocks, its aggregations before their linears; P³'s _blocks_features
+/// and co-batches' _blocks_rows, layer 1's aggregations first), that
+/// training step with `program`'s evaluation (the whole graph's), in
+/// `storage`; else `program`.
 const Program *miniBatchStep(const Program *program, Program &storage);
 
 /// The program of `programs` whose partition is `partition` ("none",

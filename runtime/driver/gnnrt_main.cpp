@@ -482,9 +482,10 @@ int main(int argc, char **argv) {
   // (The features on storage: the whole graph is never trained or
   // evaluated at once, so its estimate does not apply; each batch's
   // state is in the summary's mini_batch. A planned evaluation: the
-  // plan's estimate. P³ with its blocks program: the whole graph's program
-  // is the evaluation's.)
-  const bool wholeEstimate = plannedEval || (p3 && program == &blocksStep);
+  // plan's estimate. P³ and co-batches with their blocks programs: the
+  // whole graph's program is the evaluation's.)
+  const bool wholeEstimate = plannedEval || ((p3 || batchMode == "co-batch") &&
+                                             program == &blocksStep);
   if (wholeEstimate)
     ctx->model = wholeModel;
   if ((!o.featuresOnStorage || plannedEval) && !budgetedEval &&

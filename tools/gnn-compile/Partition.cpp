@@ -404,7 +404,9 @@ bool mlir::gnn::addPartitionedPrograms(
     const GNNToLLVMOptions &lowering, bool optimize,
     const PartitionRates &rates, llvm::LLVMContext &llvmContext,
     SmallVectorImpl<SmallVector<char, 0>> &objects, std::string &report,
-    std::string &error) {
+    std::string &error, bool *plainRowsHeld) {
+  if (plainRowsHeld)
+    *plainRowsHeld = false;
   std::optional<DatasetMeta> meta;
   if (!options.meta.empty()) {
     FailureOr<DatasetMeta> read =
@@ -466,6 +468,8 @@ bool mlir::gnn::addPartitionedPrograms(
     if (!emitSuffixed(*l.module, c.mode, llvmContext, objects, error))
       return false;
     held += ", " + name;
+    if (plainRowsHeld && c.mode == "rows" && !c.replicate && !c.replicateFrom)
+      *plainRowsHeld = true;
   }
   report = "the executable holds the " + held +
            " programs and picks one at start-up under mpirun";
@@ -499,13 +503,40 @@ static unsigned reorderedAggregations(MLIRContext &context, ModuleOp module,
   return reordered;
 }
 
+/// The `partition`-partitioned program with the aggregations no
+/// contraction precedes first and the others as compiled
+/// (--gnn-reorder-aggregate's keep-first), emitted into `objects` with its
+/// definitions suffixed _blocks_<partition>. `added` says whether it was;
+/// `why` why not where it did not compile. False with `error` where it
+/// fails to emit.
+static bool addKeepFirstProgram(MLIRContext &context, ModuleOp module,
+                                GNNOptimizeOptions &options,
+                                const GNNToLLVMOptions &lowering, bool optimize,
+                                StringRef partition,
+                                llvm::LLVMContext &llvmContext,
+                                SmallVectorImpl<SmallVector<char, 0>> &objects,
+                                bool &added, std::string &why,
+                                std::string &error) {
+  added = false;
+  OwningOpRef<ModuleOp> lowered =
+      lowerReordered(context, module, options, lowering, optimize, partition,
+                     "keep-first", why);
+  if (!lowered)
+    return true;
+  if (!emitSuffixed(*lowered, ("blocks_" + partition).str(), llvmContext,
+                    objects, error))
+    return false;
+  added = true;
+  return true;
+}
+
 bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
                                  GNNOptimizeOptions &options,
                                  const GNNToLLVMOptions &lowering,
                                  bool optimize, llvm::LLVMContext &llvmContext,
                                  SmallVectorImpl<SmallVector<char, 0>> &objects,
                                  std::string &report, std::string &error,
-                                 bool planned) {
+                                 bool planned, bool rowsBlocks) {
   const unsigned reordered =
       optimize && options.reorder == "auto"
           ? reorderedAggregations(context, module, options)
@@ -544,24 +575,61 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
   // moves its destinations' rows (|V_1|), not every source's. (The later
   // layers run on the own share: the compiled order, which the cost model
   // chose, serves them; a P3 step with every aggregation first was slower
-  // at the arxiv shape, 2.2 against 1.7 s per epoch.)
+  // at the arxiv shape, 2.2 against 1.7 s per epoch.) Co-batches' (rows
+  // under mpirun) likewise, where the executable holds a rows program
+  // without replicated levels: layer 1's GEMM then runs on each process's
+  // destinations of level 1, not on its every row, for broadcasts of the
+  // features' width (at the Reddit shape the epoch went from 44 to 29 s
+  // with every aggregation first; at the arxiv shape, where only layer 2
+  // was reordered, every aggregation first was 6 % slower).
+  return addPartitionedBlocksPrograms(
+      context, module, options, lowering, optimize, llvmContext, objects,
+      /*features=*/true, rowsBlocks, reordered, report, error);
+}
+
+bool mlir::gnn::addPartitionedBlocksPrograms(
+    MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
+    const GNNToLLVMOptions &lowering, bool optimize,
+    llvm::LLVMContext &llvmContext,
+    SmallVectorImpl<SmallVector<char, 0>> &objects, bool features, bool rows,
+    std::optional<unsigned> reordered, std::string &report,
+    std::string &error) {
+  if (!optimize || options.reorder != "auto")
+    return true;
+  if (!reordered)
+    reordered = reorderedAggregations(context, module, options);
+  // Where keep-first reorders as many, each partitioned program is the
+  // same on blocks.
   GNNOptimizeOptions keepFirst;
   keepFirst.copyOptionValuesFrom(options);
   keepFirst.reorderKeepFirst = true;
-  if (reorderedAggregations(context, module, keepFirst) == reordered)
+  if (*reordered == 0 ||
+      reorderedAggregations(context, module, keepFirst) == *reordered)
     return true;
-  why.clear();
-  OwningOpRef<ModuleOp> columns =
-      lowerReordered(context, module, options, lowering, optimize, "features",
-                     "keep-first", why);
-  if (!columns) {
-    report += "; P3 runs the feature-partitioned program as compiled (its "
-              "blocks program did not compile: " +
-              why + ")";
-    return true;
+  struct Mode {
+    StringRef partition, runner, form;
+  };
+  SmallVector<Mode, 2> modes;
+  if (features)
+    modes.push_back({"features", "P3 runs its", "feature-partitioned"});
+  // (A program replicating levels reads the whole graph, which co-batches
+  // do not bind: they refuse it.)
+  if (rows && !options.replicate && !options.replicateFrom)
+    modes.push_back({"rows", "co-batches run their", "row-partitioned"});
+  for (const Mode &m : modes) {
+    bool added = false;
+    std::string why;
+    if (!addKeepFirstProgram(context, module, options, lowering, optimize,
+                             m.partition, llvmContext, objects, added, why,
+                             error))
+      return false;
+    if (added)
+      report += (report.empty() ? "" : ", and ") + m.runner.str() + " " +
+                m.form.str() + " form";
+    else if (!why.empty())
+      report +=
+          (report.empty() ? "" : "; ") + m.runner.str() + " " + m.form.str() +
+          " program as compiled (its blocks form did not compile: " + why + ")";
   }
-  if (!emitSuffixed(*columns, "blocks_features", llvmContext, objects, error))
-    return false;
-  report += ", and P3 its feature-partitioned form";
   return true;
 }

@@ -62,7 +62,8 @@ bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
                             const PartitionRates &rates,
                             llvm::LLVMContext &llvmContext,
                             SmallVectorImpl<SmallVector<char, 0>> &objects,
-                            std::string &report, std::string &error);
+                            std::string &report, std::string &error,
+                            bool *plainRowsHeld = nullptr);
 
 /// Appends to `objects` the program mini-batch training runs on sampled
 /// blocks (its symbols suffixed _blocks), when `module`'s optimization
@@ -81,14 +82,33 @@ bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
 /// feature-partitioned program with those aggregations first (the others as
 /// compiled: --gnn-reorder-aggregate's keep-first) is added too (symbols
 /// suffixed _blocks_features), P³'s step on blocks: its layer-1 sync then
-/// moves the destinations' rows.
+/// moves the destinations' rows; with `rowsBlocks` (the executable holds a
+/// rows program replicating no level) the row-partitioned one too (suffixed
+/// _blocks_rows), co-batches' step: layer 1's GEMM then runs on the
+/// destinations.
 bool addBlocksProgram(MLIRContext &context, ModuleOp module,
                       GNNOptimizeOptions &options,
                       const GNNToLLVMOptions &lowering, bool optimize,
                       llvm::LLVMContext &llvmContext,
                       SmallVectorImpl<SmallVector<char, 0>> &objects,
                       std::string &report, std::string &error,
-                      bool planned = false);
+                      bool planned = false, bool rowsBlocks = false);
+
+/// The partitioned programs' forms on blocks (addBlocksProgram): with
+/// `features` the feature-partitioned program, with `rows` the
+/// row-partitioned one (not where options.replicate or replicateFrom
+/// replicate levels), each where --gnn-reorder-aggregate's keep-first
+/// reorders fewer than the compiled order's `reordered` aggregations
+/// (counted here where not given), suffixed _blocks_features and
+/// _blocks_rows. For `gnn-compile --partition features|rows` (one
+/// partitioned program) and --partition auto. `report` gains what was
+/// added, or why not; false with `error` when one fails to emit.
+bool addPartitionedBlocksPrograms(
+    MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
+    const GNNToLLVMOptions &lowering, bool optimize,
+    llvm::LLVMContext &llvmContext,
+    SmallVectorImpl<SmallVector<char, 0>> &objects, bool features, bool rows,
+    std::optional<unsigned> reordered, std::string &report, std::string &error);
 
 } // namespace mlir::gnn
 

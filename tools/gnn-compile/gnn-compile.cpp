@@ -588,8 +588,14 @@ int main(int argc, char **argv) {
                 "program: a printed program is the preloading one unless "
                 "--partition rows, or --partition auto with --dataset, is "
                 "given");
+  // (One partitioned program's executable: its forms on blocks are
+  // lowered from it too.)
+  const bool partitionedBlocks =
+      (options.partition == "rows" || options.partition == "features") &&
+      (emitKind == EmitKind::Exe || emitKind == EmitKind::Obj) &&
+      target != "cuda";
   OwningOpRef<ModuleOp> original;
-  if (severalPrograms)
+  if (severalPrograms || partitionedBlocks)
     original = cast<ModuleOp>((*module)->clone());
   else if (printedAuto) {
     gnn::GNNToLLVMOptions probe;
@@ -876,6 +882,7 @@ int main(int argc, char **argv) {
     // partitioned program where each process's part fits what it has left
     // (--mem-budget included; docs/Distributed.md, "Under a memory budget").
     std::string report;
+    bool plainRowsHeld = false;
     const bool planned =
         budget || chunkBytes || bufferBytes || lowering.rowChunks > 1;
     // The other programs' lowering under a plan: every buffer resident.
@@ -893,9 +900,9 @@ int main(int argc, char **argv) {
       report = "the executable holds the preload program only (the "
                "partitioned ones are not compiled for CUDA yet)";
     } else {
-      if (!gnn::addPartitionedPrograms(context, *original, options, resident,
-                                       !noOptimize, rates, llvmContext,
-                                       objectCode, report, error))
+      if (!gnn::addPartitionedPrograms(
+              context, *original, options, resident, !noOptimize, rates,
+              llvmContext, objectCode, report, error, &plainRowsHeld))
         return fail(error);
       if (planned)
         report += "; the partitioned programs keep every buffer resident "
@@ -910,13 +917,28 @@ int main(int argc, char **argv) {
     // resident: a batch is small; the plan is the evaluation's). Not for
     // CUDA.
     if (target != "cuda") {
-      if (!gnn::addBlocksProgram(
-              context, *original, options, planned ? resident : lowering,
-              !noOptimize, llvmContext, objectCode, report, error, planned))
+      if (!gnn::addBlocksProgram(context, *original, options,
+                                 planned ? resident : lowering, !noOptimize,
+                                 llvmContext, objectCode, report, error,
+                                 planned, plainRowsHeld))
         return fail(error);
       if (showRemarks)
         llvm::errs() << "gnn-compile: remark: --batch-size: " << report << "\n";
     }
+  } else if (partitionedBlocks) {
+    // One partitioned program: its form on blocks for P³ or co-batches,
+    // where layer 1's order differs there (addPartitionedBlocksPrograms).
+    std::string report;
+    if (!gnn::addPartitionedBlocksPrograms(
+            context, *original, options, lowering, !noOptimize, llvmContext,
+            objectCode, options.partition == "features",
+            options.partition == "rows", std::nullopt, report, error))
+      return fail(error);
+    if (showRemarks && !report.empty())
+      llvm::errs() << "gnn-compile: remark: --batch-size: " << report
+                   << " (the aggregations no contraction precedes before "
+                      "their linear: on a sampled block the linear would run "
+                      "on the block's sources)\n";
   }
   if (emitKind == EmitKind::Obj && objectCode.size() == 1)
     return gnn::writeOutputFile(
