@@ -127,7 +127,7 @@ float MiniBatchTraining::epoch(gnnrtContext *ctx, const Program &program,
   size_t launched = 0;
   auto launch = [&]() {
     std::shared_ptr<SampledBatch> sampled;
-    if (shard && sampleOnTrainingThread)
+    if (sampleOnTrainingThread())
       sampled = std::make_shared<SampledBatch>(
           sampler->sample(batches[launched], first + launched));
     next = std::async(std::launch::async, prepare, launched++, sampled);
@@ -538,11 +538,10 @@ void MiniBatchTraining::useHashStructure(gnnrtContext *ctx, std::string data) {
   // Every process splits (a collective), or none does: they agree.
   int64_t concurrent = ctx->comm->concurrentThreads() ? 1 : 0;
   ctx->comm->allReduce(&concurrent, &concurrent, 1, ReduceOp::Min);
-  sampleOnTrainingThread = concurrent == 0;
-  if (!sampleOnTrainingThread)
+  if (concurrent)
     samplerComm = ctx->comm->split(0, ctx->comm->rank());
-  sampler->useShard(shard.get(), sampleOnTrainingThread ? ctx->comm.get()
-                                                        : samplerComm.get());
+  sampler->useShard(shard.get(),
+                    samplerComm ? samplerComm.get() : ctx->comm.get());
   // The sampler reads the shard alone from now on.
   std::vector<int64_t>().swap(full.indptr);
   std::vector<int32_t>().swap(full.indices);
@@ -561,7 +560,7 @@ std::string MiniBatchTraining::structureJson() const {
          ", \"pushed_bytes\": " + std::to_string(sampler->pushedValues() * 8) +
          ", \"pushes\": " + std::to_string(sampler->pushCalls()) +
          ", \"sampling_thread\": \"" +
-         (sampleOnTrainingThread ? "training" : "sampler") + "\"" +
+         (sampleOnTrainingThread() ? "training" : "sampler") + "\"" +
          ", \"whole_graph_reads\": " + std::to_string(wholeGraphReads) +
          ", \"partition_seconds\": " + seconds + "}";
 }

@@ -301,7 +301,9 @@ private:
   // thread where MPI lets two threads call at once (concurrentThreads),
   // else the world's, on the training's thread.
   std::unique_ptr<Communicator> samplerComm;
-  bool sampleOnTrainingThread = true;
+  /// With a shard: whether the training's thread samples (pushing over the
+  /// world's communicator), the sampler's thread having none of its own.
+  bool sampleOnTrainingThread() const { return shard && !samplerComm; }
   int64_t wholeGraphReads = 0;
   double shardSeconds = 0; // building the shard (P³'s partition time)
   /// json()'s "structure" under P³: replicated, or the shard held, the

@@ -375,25 +375,18 @@ int64_t MiniBatchTraining::forEachEvaluationBatch(
     // is sampled whole, for tooLarge's message.
     SampledBatch batch = sampler.sample(
         batchSeeds, 0, partsLeft > 0 && count > 1 ? partsLeft / 36 : -1);
-    if (batch.truncated) {
+    const int64_t bytes = partsLeft > 0 && !batch.truncated ? need(batch) : 0;
+    if (batch.truncated || (bytes > partsLeft && count > 1)) {
+      // Too large: halved (not held through the retry), and this size not
+      // tried again soon.
+      truncatedEvalBatches += batch.truncated;
       ceiling = count;
       sinceCeiling = 0;
       count /= 2;
-      ++truncatedEvalBatches;
       continue;
     }
-    int64_t bytes = 0;
-    if (partsLeft > 0) {
-      bytes = need(batch);
-      if (bytes > partsLeft && count > 1) {
-        ceiling = count;
-        sinceCeiling = 0;
-        count /= 2; // not held through the retry
-        continue;
-      }
-      if (bytes > partsLeft)
-        tooLarge(b, batch, bytes);
-    }
+    if (partsLeft > 0 && bytes > partsLeft)
+      tooLarge(b, batch, bytes);
     evaluate(std::move(batch), batchSeeds);
     largest = std::max(largest, count);
     b += count;

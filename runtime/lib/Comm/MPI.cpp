@@ -191,20 +191,30 @@ public:
   void doAllGather(const int64_t *send, int64_t *recv, int64_t count) override {
     gatherAll(send, recv, count);
   }
+  /// allGatherV's `counts` and `displs` as MPI's ints in `n` and `at`,
+  /// this process's `count` (of `unit`) checked against its entry.
+  void gatherCounts(int64_t count, const int64_t *counts,
+                    const int64_t *displs, const char *unit,
+                    std::vector<int> &n, std::vector<int> &at) const {
+    n.resize(worldSize);
+    at.resize(worldSize);
+    for (int r = 0; r < worldSize; ++r) {
+      n[r] = blockCount("allGatherV", counts[r]);
+      at[r] = blockCount("allGatherV", displs[r]);
+    }
+    if (counts[myRank] != count)
+      fatal("allGatherV: " + std::to_string(count) + " " + unit +
+            " but counts[" + std::to_string(myRank) + "] is " +
+            std::to_string(counts[myRank]));
+  }
   void doAllGatherV(const float *send, int64_t count, float *recv,
                     const int64_t *counts, const int64_t *displs,
                     int64_t rowWidth) override {
     // Counts and displacements in rows (a contiguous type of the row's
     // floats): a graph's rows overflow MPI's int counts of floats long
     // before its row count does.
-    std::vector<int> n(worldSize), at(worldSize);
-    for (int r = 0; r < worldSize; ++r) {
-      n[r] = blockCount("allGatherV", counts[r]);
-      at[r] = blockCount("allGatherV", displs[r]);
-    }
-    if (counts[myRank] != count)
-      fatal("allGatherV: " + std::to_string(count) + " rows but counts[" +
-            std::to_string(myRank) + "] is " + std::to_string(counts[myRank]));
+    std::vector<int> n, at;
+    gatherCounts(count, counts, displs, "rows", n, at);
     const int width = blockCount("allGatherV", rowWidth);
     if (width < 1)
       fatal("allGatherV: rows of " + std::to_string(rowWidth) + " floats");
@@ -217,14 +227,8 @@ public:
   }
   void doAllGatherV(const int64_t *send, int64_t count, int64_t *recv,
                     const int64_t *counts, const int64_t *displs) override {
-    std::vector<int> n(worldSize), at(worldSize);
-    for (int r = 0; r < worldSize; ++r) {
-      n[r] = blockCount("allGatherV", counts[r]);
-      at[r] = blockCount("allGatherV", displs[r]);
-    }
-    if (counts[myRank] != count)
-      fatal("allGatherV: " + std::to_string(count) + " values but counts[" +
-            std::to_string(myRank) + "] is " + std::to_string(counts[myRank]));
+    std::vector<int> n, at;
+    gatherCounts(count, counts, displs, "values", n, at);
     GNNRT_MPI_CHECK(MPI_Allgatherv(send, n[myRank], MPI_INT64_T, recv,
                                    n.data(), at.data(), MPI_INT64_T, comm));
   }
