@@ -73,9 +73,10 @@ EAS = ["--preload-hops", "1", "--preload-fanout", "15"]
 
 
 def compile_rows(data):
-    """The model compiled with gnn-compile --partition rows (no replicated
-    levels, which the default's rows program may have: co-batches bind no
-    whole graph)."""
+    """The model compiled with gnn-compile --partition rows: the executable
+    of co-batches since before the default one trained them where its rows
+    program replicates levels (it now holds one that does not, beside it),
+    kept so that the co-batch rows compare across the reports."""
     from gnnc import toolchain
     exe = os.path.join(harness.CACHE, "bin",
                        f"sage-rows-{os.path.basename(os.path.normpath(data))}")

@@ -930,7 +930,12 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
           "row-partitioned one (co-batches), and this executable holds only "
           "the " +
           programs.front().model.partition + "-partitioned one");
-  if (mode == "co-batch" && program->model.replicated)
+  // A rows program replicating levels reads the whole graph, which a
+  // co-batch does not bind: co-batches then train the one on blocks
+  // replicating none (gnn-compile --partition auto holds it) and evaluate
+  // with the unpartitioned program.
+  if (mode == "co-batch" && program->model.replicated &&
+      !(plain && heldRowsBlocksStep()))
     fatal("--partition rows: the model's row-partitioned program replicates "
           "levels on the whole graph, which co-batches do not bind: compile "
           "it with gnn-compile --partition rows without --replicate");

@@ -63,7 +63,12 @@ std::vector<Program> gnnrt::heldPrograms() {
   return programs;
 }
 
-const Program *gnnrt::miniBatchStep(const Program *program, Program &storage) {
+bool gnnrt::heldRowsBlocksStep() {
+  return gnnrt_model_info_blocks_rows && gnn_train_step_blocks_rows;
+}
+
+const Program *gnnrt::miniBatchStep(const Program *program, Program &storage,
+                                    const Program *evaluation) {
   const std::string &partition = program->model.partition;
   const char *info = nullptr;
   float (*train)(gnnrtContext *) = nullptr;
@@ -73,7 +78,7 @@ const Program *gnnrt::miniBatchStep(const Program *program, Program &storage) {
   } else if (partition == "features") {
     info = gnnrt_model_info_blocks_features;
     train = gnn_train_step_blocks_features;
-  } else if (partition == "rows" && !program->model.replicated) {
+  } else if (partition == "rows") { // (replicating no level)
     info = gnnrt_model_info_blocks_rows;
     train = gnn_train_step_blocks_rows;
   }
@@ -87,7 +92,12 @@ const Program *gnnrt::miniBatchStep(const Program *program, Program &storage) {
   if (!parseModelInfo(storage.info, storage.model, error))
     fatal("corrupt model description: " + error);
   // The evaluation stays the whole graph's: the graph arrays of both.
-  storage.model.graphArrays |= program->model.graphArrays;
+  if (evaluation) {
+    storage.eval = evaluation->eval;
+    storage.evalLevel = evaluation->evalLevel;
+  }
+  storage.model.graphArrays |=
+      (evaluation ? evaluation : program)->model.graphArrays;
   return &storage;
 }
 

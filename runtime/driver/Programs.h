@@ -42,9 +42,16 @@ std::vector<Program> heldPrograms();
 /// (docs/MiniBatch.md, "The aggregation order on blocks": unpartitioned,
 /// _blocks, its aggregations before their linears; P³'s _blocks_features
 /// and co-batches' _blocks_rows, layer 1's aggregations first), that
-/// training step with `program`'s evaluation (the whole graph's), in
-/// `storage`; else `program`.
-const Program *miniBatchStep(const Program *program, Program &storage);
+/// training step with `program`'s evaluation (the whole graph's; or
+/// `evaluation`'s where given: co-batches of a rows program replicating
+/// levels evaluate with the unpartitioned program), in `storage`; else
+/// `program`.
+const Program *miniBatchStep(const Program *program, Program &storage,
+                             const Program *evaluation = nullptr);
+
+/// Whether the executable holds co-batches' step on blocks (_blocks_rows:
+/// the row-partitioned program replicating no level).
+bool heldRowsBlocksStep();
 
 /// The program of `programs` whose partition is `partition` ("none",
 /// "rows" or "features"), or null.

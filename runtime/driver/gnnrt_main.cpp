@@ -447,8 +447,12 @@ int main(int argc, char **argv) {
   }
   Program blocksStep; // mini-batch training's step on blocks, if compiled
   const Program *wholeProgram = program; // the whole graph's evaluation
-  if (o.batchSize > 0)
-    use(miniBatchStep(program, blocksStep));
+  // (Co-batches of a rows program replicating levels: the unpartitioned
+  // one, miniBatchProgram.)
+  if (batchMode == "co-batch" && program->model.replicated)
+    wholeProgram = findProgram(programs, "none");
+  if (o.batchSize > 0 || batchMode == "co-batch")
+    use(miniBatchStep(program, blocksStep, wholeProgram));
   // An executable compiled for a memory budget trains the batches with its
   // blocks program (every buffer resident) and evaluates the whole graph
   // under the plan (MiniBatch.h, usePlannedEvaluation), reading the
@@ -482,10 +486,13 @@ int main(int argc, char **argv) {
   // (The features on storage: the whole graph is never trained or
   // evaluated at once, so its estimate does not apply; each batch's
   // state is in the summary's mini_batch. A planned evaluation: the
-  // plan's estimate. P³ and co-batches with their blocks programs: the
-  // whole graph's program is the evaluation's.)
-  const bool wholeEstimate = plannedEval || ((p3 || batchMode == "co-batch") &&
-                                             program == &blocksStep);
+  // plan's estimate. A partitioned program's blocks form, P³'s and
+  // co-batches' (or one process's of a partitioned executable): the whole
+  // graph's program is the evaluation's.)
+  const bool wholeEstimate =
+      plannedEval ||
+      (program == &blocksStep &&
+       (wholeModel.partition != "none" || batchMode == "co-batch"));
   if (wholeEstimate)
     ctx->model = wholeModel;
   if ((!o.featuresOnStorage || plannedEval) && !budgetedEval &&

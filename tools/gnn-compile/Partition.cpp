@@ -208,7 +208,8 @@ static bool emitSuffixed(ModuleOp lowered, StringRef suffix,
 
 /// `lowerCopy` with the partition `partition` and the reordering `reorder`
 /// (the blocks programs: "never", or "keep-first": the aggregations no
-/// contraction precedes stay first), `options` as they were after.
+/// contraction precedes stay first; else as `options` say), `options` as
+/// they were after.
 static OwningOpRef<ModuleOp>
 lowerReordered(MLIRContext &context, ModuleOp module,
                GNNOptimizeOptions &options, const GNNToLLVMOptions &lowering,
@@ -404,9 +405,9 @@ bool mlir::gnn::addPartitionedPrograms(
     const GNNToLLVMOptions &lowering, bool optimize,
     const PartitionRates &rates, llvm::LLVMContext &llvmContext,
     SmallVectorImpl<SmallVector<char, 0>> &objects, std::string &report,
-    std::string &error, bool *plainRowsHeld) {
-  if (plainRowsHeld)
-    *plainRowsHeld = false;
+    std::string &error, RowsBlocks *rowsBlocks) {
+  if (rowsBlocks)
+    *rowsBlocks = RowsBlocks::None;
   std::optional<DatasetMeta> meta;
   if (!options.meta.empty()) {
     FailureOr<DatasetMeta> read =
@@ -468,8 +469,9 @@ bool mlir::gnn::addPartitionedPrograms(
     if (!emitSuffixed(*l.module, c.mode, llvmContext, objects, error))
       return false;
     held += ", " + name;
-    if (plainRowsHeld && c.mode == "rows" && !c.replicate && !c.replicateFrom)
-      *plainRowsHeld = true;
+    if (rowsBlocks && c.mode == "rows")
+      *rowsBlocks = c.replicate || c.replicateFrom ? RowsBlocks::Always
+                                                   : RowsBlocks::WhereReordered;
   }
   report = "the executable holds the " + held +
            " programs and picks one at start-up under mpirun";
@@ -503,24 +505,27 @@ static unsigned reorderedAggregations(MLIRContext &context, ModuleOp module,
   return reordered;
 }
 
-/// The `partition`-partitioned program with the aggregations no
-/// contraction precedes first and the others as compiled
-/// (--gnn-reorder-aggregate's keep-first), emitted into `objects` with its
+/// The `partition`-partitioned program replicating no level, reordered as
+/// `reorder` says (lowerReordered), emitted into `objects` with its
 /// definitions suffixed _blocks_<partition>. `added` says whether it was;
 /// `why` why not where it did not compile. False with `error` where it
 /// fails to emit.
-static bool addKeepFirstProgram(MLIRContext &context, ModuleOp module,
-                                GNNOptimizeOptions &options,
-                                const GNNToLLVMOptions &lowering, bool optimize,
-                                StringRef partition,
-                                llvm::LLVMContext &llvmContext,
-                                SmallVectorImpl<SmallVector<char, 0>> &objects,
-                                bool &added, std::string &why,
-                                std::string &error) {
+static bool addBlocksForm(MLIRContext &context, ModuleOp module,
+                          GNNOptimizeOptions &options,
+                          const GNNToLLVMOptions &lowering, bool optimize,
+                          StringRef partition, StringRef reorder,
+                          llvm::LLVMContext &llvmContext,
+                          SmallVectorImpl<SmallVector<char, 0>> &objects,
+                          bool &added, std::string &why, std::string &error) {
   added = false;
-  OwningOpRef<ModuleOp> lowered =
-      lowerReordered(context, module, options, lowering, optimize, partition,
-                     "keep-first", why);
+  const int64_t replicate = options.replicate,
+                replicateFrom = options.replicateFrom;
+  options.replicate = 0;
+  options.replicateFrom = 0;
+  OwningOpRef<ModuleOp> lowered = lowerReordered(
+      context, module, options, lowering, optimize, partition, reorder, why);
+  options.replicate = replicate;
+  options.replicateFrom = replicateFrom;
   if (!lowered)
     return true;
   if (!emitSuffixed(*lowered, ("blocks_" + partition).str(), llvmContext,
@@ -536,7 +541,7 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
                                  bool optimize, llvm::LLVMContext &llvmContext,
                                  SmallVectorImpl<SmallVector<char, 0>> &objects,
                                  std::string &report, std::string &error,
-                                 bool planned, bool rowsBlocks) {
+                                 bool planned, RowsBlocks rowsBlocks) {
   const unsigned reordered =
       optimize && options.reorder == "auto"
           ? reorderedAggregations(context, module, options)
@@ -544,7 +549,9 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
   if (reordered == 0 && !planned) {
     report = "mini-batch training runs the program compiled (no "
              "aggregation was reordered)";
-    return true;
+    return addPartitionedBlocksPrograms(
+        context, module, options, lowering, optimize, llvmContext, objects,
+        /*features=*/false, rowsBlocks, reordered, report, error);
   }
   std::string why;
   OwningOpRef<ModuleOp> lowered = lowerReordered(
@@ -591,41 +598,45 @@ bool mlir::gnn::addPartitionedBlocksPrograms(
     MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
     const GNNToLLVMOptions &lowering, bool optimize,
     llvm::LLVMContext &llvmContext,
-    SmallVectorImpl<SmallVector<char, 0>> &objects, bool features, bool rows,
-    std::optional<unsigned> reordered, std::string &report,
+    SmallVectorImpl<SmallVector<char, 0>> &objects, bool features,
+    RowsBlocks rows, std::optional<unsigned> reordered, std::string &report,
     std::string &error) {
-  if (!optimize || options.reorder != "auto")
-    return true;
-  if (!reordered)
-    reordered = reorderedAggregations(context, module, options);
-  // Where keep-first reorders as many, each partitioned program is the
-  // same on blocks.
-  GNNOptimizeOptions keepFirst;
-  keepFirst.copyOptionValuesFrom(options);
-  keepFirst.reorderKeepFirst = true;
-  if (*reordered == 0 ||
-      reorderedAggregations(context, module, keepFirst) == *reordered)
-    return true;
+  // Whether keep-first reorders fewer aggregations than the compiled order
+  // (else each partitioned program is the same on blocks).
+  bool differs = false;
+  if (optimize && options.reorder == "auto") {
+    if (!reordered)
+      reordered = reorderedAggregations(context, module, options);
+    GNNOptimizeOptions keepFirst;
+    keepFirst.copyOptionValuesFrom(options);
+    keepFirst.reorderKeepFirst = true;
+    differs = *reordered > 0 &&
+              reorderedAggregations(context, module, keepFirst) != *reordered;
+  }
   struct Mode {
     StringRef partition, runner, form;
   };
   SmallVector<Mode, 2> modes;
-  if (features)
+  if (features && differs)
     modes.push_back({"features", "P3 runs its", "feature-partitioned"});
-  // (A program replicating levels reads the whole graph, which co-batches
-  // do not bind: they refuse it.)
-  if (rows && !options.replicate && !options.replicateFrom)
+  // Co-batches bind no whole graph, which a rows program replicating levels
+  // reads: where the one held does, theirs replicates none, whatever the
+  // order.
+  if ((rows == RowsBlocks::WhereReordered && differs) ||
+      rows == RowsBlocks::Always)
     modes.push_back({"rows", "co-batches run their", "row-partitioned"});
   for (const Mode &m : modes) {
     bool added = false;
     std::string why;
-    if (!addKeepFirstProgram(context, module, options, lowering, optimize,
-                             m.partition, llvmContext, objects, added, why,
-                             error))
+    if (!addBlocksForm(context, module, options, lowering, optimize,
+                       m.partition, differs ? "keep-first" : "", llvmContext,
+                       objects, added, why, error))
       return false;
     if (added)
-      report += (report.empty() ? "" : ", and ") + m.runner.str() + " " +
-                m.form.str() + " form";
+      report +=
+          (report.empty() ? "" : ", and ") + m.runner.str() + " " +
+          m.form.str() + " form" +
+          (differs ? "" : " replicating no level (in the order compiled)");
     else if (!why.empty())
       report +=
           (report.empty() ? "" : "; ") + m.runner.str() + " " + m.form.str() +

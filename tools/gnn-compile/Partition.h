@@ -47,6 +47,14 @@ choosePartition(MLIRContext &context, ModuleOp module,
                 bool optimize, const PartitionRates &rates,
                 std::string &report);
 
+/// Which row-partitioned program co-batches (mini-batches split by rows
+/// under mpirun) train on blocks, beside the rows program an executable
+/// holds: none (no rows program is held), its keep-first form where that
+/// differs (the one held replicates no level), or always one replicating
+/// no level (the one held replicates levels, which co-batches cannot
+/// bind).
+enum class RowsBlocks { None, WhereReordered, Always };
+
 /// --partition auto, for an executable or object: the partitioned programs
 /// lowered on copies of `module` (the model before any pass) as the
 /// preloading program is, each emitted with its definitions suffixed by its
@@ -63,7 +71,7 @@ bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
                             llvm::LLVMContext &llvmContext,
                             SmallVectorImpl<SmallVector<char, 0>> &objects,
                             std::string &report, std::string &error,
-                            bool *plainRowsHeld = nullptr);
+                            RowsBlocks *rowsBlocks = nullptr);
 
 /// Appends to `objects` the program mini-batch training runs on sampled
 /// blocks (its symbols suffixed _blocks), when `module`'s optimization
@@ -82,33 +90,35 @@ bool addPartitionedPrograms(MLIRContext &context, ModuleOp module,
 /// feature-partitioned program with those aggregations first (the others as
 /// compiled: --gnn-reorder-aggregate's keep-first) is added too (symbols
 /// suffixed _blocks_features), P³'s step on blocks: its layer-1 sync then
-/// moves the destinations' rows; with `rowsBlocks` (the executable holds a
-/// rows program replicating no level) the row-partitioned one too (suffixed
-/// _blocks_rows), co-batches' step: layer 1's GEMM then runs on the
-/// destinations.
+/// moves the destinations' rows; and as `rowsBlocks` says the
+/// row-partitioned one (suffixed _blocks_rows), co-batches' step: layer 1's
+/// GEMM then runs on the destinations.
 bool addBlocksProgram(MLIRContext &context, ModuleOp module,
                       GNNOptimizeOptions &options,
                       const GNNToLLVMOptions &lowering, bool optimize,
                       llvm::LLVMContext &llvmContext,
                       SmallVectorImpl<SmallVector<char, 0>> &objects,
                       std::string &report, std::string &error,
-                      bool planned = false, bool rowsBlocks = false);
+                      bool planned = false,
+                      RowsBlocks rowsBlocks = RowsBlocks::None);
 
-/// The partitioned programs' forms on blocks (addBlocksProgram): with
-/// `features` the feature-partitioned program, with `rows` the
-/// row-partitioned one (not where options.replicate or replicateFrom
-/// replicate levels), each where --gnn-reorder-aggregate's keep-first
-/// reorders fewer than the compiled order's `reordered` aggregations
-/// (counted here where not given), suffixed _blocks_features and
-/// _blocks_rows. For `gnn-compile --partition features|rows` (one
-/// partitioned program) and --partition auto. `report` gains what was
-/// added, or why not; false with `error` when one fails to emit.
+/// The partitioned programs' forms on blocks (addBlocksProgram), replicating
+/// no level, suffixed _blocks_features and _blocks_rows: with `features`
+/// the feature-partitioned program, and as `rows` says the row-partitioned
+/// one, where --gnn-reorder-aggregate's keep-first reorders fewer than the
+/// compiled order's `reordered` aggregations (counted here where not
+/// given), in keep-first's order; with RowsBlocks::Always the rows one in
+/// the compiled order where keep-first does not differ. For `gnn-compile
+/// --partition features|rows` (one partitioned program) and --partition
+/// auto. `report` gains what was added, or why not; false with `error`
+/// when one fails to emit.
 bool addPartitionedBlocksPrograms(
     MLIRContext &context, ModuleOp module, GNNOptimizeOptions &options,
     const GNNToLLVMOptions &lowering, bool optimize,
     llvm::LLVMContext &llvmContext,
-    SmallVectorImpl<SmallVector<char, 0>> &objects, bool features, bool rows,
-    std::optional<unsigned> reordered, std::string &report, std::string &error);
+    SmallVectorImpl<SmallVector<char, 0>> &objects, bool features,
+    RowsBlocks rows, std::optional<unsigned> reordered, std::string &report,
+    std::string &error);
 
 } // namespace mlir::gnn
 

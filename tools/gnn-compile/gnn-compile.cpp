@@ -882,7 +882,7 @@ int main(int argc, char **argv) {
     // partitioned program where each process's part fits what it has left
     // (--mem-budget included; docs/Distributed.md, "Under a memory budget").
     std::string report;
-    bool plainRowsHeld = false;
+    gnn::RowsBlocks rowsBlocks = gnn::RowsBlocks::None;
     const bool planned =
         budget || chunkBytes || bufferBytes || lowering.rowChunks > 1;
     // The other programs' lowering under a plan: every buffer resident.
@@ -900,9 +900,9 @@ int main(int argc, char **argv) {
       report = "the executable holds the preload program only (the "
                "partitioned ones are not compiled for CUDA yet)";
     } else {
-      if (!gnn::addPartitionedPrograms(
-              context, *original, options, resident, !noOptimize, rates,
-              llvmContext, objectCode, report, error, &plainRowsHeld))
+      if (!gnn::addPartitionedPrograms(context, *original, options, resident,
+                                       !noOptimize, rates, llvmContext,
+                                       objectCode, report, error, &rowsBlocks))
         return fail(error);
       if (planned)
         report += "; the partitioned programs keep every buffer resident "
@@ -920,7 +920,7 @@ int main(int argc, char **argv) {
       if (!gnn::addBlocksProgram(context, *original, options,
                                  planned ? resident : lowering, !noOptimize,
                                  llvmContext, objectCode, report, error,
-                                 planned, plainRowsHeld))
+                                 planned, rowsBlocks))
         return fail(error);
       if (showRemarks)
         llvm::errs() << "gnn-compile: remark: --batch-size: " << report << "\n";
@@ -932,7 +932,11 @@ int main(int argc, char **argv) {
     if (!gnn::addPartitionedBlocksPrograms(
             context, *original, options, lowering, !noOptimize, llvmContext,
             objectCode, options.partition == "features",
-            options.partition == "rows", std::nullopt, report, error))
+            options.partition == "rows" && !options.replicate &&
+                    !options.replicateFrom
+                ? gnn::RowsBlocks::WhereReordered
+                : gnn::RowsBlocks::None,
+            std::nullopt, report, error))
       return fail(error);
     if (showRemarks && !report.empty())
       llvm::errs() << "gnn-compile: remark: --batch-size: " << report

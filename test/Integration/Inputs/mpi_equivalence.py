@@ -36,6 +36,11 @@ def compare(one_json, one_params, n_json, n_params):
     for x, y in zip(a, b):
         if abs(x["loss"] - y["loss"]) > 1e-5 + 1e-4 * abs(x["loss"]):
             sys.exit(f"epoch {x['epoch']}: loss {y['loss']} against {x['loss']} alone")
+        # The evaluations too (the same parameters up to summation order:
+        # an argmax near a tie may flip, so a small margin).
+        for k in ("train_acc", "val_acc", "test_acc"):
+            if (k in x) != (k in y) or abs(x.get(k, 0) - y.get(k, 0)) > 0.02:
+                sys.exit(f"epoch {x['epoch']}: {k} {y.get(k)} against {x.get(k)} alone")
 
     names = sorted(f for f in os.listdir(one_params) if f.endswith(".npy"))
     if sorted(f for f in os.listdir(n_params) if f.endswith(".npy")) != names:
