@@ -816,7 +816,7 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
                       const std::string &fanoutText, uint64_t seed,
                       int worldSize, const std::string &saveBatches,
                       int64_t externalHops, int64_t externalFanout,
-                      const Dataset *columns, bool takeDataset) {
+                      Dataset *columns, bool takeDataset) {
   const bool expansion = externalHops >= 0 || externalFanout >= 0;
   if (batchSize == 0 && fanoutText.empty()) {
     if (!saveBatches.empty())
@@ -867,7 +867,7 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
   // copied even from the moved dataset.)
   Dataset sampled;
   if (columns)
-    sampled = *columns;
+    sampled = std::move(*columns);
   else if (takeDataset)
     sampled = std::move(ctx->ds);
   else
@@ -876,8 +876,14 @@ gnnrt::startMiniBatch(gnnrtContext *ctx, int64_t batchSize,
                                                 std::move(fanouts), seed);
   if (expansion)
     mb->useExpansionAware(externalHops, externalFanout);
-  if (columns)
+  if (columns) {
+    // ctx->ds without its features (bound at start-up, then a batch's):
+    // not copied only to be dropped.
+    std::vector<float> features;
+    features.swap(ctx->ds.features);
     mb->useFeatureColumns(ctx, ctx->ds);
+    features.swap(ctx->ds.features);
+  }
   if (mb->numSeeds() == 0)
     fatal("--batch-size: the train split has no labelled vertex to sample "
           "batches from");

@@ -578,15 +578,16 @@ private:
 /// `externalFanout` (--preload-hops and --preload-fanout, -1 when not
 /// given) select expansion-aware sampling instead of the fanouts. P³
 /// (`columns`, from loadFeatureColumnsForBatches): samples from `columns`
-/// instead, and keeps ctx->ds for the full-graph evaluation (its whole graph is
-/// `columns`' structure). With `takeDataset` ctx->ds moves in instead of a
+/// instead (moved in: left empty), and keeps ctx->ds for the full-graph
+/// evaluation (its whole graph is `columns`' structure). With `takeDataset`
+/// ctx->ds moves in instead of a
 /// copy (one copy of the features, not two, until the start-up binds
 /// the whole graph with bindWholeLent, which sets ctx->ds again).
 std::unique_ptr<MiniBatchTraining>
 startMiniBatch(gnnrtContext *ctx, int64_t batchSize, const std::string &fanouts,
                uint64_t seed, int worldSize, const std::string &saveBatches,
                int64_t externalHops, int64_t externalFanout,
-               const Dataset *columns = nullptr, bool takeDataset = false);
+               Dataset *columns = nullptr, bool takeDataset = false);
 
 /// GraNNDis's fetch-then-split (cooperative batching): process `rank`'s
 /// rows of the sampled `batch` (the whole batch's subgraph) with their

@@ -611,7 +611,7 @@ int main(int argc, char **argv) {
                                                      : o.batchSize),
           layered ? "" : " with their full neighbourhoods");
   }
-  columns = Dataset(); // the sampler keeps a copy
+  columns = Dataset(); // (P³'s: moved to the sampler)
   if (lendAtStart) {
     // Bound once for the parameters' shapes with the sampler's graph lent,
     // then unbound: the next binding is a batch's or an evaluation's
