@@ -943,8 +943,10 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
   if (mode == "co-batch" && program->model.replicated &&
       !(plain && heldRowsBlocksStep()))
     fatal("--partition rows: the model's row-partitioned program replicates "
-          "levels on the whole graph, which co-batches do not bind: compile "
-          "it with gnn-compile --partition rows without --replicate");
+          "levels on the whole graph, which co-batches do not bind, and the "
+          "executable holds no rows program replicating none (gnn-compile "
+          "--partition auto adds one, except under a memory budget's plan): "
+          "compile it with gnn-compile --partition rows without --replicate");
   return program;
 }
 

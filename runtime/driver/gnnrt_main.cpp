@@ -451,7 +451,7 @@ int main(int argc, char **argv) {
   // one, miniBatchProgram.)
   if (batchMode == "co-batch" && program->model.replicated)
     wholeProgram = findProgram(programs, "none");
-  if (o.batchSize > 0 || batchMode == "co-batch")
+  if (o.batchSize > 0)
     use(miniBatchStep(program, blocksStep, wholeProgram));
   // An executable compiled for a memory budget trains the batches with its
   // blocks program (every buffer resident) and evaluates the whole graph

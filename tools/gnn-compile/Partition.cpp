@@ -632,15 +632,19 @@ bool mlir::gnn::addPartitionedBlocksPrograms(
                        m.partition, differs ? "keep-first" : "", llvmContext,
                        objects, added, why, error))
       return false;
+    // Where the rows program held replicates levels, co-batches have no
+    // other.
+    const bool only = m.partition == "rows" && rows == RowsBlocks::Always;
     if (added)
-      report +=
-          (report.empty() ? "" : ", and ") + m.runner.str() + " " +
-          m.form.str() + " form" +
-          (differs ? "" : " replicating no level (in the order compiled)");
+      report += (report.empty() ? "" : ", and ") + m.runner.str() + " " +
+                m.form.str() + " form" + (only ? " replicating no level" : "") +
+                (differs ? "" : " (in the order compiled)");
     else if (!why.empty())
-      report +=
-          (report.empty() ? "" : "; ") + m.runner.str() + " " + m.form.str() +
-          " program as compiled (its blocks form did not compile: " + why + ")";
+      report += (report.empty() ? "" : "; ") +
+                (only ? "co-batches are refused"
+                      : m.runner.str() + " " + m.form.str() +
+                            " program as compiled") +
+                " (its blocks form did not compile: " + why + ")";
   }
   return true;
 }
