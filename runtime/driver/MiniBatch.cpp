@@ -371,6 +371,16 @@ void MiniBatchTraining::bindFull(gnnrtContext *ctx) {
   // it evaluates.
   if (!batchBound || evaluatesItself())
     return;
+  // The whole graph with only the per-edge arrays the evaluation reads
+  // (the batches' steps read the others; the next batch's binding builds
+  // them for its subgraph).
+  struct Arrays {
+    gnnrtContext *ctx;
+    unsigned kept;
+    ~Arrays() { ctx->model.graphArrays = kept; }
+  } arrays{ctx, ctx->model.graphArrays};
+  if (evalModel.evalGraphArrays)
+    ctx->model.graphArrays = evalModel.evalGraphArrays;
   std::string error;
   if (columns.on) {
     ctx->ds = columns.own;

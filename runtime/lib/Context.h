@@ -79,6 +79,9 @@ struct ModelInfo {
   /// The per-edge arrays of the graph the program reads (bit i: gnnrtGraphIndex
   /// i: 0 src, 1 dst, 2 csrEdge, 3 csrDst); all of them when not recorded.
   unsigned graphArrays = 0xF;
+  /// Those the evaluation reads where fewer (mini-batch training binds the
+  /// whole graph for an evaluation with them); 0: graphArrays.
+  unsigned evalGraphArrays = 0;
   int64_t featureWidth = -1; // static width the model reads, or -1
   int64_t classWidth = -1;   // static number of logits, or -1
   /// Where the compiled kernels run: "cpu" (gnnrtParallelFor) or "cuda"

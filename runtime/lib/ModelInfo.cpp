@@ -135,6 +135,11 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
       if (!(ls >> mask) || mask > 0xF || !(mask & 1))
         return bad("malformed graph-arrays record");
       info.graphArrays = mask;
+    } else if (kind == "eval-graph-arrays") {
+      unsigned mask = 0;
+      if (!(ls >> mask) || mask > 0xF || !(mask & 1))
+        return bad("malformed eval-graph-arrays record");
+      info.evalGraphArrays = mask;
     } else if (kind == "hops") {
       if (!(ls >> info.hops) || info.hops < -1 ||
           (info.hops == -1 && !(ls >> info.globalOp)))
@@ -241,6 +246,11 @@ bool parseModelInfo(const std::string &text, ModelInfo &info,
     }
   if (info.replicated && info.partition != "rows") {
     error = "model info: a 'replicated' record without 'partition rows'";
+    return false;
+  }
+  if (info.evalGraphArrays & ~info.graphArrays) {
+    error = "model info: the eval-graph-arrays record names an array the "
+            "graph-arrays record does not";
     return false;
   }
   return true;

@@ -150,10 +150,30 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes,
 /// gnnrtGraphIndex i: 0 src, 1 dst, 2 csrEdge, 3 csrDst; see
 /// runtime/lib/CPU/Kernels.cpp): from its calls, every array when an
 /// argument that selects one is not a constant.
-static unsigned graphArraysRead(ModuleOp module) {
+/// With `root`, those that `root` and the functions it reaches (calls,
+/// kernels launched by reference) read.
+static unsigned graphArraysRead(ModuleOp module, Operation *root = nullptr) {
   unsigned mask = 1; // the sources are the dataset's CSC: always there
   auto constant = [](Value v) { return getConstantIntValue(v); };
-  module.walk([&](func::CallOp call) {
+  // The operations to walk: the module, or root's reach.
+  SmallVector<Operation *> walked = {root ? root : module.getOperation()};
+  if (root) {
+    llvm::SmallPtrSet<Operation *, 16> seen = {root};
+    for (size_t i = 0; i < walked.size(); ++i)
+      walked[i]->walk([&](Operation *op) {
+        StringRef name;
+        if (auto call = dyn_cast<func::CallOp>(op))
+          name = call.getCallee();
+        else if (auto ref = dyn_cast<func::ConstantOp>(op))
+          name = ref.getValue();
+        auto fn = name.empty() ? func::FuncOp()
+                               : module.lookupSymbol<func::FuncOp>(name);
+        if (fn && !fn.isExternal() && seen.insert(fn).second)
+          walked.push_back(fn);
+      });
+  }
+  for (Operation *walkedOp : walked)
+    walkedOp->walk([&](func::CallOp call) {
     StringRef callee = call.getCallee();
     auto side = [&](unsigned operand) -> std::optional<int64_t> {
       return constant(call.getOperand(operand));
@@ -195,7 +215,7 @@ static unsigned graphArraysRead(ModuleOp module) {
           weighted = !(from.hasStaticShape() && from.getNumElements() == 0);
       mask |= 8u | (weighted ? 4u : 0u);
     }
-  });
+    });
   return mask;
 }
 
@@ -665,6 +685,12 @@ struct ConvertGNNToRuntime
         evalSizes = lowerings.back()->getPlannedSizes();
     }
     const unsigned graphArrays = graphArraysRead(module);
+    // The evaluation's alone: mini-batch training binds the whole graph for
+    // an evaluation with only those (its batches' steps read the others).
+    Operation *evalLowered =
+        module.lookupSymbol((eval.getSymName() + "_lowered").str());
+    const unsigned evalGraphArrays =
+        evalLowered ? graphArraysRead(module, evalLowered) : graphArrays;
     // The features out of core take a slot no function's buffer uses.
     if (featuresOutOfCore) {
       int64_t slot = 0;
@@ -806,6 +832,9 @@ struct ConvertGNNToRuntime
     std::string info =
         modelInfo(train, edgeInputs, edgeTypes) + bufferRecords(bufferSizes) +
         bufferRecords(evalSizes, "eval-buffer") + placementRecords +
+        (evalGraphArrays != graphArrays
+             ? llvm::formatv("eval-graph-arrays {0}\n", evalGraphArrays).str()
+             : std::string()) +
         llvm::formatv("graph-arrays {0}\n", graphArrays).str() +
         hopsRecord(hops, globalOp);
     if (!levelFns.empty())

@@ -203,6 +203,21 @@ TEST(TrainingMemory, GraphArraysRecordSizesTheGraph) {
     EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
     EXPECT_NE(error.find("graph-arrays"), std::string::npos) << error;
   }
+  // The evaluation's (mini-batch training binds the whole graph with
+  // them): a subset of the program's, with the sources.
+  ModelInfo eval;
+  ASSERT_TRUE(parseModelInfo(gcnLike + "eval-graph-arrays 1\n", eval, error))
+      << error;
+  EXPECT_EQ(eval.graphArrays, 9u);
+  EXPECT_EQ(eval.evalGraphArrays, 1u);
+  for (const std::string &bad :
+       {gcnLike + "eval-graph-arrays 3\n", gcnLike + "eval-graph-arrays 8\n",
+        model + "graph-arrays 1\neval-graph-arrays 9\n",
+        gcnLike + "eval-graph-arrays\n"}) {
+    ModelInfo info;
+    EXPECT_FALSE(parseModelInfo(bad, info, error)) << bad;
+    EXPECT_NE(error.find("eval-graph-arrays"), std::string::npos) << error;
+  }
 }
 
 // A plan's peak bounds a smaller graph's (a closure of shared preloading)
