@@ -157,6 +157,7 @@ struct ModelInfo {
 ///   level-buffer <l> <slot> <factor> <terms>   (level l's buffers)
 ///   placement train|eval <planned 0|1> <peak bytes> <V> <E> <F> <C>
 ///   graph-arrays <mask>   (the per-edge arrays read, bit i: index i)
+///   eval-graph-arrays <mask>   (the evaluation's, where fewer)
 ///   target cuda           (compiled with --target=cuda; cpu without it)
 ///   features-out-of-core <chunks>   (the features stay on storage, read by
 ///                                    chunks: gnnrtFeaturesChunks)

@@ -150,27 +150,34 @@ std::string bufferRecords(ArrayRef<std::pair<int64_t, SizeKey>> sizes,
 /// gnnrtGraphIndex i: 0 src, 1 dst, 2 csrEdge, 3 csrDst; see
 /// runtime/lib/CPU/Kernels.cpp): from its calls, every array when an
 /// argument that selects one is not a constant.
-/// With `root`, those that `root` and the functions it reaches (calls,
-/// kernels launched by reference) read.
+/// With `root`, those that `root` and the functions it reaches (every
+/// symbol reference: calls, kernels launched by reference) read; where a
+/// reference names anything but a function, every array of the module's.
 static unsigned graphArraysRead(ModuleOp module, Operation *root = nullptr) {
   unsigned mask = 1; // the sources are the dataset's CSC: always there
   auto constant = [](Value v) { return getConstantIntValue(v); };
   // The operations to walk: the module, or root's reach.
   SmallVector<Operation *> walked = {root ? root : module.getOperation()};
   if (root) {
+    SymbolTable symbols(module);
     llvm::SmallPtrSet<Operation *, 16> seen = {root};
-    for (size_t i = 0; i < walked.size(); ++i)
+    bool unknown = false;
+    for (size_t i = 0; i < walked.size() && !unknown; ++i)
       walked[i]->walk([&](Operation *op) {
-        StringRef name;
-        if (auto call = dyn_cast<func::CallOp>(op))
-          name = call.getCallee();
-        else if (auto ref = dyn_cast<func::ConstantOp>(op))
-          name = ref.getValue();
-        auto fn = name.empty() ? func::FuncOp()
-                               : module.lookupSymbol<func::FuncOp>(name);
-        if (fn && !fn.isExternal() && seen.insert(fn).second)
-          walked.push_back(fn);
+        for (NamedAttribute attr : op->getAttrs()) {
+          auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
+          if (!ref)
+            continue;
+          Operation *target = symbols.lookup(ref.getValue());
+          auto fn = dyn_cast_or_null<func::FuncOp>(target);
+          if (!fn)
+            unknown = true;
+          else if (!fn.isExternal() && seen.insert(fn).second)
+            walked.push_back(fn);
+        }
       });
+    if (unknown)
+      return graphArraysRead(module);
   }
   for (Operation *walkedOp : walked)
     walkedOp->walk([&](func::CallOp call) {
