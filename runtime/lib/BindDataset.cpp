@@ -96,13 +96,14 @@ static void countDegrees(GraphArrays &g) {
 }
 
 bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error,
-                    std::vector<float> *degrees) {
+                    std::vector<float> *degrees, unsigned graphArrays) {
   if (sourcesOf(whole) != whole.numVertices) {
     error = "the whole graph must have every vertex as a destination";
     return false;
   }
   ctx->wholeEdges = whole.numEdges;
-  GraphArrays g = buildGraphArrays(whole, ctx->model.graphArrays);
+  GraphArrays g = buildGraphArrays(
+      whole, graphArrays ? graphArrays : ctx->model.graphArrays);
   if (degrees) {
     if (static_cast<int64_t>(degrees[0].size()) != whole.numVertices ||
         static_cast<int64_t>(degrees[1].size()) != whole.numVertices) {
@@ -119,9 +120,11 @@ bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error,
 }
 
 bool bindDataset(gnnrtContext *ctx, std::string &error, bool keepFeatureVector,
-                 const std::vector<float> *lentFeatures) {
+                 const std::vector<float> *lentFeatures, unsigned graphArrays) {
   Dataset &ds = ctx->ds;
   ModelInfo &m = ctx->model;
+  if (!graphArrays)
+    graphArrays = m.graphArrays;
   const int64_t allFeatures =
       ctx->featureTotal >= 0 ? ctx->featureTotal : ds.numFeatures;
   if (m.featureWidth >= 0 && m.featureWidth != allFeatures) {
@@ -205,7 +208,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error, bool keepFeatureVector,
         GraphOnStorage::buildBlockEdges(GraphOnStorage::mostChunkEdges(
             ds.indptr, ctx->indicesFile.srcOffsets, m.graphChunks));
     ctx->graphOnStorage =
-        GraphOnStorage::create(ctx->indicesFile, ds.indptr, m.graphArrays,
+        GraphOnStorage::create(ctx->indicesFile, ds.indptr, graphArrays,
                                ctx->spill->file(), error, blockEdges);
     if (!ctx->graphOnStorage)
       return false;
@@ -213,7 +216,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error, bool keepFeatureVector,
     g.srcOffsets = ctx->graphOnStorage->takeSourceOffsets();
     g.edgesOnStorage = ds.numEdges;
   } else {
-    g = buildGraphArrays(ds, m.graphArrays);
+    g = buildGraphArrays(ds, graphArrays);
   }
   if (static_cast<int64_t>(ctx->fullDegree[0].size()) == V &&
       static_cast<int64_t>(ctx->fullDegree[1].size()) == V) {

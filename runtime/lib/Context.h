@@ -409,18 +409,22 @@ bool resolveParamShapes(ModelInfo &m, const Dataset &ds, std::string &error);
 /// left empty but allocated (a mini-batch's: MiniBatchTraining fills the
 /// vector again for a later batch), else it is freed. With `lentFeatures`
 /// (ds.features empty) the device copies those instead: the whole graph's
-/// that mini-batch training keeps, bound without a copy beside them.
+/// that mini-batch training keeps, bound without a copy beside them. The
+/// per-edge arrays built are `graphArrays` (a graph-arrays mask), or the
+/// model's graph-arrays record where it is 0.
 bool bindDataset(gnnrtContext *ctx, std::string &error,
                  bool keepFeatureVector = false,
-                 const std::vector<float> *lentFeatures = nullptr);
+                 const std::vector<float> *lentFeatures = nullptr,
+                 unsigned graphArrays = 0);
 
 /// Feature partitioning: binds `whole` (every vertex, every edge; its CSC
 /// moved out) as the device's whole graph next to the own rows' graph
 /// bindDataset binds, with its degrees, or `degrees` (in, out; moved out)
-/// where given (P³'s shares of a batch: the whole batch's). False with a
-/// message.
+/// where given (P³'s shares of a batch: the whole batch's), with the
+/// per-edge arrays `graphArrays` as bindDataset. False with a message.
 bool bindWholeGraph(gnnrtContext *ctx, Dataset &whole, std::string &error,
-                    std::vector<float> *degrees = nullptr);
+                    std::vector<float> *degrees = nullptr,
+                    unsigned graphArrays = 0);
 
 /// Whether parameter `p` holds only this process's feature columns' rows
 /// (feature partitioning: its first dimension is bound to F).
@@ -505,6 +509,12 @@ void setFatalHandler(const std::string &prefix, void (*abort)(int code));
 /// when a buffer of `have` elements is shorter than `want` (the devices'
 /// compute methods check their operands with it).
 void needElements(int64_t have, int64_t want, const std::string &what);
+
+/// Stops the run, naming `what`, unless `graph` holds its per-edge array
+/// `which` (2: the CSR's edge ids, 3: its destinations) or has no edges.
+/// An aggregation to the sources reads its edges' values through the edge
+/// ids, and without them would silently read the CSC's order.
+void needGraphIndex(const DeviceGraph &graph, int which, const char *what);
 
 /// Stops the run with "<what> [<begin>, <end>) of <n>" unless
 /// 0 <= begin <= end <= n (a range of rows an entry point was given).

@@ -41,6 +41,16 @@ void needElements(int64_t have, int64_t want, const std::string &what) {
           std::to_string(want) + " needed");
 }
 
+void needGraphIndex(const DeviceGraph &graph, int which, const char *what) {
+  static const char *const names[] = {"sources", "destinations",
+                                      "CSR's edge ids", "CSR's destinations"};
+  if (!graph.index[which] && graph.numEdges > 0)
+    fatal(std::string(what) + " needs the graph's " + names[which] +
+          " (index " + std::to_string(which) +
+          "), which were not built: the model description's graph-arrays "
+          "record does not name them");
+}
+
 void needRange(int64_t begin, int64_t end, int64_t n, const std::string &what) {
   if (begin < 0 || end < begin || end > n)
     fatal(what + " [" + std::to_string(begin) + ", " + std::to_string(end) +

@@ -206,28 +206,24 @@ static bool emitSuffixed(ModuleOp lowered, StringRef suffix,
   return true;
 }
 
-/// `lowerCopy` with the partition `partition` and the reordering `reorder`
-/// (the blocks programs: "never", or "keep-first": the aggregations no
-/// contraction precedes stay first; else as `options` say), `options` as
-/// they were after.
+/// `lowerCopy` with the partition `partition`, replicating no level (the
+/// blocks programs: co-batches bind no whole graph), and the reordering
+/// `reorder` ("never", or "keep-first": the aggregations no contraction
+/// precedes stay first; else as `options` say).
 static OwningOpRef<ModuleOp>
 lowerReordered(MLIRContext &context, ModuleOp module,
-               GNNOptimizeOptions &options, const GNNToLLVMOptions &lowering,
-               bool optimize, StringRef partition, StringRef reorder,
-               std::string &why) {
-  const std::string wasPartition = options.partition,
-                    wasReorder = options.reorder;
-  const bool wasKeep = options.reorderKeepFirst;
-  options.partition = partition.str();
-  options.reorderKeepFirst = reorder == "keep-first";
+               const GNNOptimizeOptions &options,
+               const GNNToLLVMOptions &lowering, bool optimize,
+               StringRef partition, StringRef reorder, std::string &why) {
+  GNNOptimizeOptions blocks;
+  blocks.copyOptionValuesFrom(options);
+  blocks.partition = partition.str();
+  blocks.replicate = 0;
+  blocks.replicateFrom = 0;
+  blocks.reorderKeepFirst = reorder == "keep-first";
   if (reorder == "never")
-    options.reorder = "never";
-  OwningOpRef<ModuleOp> lowered =
-      lowerCopy(context, module, options, lowering, optimize, why);
-  options.reorder = wasReorder;
-  options.reorderKeepFirst = wasKeep;
-  options.partition = wasPartition;
-  return lowered;
+    blocks.reorder = "never";
+  return lowerCopy(context, module, blocks, lowering, optimize, why);
 }
 
 /// The forward's work by level (levelWork) of `module` after the optimizing
@@ -511,21 +507,15 @@ static unsigned reorderedAggregations(MLIRContext &context, ModuleOp module,
 /// `why` why not where it did not compile. False with `error` where it
 /// fails to emit.
 static bool addBlocksForm(MLIRContext &context, ModuleOp module,
-                          GNNOptimizeOptions &options,
+                          const GNNOptimizeOptions &options,
                           const GNNToLLVMOptions &lowering, bool optimize,
                           StringRef partition, StringRef reorder,
                           llvm::LLVMContext &llvmContext,
                           SmallVectorImpl<SmallVector<char, 0>> &objects,
                           bool &added, std::string &why, std::string &error) {
   added = false;
-  const int64_t replicate = options.replicate,
-                replicateFrom = options.replicateFrom;
-  options.replicate = 0;
-  options.replicateFrom = 0;
   OwningOpRef<ModuleOp> lowered = lowerReordered(
       context, module, options, lowering, optimize, partition, reorder, why);
-  options.replicate = replicate;
-  options.replicateFrom = replicateFrom;
   if (!lowered)
     return true;
   if (!emitSuffixed(*lowered, ("blocks_" + partition).str(), llvmContext,
@@ -601,6 +591,8 @@ bool mlir::gnn::addPartitionedBlocksPrograms(
     SmallVectorImpl<SmallVector<char, 0>> &objects, bool features,
     RowsBlocks rows, std::optional<unsigned> reordered, std::string &report,
     std::string &error) {
+  if (!features && rows == RowsBlocks::None)
+    return true; // no form to add: nothing to count
   // Whether keep-first reorders fewer aggregations than the compiled order
   // (else each partitioned program is the same on blocks).
   bool differs = false;

@@ -43,9 +43,14 @@ struct Segments {
   int64_t edge(int64_t i) const { return edges ? edges[i] : i; }
 };
 
-Segments segmentsOf(const DeviceGraph &graph, int64_t side) {
+/// With `edgeIds` false the caller reads no edge's value (an unweighted
+/// SpMM): the segments' edge ids need not have been built.
+Segments segmentsOf(const DeviceGraph &graph, int64_t side, const char *what,
+                    bool edgeIds = true) {
   if (side == 1)
     return {graph.offsets[1], nullptr};
+  if (edgeIds)
+    needGraphIndex(graph, 2, what);
   return {graph.offsets[0], graph.index[2]};
 }
 
@@ -95,7 +100,7 @@ void cpuGather(const DeviceGraph &graph, int64_t acc, int64_t side,
   const float *x = ptr(in);
   float *y = ptr(out);
   int32_t *a = extremum && arg->sizes[0] > 0 ? ptr(arg) : nullptr;
-  const Segments seg = segmentsOf(graph, side);
+  const Segments seg = segmentsOf(graph, side, "gnnrtGather");
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t v = 0; v < V; ++v) {
     float *o = y + v * width;
@@ -156,7 +161,7 @@ void cpuGatherArgBackward(const DeviceGraph &graph, int64_t side,
   const float *g = ptr(gradOut);
   const int32_t *a = ptr(arg);
   float *ge = ptr(gradEdges);
-  const Segments seg = segmentsOf(graph, side);
+  const Segments seg = segmentsOf(graph, side, "gnnrtGatherArgBackward");
   // Each edge belongs to one segment, so writing per segment is race-free.
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t v = 0; v < V; ++v) {
@@ -414,7 +419,9 @@ static SpmmOperands spmmOperands(const DeviceGraph &graph, int64_t side,
   const bool weighted = weights->sizes[0] > 0;
   if (weighted)
     need(weights->sizes[0], E, (entry + " weights").c_str());
-  const Segments seg = segmentsOf(graph, side);
+  const Segments seg = segmentsOf(graph, side, entry.c_str(), weighted);
+  if (side == 0)
+    needGraphIndex(graph, 3, entry.c_str());
   return SpmmOperands{seg,
                       side == 1 ? graph.index[0] : graph.index[3],
                       weighted ? ptr(weights) : nullptr,
@@ -482,7 +489,7 @@ void cpuSpmmStage(const DeviceGraph &graph, int64_t mean,
   needRange(lo, hi, S, "gnnrtSpmmBroadcast: stage rows");
   needRange(0, end, V, "gnnrtSpmmBroadcast: own rows");
   need(out->sizes[0], V * width, "gnnrtSpmmBroadcast output");
-  SpmmOperands op{segmentsOf(graph, 1),
+  SpmmOperands op{segmentsOf(graph, 1, "gnnrtSpmmBroadcast"),
                   graph.index[0],
                   stageWeights(graph, weights, "gnnrtSpmmBroadcast weights"),
                   rows,
@@ -499,10 +506,12 @@ void cpuSpmmSourceStage(const DeviceGraph &graph, gnnrtMemRefF32 *weights,
   const int64_t V = graph.numVertices, S = graph.numSources;
   needRange(lo, hi, S, "gnnrtSpmmReduce: stage rows");
   need(in->sizes[0], V * width, "gnnrtSpmmReduce input");
-  const Segments seg = segmentsOf(graph, 0);
+  const float *w = stageWeights(graph, weights, "gnnrtSpmmReduce weights");
+  const Segments seg = segmentsOf(graph, 0, "gnnrtSpmmReduce", w != nullptr);
+  needGraphIndex(graph, 3, "gnnrtSpmmReduce");
   SpmmOperands op{seg,
                   graph.index[3],
-                  stageWeights(graph, weights, "gnnrtSpmmReduce weights"),
+                  w,
                   ptr(in),
                   width,
                   seg.offsets[S]};

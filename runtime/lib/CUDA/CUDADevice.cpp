@@ -214,7 +214,7 @@ public:
     const bool withArg = extremum && arg && arg->sizes[0] > 0;
     if (withArg)
       needElements(arg->sizes[0], V * width, "gnnrtGather arg");
-    cuda::gather(kStream, V, segmentsOf(side), acc, ptr(in), ptr(out),
+    cuda::gather(kStream, V, segmentsOf(side, "gnnrtGather"), acc, ptr(in), ptr(out),
                  withArg ? ptr(arg) : nullptr, width);
   }
   void gatherArgBackward(gnnrtContext *, int64_t side, gnnrtMemRefF32 *g,
@@ -224,7 +224,8 @@ public:
     needElements(g->sizes[0], V * width, "gnnrtGatherArgBackward gradient");
     needElements(arg->sizes[0], V * width, "gnnrtGatherArgBackward arg");
     needElements(ge->sizes[0], E * width, "gnnrtGatherArgBackward output");
-    cuda::gatherArgBackward(kStream, V, segmentsOf(side), ptr(g), ptr(arg),
+    cuda::gatherArgBackward(kStream, V,
+                            segmentsOf(side, "gnnrtGatherArgBackward"), ptr(g), ptr(arg),
                             ptr(ge), width);
   }
   void spmm(gnnrtContext *, int64_t side, int64_t mean, int64_t chunks,
@@ -446,10 +447,15 @@ private:
     return loss;
   }
 
-  /// The aggregation's segments to `side`, as the CPU device reads them.
-  cuda::Segments segmentsOf(int64_t side) const {
+  /// The aggregation's segments to `side`, as the CPU device reads them
+  /// (`what` names the entry point; with `edgeIds` false the caller reads
+  /// no edge's value, and the edge ids need not have been built).
+  cuda::Segments segmentsOf(int64_t side, const char *what,
+                            bool edgeIds = true) const {
     if (side == 1)
       return {graph().offsets[1], nullptr};
+    if (edgeIds)
+      needGraphIndex(graph(), 2, what);
     return {graph().offsets[0], graph().index[2]};
   }
 
@@ -465,7 +471,10 @@ private:
     const cuda::LongRows &split = longRows[side == 1];
     auto *partial =
         static_cast<float *>(scratch({split.numPieces * width * 4})[0]);
-    cuda::spmmRows(kStream, begin, end, segmentsOf(side), split,
+    if (side == 0)
+      needGraphIndex(graph(), 3, entry.c_str());
+    cuda::spmmRows(kStream, begin, end,
+                   segmentsOf(side, entry.c_str(), weighted), split,
                    side == 1 ? graph().index[0] : graph().index[3],
                    weighted ? ptr(weights) : nullptr, ptr(in), ptr(out), width,
                    mean != 0, partial);

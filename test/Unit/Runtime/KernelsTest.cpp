@@ -151,6 +151,47 @@ TEST(RuntimeKernelsDeathTest, SpmmRowsOutsideTheGraphIsAnError) {
               "gnnrtSpmmRows: input rows \\[6, 5\\) of 10");
 }
 
+// A graph bound without its CSR's edge ids (a graph-arrays record naming
+// only the sources and the CSR's destinations) still aggregates to the
+// destinations, and to the sources without weights (no edge's value is
+// read); with weights, or gathering edge values, to the sources it stops the
+// run instead of reading the CSC's order as the CSR's. Without the CSR's
+// destinations an SpMM to the sources stops too.
+TEST(RuntimeKernelsDeathTest, AggregationToSourcesNeedsTheCsrArrays) {
+  std::mt19937 rng(5);
+  const int64_t V = 10, E = 30;
+  for (unsigned arrays : {1u | 8u, 1u}) {
+    auto ctx = std::make_unique<gnnrtContext>();
+    ctx->ds = randomDataset(V, E, rng);
+    std::string error;
+    ASSERT_TRUE(bindDataset(ctx.get(), error, false, nullptr, arrays))
+        << error;
+    std::vector<float> x(V * 4, 1.0f), y(V * 4), none, w(E, 0.5f),
+        edges(E * 4, 1.0f);
+    gnnrtMemRefF32 nm = view(none), wm = view(w), xm = view(x), ym = view(y),
+                   em = view(edges);
+    gnnrtMemRefI32 am = {nullptr, nullptr, 0, {0}, {1}};
+    _mlir_ciface_gnnrtSpmm(ctx.get(), 1, 0, 1, &wm, &xm, &ym, 4);
+    if (arrays & 8) {
+      _mlir_ciface_gnnrtSpmm(ctx.get(), 0, 0, 1, &nm, &xm, &ym, 4);
+    } else {
+      EXPECT_EXIT(
+          _mlir_ciface_gnnrtSpmm(ctx.get(), 0, 0, 1, &nm, &xm, &ym, 4),
+          testing::ExitedWithCode(1),
+          "gnnrtSpmm needs the graph's CSR's destinations \\(index 3\\)");
+      continue;
+    }
+    EXPECT_EXIT(
+        _mlir_ciface_gnnrtSpmm(ctx.get(), 0, 0, 1, &wm, &xm, &ym, 4),
+        testing::ExitedWithCode(1),
+        "gnnrtSpmm needs the graph's CSR's edge ids \\(index 2\\), which "
+        "were not built");
+    EXPECT_EXIT(_mlir_ciface_gnnrtGather(ctx.get(), 0, 0, &em, &ym, &am, 4),
+                testing::ExitedWithCode(1),
+                "gnnrtGather needs the graph's CSR's edge ids");
+  }
+}
+
 // Every edge is in exactly one of the P x P chunks: on integer values (whose
 // sums float adds exactly, in any order) the tiled aggregation equals the
 // untiled one bit for bit, for every P; an edge counted twice or dropped
