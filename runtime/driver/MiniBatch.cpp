@@ -732,7 +732,7 @@ const Program *gnnrt::miniBatchProgram(const std::vector<Program> &programs,
     fatal("--partition rows: the model's row-partitioned program replicates "
           "levels on the whole graph, which co-batches do not bind, and the "
           "executable holds no rows program replicating none (gnn-compile "
-          "--partition auto adds one, except under a memory budget's plan): "
-          "compile it with gnn-compile --partition rows without --replicate");
+          "--partition auto adds one): compile it with gnn-compile "
+          "--partition rows without --replicate");
   return program;
 }

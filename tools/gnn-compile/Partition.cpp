@@ -560,7 +560,11 @@ bool mlir::gnn::addBlocksProgram(MLIRContext &context, ModuleOp module,
     if (reordered > 0)
       report += " and the " + std::to_string(reordered) +
                 " reordered aggregation(s) before their linear";
-    return true;
+    // P³'s and co-batches' forms likewise (every buffer resident, as the
+    // partitioned programs under a plan).
+    return addPartitionedBlocksPrograms(
+        context, module, options, lowering, optimize, llvmContext, objects,
+        /*features=*/true, rowsBlocks, reordered, report, error);
   }
   report = "mini-batch training runs a program that keeps the " +
            std::to_string(reordered) +
