@@ -800,7 +800,8 @@ class Fuzzer:
                            "bytes": sizes,
                            "enum": ["adam", "sgd", "SGD", "", "adamw", "mlir", "exe", "obj",
                                     "llvm", "bogus", "auto", "never", "always", "rows",
-                                    "features", "preload", "pull"]}[kind])
+                                    "features", "preload", "pull", "vertices", "edges",
+                                    "roc", "replicated", "hash"]}[kind])
 
     EXE_FLAGS = [("--epochs", "int"), ("--lr", "float"), ("--optimizer", "enum"),
                  ("--momentum", "float"), ("--weight-decay", "float"), ("--dropout", "float"),
@@ -812,7 +813,13 @@ class Fuzzer:
                  ("--features-on-storage", None), ("--eval-batch-size", "int"),
                  ("--server-processes", "int"), ("--partition", "enum"),
                  ("--mem-budget", "bytes"), ("--spill-dir", "path"),
-                 ("--layerwise-eval", "enum")]
+                 ("--layerwise-eval", "enum"), ("--selective-loads", "enum"),
+                 ("--sub-chunks", "int"), ("--uncached-reads", None),
+                 ("--preload-hops", "int"), ("--preload-fanout", "int"),
+                 ("--bucket-bytes", "bytes"), ("--row-split", "enum"),
+                 ("--repartition-gain", "float"), ("--feature-copies", "int"),
+                 ("--structure", "enum"), ("--pipeline", None),
+                 ("--save-batches", "path")]
 
     def case_flags(self, i, rng):
         d = tempfile.mkdtemp(dir=self.work, prefix=f"flags{i}-")
