@@ -467,6 +467,15 @@ int main(int argc, char **argv) {
     fatal("--batch-size: the model was compiled with its graph out of core "
           "(gnn-compile --mem-budget); mini-batches sample from the graph "
           "in memory (compile with --graph-out-of-core=false)");
+  // Co-batches load the features as their rows program reads them (in
+  // memory); the plan of the evaluation's program would read them from
+  // storage.
+  if (plannedEval && batchMode == "co-batch" && wholeModel.featureChunks > 0)
+    fatal("--partition rows: co-batches evaluate with the unpartitioned "
+          "program, whose memory-budget plan reads the features from "
+          "storage, and hold the features in memory as their rows program "
+          "reads them (compile with gnn-compile --features-out-of-core=false, "
+          "or train data parallel)");
   const bool storedRows =
       o.featuresOnStorage || (plannedEval && wholeModel.featureChunks > 0);
   // Before anything of the training state is allocated.

@@ -511,10 +511,13 @@ void setFatalHandler(const std::string &prefix, void (*abort)(int code));
 void needElements(int64_t have, int64_t want, const std::string &what);
 
 /// Stops the run, naming `what`, unless `graph` holds its per-edge array
-/// `which` (2: the CSR's edge ids, 3: its destinations) or has no edges.
-/// An aggregation to the sources reads its edges' values through the edge
-/// ids, and without them would silently read the CSC's order.
-void needGraphIndex(const DeviceGraph &graph, int which, const char *what);
+/// `which` (2: the CSR's edge ids, 3: its destinations) or the call reads
+/// none of its edges (`edges` 0: an empty range, such as an empty row chunk
+/// whose window holds no array). An aggregation to the sources reads its
+/// edges' values through the edge ids, and without them would silently
+/// read the CSC's order.
+void needGraphIndex(const DeviceGraph &graph, int which, int64_t edges,
+                    const char *what);
 
 /// Stops the run with "<what> [<begin>, <end>) of <n>" unless
 /// 0 <= begin <= end <= n (a range of rows an entry point was given).

@@ -41,10 +41,11 @@ void needElements(int64_t have, int64_t want, const std::string &what) {
           std::to_string(want) + " needed");
 }
 
-void needGraphIndex(const DeviceGraph &graph, int which, const char *what) {
+void needGraphIndex(const DeviceGraph &graph, int which, int64_t edges,
+                    const char *what) {
   static const char *const names[] = {"sources", "destinations",
                                       "CSR's edge ids", "CSR's destinations"};
-  if (!graph.index[which] && graph.numEdges > 0)
+  if (!graph.index[which] && edges > 0)
     fatal(std::string(what) + " needs the graph's " + names[which] +
           " (index " + std::to_string(which) +
           "), which were not built: the model description's graph-arrays "

@@ -43,15 +43,24 @@ struct Segments {
   int64_t edge(int64_t i) const { return edges ? edges[i] : i; }
 };
 
+/// The segments of the rows [begin, end) of `side` (every row: end -1).
 /// With `edgeIds` false the caller reads no edge's value (an unweighted
-/// SpMM): the segments' edge ids need not have been built.
+/// SpMM): the segments' edge ids need not have been built. An SpMM to the
+/// sources (`csr`) reads the CSR's destinations too.
 Segments segmentsOf(const DeviceGraph &graph, int64_t side, const char *what,
-                    bool edgeIds = true) {
+                    bool edgeIds = true, bool csr = false, int64_t begin = 0,
+                    int64_t end = -1) {
   if (side == 1)
     return {graph.offsets[1], nullptr};
+  const int64_t *offsets = graph.offsets[0];
+  if (end < 0)
+    end = graph.numSources;
+  const int64_t edges = end > begin ? offsets[end] - offsets[begin] : 0;
   if (edgeIds)
-    needGraphIndex(graph, 2, what);
-  return {graph.offsets[0], graph.index[2]};
+    needGraphIndex(graph, 2, edges, what);
+  if (csr)
+    needGraphIndex(graph, 3, edges, what);
+  return {offsets, graph.index[2]};
 }
 
 } // namespace
@@ -411,7 +420,8 @@ void spmmTiled(const SpmmOperands &op, int64_t mean, int64_t V, int64_t P,
 static SpmmOperands spmmOperands(const DeviceGraph &graph, int64_t side,
                                  gnnrtMemRefF32 *weights, gnnrtMemRefF32 *in,
                                  gnnrtMemRefF32 *out, int64_t width,
-                                 const std::string &entry) {
+                                 const std::string &entry, int64_t begin,
+                                 int64_t end) {
   const int64_t V = graph.rowsOn(side), E = graph.numEdges;
   need(in->sizes[0], graph.rowsOn(1 - side) * width,
        (entry + " input").c_str());
@@ -419,9 +429,8 @@ static SpmmOperands spmmOperands(const DeviceGraph &graph, int64_t side,
   const bool weighted = weights->sizes[0] > 0;
   if (weighted)
     need(weights->sizes[0], E, (entry + " weights").c_str());
-  const Segments seg = segmentsOf(graph, side, entry.c_str(), weighted);
-  if (side == 0)
-    needGraphIndex(graph, 3, entry.c_str());
+  const Segments seg = segmentsOf(graph, side, entry.c_str(), weighted,
+                                  /*csr=*/true, begin, end);
   return SpmmOperands{seg,
                       side == 1 ? graph.index[0] : graph.index[3],
                       weighted ? ptr(weights) : nullptr,
@@ -442,7 +451,7 @@ void cpuSpmm(const DeviceGraph &graph, int64_t side, int64_t mean,
   // More chunks than vertices would only add empty ones.
   const int64_t P = std::min<int64_t>(chunks, std::max<int64_t>(V, 1));
   const SpmmOperands op =
-      spmmOperands(graph, side, weights, in, out, width, "gnnrtSpmm");
+      spmmOperands(graph, side, weights, in, out, width, "gnnrtSpmm", 0, V);
   const Segments &seg = op.seg;
   float *y = ptr(out);
   if (P > 1) {
@@ -462,8 +471,8 @@ void cpuSpmmRows(const DeviceGraph &graph, int64_t side, int64_t mean,
                  gnnrtMemRefF32 *out, int64_t width, int64_t begin, int64_t end,
                  int64_t inBegin, int64_t inEnd) {
   const int64_t V = graph.rowsOn(1 - side); // the input rows' end
-  const SpmmOperands op =
-      spmmOperands(graph, side, weights, in, out, width, "gnnrtSpmmRows");
+  const SpmmOperands op = spmmOperands(graph, side, weights, in, out, width,
+                                       "gnnrtSpmmRows", begin, end);
   const auto lo = static_cast<int32_t>(inBegin),
              hi = static_cast<int32_t>(inEnd);
   if (op.seg.edges)
@@ -507,14 +516,9 @@ void cpuSpmmSourceStage(const DeviceGraph &graph, gnnrtMemRefF32 *weights,
   needRange(lo, hi, S, "gnnrtSpmmReduce: stage rows");
   need(in->sizes[0], V * width, "gnnrtSpmmReduce input");
   const float *w = stageWeights(graph, weights, "gnnrtSpmmReduce weights");
-  const Segments seg = segmentsOf(graph, 0, "gnnrtSpmmReduce", w != nullptr);
-  needGraphIndex(graph, 3, "gnnrtSpmmReduce");
-  SpmmOperands op{seg,
-                  graph.index[3],
-                  w,
-                  ptr(in),
-                  width,
-                  seg.offsets[S]};
+  const Segments seg = segmentsOf(graph, 0, "gnnrtSpmmReduce", w != nullptr,
+                                  /*csr=*/true, lo, hi);
+  SpmmOperands op{seg, graph.index[3], w, ptr(in), width, seg.offsets[S]};
   op.outBase = lo;
   spmmTile<true>(op, /*mean=*/0, lo, hi, 0, static_cast<int32_t>(V), V, rows);
 }

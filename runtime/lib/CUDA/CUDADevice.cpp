@@ -455,7 +455,7 @@ private:
     if (side == 1)
       return {graph().offsets[1], nullptr};
     if (edgeIds)
-      needGraphIndex(graph(), 2, what);
+      needGraphIndex(graph(), 2, graph().numEdges, what);
     return {graph().offsets[0], graph().index[2]};
   }
 
@@ -472,7 +472,7 @@ private:
     auto *partial =
         static_cast<float *>(scratch({split.numPieces * width * 4})[0]);
     if (side == 0)
-      needGraphIndex(graph(), 3, entry.c_str());
+      needGraphIndex(graph(), 3, graph().numEdges, entry.c_str());
     cuda::spmmRows(kStream, begin, end,
                    segmentsOf(side, entry.c_str(), weighted), split,
                    side == 1 ? graph().index[0] : graph().index[3],
