@@ -118,6 +118,24 @@ void _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
   of(ctx).typedOuterSum(ctx, rows, k, n, numTypes, x, types, g, gw);
 }
 
+void _mlir_ciface_gnnrtCheckTypes(gnnrtContext *ctx, gnnrtMemRefI32 *types,
+                                  int64_t numTypes) {
+  const int64_t n = types->sizes[0];
+  const int32_t *t = types->aligned + types->offset;
+  std::vector<int32_t> host;
+  if (!ctx->device->deviceMemoryIsHostMemory()) {
+    host.resize(static_cast<size_t>(n));
+    ctx->device->copy(host.data(), MemoryTier::Host, t, MemoryTier::Device,
+                      n * static_cast<int64_t>(sizeof(int32_t)));
+    t = host.data();
+  }
+  for (int64_t e = 0; e < n; ++e)
+    if (t[e] < 0 || t[e] >= numTypes)
+      fatal("edge type " + std::to_string(t[e]) + " of edge " +
+            std::to_string(e) + " outside [0, " + std::to_string(numTypes) +
+            ") of the typed linear's weight");
+}
+
 float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
                                             gnnrtMemRefF32 *logits,
                                             gnnrtMemRefF32 *grad,

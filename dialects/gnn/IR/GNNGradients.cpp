@@ -236,6 +236,24 @@ LogicalResult TypedLinearOp::buildRowGradients(OpBuilder &b, Value g,
   return success();
 }
 
+LogicalResult PlaceByTypeOp::buildRowGradients(OpBuilder &b, Value g,
+                                               SmallVectorImpl<Value> &grads) {
+  // d input = g[type]; no gradient for the type.
+  grads.push_back(
+      b.create<TakeByTypeOp>(getLoc(), getInput().getType(), g, getType()));
+  grads.push_back(Value());
+  return success();
+}
+
+LogicalResult TakeByTypeOp::buildRowGradients(OpBuilder &b, Value g,
+                                              SmallVectorImpl<Value> &grads) {
+  // d input = g in the type's slot, zero in the others.
+  grads.push_back(
+      b.create<PlaceByTypeOp>(getLoc(), getInput().getType(), g, getType()));
+  grads.push_back(Value());
+  return success();
+}
+
 LogicalResult ConcatOp::buildRowGradients(OpBuilder &b, Value g,
                                           SmallVectorImpl<Value> &grads) {
   int64_t offset = 0;

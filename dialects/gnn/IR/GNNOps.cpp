@@ -454,7 +454,7 @@ bool mlir::gnn::isFusableRowOp(Operation *op) {
   return isa<ReluOp, StepOp, StopGradientOp, NegOp, ExpOp, LogOp, SqrtOp,
              RsqrtOp, SigmoidOp, TanhOp, EluOp, LeakyReluOp, AddOp, SubOp,
              MulOp, DivOp, BroadcastHeadsOp, EdgeSelectOp, ReduceSumOp,
-             RowDotOp>(op);
+             RowDotOp, PlaceByTypeOp, TakeByTypeOp>(op);
 }
 
 LogicalResult FusedGatherOp::verifyRegions() {
@@ -625,6 +625,33 @@ LogicalResult BroadcastHeadsOp::verify() {
     return emitOpError() << "result must be tensor<" << in.getDimSize(0)
                          << "xFxf32> but is " << out;
   return success();
+}
+
+/// The slotted row of place_by_type/take_by_type: `slotted` must be the
+/// row `row` with a static leading dimension of T >= 1 slots.
+static LogicalResult verifySlots(Operation *op, RankedTensorType slotted,
+                                 RankedTensorType row, StringRef which) {
+  SmallVector<int64_t> shape{slotted.getRank() ? slotted.getDimSize(0) : 0};
+  llvm::append_range(shape, row.getShape());
+  if (slotted.getRank() != row.getRank() + 1 ||
+      ShapedType::isDynamic(slotted.getDimSize(0)) ||
+      slotted.getDimSize(0) < 1 ||
+      slotted.getShape().drop_front() != row.getShape())
+    return op->emitOpError()
+           << which << " must be the row " << row
+           << " with a static leading dimension of T >= 1 types, but is "
+           << slotted;
+  return success();
+}
+
+LogicalResult PlaceByTypeOp::verify() {
+  return verifySlots(*this, getResult().getType(), getInput().getType(),
+                     "result");
+}
+
+LogicalResult TakeByTypeOp::verify() {
+  return verifySlots(*this, getInput().getType(), getResult().getType(),
+                     "input");
 }
 
 LogicalResult DropoutOp::verify() {

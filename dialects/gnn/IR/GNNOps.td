@@ -569,6 +569,53 @@ def GNN_EdgeSelectOp : GNN_RowOp<"edge_select", [Pure,
   let hasVerifier = 1;
 }
 
+def GNN_PlaceByTypeOp : GNN_RowOp<"place_by_type", [Pure,
+    DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
+  let summary = "a row placed in its type's slot, zero in the others";
+  let description = [{
+    `result[t, ...] = t == type ? input[...] : 0` for the T slots of the
+    result's first dimension. Summed over the edges into a vertex, slot t
+    holds the sum over its in-edges of type t, which a `gnn.linear` with the
+    T x K x N weight of a `gnn.typed_linear` contracts into the typed sum:
+    `Σ_e W[type_e] x_e = linear(Σ_e place_by_type(x_e, type_e), W)` (GG-NN's
+    typed product out of its edge stage; docs/Compiler.md). A type outside
+    [0, T) is a run-time error, as for `gnn.typed_linear`. The adjoint is
+    `gnn.take_by_type`.
+
+    Example:
+    ```mlir
+    %p = gnn.place_by_type %x, %t : (tensor<16xf32>, tensor<i32>) -> tensor<3x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input, 0DTensorOf<[I32]>:$type);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = [{
+    $input `,` $type attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNN_TakeByTypeOp : GNN_RowOp<"take_by_type", [Pure,
+    DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>]> {
+  let summary = "the slot of a row that its type selects";
+  let description = [{
+    `result[...] = input[type, ...]`: the adjoint of `gnn.place_by_type`
+    (and it of this). A type outside [0, T), T the input's first
+    dimension, is a run-time error.
+
+    Example:
+    ```mlir
+    %x = gnn.take_by_type %p, %t : (tensor<3x16xf32>, tensor<i32>) -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_F32Row:$input, 0DTensorOf<[I32]>:$type);
+  let results = (outs GNN_F32Row:$result);
+  let assemblyFormat = [{
+    $input `,` $type attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def GNN_DropoutOp : GNN_RowOp<"dropout",
     [SameOperandsAndResultType,
      DeclareOpInterfaceMethods<GNN_RowGradientOpInterface>,

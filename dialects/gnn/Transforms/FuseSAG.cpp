@@ -185,7 +185,10 @@ private:
       return success();
     }
     Operation *op = v.getDefiningOp();
-    bool reduction = isa<ReduceSumOp, RowDotOp>(op);
+    // Operands computed in their own row's shape: a reduction's, and the
+    // row a type places in its slot or takes from it.
+    bool reduction =
+        isa<ReduceSumOp, RowDotOp, PlaceByTypeOp, TakeByTypeOp>(op);
     for (Value o : op->getOperands()) {
       ArrayRef<int64_t> inner = ctx;
       if (reduction) {

@@ -235,6 +235,91 @@ void reportLeft(ApplyEdgeOp ae) {
   }
 }
 
+/// GG-NN's typed product out of its edge stage: an edge stage that only
+/// computes `typed_linear(x, type, W)` of a scattered row x (static K), an
+/// edge input `type` and a parameter W (T x K x N, static T), read only by
+/// sum and mean gathers, becomes the row placed in its type's slot (a T x K
+/// row per edge, no contraction), and each gather's rows one linear with W
+/// over the vertices:
+///   sum_e W[type_e] x_e = linear(sum_e place_by_type(x_e, type_e), W)
+/// (a mean likewise). The per-edge grouped GEMM (2 K N FLOPs an edge)
+/// becomes a GEMM over the vertices (2 T K N a vertex) and the aggregation
+/// fuses (no edge tensor). False where the stage does not match.
+bool typedSlots(ApplyEdgeOp ae) {
+  Block &body = ae.getBody().front();
+  if (ae->getNumResults() != 1 ||
+      !llvm::hasSingleElement(body.without_terminator()))
+    return false;
+  auto tl = dyn_cast<TypedLinearOp>(body.front());
+  if (!tl || ae.getYield().getValues()[0] != tl.getResult())
+    return false;
+  auto x = dyn_cast<BlockArgument>(tl.getInput());
+  auto t = dyn_cast<BlockArgument>(tl.getType());
+  auto w = dyn_cast<BlockArgument>(tl.getWeight());
+  const unsigned numInputs = ae.getInputs().size();
+  if (!x || !t || !w || x.getArgNumber() >= numInputs ||
+      t.getArgNumber() >= numInputs || w.getArgNumber() < numInputs ||
+      !ae.getInputs()[x.getArgNumber()].getDefiningOp<ScatterOp>())
+    return false;
+  auto rowType = cast<RankedTensorType>(tl.getInput().getType());
+  auto weightType = cast<RankedTensorType>(tl.getWeight().getType());
+  if (!rowType.hasStaticShape() || weightType.isDynamicDim(0))
+    return false;
+  SmallVector<GatherOp> gathers;
+  for (Operation *user : ae->getResult(0).getUsers()) {
+    auto g = dyn_cast<GatherOp>(user);
+    if (!g ||
+        (g.getAcc() != Accumulator::Sum && g.getAcc() != Accumulator::Mean))
+      return false;
+    gathers.push_back(g);
+  }
+  if (gathers.empty())
+    return false;
+  const int64_t types = weightType.getDimSize(0);
+  SmallVector<int64_t> slotShape{types};
+  llvm::append_range(slotShape, rowType.getShape());
+  Type f32 = rowType.getElementType();
+  Location loc = ae.getLoc();
+  OpBuilder b(ae);
+  auto place = b.create<ApplyEdgeOp>(
+      loc, TypeRange{EdgeTensorType::get(slotShape, f32)}, ae.getGraph(),
+      ValueRange{ae.getInputs()[x.getArgNumber()],
+                 ae.getInputs()[t.getArgNumber()]},
+      ValueRange{});
+  {
+    Block &pb = place.getBody().front();
+    OpBuilder bb = OpBuilder::atBlockEnd(&pb);
+    Value slots = bb.create<PlaceByTypeOp>(
+        loc, RankedTensorType::get(slotShape, f32), pb.getArgument(0),
+        pb.getArgument(1));
+    bb.create<YieldOp>(loc, ValueRange{slots});
+  }
+  Value weight = ae.getParams()[w.getArgNumber() - numInputs];
+  for (GatherOp g : gathers) {
+    b.setInsertionPoint(g);
+    Value sums =
+        b.create<GatherOp>(loc, VertexTensorType::get(slotShape, f32),
+                           g.getGraph(), place.getResult(0), g.getAcc(),
+                           g.getSide());
+    auto result = cast<VertexTensorType>(g.getType());
+    auto stage = b.create<ApplyVertexOp>(loc, TypeRange{result}, g.getGraph(),
+                                         ValueRange{sums}, ValueRange{weight});
+    Block &vb = stage.getBody().front();
+    OpBuilder vbb = OpBuilder::atBlockEnd(&vb);
+    Value y = vbb.create<LinearOp>(loc, result.getRowType(), vb.getArgument(0),
+                                   vb.getArgument(1));
+    vbb.create<YieldOp>(loc, ValueRange{y});
+    g.getResult().replaceAllUsesWith(stage.getResult(0));
+    g.erase();
+  }
+  ae.emitRemark() << "typed product by slots: each edge's row placed in its "
+                     "type's slot of "
+                  << types
+                  << ", the linear over the vertices after the aggregation";
+  ae.erase();
+  return true;
+}
+
 struct GNNHoistApplyEdge
     : public mlir::gnn::impl::GNNHoistApplyEdgeBase<GNNHoistApplyEdge> {
   using GNNHoistApplyEdgeBase::GNNHoistApplyEdgeBase;
@@ -243,7 +328,8 @@ struct GNNHoistApplyEdge
     SmallVector<ApplyEdgeOp> stages;
     getOperation().walk([&](ApplyEdgeOp ae) { stages.push_back(ae); });
     for (ApplyEdgeOp ae : stages)
-      hoist(ae);
+      if (!typedSlots(ae))
+        hoist(ae);
     // Scatters whose rows no stage reads any more.
     getOperation().walk([](ScatterOp sc) {
       if (sc->use_empty())

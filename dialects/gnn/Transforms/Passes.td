@@ -273,16 +273,27 @@ def GNNHoistApplyEdge : Pass<"gnn-hoist-apply-edge", "::mlir::ModuleOp"> {
     weight per vertex instead of its slice, still once per vertex rather than
     once per edge).
 
-    Never moved: anything that depends on edge data (GG-NN's typed linear),
-    on both sides (`W·(src ⊙ dst)`), or on a dropout drawn per edge.
+    Never moved: anything that depends on edge data, on both sides
+    (`W·(src ⊙ dst)`), or on a dropout drawn per edge. But an edge stage
+    that only computes GG-NN's typed product `typed_linear(x, type, W)` of
+    a scattered row (static width K, W of T x K x N with a static T), read
+    only by sum or mean gathers, becomes per-type slots: each edge's row
+    placed in its type's slot (`gnn.place_by_type`, a T x K row), the
+    gathers' aggregation of the slots, and one `gnn.linear` of the slots
+    with the unchanged W over the vertices, since
+    `Σ_e W[type_e] x_e = linear(Σ_e place_by_type(x_e, type_e), W)`: the
+    per-edge grouped GEMM (2 K N FLOPs an edge) becomes a GEMM over the
+    vertices (2 T K N a vertex), and the aggregation fuses (no edge
+    tensor).
 
     G-GCN: `sigmoid(W_H·dst + W_C·src) ⊙ src` becomes
     `sigmoid(x_dst + y_src) ⊙ src` with `x = W_H·h`, `y = W_C·h` computed
     per vertex: the matmul FLOPs drop by the average degree.
 
     Remarks: one per rewritten stage (how many ops moved, the contraction
-    FLOPs per edge that are now per vertex) and one per contraction left in
-    an edge stage, with the reason.
+    FLOPs per edge that are now per vertex; "typed product by slots" for
+    the typed sums) and one per contraction left in an edge stage, with
+    the reason.
   }];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

@@ -390,6 +390,30 @@ Value FusedKernelBuilder::at(OpBuilder &ob, Value x, ArrayRef<int64_t> shape,
     r = loadAt(ob, bufs[i], at);
   } else if (Value sums = headSums.lookup(x)) {
     r = loadAt(ob, sums, index);
+  } else if (auto place = x.getDefiningOp<PlaceByTypeOp>()) {
+    // Element `index` of the T x K row: slot index / K, column index % K;
+    // the row where the slot is the edge's type, else zero.
+    Value width = widthOf(shapeOf(place.getInput()));
+    Value slot = ob.create<arith::DivUIOp>(loc, index, width);
+    Value column = ob.create<arith::RemUIOp>(loc, index, width);
+    Cache inner;
+    Value type =
+        lb.toIndex(ob, at(ob, place.getType(), shapeOf(place.getType()), zero,
+                          Value(), inner));
+    Value row = at(ob, place.getInput(), shapeOf(place.getInput()), column,
+                   Value(), inner);
+    r = ob.create<arith::SelectOp>(
+        loc,
+        ob.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, slot, type),
+        row, fzero);
+  } else if (auto take = x.getDefiningOp<TakeByTypeOp>()) {
+    // Element `index` of the type's slot: type * K + index of the T x K row.
+    Cache inner;
+    Value type = lb.toIndex(ob, at(ob, take.getType(), shapeOf(take.getType()),
+                                   zero, Value(), inner));
+    Value from = ob.create<arith::AddIOp>(
+        loc, ob.create<arith::MulIOp>(loc, type, widthOf(shapeOf(x))), index);
+    r = at(ob, take.getInput(), shapeOf(take.getInput()), from, Value(), inner);
   } else {
     Operation *op = x.getDefiningOp();
     SmallVector<Value> args;

@@ -334,6 +334,20 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     }
     tensors.push_back(buffers.lookup(own ? own : v));
   }
+  // The types a slot op reads (an edge input), checked against its slots
+  // before the kernel, which would otherwise place a row nowhere.
+  fg.getBody().walk([&](Operation *op) {
+    if (!isa<PlaceByTypeOp, TakeByTypeOp>(op))
+      return;
+    auto arg = dyn_cast<BlockArgument>(op->getOperand(1));
+    auto slotted = cast<RankedTensorType>(isa<PlaceByTypeOp>(op)
+                                              ? op->getResult(0).getType()
+                                              : op->getOperand(0).getType());
+    if (arg && arg.getArgNumber() < tensors.size())
+      lb.call(rt::Call::gnnrtCheckTypes,
+              {lb.ctx, tensors[arg.getArgNumber()].buf,
+               lb.cI64(slotted.getDimSize(0))});
+  });
   // Each gathered row's dimensions: static ones, `?` from an operand whose
   // rows have the same shape. Kernel operands: the results, then the
   // operands (buffers and row sizes), then the edge caches.

@@ -85,6 +85,7 @@ std::optional<Role> roleOf(Operation *op, Value numV) {
     case rt::Call::gnnrtStageCount: // a staged kernel's stages (queries)
     case rt::Call::gnnrtStageStart:
     case rt::Call::gnnrtStageLevelEnd:
+    case rt::Call::gnnrtCheckTypes: // the edge types a fused gather reads
       return Role::Shared;
     case rt::Call::gnnrtKernelArg:
     case rt::Call::gnnrtKernelArgI32:

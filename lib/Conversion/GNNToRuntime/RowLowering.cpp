@@ -42,6 +42,8 @@ LogicalResult RowLowering::lower(Operation *op, Value rows) {
       })
       .Case([&](RowDotOp o) { return lowerRowDot(o, rows); })
       .Case([&](BroadcastHeadsOp o) { return lowerBroadcastHeads(o, rows); })
+      .Case<PlaceByTypeOp, TakeByTypeOp>(
+          [&](Operation *o) { return lowerSlots(o, rows); })
       .Case<ConcatOp, SliceOp>(
           [&](Operation *o) { return lowerConcatOrSlice(o, rows); })
       .Case([&](DropoutOp o) { return lowerDropout(o); })
@@ -194,6 +196,61 @@ LogicalResult RowLowering::lowerBroadcastHeads(BroadcastHeadsOp bh,
         ob.create<scf::YieldOp>(l);
       }));
   buffers.bind(bh.getResult(), out);
+  return success();
+}
+
+LogicalResult RowLowering::lowerSlots(Operation *op, Value rows) {
+  const bool place = isa<PlaceByTypeOp>(op);
+  Tensor x = buffers.lookup(op->getOperand(0));
+  Tensor t = buffers.lookup(op->getOperand(1));
+  auto slotted = cast<RankedTensorType>(place ? op->getResult(0).getType()
+                                              : op->getOperand(0).getType());
+  auto row = cast<RankedTensorType>(place ? op->getOperand(0).getType()
+                                          : op->getResult(0).getType());
+  if (!row.hasStaticShape())
+    return op->emitOpError() << "needs a static row to be lowered";
+  Value width = lb.cIndex(row.getNumElements());
+  lb.call(rt::Call::gnnrtCheckTypes,
+          {lb.ctx, t.buf, lb.cI64(slotted.getDimSize(0))});
+  Tensor out = allocResult(op, rows, lb.staticDims(place ? slotted : row));
+  Value zero = lb.cIndex(0), one = lb.cIndex(1);
+  markOwnRowLoop(lb.b.create<scf::ForOp>(
+      lb.loc, zero, out.rows, one, ValueRange{},
+      [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+        Value type =
+            lb.toIndex(ob, ob.create<memref::LoadOp>(
+                               l, t.buf, ValueRange{t.batched ? r : zero}));
+        ob.create<scf::ForOp>(
+            l, zero, out.rowSize, one, ValueRange{},
+            [&](OpBuilder &ib, Location il, Value j, ValueRange) {
+              Value v;
+              if (place) {
+                // Element j of the T x K row: slot j / K, column j % K.
+                Value slot = ib.create<arith::DivUIOp>(il, j, width);
+                Value column = ib.create<arith::RemUIOp>(il, j, width);
+                Value zeroF = ib.create<arith::ConstantFloatOp>(
+                    il, APFloat(0.0f), ib.getF32Type());
+                v = ib.create<arith::SelectOp>(
+                    il,
+                    ib.create<arith::CmpIOp>(il, arith::CmpIPredicate::eq, slot,
+                                             type),
+                    lb.load(ib, x, r, column, false), zeroF);
+              } else {
+                v = lb.load(
+                    ib, x, r,
+                    ib.create<arith::AddIOp>(
+                        il, ib.create<arith::MulIOp>(il, type, width), j),
+                    false);
+              }
+              Value base = ib.create<arith::MulIOp>(il, r, out.rowSize);
+              ib.create<memref::StoreOp>(
+                  il, v, out.buf,
+                  ValueRange{ib.create<arith::AddIOp>(il, base, j)});
+              ib.create<scf::YieldOp>(il);
+            });
+        ob.create<scf::YieldOp>(l);
+      }));
+  buffers.bind(op->getResult(0), out);
   return success();
 }
 

@@ -41,6 +41,8 @@ private:
   LogicalResult lowerTypedLinearTranspose(TypedLinearTransposeOp op);
   LogicalResult lowerRowDot(RowDotOp op, Value rows);
   LogicalResult lowerBroadcastHeads(BroadcastHeadsOp op, Value rows);
+  /// place_by_type / take_by_type (unfused): the types checked first.
+  LogicalResult lowerSlots(Operation *op, Value rows);
   LogicalResult lowerConcatOrSlice(Operation *op, Value rows);
   LogicalResult lowerDropout(DropoutOp op);
 

@@ -112,7 +112,9 @@
 ///      (--gnn-split-eval-levels), whose level functions read the lower
 ///      levels' values (cuts) at a block's rows and leave their own cuts
 ///      for the driver.
-#define GNNRT_API_VERSION 27
+///  28: gnnrtCheckTypes: the types a fused gather's place_by_type or
+///      take_by_type reads, checked before its kernel.
+#define GNNRT_API_VERSION 28
 
 #ifdef __cplusplus
 extern "C" {
@@ -406,6 +408,13 @@ _mlir_ciface_gnnrtTypedGemm(gnnrtContext *ctx, int64_t rows, int64_t k,
                             int64_t n, int64_t numTypes, gnnrtMemRefF32 *x,
                             gnnrtMemRefI32 *types, gnnrtMemRefF32 *w,
                             gnnrtMemRefF32 *out);
+
+/// Stops the run unless every element of `types` is in [0, numTypes): the
+/// edge types that a fused gather's place_by_type or take_by_type (GG-NN's
+/// typed sum by slots) reads, as gnnrtTypedGemm checks its own.
+GNNRT_EXPORT void _mlir_ciface_gnnrtCheckTypes(gnnrtContext *ctx,
+                                               gnnrtMemRefI32 *types,
+                                               int64_t numTypes);
 
 /// Transpose of the typed linear (its input gradient):
 /// gx[r, :] = w[types[r]] @ g[r, :] with w of shape [T, K, N].

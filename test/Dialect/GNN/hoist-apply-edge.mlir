@@ -141,7 +141,35 @@ func.func @split_concat(%w: tensor<7x3xf32>, %h: !gnn.vtensor<4xf32>, %y: !gnn.v
 
 // -----
 
-// Negative cases stay unchanged: GG-NN's typed product depends on edge data;
+// GG-NN's typed product summed (or averaged) into the vertices: each edge's
+// row placed in its type's slot, the aggregation of the 3 x 8 slots, then one
+// linear with the 3 x 8 x 8 weight over the vertices (no contraction per
+// edge).
+
+// CHECK-LABEL: func.func @typed_slots
+// CHECK:         %[[P:.*]] = gnn.apply_edge %{{.*}}(%{{.*}}, %{{.*}}) : (!gnn.etensor<8xf32>, !gnn.etensor<i32>) -> !gnn.etensor<3x8xf32>
+// CHECK:           gnn.place_by_type %{{.*}}, %{{.*}} : (tensor<8xf32>, tensor<i32>) -> tensor<3x8xf32>
+// CHECK:         %[[S:.*]] = gnn.gather mean %{{.*}}, %[[P]] to dst : !gnn.etensor<3x8xf32> -> !gnn.vtensor<3x8xf32>
+// CHECK:         gnn.apply_vertex %{{.*}}(%[[S]]) params(%{{.*}})
+// CHECK:           gnn.linear %{{.*}}, %{{.*}} : (tensor<3x8xf32>, tensor<3x8x8xf32>) -> tensor<8xf32>
+// CHECK-NOT:     gnn.typed_linear
+func.func @typed_slots(%wt: tensor<3x8x8xf32>, %h: !gnn.vtensor<8xf32>, %ty: !gnn.etensor<i32>) -> !gnn.vtensor<8xf32> {
+  %g = gnn.graph : !gnn.graph
+  %s = gnn.scatter %g, %h from src : !gnn.vtensor<8xf32> -> !gnn.etensor<8xf32>
+  // expected-remark @+1 {{typed product by slots: each edge's row placed in its type's slot of 3}}
+  %m0 = gnn.apply_edge %g (%s, %ty) params(%wt) : (!gnn.etensor<8xf32>, !gnn.etensor<i32>) params(tensor<3x8x8xf32>) -> !gnn.etensor<8xf32> {
+  ^bb0(%src: tensor<8xf32>, %t: tensor<i32>, %a: tensor<3x8x8xf32>):
+    %t0 = gnn.typed_linear %src, %t, %a : (tensor<8xf32>, tensor<i32>, tensor<3x8x8xf32>) -> tensor<8xf32>
+    gnn.yield %t0 : tensor<8xf32>
+  }
+  %a0 = gnn.gather mean %g, %m0 to dst : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+  return %a0 : !gnn.vtensor<8xf32>
+}
+
+// -----
+
+// Negative cases stay unchanged: GG-NN's typed product under a max (which
+// does not commute with the linear) depends on edge data;
 // W·(src ⊙ dst) mixes the sides before the product; GCN's src × data has
 // nothing to hoist; a dropout drawn per edge pins what follows it.
 
@@ -181,7 +209,7 @@ func.func @unchanged(%wt: tensor<3x8x8xf32>, %w: tensor<8x8xf32>, %att: tensor<8
     %t1 = gnn.row_dot %t0, %a : tensor<8xf32> -> tensor<1xf32>
     gnn.yield %t1 : tensor<1xf32>
   }
-  %a0 = gnn.gather sum %g, %m0 to dst : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
+  %a0 = gnn.gather max %g, %m0 to dst : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
   %a1 = gnn.gather sum %g, %m1 to dst : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
   %a2 = gnn.gather sum %g, %m2 to dst : !gnn.etensor<8xf32> -> !gnn.vtensor<8xf32>
   %a3 = gnn.gather sum %g, %m3 to dst : !gnn.etensor<1xf32> -> !gnn.vtensor<1xf32>

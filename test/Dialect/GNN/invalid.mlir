@@ -871,3 +871,27 @@ func.func @chunks_not_aggregation(%g: !gnn.graph, %v: !gnn.vtensor<8xf32>) {
   %0 = gnn.scatter %g, %v from src {gnn.chunks = 2 : i64} : !gnn.vtensor<8xf32> -> !gnn.etensor<8xf32>
   return
 }
+
+// -----
+
+func.func @place_by_type_slots(%g: !gnn.graph, %e: !gnn.etensor<4xf32>, %t: !gnn.etensor<i32>) {
+  %0 = gnn.apply_edge %g (%e, %t) : (!gnn.etensor<4xf32>, !gnn.etensor<i32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %ty: tensor<i32>):
+    // expected-error @+1 {{'gnn.place_by_type' op result must be the row 'tensor<4xf32>' with a static leading dimension of T >= 1 types, but is 'tensor<3x8xf32>'}}
+    %c = gnn.place_by_type %a, %ty : (tensor<4xf32>, tensor<i32>) -> tensor<3x8xf32>
+    gnn.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @take_by_type_slots(%g: !gnn.graph, %e: !gnn.etensor<4xf32>, %t: !gnn.etensor<i32>) {
+  %0 = gnn.apply_edge %g (%e, %t) : (!gnn.etensor<4xf32>, !gnn.etensor<i32>) -> !gnn.etensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %ty: tensor<i32>):
+    // expected-error @+1 {{'gnn.take_by_type' op input must be the row 'tensor<4xf32>' with a static leading dimension of T >= 1 types, but is 'tensor<4xf32>'}}
+    %c = gnn.take_by_type %a, %ty : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    gnn.yield %c : tensor<4xf32>
+  }
+  return
+}
