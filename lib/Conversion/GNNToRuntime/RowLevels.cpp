@@ -35,8 +35,10 @@ SmallVector<int64_t> bodySupport(Block &body, ArrayRef<int64_t> args,
     int64_t l = 0;
     if (isa<ReluOp, TanhOp, NegOp, SqrtOp, StepOp, EluOp, StopGradientOp,
             LeakyReluOp, DropoutOp, BroadcastHeadsOp, ReduceSumOp, SliceOp,
-            DivOp>(op)) {
-      l = of(op.getOperand(0)); // f(0) = 0; a quotient of a zero numerator
+            DivOp, PlaceByTypeOp, TakeByTypeOp>(op)) {
+      // f(0) = 0; a quotient of a zero numerator; a zero row placed in its
+      // type's slot or taken from it.
+      l = of(op.getOperand(0));
     } else if (isa<MulOp, RowDotOp, LinearOp, LinearTransposeOp, TypedLinearOp,
                    TypedLinearTransposeOp>(op)) {
       for (Value o : op.getOperands())
