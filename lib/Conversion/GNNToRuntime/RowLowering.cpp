@@ -169,24 +169,20 @@ LogicalResult RowLowering::lowerRowDot(RowDotOp rd, Value rows) {
   return success();
 }
 
-LogicalResult RowLowering::lowerBroadcastHeads(BroadcastHeadsOp bh,
-                                               Value rows) {
-  Tensor x = buffers.lookup(bh.getInput());
-  RankedTensorType rt = bh.getType();
-  if (rt.isDynamicDim(1))
-    return bh->emitOpError() << "needs a static head width to be lowered";
-  Value width = lb.cIndex(rt.getDimSize(1));
-  Tensor out = allocResult(bh, rows, {x.dims[0], width});
-  Tensor spread = x; // element j of the result reads input element j / width
+void RowLowering::storeEachElement(
+    const Tensor &out,
+    function_ref<Value(OpBuilder &, Location, Value r)> perRow,
+    function_ref<Value(OpBuilder &, Location, Value r, Value rowValue, Value j)>
+        element) {
   Value zero = lb.cIndex(0), one = lb.cIndex(1);
   markOwnRowLoop(lb.b.create<scf::ForOp>(
       lb.loc, zero, out.rows, one, ValueRange{},
       [&](OpBuilder &ob, Location l, Value r, ValueRange) {
+        Value rowValue = perRow ? perRow(ob, l, r) : Value();
         ob.create<scf::ForOp>(
             l, zero, out.rowSize, one, ValueRange{},
             [&](OpBuilder &ib, Location il, Value j, ValueRange) {
-              Value h = ib.create<arith::DivUIOp>(il, j, width);
-              Value v = lb.load(ib, spread, r, h, false);
+              Value v = element(ib, il, r, rowValue, j);
               Value base = ib.create<arith::MulIOp>(il, r, out.rowSize);
               ib.create<memref::StoreOp>(
                   il, v, out.buf,
@@ -195,6 +191,22 @@ LogicalResult RowLowering::lowerBroadcastHeads(BroadcastHeadsOp bh,
             });
         ob.create<scf::YieldOp>(l);
       }));
+}
+
+LogicalResult RowLowering::lowerBroadcastHeads(BroadcastHeadsOp bh,
+                                               Value rows) {
+  Tensor x = buffers.lookup(bh.getInput());
+  RankedTensorType rt = bh.getType();
+  if (rt.isDynamicDim(1))
+    return bh->emitOpError() << "needs a static head width to be lowered";
+  Value width = lb.cIndex(rt.getDimSize(1));
+  Tensor out = allocResult(bh, rows, {x.dims[0], width});
+  // Element j of the result reads input element j / width.
+  storeEachElement(out, nullptr,
+                   [&](OpBuilder &ib, Location il, Value r, Value, Value j) {
+                     Value h = ib.create<arith::DivUIOp>(il, j, width);
+                     return lb.load(ib, x, r, h, false);
+                   });
   buffers.bind(bh.getResult(), out);
   return success();
 }
@@ -213,43 +225,29 @@ LogicalResult RowLowering::lowerSlots(Operation *op, Value rows) {
   lb.call(rt::Call::gnnrtCheckTypes,
           {lb.ctx, t.buf, lb.cI64(slotted.getDimSize(0))});
   Tensor out = allocResult(op, rows, lb.staticDims(place ? slotted : row));
-  Value zero = lb.cIndex(0), one = lb.cIndex(1);
-  markOwnRowLoop(lb.b.create<scf::ForOp>(
-      lb.loc, zero, out.rows, one, ValueRange{},
-      [&](OpBuilder &ob, Location l, Value r, ValueRange) {
-        Value type =
-            lb.toIndex(ob, ob.create<memref::LoadOp>(
-                               l, t.buf, ValueRange{t.batched ? r : zero}));
-        ob.create<scf::ForOp>(
-            l, zero, out.rowSize, one, ValueRange{},
-            [&](OpBuilder &ib, Location il, Value j, ValueRange) {
-              Value v;
-              if (place) {
-                // Element j of the T x K row: slot j / K, column j % K.
-                Value slot = ib.create<arith::DivUIOp>(il, j, width);
-                Value column = ib.create<arith::RemUIOp>(il, j, width);
-                Value zeroF = ib.create<arith::ConstantFloatOp>(
-                    il, APFloat(0.0f), ib.getF32Type());
-                v = ib.create<arith::SelectOp>(
-                    il,
-                    ib.create<arith::CmpIOp>(il, arith::CmpIPredicate::eq, slot,
-                                             type),
-                    lb.load(ib, x, r, column, false), zeroF);
-              } else {
-                v = lb.load(
-                    ib, x, r,
-                    ib.create<arith::AddIOp>(
-                        il, ib.create<arith::MulIOp>(il, type, width), j),
-                    false);
-              }
-              Value base = ib.create<arith::MulIOp>(il, r, out.rowSize);
-              ib.create<memref::StoreOp>(
-                  il, v, out.buf,
-                  ValueRange{ib.create<arith::AddIOp>(il, base, j)});
-              ib.create<scf::YieldOp>(il);
-            });
-        ob.create<scf::YieldOp>(l);
-      }));
+  Value zero = lb.cIndex(0);
+  auto typeOf = [&](OpBuilder &ob, Location l, Value r) {
+    return lb.toIndex(ob, ob.create<memref::LoadOp>(
+                              l, t.buf, ValueRange{t.batched ? r : zero}));
+  };
+  storeEachElement(
+      out, typeOf,
+      [&](OpBuilder &ib, Location il, Value r, Value type, Value j) -> Value {
+        if (!place)
+          return lb.load(ib, x, r,
+                         ib.create<arith::AddIOp>(
+                             il, ib.create<arith::MulIOp>(il, type, width), j),
+                         false);
+        // Element j of the T x K row: slot j / K, column j % K.
+        Value slot = ib.create<arith::DivUIOp>(il, j, width);
+        Value column = ib.create<arith::RemUIOp>(il, j, width);
+        Value zeroF = ib.create<arith::ConstantFloatOp>(il, APFloat(0.0f),
+                                                        ib.getF32Type());
+        return ib.create<arith::SelectOp>(
+            il,
+            ib.create<arith::CmpIOp>(il, arith::CmpIPredicate::eq, slot, type),
+            lb.load(ib, x, r, column, false), zeroF);
+      });
   buffers.bind(op->getResult(0), out);
   return success();
 }

@@ -33,6 +33,16 @@ private:
   /// The result of `op`: `rows` rows when an operand has rows, else one.
   Tensor allocResult(Operation *op, Value rows, SmallVector<Value> dims);
 
+  /// Stores element j of each own row r of `out` (at r * rowSize + j): what
+  /// `element` computes from r, the row's value `perRow` gives (when set)
+  /// and j.
+  void
+  storeEachElement(const Tensor &out,
+                   function_ref<Value(OpBuilder &, Location, Value r)> perRow,
+                   function_ref<Value(OpBuilder &, Location, Value r,
+                                      Value rowValue, Value j)>
+                       element);
+
   LogicalResult lowerConstant(ConstantOp op);
   LogicalResult lowerLinear(LinearOp op);
   LogicalResult lowerLinearTranspose(LinearTransposeOp op);
