@@ -59,12 +59,12 @@ std::string memoryJson(const gnnrtContext *ctx, int64_t budget,
                                           ? ctx->graphOnStorage->counters()
                                           : GraphWindowCounters();
   appendf("\"features_read_bytes\": %lld, \"feature_fetches\": %lld, "
-          "\"graph_read_bytes\": %lld, \"graph_windows\": %lld,\n"
-          "             ",
+          "\"graph_read_bytes\": %lld, \"graph_windows\": %lld, "
+          "\"graph_read_seconds\": %.6f,\n             ",
           static_cast<long long>(spilled.sourceReadBytes),
           static_cast<long long>(spilled.sourceFetches),
           static_cast<long long>(windows.readBytes),
-          static_cast<long long>(windows.windows));
+          static_cast<long long>(windows.windows), windows.seconds);
   // Selective loading of the tiles' input chunks (SelectiveLoad.h).
   text += ctx->selective.json(spilled) + ",\n             ";
   text += ctx->pipeline.json() + ",\n             ";

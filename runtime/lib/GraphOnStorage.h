@@ -36,6 +36,7 @@ struct Buffer;
 struct GraphWindowCounters {
   int64_t readBytes = 0; // of indices.npy and the spill file's CSR
   int64_t windows = 0;   // windows read (a window asked for again is not)
+  double seconds = 0;    // the training's time in the reads (wall clock)
 };
 
 class GraphOnStorage {
