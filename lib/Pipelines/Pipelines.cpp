@@ -83,6 +83,7 @@ loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   lowering.placement = options.placement;
   lowering.rowChunks = options.rowChunks;
   lowering.levelRows = options.levelRows;
+  lowering.stageSharedRows = options.stageSharedRows;
   lowering.longRowPieces = options.longRowPieces;
   lowering.featuresOutOfCore = options.featuresOutOfCore;
   lowering.graphOutOfCore = options.graphOutOfCore;

@@ -328,6 +328,14 @@ struct gnnrtContext {
     std::vector<ReducePart> parts;
     int64_t totalWidth = 0;
     int64_t most = 0;
+    /// gnnrtReduceStageSources's broadcasts in flight (by parity) into
+    /// `sourceBuffers`, the stage it expects next, and stage 0's own rows
+    /// and width.
+    std::unique_ptr<gnnrt::Buffer> sourceBuffers[2];
+    gnnrt::Request sourcesPending[2];
+    int64_t sourcesNext = 0;
+    const float *sourcesOwn = nullptr;
+    int64_t sourcesWidth = 0;
   } kernelStages;
   /// gnnrtPieceScratch's floats and gnnrtPieceScratchI32's integers (in a
   /// buffer of as many floats), kept across calls.

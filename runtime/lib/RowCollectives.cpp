@@ -161,6 +161,32 @@ static const std::vector<int64_t> &prepareStages(gnnrtContext *ctx,
   return ctx->rowStarts;
 }
 
+/// Stage `stage` of a loop of broadcast stages: stage j's rows are the own
+/// rows `own` on their owner (j = the rank), else `buffers[j % 2]`, and
+/// `floats(j)` of them move. Stage 0 issues its broadcast; each stage waits
+/// for its own and issues stage j + 1's into the other buffer (stage
+/// j - 1's, whose kernel has read it). Returns stage `stage`'s rows.
+template <typename Floats>
+static float *broadcastStage(gnnrtContext *ctx, Request (&pending)[2],
+                             int64_t stage, float *own,
+                             std::unique_ptr<Buffer> (&buffers)[2],
+                             Floats floats) {
+  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
+  auto rowsOf = [&](int64_t j) {
+    return j == rank ? own : buffers[j % 2]->data;
+  };
+  auto issue = [&](int64_t j) {
+    pending[j % 2] =
+        rowsComm(ctx).iBroadcast(rowsOf(j), floats(j), static_cast<int>(j));
+  };
+  if (stage == 0)
+    issue(0);
+  rowsComm(ctx).wait(pending[stage % 2]);
+  if (stage + 1 < size)
+    issue(stage + 1);
+  return rowsOf(stage);
+}
+
 extern "C" {
 
 void _mlir_ciface_gnnrtAllGatherRows(gnnrtContext *ctx, gnnrtMemRefF32 *in,
@@ -369,25 +395,15 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
     }
     return;
   }
-  const int size = rowsComm(ctx).size(), rank = rowsComm(ctx).rank();
+  const int size = rowsComm(ctx).size();
   keepStageOwnRows(ctx, entry, own, width, sourceLevel, stage);
-  auto rowsOf = [&](int64_t j) {
-    return j == rank ? const_cast<float *>(state.own)
-                     : ctx->stageBuffers[j % 2]->data;
-  };
-  auto issue = [&](int64_t j) {
-    state.pending[j % 2] = rowsComm(ctx).iBroadcast(
-        rowsOf(j), rowsOfLevel(ctx, static_cast<int>(j), sourceLevel) * width,
-        static_cast<int>(j));
-  };
-  if (stage == 0)
-    issue(0);
-  rowsComm(ctx).wait(state.pending[stage % 2]);
-  // Stage j + 1's rows go into the buffer stage j - 1's kernel has read.
-  if (stage + 1 < size)
-    issue(stage + 1);
+  float *rows = broadcastStage(
+      ctx, state.pending, stage, const_cast<float *>(state.own),
+      ctx->stageBuffers, [&](int64_t j) {
+        return rowsOfLevel(ctx, static_cast<int>(j), sourceLevel) * width;
+      });
   state.next = stage + 1 < size ? stage + 1 : 0;
-  *result = stageMemRef(ctx, rowsOf(stage), stage, width);
+  *result = stageMemRef(ctx, rows, stage, width);
 }
 
 /// Checks that a reduce stage's part is the one stage 0 gave (keepReducePart).
@@ -539,6 +555,65 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
         rowsComm(ctx).wait(r);
       pending.clear();
     }
+}
+
+void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
+                                          gnnrtContext *ctx,
+                                          gnnrtMemRefF32 *own, int64_t width,
+                                          int64_t stage) {
+  const char *entry = "gnnrtReduceStageSources";
+  auto &state = ctx->kernelStages;
+  const int64_t count = gnnrtStageCount(ctx);
+  if (width < 0)
+    fatal(std::string(entry) + ": negative width");
+  const int64_t expected = stage == 0 ? 0 : state.sourcesNext;
+  if (stage < 0 || stage >= count || stage != expected)
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
+          " asked, stage " + std::to_string(expected) + " expected, of " +
+          std::to_string(count));
+  if (!rowsAreSplit(ctx)) {
+    // One stage: every source's rows are the own rows (one process, a
+    // closure), or closed shares' own rows among zeros.
+    const int64_t S = sourcesOf(ctx->ds);
+    needElements(own->sizes[0],
+                 std::max(ctx->ds.numVertices, sharesAreClosed(ctx) ? 0 : S) *
+                     width,
+                 std::string(entry) + " own rows");
+    *result = *own;
+    if (sharesAreClosed(ctx)) {
+      float *all = grownBuffer(*ctx->device, state.sourceBuffers[0], S * width);
+      padOwnRows(ctx, own->aligned + own->offset, all, width);
+      *result = rowsMemRef(all, S, width);
+    }
+    return;
+  }
+  const int size = rowsComm(ctx).size();
+  needElements(own->sizes[0], ctx->ds.numVertices * width,
+               std::string(entry) + " own rows");
+  checkRowStarts(ctx, entry);
+  const float *ownRows = own->aligned + own->offset;
+  if (stage == 0) {
+    const std::vector<int64_t> &p = ctx->rowStarts;
+    int64_t most = 0;
+    for (size_t r = 0; r + 1 < p.size(); ++r)
+      most = std::max(most, p[r + 1] - p[r]);
+    for (auto &b : state.sourceBuffers)
+      grownBuffer(*ctx->device, b, most * width);
+    state.sourcesOwn = ownRows;
+    state.sourcesWidth = width;
+  } else if (state.sourcesOwn != ownRows || state.sourcesWidth != width) {
+    fatal(std::string(entry) + ": stage " + std::to_string(stage) +
+          " of other own rows or width than stage 0's (width " +
+          std::to_string(width) + " against " +
+          std::to_string(state.sourcesWidth) + ")");
+  }
+  float *rows = broadcastStage(
+      ctx, state.sourcesPending, stage, const_cast<float *>(state.sourcesOwn),
+      state.sourceBuffers, [&](int64_t j) {
+        return (ctx->rowStarts[j + 1] - ctx->rowStarts[j]) * width;
+      });
+  state.sourcesNext = stage + 1 < size ? stage + 1 : 0;
+  *result = stageMemRef(ctx, rows, stage, width);
 }
 
 /// gnnrtSpmmReduce whose sums are zero beyond the sources' `level` (-1:

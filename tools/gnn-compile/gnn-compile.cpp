@@ -295,6 +295,16 @@ static llvm::cl::opt<bool> levelRows(
                    "every row of the batch). docs/MiniBatch.md"),
     llvm::cl::init(true), llvm::cl::cat(gnnCompileCategory));
 
+static llvm::cl::opt<bool> stageSharedRows(
+    "stage-shared-rows",
+    llvm::cl::desc(
+        "Row partitioning: the rows several compiled kernels read "
+        "at edge sources (GAT's training step) arrive in broadcast "
+        "stages for each kernel instead of as one all-gather of "
+        "every vertex's rows: less memory per process, the rows "
+        "moved once per reader (default false). docs/Distributed.md"),
+    llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
+
 static llvm::cl::opt<bool> evalLevels(
     "eval-levels",
     llvm::cl::desc("Compile the evaluation split at its levels too, for "
@@ -596,6 +606,7 @@ int main(int argc, char **argv) {
                 std::to_string(rowChunks.getValue()));
   lowering.rowChunks = rowChunks.getValue();
   lowering.levelRows = levelRows.getValue();
+  lowering.stageSharedRows = stageSharedRows.getValue();
   lowering.longRowPieces = longRowPieces.getValue();
   lowering.chip = gpuArch.getValue();
   lowering.cudaPath = toolkit;

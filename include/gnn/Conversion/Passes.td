@@ -150,6 +150,13 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
            "only (gnnrtLevelRows: a sampled batch's per-layer blocks; every "
            "row on a whole graph); not with row chunks, a budget, a row "
            "partition or the CUDA target">,
+    Option<"stageSharedRows", "stage-shared-rows", "bool",
+           /*default=*/"false",
+           "Row partitioning: an all-gather read by several compiled "
+           "kernels (GAT's training step) arrives in broadcast stages for "
+           "each of them, as one with a single reader does, instead of as "
+           "the rows of every vertex: each reader moves the rows again, and "
+           "no process holds every vertex's rows">,
     Option<"featuresOutOfCore", "features-out-of-core", "bool",
            /*default=*/"false",
            "Under a budget: the features stay on storage, read by row "

@@ -133,6 +133,12 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
                      "compute their level's rows only (a sampled batch's "
                      "per-layer blocks)"),
       llvm::cl::init(false)};
+  Option<bool> stageSharedRows{
+      *this, "stage-shared-rows",
+      llvm::cl::desc("--convert-gnn-to-runtime: an all-gather read by "
+                     "several compiled kernels arrives in broadcast stages "
+                     "for each of them (row partitioning)"),
+      llvm::cl::init(false)};
   Option<bool> featuresOutOfCore{
       *this, "features-out-of-core",
       llvm::cl::desc("--convert-gnn-to-runtime: the features stay on "

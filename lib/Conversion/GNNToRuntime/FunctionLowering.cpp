@@ -7,6 +7,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::gnn;
 
@@ -136,13 +138,13 @@ LogicalResult FunctionLowering::run(bool training) {
     for (Value v : {agg.vertexInput, agg.weights})
       if (v)
         buffers.addRead(gather, v);
-  // A staged SpMM reads the own rows of its all-gather.
-  for (auto &[gathered, own] : stagedGathers) {
-    Operation *reader = *gathered.getUsers().begin();
-    if (auto sc = dyn_cast<ScatterOp>(reader))
-      reader = *sc->getUsers().begin();
-    buffers.addRead(reader, own);
-  }
+  // A staged SpMM or kernel reads the own rows of its all-gather.
+  for (auto &[gathered, own] : stagedGathers)
+    for (Operation *reader : gathered.getUsers()) {
+      if (auto sc = dyn_cast<ScatterOp>(reader))
+        reader = *sc->getUsers().begin();
+      buffers.addRead(reader, own);
+    }
   for (auto up : body.getOps<OptimizerUpdateOp>())
     if (auto arg = dyn_cast<BlockArgument>(up.getParam()))
       if (arg.getOwner() == &body && !isa<BlockArgument>(up.getGrad()))
@@ -313,10 +315,54 @@ static bool runsOnWholeGraph(Operation *op) {
 }
 
 void FunctionLowering::planStagedGathers(Block &body) {
-  for (auto ag : body.getOps<AllGatherOp>()) {
+  // Whether compiled kernel `fg` can read `rows` in stages: to the
+  // destinations, once per stage over the edges from the stage's rows; to
+  // the sources (a sum whose outputs are reduce-scattered), in its reduce
+  // stages, each over the stage's rows as sources (broadcast and reduced
+  // in one loop). One staged input per kernel.
+  auto kernelStages = [&](FusedGatherOp fg, Value rows) {
+    const bool once = llvm::count(fg.getSrcInputs(), rows) == 1 &&
+                      !llvm::is_contained(fg.getDstInputs(), rows) &&
+                      !llvm::is_contained(fg.getEdgeInputs(), rows);
+    if (fg.getSide() == Side::Dst && once &&
+        FusedGatherLowering::stageableSpmmInput(fg) == rows)
+      return true; // an SpMM of the stages (gnnrtSpmmBroadcast)
+    const bool can = fg.getSide() == Side::Dst
+                         ? FusedGatherLowering::kernelCanStage(fg, rows)
+                         : once && FusedGatherLowering::kernelCanReduce(fg);
+    return can && llvm::none_of(fg.getSrcInputs(), [&](Value v) {
+             return stagedGathers.contains(v);
+           });
+  };
+  SmallVector<AllGatherOp> gathers(body.getOps<AllGatherOp>());
+  // Several readers each: the widest rows first, since a kernel stages one
+  // of its inputs (GAT's 32-wide rows, not its one-float logits).
+  auto width = [](AllGatherOp ag) {
+    RankedTensorType row =
+        cast<VertexTensorType>(ag.getResult().getType()).getRowType();
+    return row.hasStaticShape() ? row.getNumElements()
+                                : std::numeric_limits<int64_t>::max();
+  };
+  if (stageSharedRows)
+    llvm::stable_sort(gathers, [&](AllGatherOp a, AllGatherOp b) {
+      return width(a) > width(b);
+    });
+  for (AllGatherOp ag : gathers) {
     Value rows = ag.getResult();
-    if (!rows.hasOneUse())
+    if (rows.use_empty())
       continue;
+    if (!rows.hasOneUse()) {
+      // Each reader a compiled kernel that stages them.
+      SmallVector<Operation *> users(rows.getUsers());
+      if (!stageSharedRows || llvm::any_of(users, [&](Operation *user) {
+            auto fg = dyn_cast<FusedGatherOp>(user);
+            return !fg || runsOnWholeGraph(fg) || !kernelStages(fg, rows);
+          }))
+        continue;
+      stagedGathers[rows] = ag.getInput();
+      skipped.insert(ag);
+      continue;
+    }
     Operation *user = *rows.getUsers().begin();
     // The stages run over the own rows' graph.
     if (runsOnWholeGraph(user))

@@ -53,6 +53,9 @@ public:
   /// Fused gathers' long rows in pieces (emitFusedGatherKernel); before
   /// run(). Tiles (row chunks, level rows) keep every row whole.
   void setLongRowPieces(bool enable) { fusedGathers.setLongRowPieces(enable); }
+  /// Row partitioning: an all-gather that several compiled kernels read
+  /// arrives in broadcast stages for each (planStagedGathers).
+  void setStageSharedRows(bool enable) { stageSharedRows = enable; }
   void setRowChunks(int64_t chunks) {
     rowChunks = chunks;
     fusedGathers.setTiles(chunks > 1 && !gpu);
@@ -167,6 +170,7 @@ private:
   func::FuncOp lowered; // after run()
   bool planned = false; // after placeBuffers()
   int64_t rowChunks = 1;
+  bool stageSharedRows = false;
   int64_t numLevels = 0;
   std::optional<LevelPlan> levelPlan;
   /// n_0 .. n_L (index), read at the function's start, of the own rows and
@@ -214,7 +218,9 @@ private:
   DenseMap<Operation *, Aggregation> aggregations;
   /// Row partitioning: all-gathers whose one reader aggregates their rows
   /// to the destinations as an SpMM, which gets the own rows (the value)
-  /// and runs over broadcast stages (gnnrtSpmmBroadcast) instead.
+  /// and runs over broadcast stages (gnnrtSpmmBroadcast) instead; or whose
+  /// readers (one, or with stageSharedRows several) are compiled kernels
+  /// that run once per stage.
   DenseMap<Value, Value> stagedGathers;
   /// And aggregations to the source (a sum SpMM) whose one reader is a
   /// reduce-scatter, which they run with in reduce stages

@@ -473,7 +473,19 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
                                 : lb.call(rt::Call::gnnrtStageLevelEnd,
                                           {lb.ctx, j, lb.cI64(kernelLevel)});
   }
-  if (staged >= 0) {
+  if (staged >= 0 && reduced) {
+    // A source input of a kernel in reduce stages: stage j's rows are the
+    // sources it sums to, broadcast in the same loop (their own buffers).
+    Tensor &rows = tensors[staged];
+    rows.buf =
+        lb.call(rt::Call::gnnrtReduceStageSources,
+                {lb.ctx, buffers.lookup(stagedOwn).buf, lb.toI64(rows.rowSize),
+                 lb.toI64(stageLoop.getInductionVar())});
+    rowCollectives->push_back({"broadcast", buffers.sizeKey(rows.rowSize)});
+  } else if (staged >= 0) {
+    if (fg.getSide() != Side::Dst)
+      return fg.emitOpError() << "internal error: a staged input of a sum "
+                                 "to the sources outside reduce stages";
     stageCount = lb.call(rt::Call::gnnrtStageCount, {lb.ctx});
     stageEnd = lb.call(rt::Call::gnnrtStageStart, {lb.ctx, stageCount});
     Value j = openStages(stageCount);
@@ -491,16 +503,18 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
   // kernel in tiles, or a stage's range).
   std::optional<std::pair<int64_t, int64_t>> tileInts;
   int64_t inputRowsInt = -1;
-  if (tiles || staged >= 0) {
+  // (A kernel in reduce stages reads every destination of its sources.)
+  const bool stagedInputs = staged >= 0 && !reduced;
+  if (tiles || stagedInputs) {
     tileInts = {firstCacheArg + static_cast<int64_t>(caches.size()),
                 firstCacheArg + static_cast<int64_t>(caches.size()) + 1};
-    kernels.setInt(tileInts->first, staged >= 0 ? stageLo : lb.cI64(0));
-    kernels.setInt(tileInts->second, staged >= 0
+    kernels.setInt(tileInts->first, stagedInputs ? stageLo : lb.cI64(0));
+    kernels.setInt(tileInts->second, stagedInputs
                                          ? stageHi
                                          : lb.toI64(lb.sizes.gatheredRows(
                                                fg.getSide() != Side::Dst)));
   }
-  if (staged >= 0) {
+  if (stagedInputs) {
     // The sources' count at the last stage, else -1: a stage's range ends
     // at it only there (empty stages at the end end there too, and a mean
     // must be finished once).
@@ -510,6 +524,13 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
         lb.add(lb.toI64(stageLoop.getInductionVar()), lb.cI64(1)), stageCount);
     kernels.setInt(inputRowsInt, lb.b.create<arith::SelectOp>(
                                      lb.loc, last, stageEnd, lb.cI64(-1)));
+  } else if (tileInts) {
+    // The last tile ends at the input side's rows, which a partitioned
+    // program's own rows' graph has more of than the rows it gathers (the
+    // sources are every vertex): a mean or an empty max is finished there.
+    inputRowsInt = tileInts->second + 1;
+    kernels.setInt(inputRowsInt,
+                   lb.toI64(lb.sizes.gatheredRows(fg.getSide() != Side::Dst)));
   }
   // Long rows in pieces: the rows' kernel leaves them to a kernel over
   // their pieces, which writes partial rows into the scratch, and one over

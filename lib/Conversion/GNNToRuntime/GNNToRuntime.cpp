@@ -602,6 +602,7 @@ struct ConvertGNNToRuntime
         lowerings.push_back(std::make_unique<FunctionLowering>(
             module, fn, edgeInputs, edgeCacheFloats, target == "cuda"));
         lowerings.back()->setRowChunks(rowChunks);
+        lowerings.back()->setStageSharedRows(stageSharedRows);
         lowerings.back()->setLongRowPieces(target == "cuda" || longRowPieces);
         lowerings.back()->setCutDims(&cutDims);
         if (withLevels)

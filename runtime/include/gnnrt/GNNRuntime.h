@@ -114,7 +114,9 @@
 ///      for the driver.
 ///  28: gnnrtCheckTypes: the types a fused gather's place_by_type or
 ///      take_by_type reads, checked before its kernel.
-#define GNNRT_API_VERSION 28
+///  29: gnnrtReduceStageSources: a kernel in reduce stages reads a source
+///      input in broadcast stages too (the sources it sums to).
+#define GNNRT_API_VERSION 29
 
 #ifdef __cplusplus
 extern "C" {
@@ -751,6 +753,18 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageRows(
 GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSend(
     gnnrtContext *ctx, gnnrtMemRefF32 *own, int64_t width, int64_t stage,
     int64_t part, int64_t parts, int64_t rowOffset, int64_t totalWidth);
+/// A source input of a kernel in reduce stages, in broadcast stages of its
+/// own: at stage j (after gnnrtReduceStageRows of the same stage) the rows
+/// of the sources [p(j), p(j+1)) that the stage's kernel sums to, as
+/// gnnrtStageRows gives them (row u at u * width), from two receive buffers
+/// of their own, stage j + 1's broadcast issued while stage j computes;
+/// `own` and `width` are stage 0's at every stage. In one process the own
+/// rows; closed shares: the own rows among zeros.
+GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
+                                                       gnnrtContext *ctx,
+                                                       gnnrtMemRefF32 *own,
+                                                       int64_t width,
+                                                       int64_t stage);
 /// Its adjoint in stages: out[v] for the own vertices v = the sum over the
 /// processes of their weighted sums over v's out-edges of their own rows
 /// `in` (what an aggregation to the source and gnnrtReduceScatterRows

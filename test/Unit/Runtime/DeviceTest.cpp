@@ -740,6 +740,17 @@ TEST(RuntimeDevice, OneProcessRunsOneStageOfItsOwnRows) {
   _mlir_ciface_gnnrtReduceStageSend(&ctx, &m, 2, 0, 0, 1, 0, 2);
   EXPECT_DEATH(_mlir_ciface_gnnrtStageRows(&rows, &ctx, &m, 2, 1, -1),
                "gnnrtStageRows: stage 1 asked, stage 0 expected, of 1");
+  // A reduce stage's source input: the own rows in one process.
+  rows = {};
+  _mlir_ciface_gnnrtReduceStageSources(&rows, &ctx, &m, 2, 0);
+  EXPECT_EQ(rows.aligned, own.data());
+  EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSources(&rows, &ctx, &m, 2, 1),
+               "gnnrtReduceStageSources: stage 1 asked, stage 0 expected, of "
+               "1");
+  EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSources(&rows, &ctx, &m, 3, 0),
+               "gnnrtReduceStageSources own rows");
+  EXPECT_DEATH(_mlir_ciface_gnnrtReduceStageSources(&rows, &ctx, &m, -1, 0),
+               "gnnrtReduceStageSources: negative width");
   EXPECT_DEATH(gnnrtStageStart(&ctx, 2), "gnnrtStageStart: stage 2 of 1");
   EXPECT_DEATH(
       _mlir_ciface_gnnrtReduceStageRows(&rows, &ctx, &m, 2, 0, 0, 1, 2, -1),
