@@ -35,7 +35,7 @@ the machine is shared and has 2 cores, so the figures to read are the byte
 counts, the communication share and the memory, not speed-ups.
 
 Usage: bench/distributed.py [--epochs N] [--quick] [--reddit]
-           [--models gcn,gat,gin] [--modes preload,rows,rows-r1,features,auto]
+           [--models gcn,gat,gin] [--modes preload,rows,rows-r1,rows-shared,features,auto]
            [--graphs grid,arxiv,reddit] [--out NAME]
 """
 
@@ -175,10 +175,13 @@ def main() -> int:
             data = graphs[gname]
             epochs = 3 if gname == "reddit" else args.epochs
             exe = os.path.join(tmp, f"{model}-{gname}-{mode}")
-            # rows-rK: row partitioning with the first K levels replicated.
+            # rows-rK: row partitioning with the first K levels replicated;
+            # rows-shared: with --stage-shared-rows.
             replicated = re.fullmatch(r"rows-r(\d+)", mode)
             flags = (["--partition", "rows", "--replicate", replicated.group(1)]
-                     if replicated else ["--partition", mode])
+                     if replicated else
+                     ["--partition", "rows", "--stage-shared-rows"]
+                     if mode == "rows-shared" else ["--partition", mode])
             subprocess.run([COMPILER, os.path.join(ROOT, "examples", "models", f"{model}.mlir"),
                             "--dataset", data, *flags, "-o", exe], check=True)
             meta = json.load(open(os.path.join(data, "meta.json")))

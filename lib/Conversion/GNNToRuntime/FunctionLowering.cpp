@@ -315,6 +315,11 @@ static bool runsOnWholeGraph(Operation *op) {
 }
 
 void FunctionLowering::planStagedGathers(Block &body) {
+  // Whether `fg` reads `v` in its stages: a staged input that its kernel
+  // reads (one that it loads through an edge cache it never reads).
+  auto readsStaged = [&](FusedGatherOp fg, Value v) {
+    return stagedGathers.contains(v) && fusedGathers.kernelReads(fg, v);
+  };
   // Whether compiled kernel `fg` can read `rows` in stages: to the
   // destinations, once per stage over the edges from the stage's rows; to
   // the sources (a sum whose outputs are reduce-scattered), in its reduce
@@ -330,9 +335,8 @@ void FunctionLowering::planStagedGathers(Block &body) {
     const bool can = fg.getSide() == Side::Dst
                          ? FusedGatherLowering::kernelCanStage(fg, rows)
                          : once && FusedGatherLowering::kernelCanReduce(fg);
-    return can && llvm::none_of(fg.getSrcInputs(), [&](Value v) {
-             return stagedGathers.contains(v);
-           });
+    return can && llvm::none_of(fg.getSrcInputs(),
+                                [&](Value v) { return readsStaged(fg, v); });
   };
   SmallVector<AllGatherOp> gathers(body.getOps<AllGatherOp>());
   // Several readers each: the widest rows first, since a kernel stages one
@@ -349,12 +353,23 @@ void FunctionLowering::planStagedGathers(Block &body) {
     });
   for (AllGatherOp ag : gathers) {
     Value rows = ag.getResult();
-    if (rows.use_empty())
+    // The readers: a kernel that loads through edge caches everything that
+    // reads the rows (GAT's backward kernels) takes the own rows, unread.
+    SmallVector<Operation *> readers;
+    for (Operation *user : rows.getUsers()) {
+      auto fg = dyn_cast<FusedGatherOp>(user);
+      if (!fg || fusedGathers.kernelReads(fg, rows))
+        readers.push_back(user);
+    }
+    if (readers.empty() && !rows.use_empty()) {
+      // Nothing reads them: no collective.
+      stagedGathers[rows] = ag.getInput();
+      skipped.insert(ag);
       continue;
-    if (!rows.hasOneUse()) {
+    }
+    if (readers.size() > 1) {
       // Each reader a compiled kernel that stages them.
-      SmallVector<Operation *> users(rows.getUsers());
-      if (!stageSharedRows || llvm::any_of(users, [&](Operation *user) {
+      if (!stageSharedRows || llvm::any_of(readers, [&](Operation *user) {
             auto fg = dyn_cast<FusedGatherOp>(user);
             return !fg || runsOnWholeGraph(fg) || !kernelStages(fg, rows);
           }))
@@ -363,7 +378,7 @@ void FunctionLowering::planStagedGathers(Block &body) {
       skipped.insert(ag);
       continue;
     }
-    Operation *user = *rows.getUsers().begin();
+    Operation *user = readers.front();
     // The stages run over the own rows' graph.
     if (runsOnWholeGraph(user))
       continue;
@@ -376,12 +391,11 @@ void FunctionLowering::planStagedGathers(Block &body) {
       // A compiled kernel runs once per stage over one staged input (the
       // others all-gathered).
       if (!staged && FusedGatherLowering::kernelCanStage(fg, rows))
-        staged = llvm::none_of(fg.getSrcInputs(), [&](Value v) {
-          return stagedGathers.contains(v);
-        });
+        staged = llvm::none_of(fg.getSrcInputs(),
+                               [&](Value v) { return readsStaged(fg, v); });
     } else if (auto sc = dyn_cast<ScatterOp>(user)) {
       // A gather of the scatter folded into an SpMM (planAggregations).
-      if (skipped.contains(sc) && sc->hasOneUse()) {
+      if (rows.hasOneUse() && skipped.contains(sc) && sc->hasOneUse()) {
         auto it = aggregations.find(*sc->getUsers().begin());
         staged = it != aggregations.end() && it->second.vertexInput == rows &&
                  cast<GatherOp>(it->first).getSide() == Side::Dst &&

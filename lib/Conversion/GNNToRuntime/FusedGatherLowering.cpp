@@ -155,6 +155,7 @@ bool FusedGatherLowering::kernelCanStage(FusedGatherOp fg, Value rows) {
 
 void FusedGatherLowering::collect(Operation *function) {
   function->walk([&](FusedGatherOp g) { fusedGathers.push_back(g); });
+  planCacheLoads();
 }
 
 LogicalResult FusedGatherLowering::lower(FusedGatherOp fg) {
@@ -328,7 +329,8 @@ LogicalResult FusedGatherLowering::lowerAsKernel(FusedGatherOp fg) {
     Value own = stagedGathers && i < fg.getSrcInputs().size()
                     ? stagedGathers->lookup(v)
                     : Value();
-    if (own) {
+    // (A kernel that does not read them takes the own rows, unread.)
+    if (own && kernelReads(fg, v)) {
       staged = static_cast<int64_t>(i);
       stagedOwn = own;
     }
@@ -666,7 +668,9 @@ mlir::gnn::edgeCachePairs(Block &body) {
   return pairs;
 }
 
-KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
+KernelCaches FusedGatherLowering::decideCaches(FusedGatherOp fg,
+                                               std::deque<EdgeCache> &live,
+                                               int64_t &used) {
   KernelCaches result;
   auto self = llvm::find(fusedGathers, fg);
   for (Operation &op : fg.getBody().front().without_terminator()) {
@@ -674,15 +678,12 @@ KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
     int64_t width = cacheableWidth(v);
     if (!width)
       continue;
-    EdgeCache *live = nullptr;
-    for (EdgeCache &c : edgeCaches)
+    EdgeCache *found = nullptr;
+    for (EdgeCache &c : live)
       if (c.width == width && sameEdgeValue(c.producer, c.value, fg, v))
-        live = &c;
-    if (live) {
-      result.push_back({v, live, false});
-      fg.emitRemark() << "reads the per-edge " << op.getName() << " "
-                      << v.getType()
-                      << " an earlier kernel kept, instead of recomputing it";
+        found = &c;
+    if (found) {
+      result.push_back({v, found, false});
       continue;
     }
     Operation *last = nullptr;
@@ -693,16 +694,84 @@ KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
           last = *it;
     // The budget counts every cache of the function: its slot keeps the
     // memory for the whole run.
-    if (!last || edgeCacheFloatsUsed + width > edgeCacheBudget)
+    if (!last || used + width > edgeCacheBudget)
       continue;
-    edgeCacheFloatsUsed += width;
-    int64_t slot;
-    Value buf = buffers.unboundBuffer(lb.mul(lb.sizes.numE, lb.cIndex(width)),
-                                      slot, /*edgeChunks=*/tiles);
-    edgeCaches.push_back({fg, v, buf, width, slot, last});
-    result.push_back({v, &edgeCaches.back(), true});
-    fg.emitRemark() << "keeps its per-edge " << op.getName() << " "
-                    << v.getType() << " (" << width
+    used += width;
+    live.push_back({fg, v, Value(), width, -1, last});
+    result.push_back({v, &live.back(), true});
+  }
+  return result;
+}
+
+bool FusedGatherLowering::runsAsKernel(FusedGatherOp fg) const {
+  std::optional<SpmmMatch> match = matchSpmm(fg);
+  return !match || (match->computedScale && tiles);
+}
+
+void FusedGatherLowering::planCacheLoads() {
+  cacheLoads.clear();
+  std::deque<EdgeCache> live;
+  int64_t used = 0;
+  for (FusedGatherOp fg : fusedGathers) {
+    if (runsAsKernel(fg))
+      for (auto [v, cache, store] : decideCaches(fg, live, used))
+        if (!store)
+          cacheLoads[fg].insert(v);
+    llvm::erase_if(live, [&](const EdgeCache &c) { return c.last == fg; });
+  }
+}
+
+bool FusedGatherLowering::kernelReads(FusedGatherOp fg, Value input) const {
+  if (!runsAsKernel(fg))
+    return llvm::is_contained(fg.getRowInputs(), input);
+  Block &body = fg.getBody().front();
+  auto loadsIt = cacheLoads.find(fg);
+  auto loaded = [&](Value v) {
+    return loadsIt != cacheLoads.end() && loadsIt->second.contains(v);
+  };
+  // What the kernel computes: the yielded rows' elements, and per edge
+  // (FusedKernelBuilder::emitEdgeValues) every one-element value, row
+  // reduction and per-head row of the body that it does not load, with
+  // what they read; a loaded value reads nothing.
+  SmallVector<Value> work(fg.getYield().getValues());
+  for (Operation &op : body.without_terminator()) {
+    Value r = op.getResult(0);
+    auto t = cast<RankedTensorType>(r.getType());
+    if (!loaded(r) && (isa<ReduceSumOp, RowDotOp>(op) ||
+                       (t.hasStaticShape() && t.getRank() <= 1)))
+      work.push_back(r);
+  }
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second || loaded(v))
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getArgNumber() < fg.getRowInputs().size() &&
+          fg.getRowInputs()[arg.getArgNumber()] == input)
+        return true;
+      continue;
+    }
+    llvm::append_range(work, v.getDefiningOp()->getOperands());
+  }
+  return false;
+}
+
+KernelCaches FusedGatherLowering::edgeCachesFor(FusedGatherOp fg) {
+  KernelCaches result = decideCaches(fg, edgeCaches, edgeCacheFloatsUsed);
+  for (auto &[v, cache, store] : result) {
+    Operation *op = v.getDefiningOp();
+    if (!store) {
+      fg.emitRemark() << "reads the per-edge " << op->getName() << " "
+                      << v.getType()
+                      << " an earlier kernel kept, instead of recomputing it";
+      continue;
+    }
+    cache->buf = buffers.unboundBuffer(
+        lb.mul(lb.sizes.numE, lb.cIndex(cache->width)), cache->slot,
+        /*edgeChunks=*/tiles);
+    fg.emitRemark() << "keeps its per-edge " << op->getName() << " "
+                    << v.getType() << " (" << cache->width
                     << " floats per edge) for later kernels";
   }
   return result;

@@ -77,8 +77,15 @@ public:
       : lb(lb), buffers(buffers), kernels(kernels),
         edgeCacheBudget(edgeCacheBudget) {}
 
-  /// The function's fused_gathers in order (edge caches look ahead).
+  /// The function's fused_gathers in order (edge caches look ahead), and
+  /// the values each kernel will load from an edge cache; after setTiles.
   void collect(Operation *function);
+  /// Whether lowering `fg` reads its row input `input`: an SpMM reads its
+  /// rows; a compiled kernel reads a block argument of `input` where
+  /// something it computes reads it, but not through a value it loads from
+  /// an edge cache (GAT's backward kernels load the attention terms that
+  /// read the source's rows). After collect().
+  bool kernelReads(FusedGatherOp fg, Value input) const;
   /// Kernels read the range of input rows to gather from (RowChunks.h's
   /// tiles; CPU kernels in row chunks).
   void setTiles(bool enable) { tiles = enable; }
@@ -126,6 +133,15 @@ private:
   /// exponentials (within the budget) that a live cache holds (loaded) or
   /// that a later fused_gather computes too (stored, in a new cache).
   KernelCaches edgeCachesFor(FusedGatherOp fg);
+  /// The caches of `fg`'s kernel as edgeCachesFor decides them, given the
+  /// `live` caches and the budget's floats `used` (both updated: a stored
+  /// value adds a cache to `live` without its buffer).
+  KernelCaches decideCaches(FusedGatherOp fg, std::deque<EdgeCache> &live,
+                            int64_t &used);
+  /// Whether `fg` is lowered as a compiled kernel (not as an SpMM).
+  bool runsAsKernel(FusedGatherOp fg) const;
+  /// The values each kernel loads from an edge cache (cacheLoads).
+  void planCacheLoads();
   /// Frees the caches nothing after `op` reads.
   void releaseEdgeCaches(Operation *op);
 
@@ -136,6 +152,7 @@ private:
   SmallVector<FusedGatherOp> fusedGathers; // of the function, in order
   int64_t edgeCacheBudget;                 // floats per edge
   int64_t edgeCacheFloatsUsed = 0;
+  DenseMap<Operation *, DenseSet<Value>> cacheLoads;
   bool tiles = false;
   bool longRowPieces = false;
   const DenseMap<Value, Value> *stagedGathers = nullptr;

@@ -45,9 +45,9 @@
 // CHECK-NOT:     call @gnnrtParallelForRange(
 // CHECK:         call @gnnrtSetOutput
 
-// The kernel: the range from its integers, |V| from the offsets, two binary
-// searches per row, the row set at the first tile, the edges of the tile,
-// the empty rows zeroed at the last.
+// The kernel: the range from its integers, the input side's rows (|V|)
+// from the next one, two binary searches per row, the row set at the first
+// tile, the edges of the tile, the empty rows zeroed at the last.
 // CHECK-LABEL: func.func private @__gnn_kernel_4(
 // CHECK:         %[[OFFSETS:.*]] = call @gnnrtGraphOffsets(
 // CHECK:         %[[OTHER:.*]] = call @gnnrtGraphIndex(
@@ -55,8 +55,8 @@
 // CHECK-NEXT:    %[[TLO:.*]] = arith.index_cast %[[LO64]] : i64 to index
 // CHECK:         %[[HI64:.*]] = call @gnnrtKernelIntGet(%arg0, %c4_i64{{.*}})
 // CHECK-NEXT:    %[[THI:.*]] = arith.index_cast %[[HI64]] : i64 to index
-// CHECK:         %[[NV:.*]] = memref.dim %[[OFFSETS]]
-// CHECK-NEXT:    %[[NUMV:.*]] = arith.subi %[[NV]], %{{.*}} : index
+// CHECK:         %[[NV:.*]] = call @gnnrtKernelIntGet(%arg0, %c5_i64{{.*}})
+// CHECK-NEXT:    %[[NUMV:.*]] = arith.index_cast %[[NV]] : i64 to index
 // CHECK:         scf.for
 // CHECK:           %[[P0:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK:           %[[P1:.*]] = arith.index_cast %{{.*}} : i64 to index
