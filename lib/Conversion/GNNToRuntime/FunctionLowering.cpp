@@ -353,15 +353,20 @@ void FunctionLowering::planStagedGathers(Block &body) {
     });
   for (AllGatherOp ag : gathers) {
     Value rows = ag.getResult();
+    if (rows.use_empty())
+      continue;
     // The readers: a kernel that loads through edge caches everything that
-    // reads the rows (GAT's backward kernels) takes the own rows, unread.
+    // reads the rows (GAT's backward kernels) takes the own rows, unread,
+    // where they are a source input (lowerAsKernel's stand-in).
     SmallVector<Operation *> readers;
     for (Operation *user : rows.getUsers()) {
       auto fg = dyn_cast<FusedGatherOp>(user);
-      if (!fg || fusedGathers.kernelReads(fg, rows))
+      if (!fg || fusedGathers.kernelReads(fg, rows) ||
+          llvm::is_contained(fg.getDstInputs(), rows) ||
+          llvm::is_contained(fg.getEdgeInputs(), rows))
         readers.push_back(user);
     }
-    if (readers.empty() && !rows.use_empty()) {
+    if (readers.empty()) {
       // Nothing reads them: no collective.
       stagedGathers[rows] = ag.getInput();
       skipped.insert(ag);

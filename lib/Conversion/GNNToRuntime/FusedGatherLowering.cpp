@@ -730,10 +730,15 @@ bool FusedGatherLowering::kernelReads(FusedGatherOp fg, Value input) const {
     return loadsIt != cacheLoads.end() && loadsIt->second.contains(v);
   };
   // What the kernel computes: the yielded rows' elements, and per edge
-  // (FusedKernelBuilder::emitEdgeValues) every one-element value, row
-  // reduction and per-head row of the body that it does not load, with
-  // what they read; a loaded value reads nothing.
+  // (FusedKernelBuilder::emitEdgeValues) every one-element argument, and
+  // every one-element value, row reduction and per-head row of the body
+  // that it does not load, with what they read; a loaded value reads
+  // nothing.
   SmallVector<Value> work(fg.getYield().getValues());
+  for (BlockArgument arg : body.getArguments())
+    if (auto t = dyn_cast<RankedTensorType>(arg.getType());
+        t && t.hasStaticShape() && t.getNumElements() == 1)
+      work.push_back(arg);
   for (Operation &op : body.without_terminator()) {
     Value r = op.getResult(0);
     auto t = cast<RankedTensorType>(r.getType());
