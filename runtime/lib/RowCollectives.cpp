@@ -132,16 +132,39 @@ static gnnrtMemRefF32 rowsMemRef(float *data, int64_t rows, int64_t width) {
   return m;
 }
 
-/// Grows the two stage buffers to the largest part's rows of `rowFloats`
-/// floats; returns that part's row count.
-static int64_t growStageBuffers(gnnrtContext *ctx, int64_t rowFloats) {
+/// Grows two stage buffers (the context's unless `buffers`) to the largest
+/// part's rows of `rowFloats` floats; returns that part's row count.
+static int64_t
+growStageBuffers(gnnrtContext *ctx, int64_t rowFloats,
+                 std::unique_ptr<Buffer> (*buffers)[2] = nullptr) {
   const std::vector<int64_t> &p = ctx->rowStarts;
   int64_t most = 0;
   for (size_t r = 0; r + 1 < p.size(); ++r)
     most = std::max(most, p[r + 1] - p[r]);
-  for (auto &b : ctx->stageBuffers)
+  for (auto &b : buffers ? *buffers : ctx->stageBuffers)
     grownBuffer(*ctx->device, b, most * rowFloats);
   return most;
+}
+
+/// A staged input's one stage where the rows are not split: every source's
+/// rows are the own rows `own` (one process, a closure), or closed shares'
+/// own rows among zeros in `buffer`.
+static gnnrtMemRefF32 oneStageRows(gnnrtContext *ctx, const char *entry,
+                                   gnnrtMemRefF32 *own, int64_t width,
+                                   std::unique_ptr<Buffer> &buffer) {
+  if (width < 0)
+    fatal(std::string(entry) + ": negative width");
+  const int64_t S = sourcesOf(ctx->ds);
+  // The kernel reads every source's row of the own rows.
+  needElements(own->sizes[0],
+               std::max(ctx->ds.numVertices, sharesAreClosed(ctx) ? 0 : S) *
+                   width,
+               std::string(entry) + " own rows");
+  if (!sharesAreClosed(ctx))
+    return *own;
+  float *all = grownBuffer(*ctx->device, buffer, S * width);
+  padOwnRows(ctx, own->aligned + own->offset, all, width);
+  return rowsMemRef(all, S, width);
 }
 
 /// The set-up of a staged call (gnnrtSpmmBroadcast, gnnrtSpmmReduce):
@@ -375,24 +398,9 @@ void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result, gnnrtContext *ctx,
                                  int64_t stage, int64_t sourceLevel) {
   const char *entry = "gnnrtStageRows";
   auto &state = ctx->kernelStages;
-  const int64_t S = sourcesOf(ctx->ds);
   checkStage(ctx, entry, stage);
   if (!rowsAreSplit(ctx)) {
-    // One stage of every vertex's rows: the own rows (one process, a
-    // closure), or closed shares' own rows among zeros.
-    if (width < 0)
-      fatal(std::string(entry) + ": negative width");
-    // The kernel reads every source's row of the own rows.
-    needElements(own->sizes[0],
-                 std::max(ctx->ds.numVertices, sharesAreClosed(ctx) ? 0 : S) *
-                     width,
-                 std::string(entry) + " own rows");
-    *result = *own;
-    if (sharesAreClosed(ctx)) {
-      float *all = stageBuffer(ctx, S * width);
-      padOwnRows(ctx, own->aligned + own->offset, all, width);
-      *result = rowsMemRef(all, S, width);
-    }
+    *result = oneStageRows(ctx, entry, own, width, ctx->stageBuffers[0]);
     return;
   }
   const int size = rowsComm(ctx).size();
@@ -572,19 +580,7 @@ void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
           " asked, stage " + std::to_string(expected) + " expected, of " +
           std::to_string(count));
   if (!rowsAreSplit(ctx)) {
-    // One stage: every source's rows are the own rows (one process, a
-    // closure), or closed shares' own rows among zeros.
-    const int64_t S = sourcesOf(ctx->ds);
-    needElements(own->sizes[0],
-                 std::max(ctx->ds.numVertices, sharesAreClosed(ctx) ? 0 : S) *
-                     width,
-                 std::string(entry) + " own rows");
-    *result = *own;
-    if (sharesAreClosed(ctx)) {
-      float *all = grownBuffer(*ctx->device, state.sourceBuffers[0], S * width);
-      padOwnRows(ctx, own->aligned + own->offset, all, width);
-      *result = rowsMemRef(all, S, width);
-    }
+    *result = oneStageRows(ctx, entry, own, width, state.sourceBuffers[0]);
     return;
   }
   const int size = rowsComm(ctx).size();
@@ -593,12 +589,7 @@ void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
   checkRowStarts(ctx, entry);
   const float *ownRows = own->aligned + own->offset;
   if (stage == 0) {
-    const std::vector<int64_t> &p = ctx->rowStarts;
-    int64_t most = 0;
-    for (size_t r = 0; r + 1 < p.size(); ++r)
-      most = std::max(most, p[r + 1] - p[r]);
-    for (auto &b : state.sourceBuffers)
-      grownBuffer(*ctx->device, b, most * width);
+    growStageBuffers(ctx, width, &state.sourceBuffers);
     state.sourcesOwn = ownRows;
     state.sourcesWidth = width;
   } else if (state.sourcesOwn != ownRows || state.sourcesWidth != width) {

@@ -366,45 +366,28 @@ void FunctionLowering::planStagedGathers(Block &body) {
           llvm::is_contained(fg.getEdgeInputs(), rows))
         readers.push_back(user);
     }
-    if (readers.empty()) {
-      // Nothing reads them: no collective.
-      stagedGathers[rows] = ag.getInput();
-      skipped.insert(ag);
-      continue;
-    }
-    if (readers.size() > 1) {
-      // Each reader a compiled kernel that stages them.
-      if (!stageSharedRows || llvm::any_of(readers, [&](Operation *user) {
-            auto fg = dyn_cast<FusedGatherOp>(user);
-            return !fg || runsOnWholeGraph(fg) || !kernelStages(fg, rows);
-          }))
-        continue;
-      stagedGathers[rows] = ag.getInput();
-      skipped.insert(ag);
-      continue;
-    }
-    Operation *user = readers.front();
-    // The stages run over the own rows' graph.
-    if (runsOnWholeGraph(user))
-      continue;
-    bool staged = false;
-    if (auto fg = dyn_cast<FusedGatherOp>(user)) {
-      staged = fg.getSide() == Side::Dst &&
-               FusedGatherLowering::stageableSpmmInput(fg) == rows &&
-               !llvm::is_contained(fg.getDstInputs(), rows) &&
-               !llvm::is_contained(fg.getEdgeInputs(), rows);
-      // A compiled kernel runs once per stage over one staged input (the
-      // others all-gathered).
-      if (!staged && FusedGatherLowering::kernelCanStage(fg, rows))
-        staged = llvm::none_of(fg.getSrcInputs(),
-                               [&](Value v) { return readsStaged(fg, v); });
-    } else if (auto sc = dyn_cast<ScatterOp>(user)) {
-      // A gather of the scatter folded into an SpMM (planAggregations).
-      if (rows.hasOneUse() && skipped.contains(sc) && sc->hasOneUse()) {
-        auto it = aggregations.find(*sc->getUsers().begin());
-        staged = it != aggregations.end() && it->second.vertexInput == rows &&
-                 cast<GatherOp>(it->first).getSide() == Side::Dst &&
-                 getChunks(it->first) == 1;
+    // Several readers: each a compiled kernel that stages them (the stages
+    // run over the own rows' graph); none: no collective.
+    bool staged = readers.empty();
+    if (readers.size() > 1)
+      staged = stageSharedRows && llvm::all_of(readers, [&](Operation *user) {
+                 auto fg = dyn_cast<FusedGatherOp>(user);
+                 return fg && !runsOnWholeGraph(fg) && kernelStages(fg, rows);
+               });
+    Operation *user = readers.size() == 1 ? readers.front() : nullptr;
+    if (user && !runsOnWholeGraph(user)) {
+      if (auto fg = dyn_cast<FusedGatherOp>(user)) {
+        // One reader to the destinations (an SpMM or a kernel); to the
+        // sources only with several.
+        staged = fg.getSide() == Side::Dst && kernelStages(fg, rows);
+      } else if (auto sc = dyn_cast<ScatterOp>(user)) {
+        // A gather of the scatter folded into an SpMM (planAggregations).
+        if (rows.hasOneUse() && skipped.contains(sc) && sc->hasOneUse()) {
+          auto it = aggregations.find(*sc->getUsers().begin());
+          staged = it != aggregations.end() && it->second.vertexInput == rows &&
+                   cast<GatherOp>(it->first).getSide() == Side::Dst &&
+                   getChunks(it->first) == 1;
+        }
       }
     }
     if (!staged)
