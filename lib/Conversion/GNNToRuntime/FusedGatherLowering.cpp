@@ -155,7 +155,12 @@ bool FusedGatherLowering::kernelCanStage(FusedGatherOp fg, Value rows) {
 
 void FusedGatherLowering::collect(Operation *function) {
   function->walk([&](FusedGatherOp g) { fusedGathers.push_back(g); });
-  planCacheLoads();
+  // Only row partitioning's all-gathers ask which kernels read their rows
+  // (kernelReads: without a plan, every kernel that may).
+  bool gathers = false;
+  function->walk([&](AllGatherOp) { gathers = true; });
+  if (gathers)
+    planCacheLoads();
 }
 
 LogicalResult FusedGatherLowering::lower(FusedGatherOp fg) {

@@ -77,8 +77,9 @@ public:
       : lb(lb), buffers(buffers), kernels(kernels),
         edgeCacheBudget(edgeCacheBudget) {}
 
-  /// The function's fused_gathers in order (edge caches look ahead), and
-  /// the values each kernel will load from an edge cache; after setTiles.
+  /// The function's fused_gathers in order (edge caches look ahead), and,
+  /// where it all-gathers rows, the values each kernel will load from an
+  /// edge cache; after setTiles.
   void collect(Operation *function);
   /// Whether lowering `fg` reads its row input `input`: an SpMM reads its
   /// rows; a compiled kernel reads a block argument of `input` where
