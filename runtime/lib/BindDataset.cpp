@@ -123,6 +123,7 @@ bool bindDataset(gnnrtContext *ctx, std::string &error, bool keepFeatureVector,
                  const std::vector<float> *lentFeatures, unsigned graphArrays) {
   Dataset &ds = ctx->ds;
   ModelInfo &m = ctx->model;
+  ctx->checkedTypes.clear(); // the edge types bound now are new
   if (!graphArrays)
     graphArrays = m.graphArrays;
   const int64_t allFeatures =

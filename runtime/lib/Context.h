@@ -337,6 +337,16 @@ struct gnnrtContext {
     const float *sourcesOwn = nullptr;
     int64_t sourcesWidth = 0;
   } kernelStages;
+  /// gnnrtCheckTypes's verdicts on the edge types bound: the least and the
+  /// greatest type of each array it scanned, by the array's address and
+  /// length, so that the slot ops of every step do not scan it again.
+  /// Cleared by bindDataset (a batch's arrays may take the same address).
+  struct CheckedTypes {
+    const int32_t *data;
+    int64_t size;
+    int32_t least, most;
+  };
+  std::vector<CheckedTypes> checkedTypes;
   /// gnnrtPieceScratch's floats and gnnrtPieceScratchI32's integers (in a
   /// buffer of as many floats), kept across calls.
   std::unique_ptr<gnnrt::Buffer> pieceScratch[2];

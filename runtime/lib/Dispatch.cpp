@@ -7,6 +7,8 @@
 #include "Context.h"
 #include "Device.h"
 
+#include <algorithm>
+
 using namespace gnnrt;
 
 static Device &of(gnnrtContext *ctx) { return *ctx->device; }
@@ -121,7 +123,16 @@ void _mlir_ciface_gnnrtTypedOuterSum(gnnrtContext *ctx, int64_t rows, int64_t k,
 void _mlir_ciface_gnnrtCheckTypes(gnnrtContext *ctx, gnnrtMemRefI32 *types,
                                   int64_t numTypes) {
   const int64_t n = types->sizes[0];
-  const int32_t *t = types->aligned + types->offset;
+  const int32_t *data = types->aligned + types->offset;
+  // Each array bound is scanned once (its least and greatest type), not
+  // once per slot op and step.
+  auto &checked = ctx->checkedTypes;
+  auto known = std::find_if(checked.begin(), checked.end(), [&](auto &c) {
+    return c.data == data && c.size == n;
+  });
+  if (known != checked.end() && known->least >= 0 && known->most < numTypes)
+    return;
+  const int32_t *t = data;
   std::vector<int32_t> host;
   if (!ctx->device->deviceMemoryIsHostMemory()) {
     host.resize(static_cast<size_t>(n));
@@ -134,6 +145,9 @@ void _mlir_ciface_gnnrtCheckTypes(gnnrtContext *ctx, gnnrtMemRefI32 *types,
       fatal("edge type " + std::to_string(t[e]) + " of edge " +
             std::to_string(e) + " outside [0, " + std::to_string(numTypes) +
             ") of the typed linear's weight");
+  if (known == checked.end() && n > 0)
+    checked.push_back(
+        {data, n, *std::min_element(t, t + n), *std::max_element(t, t + n)});
 }
 
 float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,

@@ -30,29 +30,65 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// `bytes` (at least 1) of zeroed memory; exits with "error: out of memory"
-/// when it fails.
-void *allocateZeroed(size_t bytes) {
-  // Buffers of a few MiB and more are read at random rows (a gather's
-  // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
-  // missed it on nearly every row, about a fifth of an aggregation's time).
-  // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
-  // request comes before the first touch.
-  // GNNRT_HUGE_PAGES=0 turns this off (for comparisons), 1 (the default)
-  // on; anything else is refused rather than read as on.
-  constexpr size_t kHuge = size_t(2) << 20;
+/// The 2 MiB pages of transparent huge pages.
+constexpr size_t kHuge = size_t(2) << 20;
+
+/// Whether blocks of a few MiB and more take 2 MiB pages: GNNRT_HUGE_PAGES=0
+/// turns them off (for comparisons), 1 (the default) on; anything else is
+/// refused rather than read as on.
+bool hugePagesAllowed() {
   static const bool allowed = envFlag("GNNRT_HUGE_PAGES", true);
-  const bool huge = allowed && bytes >= 2 * kHuge;
-  const size_t align = huge ? kHuge : 64;
+  return allowed;
+}
+
+/// Whether a block of `bytes` is a mapping of its own (allocateMapped) rather
+/// than a block of the C heap.
+bool mapsItsOwn(size_t bytes) { return bytes >= 2 * kHuge; }
+
+/// `bytes` (at least 1) of zeroed memory from the C heap, 64-byte aligned,
+/// for the small blocks; exits with "error: out of memory" when it fails.
+void *allocateZeroed(size_t bytes) {
+  constexpr size_t align = 64;
   bytes = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
   void *p = nullptr;
   if (posix_memalign(&p, align, bytes) != 0 || !p)
     fatal("out of memory allocating " + std::to_string(bytes) + " bytes");
-#ifdef MADV_HUGEPAGE
-  if (huge)
-    madvise(p, bytes, MADV_HUGEPAGE); // advice only: failure is harmless
-#endif
   std::memset(p, 0, bytes);
+  return p;
+}
+
+/// A mapping of its own of `bytes` rounded up to whole 2 MiB pages, aligned
+/// to them, for the large blocks: its size in `mapped`. Fresh anonymous
+/// pages read as zero, so nothing clears them here, and nothing is
+/// touched before the first use. A block freed goes back to the kernel at
+/// once (munmap): blocks of the C heap stay resident after their free
+/// wherever a live block lies above them, and the program's and the
+/// start-up's frees left up to a sixth of a process's peak RSS there (GAT
+/// on 4 processes, docs/Distributed.md).
+void *allocateMapped(size_t bytes, size_t &mapped) {
+  mapped = (bytes + kHuge - 1) / kHuge * kHuge;
+  // Over-map by a page's alignment and trim both ends.
+  const size_t span = mapped + kHuge;
+  void *raw = mmap(nullptr, span, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED)
+    fatal("out of memory allocating " + std::to_string(mapped) + " bytes");
+  char *begin = static_cast<char *>(raw);
+  char *p = reinterpret_cast<char *>(
+      (reinterpret_cast<uintptr_t>(begin) + kHuge - 1) / kHuge * kHuge);
+  if (p > begin)
+    munmap(begin, static_cast<size_t>(p - begin));
+  if (char *end = begin + span; p + mapped < end)
+    munmap(p + mapped, static_cast<size_t>(end - (p + mapped)));
+    // Buffers of a few MiB and more are read at random rows (a gather's
+    // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
+    // missed it on nearly every row, about a fifth of an aggregation's time).
+    // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
+    // request comes before the first touch.
+#ifdef MADV_HUGEPAGE
+  if (hugePagesAllowed())
+    madvise(p, mapped, MADV_HUGEPAGE); // advice only: failure is harmless
+#endif
   return p;
 }
 
@@ -66,7 +102,8 @@ std::pair<char *, char *> innerPages(void *ptr, int64_t bytes) {
 }
 
 class CPUDevice final : public Device {
-  /// allocateReleased's mappings and their sizes (freed by munmap).
+  /// The mappings of allocateReleased and of the large blocks, and their
+  /// sizes (freed by munmap).
   std::mutex mappedMutex;
   std::unordered_map<void *, size_t> mapped;
 
@@ -76,7 +113,17 @@ public:
   void *allocate(int64_t bytes, MemoryTier tier) override {
     if (bytes < 0)
       fatal("cpu device: allocation of " + std::to_string(bytes) + " bytes");
-    void *p = allocateZeroed(static_cast<size_t>(bytes));
+    const size_t size = static_cast<size_t>(bytes);
+    hugePagesAllowed(); // a bad GNNRT_HUGE_PAGES stops the first allocation
+    void *p = nullptr;
+    if (mapsItsOwn(size)) {
+      size_t extent = 0;
+      p = allocateMapped(size, extent);
+      std::lock_guard<std::mutex> lock(mappedMutex);
+      mapped[p] = extent;
+    } else {
+      p = allocateZeroed(size);
+    }
     recordAllocation(p, bytes, tier);
     return p;
   }

@@ -18,11 +18,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace gnnrt;
 
@@ -113,12 +117,46 @@ TEST(RuntimeDevice, AllocationsAreZeroedAndAligned) {
     for (MemoryTier tier : {MemoryTier::Host, MemoryTier::Device}) {
       auto *p = static_cast<unsigned char *>(device->allocate(bytes, tier));
       EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+      if (bytes >= (int64_t(4) << 20)) { // large blocks: on 2 MiB pages
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (2 << 20), 0u);
+      }
       for (int64_t i = 0; i < bytes; i += 331)
         ASSERT_EQ(p[i], 0);
       EXPECT_EQ(p[bytes - 1], 0);
       device->free(p);
     }
   }
+}
+
+/// The process's resident bytes (/proc/self/statm).
+static int64_t residentBytes() {
+  long pages = 0, resident = 0;
+  FILE *f = std::fopen("/proc/self/statm", "r");
+  if (!f)
+    return -1;
+  const int read = std::fscanf(f, "%ld %ld", &pages, &resident);
+  std::fclose(f);
+  return read == 2 ? resident * sysconf(_SC_PAGESIZE) : -1;
+}
+
+// A large block freed goes back to the kernel even where a block allocated
+// after it lives on (a block of the C heap below a live one stayed
+// resident: glibc takes blocks under its mmap threshold from the heap, and
+// the free of a mapped block below 32 MiB raises the threshold to its size,
+// as the first line does here).
+TEST(RuntimeDevice, LargeBlocksGoBackToTheSystemWhenFreed) {
+  std::free(std::malloc(size_t(30) << 20));
+  std::unique_ptr<Device> device = createCPUDevice();
+  const int64_t before = residentBytes();
+  ASSERT_GT(before, 0);
+  const int64_t bytes = int64_t(24) << 20;
+  void *large = device->allocate(bytes, MemoryTier::Device);
+  std::memset(large, 1, static_cast<size_t>(bytes));
+  void *after = device->allocate(4096, MemoryTier::Device);
+  EXPECT_GE(residentBytes(), before + bytes);
+  device->free(large);
+  EXPECT_LT(residentBytes(), before + (int64_t(4) << 20));
+  device->free(after);
 }
 
 TEST(RuntimeDevice, CopiesAreCountedByDirection) {
@@ -433,6 +471,32 @@ TEST(RuntimeDevice, TheVertexIdsAreAPartsGlobalIdsForTheUnpartitionedProgram) {
     _mlir_ciface_gnnrtVertexIds(&ids, &ctx);
     EXPECT_EQ(ids.sizes[0], 0);
   }
+}
+
+// The slot ops' check of the edge types scans an array once and keeps its
+// least and greatest type: a later check against fewer slots still fails,
+// naming the first edge out of range, and another array is scanned anew.
+TEST(RuntimeDeviceDeathTest, EdgeTypesAreCheckedForEachSlotCount) {
+  gnnrtContext ctx;
+  std::vector<int32_t> types = {0, 2, 1, 2};
+  gnnrtMemRefI32 tm = {types.data(), types.data(), 0, {4}, {1}};
+  _mlir_ciface_gnnrtCheckTypes(&ctx, &tm, 3);
+  _mlir_ciface_gnnrtCheckTypes(&ctx, &tm, 3);
+  ASSERT_EQ(ctx.checkedTypes.size(), 1u);
+  EXPECT_EQ(ctx.checkedTypes[0].least, 0);
+  EXPECT_EQ(ctx.checkedTypes[0].most, 2);
+  EXPECT_EXIT(_mlir_ciface_gnnrtCheckTypes(&ctx, &tm, 2),
+              testing::ExitedWithCode(1),
+              "error: edge type 2 of edge 1 outside \\[0, 2\\) of the typed "
+              "linear's weight");
+  std::vector<int32_t> other = {1, 0, -1};
+  gnnrtMemRefI32 om = {other.data(), other.data(), 0, {3}, {1}};
+  EXPECT_EXIT(_mlir_ciface_gnnrtCheckTypes(&ctx, &om, 3),
+              testing::ExitedWithCode(1), "error: edge type -1 of edge 2");
+  // The first three types of the array (another length) are a new array.
+  tm.sizes[0] = 1;
+  _mlir_ciface_gnnrtCheckTypes(&ctx, &tm, 1);
+  EXPECT_EQ(ctx.checkedTypes.size(), 2u);
 }
 
 TEST(RuntimeDeviceDeathTest, AMissingEdgeInputStopsTheRun) {
