@@ -124,8 +124,14 @@ void _mlir_ciface_gnnrtCheckTypes(gnnrtContext *ctx, gnnrtMemRefI32 *types,
                                   int64_t numTypes) {
   const int64_t n = types->sizes[0];
   const int32_t *data = types->aligned + types->offset;
-  // Each array bound is scanned once (its least and greatest type), not
-  // once per slot op and step.
+  // Each edge input bound is scanned once (its least and greatest type),
+  // not once per slot op and step; types from anywhere else (a slot the
+  // step rewrites) are scanned at every call.
+  const bool bound = std::any_of(
+      ctx->device->edgeData().begin(), ctx->device->edgeData().end(),
+      [&](const DeviceEdgeInput &in) {
+        return in.i32 && data >= in.i32 && data + n <= in.i32 + in.i32Size;
+      });
   auto &checked = ctx->checkedTypes;
   auto known = std::find_if(checked.begin(), checked.end(), [&](auto &c) {
     return c.data == data && c.size == n;
@@ -145,7 +151,7 @@ void _mlir_ciface_gnnrtCheckTypes(gnnrtContext *ctx, gnnrtMemRefI32 *types,
       fatal("edge type " + std::to_string(t[e]) + " of edge " +
             std::to_string(e) + " outside [0, " + std::to_string(numTypes) +
             ") of the typed linear's weight");
-  if (known == checked.end() && n > 0)
+  if (bound && known == checked.end() && n > 0)
     checked.push_back(
         {data, n, *std::min_element(t, t + n), *std::max_element(t, t + n)});
 }

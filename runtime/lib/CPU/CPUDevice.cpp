@@ -80,14 +80,15 @@ void *allocateMapped(size_t bytes, size_t &mapped) {
     munmap(begin, static_cast<size_t>(p - begin));
   if (char *end = begin + span; p + mapped < end)
     munmap(p + mapped, static_cast<size_t>(end - (p + mapped)));
-    // Buffers of a few MiB and more are read at random rows (a gather's
-    // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
-    // missed it on nearly every row, about a fifth of an aggregation's time).
-    // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
-    // request comes before the first touch.
-#ifdef MADV_HUGEPAGE
-  if (hugePagesAllowed())
-    madvise(p, mapped, MADV_HUGEPAGE); // advice only: failure is harmless
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+  // Buffers of a few MiB and more are read at random rows (a gather's
+  // neighbours): 2 MiB pages keep their translations in the TLB (4 KiB pages
+  // missed it on nearly every row, about a fifth of an aggregation's time).
+  // Transparent huge pages are opt-in (madvise) on Debian's kernels, so the
+  // request comes before the first touch.
+  // Without them (GNNRT_HUGE_PAGES=0) the mapping asks for none, also
+  // where the kernel's setting is "always".
+  madvise(p, mapped, hugePagesAllowed() ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #endif
   return p;
 }

@@ -473,13 +473,17 @@ TEST(RuntimeDevice, TheVertexIdsAreAPartsGlobalIdsForTheUnpartitionedProgram) {
   }
 }
 
-// The slot ops' check of the edge types scans an array once and keeps its
-// least and greatest type: a later check against fewer slots still fails,
-// naming the first edge out of range, and another array is scanned anew.
+// The slot ops' check of the edge types scans an edge input once and keeps
+// its least and greatest type: a later check against fewer slots still
+// fails, naming the first edge out of range; types that are no edge input
+// (a slot the step rewrites) are scanned at every call.
 TEST(RuntimeDeviceDeathTest, EdgeTypesAreCheckedForEachSlotCount) {
   gnnrtContext ctx;
-  std::vector<int32_t> types = {0, 2, 1, 2};
-  gnnrtMemRefI32 tm = {types.data(), types.data(), 0, {4}, {1}};
+  std::vector<EdgeInputArrays> inputs(1);
+  inputs[0].i32 = {0, 2, 1, 2};
+  ctx.device->bindEdgeData(std::move(inputs));
+  auto *bound = const_cast<int32_t *>(ctx.device->edgeData()[0].i32);
+  gnnrtMemRefI32 tm = {bound, bound, 0, {4}, {1}};
   _mlir_ciface_gnnrtCheckTypes(&ctx, &tm, 3);
   _mlir_ciface_gnnrtCheckTypes(&ctx, &tm, 3);
   ASSERT_EQ(ctx.checkedTypes.size(), 1u);
@@ -489,14 +493,19 @@ TEST(RuntimeDeviceDeathTest, EdgeTypesAreCheckedForEachSlotCount) {
               testing::ExitedWithCode(1),
               "error: edge type 2 of edge 1 outside \\[0, 2\\) of the typed "
               "linear's weight");
-  std::vector<int32_t> other = {1, 0, -1};
-  gnnrtMemRefI32 om = {other.data(), other.data(), 0, {3}, {1}};
-  EXPECT_EXIT(_mlir_ciface_gnnrtCheckTypes(&ctx, &om, 3),
-              testing::ExitedWithCode(1), "error: edge type -1 of edge 2");
-  // The first three types of the array (another length) are a new array.
+  // The first type of the input (another length) is another array.
   tm.sizes[0] = 1;
   _mlir_ciface_gnnrtCheckTypes(&ctx, &tm, 1);
   EXPECT_EQ(ctx.checkedTypes.size(), 2u);
+  // Not an edge input: checked, never kept, so that new contents at the
+  // same address are checked again.
+  std::vector<int32_t> slot = {1, 0, 2};
+  gnnrtMemRefI32 sm = {slot.data(), slot.data(), 0, {3}, {1}};
+  _mlir_ciface_gnnrtCheckTypes(&ctx, &sm, 3);
+  EXPECT_EQ(ctx.checkedTypes.size(), 2u);
+  slot[2] = -1;
+  EXPECT_EXIT(_mlir_ciface_gnnrtCheckTypes(&ctx, &sm, 3),
+              testing::ExitedWithCode(1), "error: edge type -1 of edge 2");
 }
 
 TEST(RuntimeDeviceDeathTest, AMissingEdgeInputStopsTheRun) {
