@@ -124,36 +124,51 @@ void _mlir_ciface_gnnrtCheckTypes(gnnrtContext *ctx, gnnrtMemRefI32 *types,
                                   int64_t numTypes) {
   const int64_t n = types->sizes[0];
   const int32_t *data = types->aligned + types->offset;
+  if (n == 0)
+    return;
+  // The types on the host (a copy where the device's memory is not).
+  std::vector<int32_t> host;
+  auto onHost = [&]() -> const int32_t * {
+    if (ctx->device->deviceMemoryIsHostMemory())
+      return data;
+    if (host.empty()) {
+      host.resize(static_cast<size_t>(n));
+      ctx->device->copy(host.data(), MemoryTier::Host, data, MemoryTier::Device,
+                        n * static_cast<int64_t>(sizeof(int32_t)));
+    }
+    return host.data();
+  };
   // Each edge input bound is scanned once (its least and greatest type),
   // not once per slot op and step; types from anywhere else (a slot the
   // step rewrites) are scanned at every call.
-  const bool bound = std::any_of(
-      ctx->device->edgeData().begin(), ctx->device->edgeData().end(),
-      [&](const DeviceEdgeInput &in) {
-        return in.i32 && data >= in.i32 && data + n <= in.i32 + in.i32Size;
-      });
   auto &checked = ctx->checkedTypes;
   auto known = std::find_if(checked.begin(), checked.end(), [&](auto &c) {
     return c.data == data && c.size == n;
   });
-  if (known != checked.end() && known->least >= 0 && known->most < numTypes)
-    return;
-  const int32_t *t = data;
-  std::vector<int32_t> host;
-  if (!ctx->device->deviceMemoryIsHostMemory()) {
-    host.resize(static_cast<size_t>(n));
-    ctx->device->copy(host.data(), MemoryTier::Host, t, MemoryTier::Device,
-                      n * static_cast<int64_t>(sizeof(int32_t)));
-    t = host.data();
+  int32_t least, most;
+  if (known != checked.end()) {
+    least = known->least;
+    most = known->most;
+  } else {
+    const int32_t *t = onHost();
+    auto [lo, hi] = std::minmax_element(t, t + n);
+    least = *lo;
+    most = *hi;
+    const auto &inputs = ctx->device->edgeData();
+    if (std::any_of(inputs.begin(), inputs.end(), [&](const auto &in) {
+          return in.i32 && data >= in.i32 && data + n <= in.i32 + in.i32Size;
+        }))
+      checked.push_back({data, n, least, most});
   }
+  if (least >= 0 && most < numTypes)
+    return;
+  // The first edge out of range, for the message.
+  const int32_t *t = onHost();
   for (int64_t e = 0; e < n; ++e)
     if (t[e] < 0 || t[e] >= numTypes)
       fatal("edge type " + std::to_string(t[e]) + " of edge " +
             std::to_string(e) + " outside [0, " + std::to_string(numTypes) +
             ") of the typed linear's weight");
-  if (bound && known == checked.end() && n > 0)
-    checked.push_back(
-        {data, n, *std::min_element(t, t + n), *std::max_element(t, t + n)});
 }
 
 float _mlir_ciface_gnnrtSoftmaxCrossEntropy(gnnrtContext *ctx,
