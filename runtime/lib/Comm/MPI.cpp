@@ -12,6 +12,15 @@
 // non-blocking one is one request of several MPI requests); a gather or
 // scatter block of more than INT_MAX elements per rank stops the run.
 //
+// The non-blocking reduce (MG-GCN's reduce stages) is the communicator's
+// own, on point-to-point messages: the other ranks send their pieces
+// straight from their buffers, and the root receives them into two pieces'
+// scratch per peer, adds them in rank order (the same sums on every run)
+// and posts the next receives whenever it enters the communicator. OpenMPI's
+// MPI_Ireduce (libnbc) held a temporary of the whole message per reduce in
+// flight on the root and the tree's inner ranks (28 MB of a GAT rank's
+// peak, docs/Distributed.md). GNNRT_MPI_IREDUCE=mpi goes back to it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Communicator.h"
@@ -23,6 +32,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -111,6 +122,55 @@ int64_t pieceElementsOfEnvironment() {
   return static_cast<int64_t>(n);
 }
 
+/// Whether iReduce is the communicator's own (GNNRT_MPI_IREDUCE unset or
+/// "own") or MPI_Ireduce ("mpi", for comparisons); anything else is
+/// refused.
+bool ownReduceOfEnvironment() {
+  const char *text = std::getenv("GNNRT_MPI_IREDUCE");
+  if (!text || !*text || !std::strcmp(text, "own"))
+    return true;
+  if (!std::strcmp(text, "mpi"))
+    return false;
+  fatal(std::string("GNNRT_MPI_IREDUCE must be 'own' or 'mpi' but is '") +
+        text + "'");
+}
+
+/// The elements of one piece of the own reduce: 256 KiB of floats, so that
+/// a root's scratch is 512 KiB per peer and reduce in flight. (GAT on 4
+/// processes at the arxiv shape, docs/benchmarks/distributed-gat-s48*: 1 MiB
+/// pieces peaked 13 MiB higher per process, 64 KiB ones 4 MiB lower; the
+/// time in collectives was the same.)
+constexpr int64_t kReducePiece = int64_t(1) << 16;
+
+/// dst[i] = x[0][i] op x[1][i] op ... op x[k-1][i], left to right, for
+/// i < n; dst may be one of the x.
+void combine(float *dst, const float *const *x, int k, int64_t n, ReduceOp op) {
+  constexpr int64_t kBlock = 1024;
+  float acc[kBlock];
+  for (int64_t at = 0; at < n; at += kBlock) {
+    const int64_t m = std::min(kBlock, n - at);
+    std::copy(x[0] + at, x[0] + at + m, acc);
+    for (int r = 1; r < k; ++r) {
+      const float *y = x[r] + at;
+      switch (op) {
+      case ReduceOp::Sum:
+        for (int64_t i = 0; i < m; ++i)
+          acc[i] += y[i];
+        break;
+      case ReduceOp::Max:
+        for (int64_t i = 0; i < m; ++i)
+          acc[i] = std::max(acc[i], y[i]);
+        break;
+      case ReduceOp::Min:
+        for (int64_t i = 0; i < m; ++i)
+          acc[i] = std::min(acc[i], y[i]);
+        break;
+      }
+    }
+    std::copy(acc, acc + m, dst + at);
+  }
+}
+
 class MPICommunicator final : public Communicator {
 public:
   MPICommunicator() {
@@ -130,6 +190,13 @@ public:
     if (worldSize > 1)
       GNNRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &piece, 1, MPI_INT64_T,
                                     MPI_MIN, MPI_COMM_WORLD));
+    // So must they all reduce the same way: the own reduce where every
+    // rank has it.
+    int own = ownReduceOfEnvironment() ? 1 : 0;
+    if (worldSize > 1)
+      GNNRT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &own, 1, MPI_INT, MPI_MIN,
+                                    MPI_COMM_WORLD));
+    ownReduce = own != 0;
   }
   ~MPICommunicator() override {
     // Collectives still in flight complete here, while their buffers are
@@ -140,6 +207,7 @@ public:
     MPI_Finalized(&finalised);
     if (finalised)
       return;
+    settle();
     for (auto &[id, p] : pending)
       MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(),
                   MPI_STATUSES_IGNORE);
@@ -150,7 +218,8 @@ public:
   /// A split of `parent` (doSplit): its own MPI communicator, the parent's
   /// thread support and pieces.
   MPICommunicator(const MPICommunicator &parent, MPI_Comm part)
-      : comm(part), threads(parent.threads), piece(parent.piece) {
+      : comm(part), threads(parent.threads), piece(parent.piece),
+        ownReduce(parent.ownReduce) {
     GNNRT_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     GNNRT_MPI_CHECK(MPI_Comm_rank(comm, &myRank));
     GNNRT_MPI_CHECK(MPI_Comm_size(comm, &worldSize));
@@ -180,6 +249,7 @@ public:
   }
   void doReduceScatter(const float *send, float *recv, int64_t count,
                        ReduceOp op) override {
+    settle();
     const int n = blockCount("reduceScatter", count);
     GNNRT_MPI_CHECK(MPI_Reduce_scatter_block(send == recv ? MPI_IN_PLACE : send,
                                              recv, n, MPI_FLOAT, opOf(op),
@@ -213,6 +283,7 @@ public:
     // Counts and displacements in rows (a contiguous type of the row's
     // floats): a graph's rows overflow MPI's int counts of floats long
     // before its row count does.
+    settle();
     std::vector<int> n, at;
     gatherCounts(count, counts, displs, "rows", n, at);
     const int width = blockCount("allGatherV", rowWidth);
@@ -227,6 +298,7 @@ public:
   }
   void doAllGatherV(const int64_t *send, int64_t count, int64_t *recv,
                     const int64_t *counts, const int64_t *displs) override {
+    settle();
     std::vector<int> n, at;
     gatherCounts(count, counts, displs, "values", n, at);
     GNNRT_MPI_CHECK(MPI_Allgatherv(send, n[myRank], MPI_INT64_T, recv,
@@ -234,6 +306,7 @@ public:
   }
   void doReduceScatterV(const float *send, float *recv, const int64_t *counts,
                         ReduceOp op) override {
+    settle();
     std::vector<int> n(worldSize);
     for (int r = 0; r < worldSize; ++r)
       n[r] = blockCount("reduceScatterV", counts[r]);
@@ -256,6 +329,7 @@ public:
   }
   Request doIAllReduce(const float *send, float *recv, int64_t count,
                        ReduceOp op) override {
+    advanceReductions();
     std::vector<MPI_Request> requests;
     for (auto [at, n] : pieces("iAllReduce", count)) {
       GNNRT_MPI_CHECK(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send + at,
@@ -265,6 +339,7 @@ public:
     return issue(std::move(requests));
   }
   Request doIAllGather(const float *send, float *recv, int64_t count) override {
+    advanceReductions();
     const int n = blockCount("iAllGather", count);
     MPI_Request request;
     GNNRT_MPI_CHECK(MPI_Iallgather(inPlaceGather(send, recv, count), n,
@@ -274,9 +349,12 @@ public:
   }
   Request doIReduce(const float *send, float *recv, int64_t count, int root,
                     ReduceOp op) override {
+    advanceReductions(); // the stages' reduces move on at each stage
     if (root < 0 || root >= worldSize)
       fatal("iReduce: root " + std::to_string(root) + " outside the world of " +
             std::to_string(worldSize) + " processes");
+    if (ownReduce)
+      return reduceToRoot(send, recv, count, root, op);
     std::vector<MPI_Request> requests;
     for (auto [at, n] : pieces("iReduce", count)) {
       GNNRT_MPI_CHECK(
@@ -287,6 +365,7 @@ public:
     return issue(std::move(requests));
   }
   Request doIBroadcast(float *data, int64_t count, int root) override {
+    advanceReductions();
     if (root < 0 || root >= worldSize)
       fatal("iBroadcast: root " + std::to_string(root) +
             " outside the world of " + std::to_string(worldSize) +
@@ -302,6 +381,7 @@ public:
                        const int64_t *sendDispls, float *recv,
                        const int64_t *recvCounts, const int64_t *recvDispls,
                        int64_t rowWidth) override {
+    advanceReductions();
     // The count arrays must outlive the request: kept with it. A datatype
     // freed while an operation uses it stays valid for that operation.
     std::vector<int> counts;
@@ -318,12 +398,14 @@ public:
   std::unique_ptr<Communicator> doSplit(int color, int key) override {
     if (color < 0)
       fatal("split: negative color " + std::to_string(color));
+    settle();
     MPI_Comm part;
     GNNRT_MPI_CHECK(MPI_Comm_split(comm, color, key, &part));
     return std::make_unique<MPICommunicator>(*this, part);
   }
   bool machineRanks(int &first, int &count) override {
     // Not counted: the machine's own communicator, not the training's.
+    settle();
     MPI_Comm machine;
     GNNRT_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, myRank,
                                         MPI_INFO_NULL, &machine));
@@ -343,22 +425,200 @@ public:
         int done = 0;
         GNNRT_MPI_CHECK(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
       }
+    advanceReductions();
   }
   void doWait(Request &request) override {
     if (request.isNull())
       return;
     auto it = pending.find(request.id);
-    if (it == pending.end())
+    auto own = reductions.find(request.id);
+    if (it == pending.end() && own == reductions.end())
       fatal("wait: request " + std::to_string(request.id) +
             " is not pending on this communicator");
-    GNNRT_MPI_CHECK(MPI_Waitall(static_cast<int>(it->second.requests.size()),
-                                it->second.requests.data(),
-                                MPI_STATUSES_IGNORE));
-    pending.erase(it);
+    if (reductions.empty()) {
+      GNNRT_MPI_CHECK(MPI_Waitall(static_cast<int>(it->second.requests.size()),
+                                  it->second.requests.data(),
+                                  MPI_STATUSES_IGNORE));
+      pending.erase(it);
+    } else {
+      // While it waits, this rank also adds and receives the pieces of the
+      // reduces it is the root of: a rank waiting for its sends to reach
+      // one root may be the root another rank's sends wait for.
+      waitAdvancing(request.id);
+    }
     request = Request();
   }
 
 private:
+  /// The root's side of an own reduce in flight: its pieces are
+  /// received into two slots of scratch per peer (piece k into slot k % 2)
+  /// and added in rank order, in piece order.
+  struct Reduction {
+    const float *own = nullptr; // the root's operand
+    float *out = nullptr;       // the result (may be `own`)
+    int64_t count = 0, pieceElements = 0, pieces = 0;
+    int64_t added = 0; // pieces added so far
+    ReduceOp op = ReduceOp::Sum;
+    int tag = 0;
+    std::unique_ptr<float[]> scratch; // 2 * (size - 1) pieces
+    int64_t scratchElements = 0;
+    std::vector<MPI_Request> receives; // slot * (size - 1) + peer index
+  };
+
+  /// iReduce on point-to-point messages (the file's header): each other
+  /// rank sends its pieces to the root at once, from `send`; the root posts
+  /// the receives of its first two pieces here and the others as pieces
+  /// are added (advance).
+  Request reduceToRoot(const float *send, float *recv, int64_t count, int root,
+                       ReduceOp op) {
+    if (count < 0)
+      fatal("iReduce: negative count " + std::to_string(count));
+    // Every rank numbers its reduces alike (collectives are issued in one
+    // order): a reduce's messages carry its number, so the pieces of two
+    // reduces to one root in flight never match each other's receives.
+    const int tag = static_cast<int>(reduceCount++ % 32768);
+    const int64_t each = std::min(piece, kReducePiece);
+    const int64_t n = (count + each - 1) / each;
+    Request r{nextId++};
+    if (myRank != root) {
+      std::vector<MPI_Request> sends;
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t at = k * each;
+        GNNRT_MPI_CHECK(
+            MPI_Isend(send + at, static_cast<int>(std::min(each, count - at)),
+                      MPI_FLOAT, root, tag, comm, &sends.emplace_back()));
+      }
+      pending[r.id] = {std::move(sends), {}};
+      return r;
+    }
+    Reduction &red = reductions[r.id];
+    red.own = send;
+    red.out = recv;
+    red.count = count;
+    red.pieceElements = std::min(each, count); // the scratch's pieces
+    red.pieces = n;
+    red.op = op;
+    red.tag = tag;
+    const int peers = worldSize - 1;
+    if (peers > 0 && n > 0) {
+      red.scratchElements = 2 * peers * red.pieceElements;
+      red.scratch = takeScratch(red.scratchElements);
+      red.receives.assign(2 * peers, MPI_REQUEST_NULL);
+      for (int64_t k = 0; k < std::min<int64_t>(n, 2); ++k)
+        postPiece(red, k);
+    } else if (send != recv) {
+      std::copy(send, send + count, recv);
+    }
+    if (peers == 0 || n == 0)
+      red.added = n;
+    return r;
+  }
+  /// Posts the receives of piece `k` of `red` from every peer.
+  void postPiece(Reduction &red, int64_t k) {
+    const int peers = worldSize - 1;
+    const int64_t at = k * red.pieceElements;
+    const int n = static_cast<int>(std::min(red.pieceElements, red.count - at));
+    const int slot = static_cast<int>(k % 2);
+    for (int q = 0; q < peers; ++q) {
+      const int source = q < myRank ? q : q + 1;
+      float *into =
+          red.scratch.get() + (int64_t(slot) * peers + q) * red.pieceElements;
+      GNNRT_MPI_CHECK(MPI_Irecv(into, n, MPI_FLOAT, source, red.tag, comm,
+                                &red.receives[slot * peers + q]));
+    }
+  }
+  /// Adds the pieces of `red` that have arrived, in order, and posts the
+  /// receives two pieces on; gives the scratch back once every piece is
+  /// added. Returns whether every piece is.
+  bool advance(Reduction &red) {
+    const int peers = worldSize - 1;
+    while (red.added < red.pieces) {
+      const int64_t k = red.added;
+      const int slot = static_cast<int>(k % 2);
+      int done = 0;
+      GNNRT_MPI_CHECK(MPI_Testall(peers, red.receives.data() + slot * peers,
+                                  &done, MPI_STATUSES_IGNORE));
+      if (!done)
+        return false;
+      const int64_t at = k * red.pieceElements;
+      const int64_t n = std::min(red.pieceElements, red.count - at);
+      operands.resize(worldSize);
+      for (int r = 0; r < worldSize; ++r) {
+        const int q = r < myRank ? r : r - 1;
+        operands[r] = r == myRank
+                          ? red.own + at
+                          : red.scratch.get() +
+                                (int64_t(slot) * peers + q) * red.pieceElements;
+      }
+      combine(red.out + at, operands.data(), worldSize, n, red.op);
+      ++red.added;
+      if (k + 2 < red.pieces)
+        postPiece(red, k + 2);
+    }
+    giveScratch(std::move(red.scratch), red.scratchElements);
+    return true;
+  }
+  /// advance of every own reduce this rank is the root of.
+  bool advanceReductions() {
+    bool all = true;
+    for (auto &[id, red] : reductions)
+      all = advance(red) && all;
+    return all;
+  }
+  /// Returns when request `id` (in `pending` or `reductions`) is complete,
+  /// and forgets it; adds the other reduces' pieces meanwhile.
+  void waitAdvancing(int64_t id) {
+    while (true) {
+      bool done = true;
+      if (auto it = pending.find(id); it != pending.end()) {
+        int flag = 0;
+        GNNRT_MPI_CHECK(MPI_Testall(
+            static_cast<int>(it->second.requests.size()),
+            it->second.requests.data(), &flag, MPI_STATUSES_IGNORE));
+        if (flag)
+          pending.erase(it);
+        else
+          done = false;
+      }
+      advanceReductions();
+      if (auto it = reductions.find(id); it != reductions.end()) {
+        if (it->second.added == it->second.pieces)
+          reductions.erase(it);
+        else
+          done = false;
+      }
+      if (done)
+        return;
+    }
+  }
+  /// Adds every piece of the own reduces this rank is the root of (their
+  /// requests stay, for wait): before a blocking collective, inside which
+  /// it could not, while another rank may wait for them before it joins.
+  /// (Its sends move on inside MPI.)
+  void settle() {
+    while (!advanceReductions()) {
+    }
+  }
+  /// Scratch of at least `elements` floats (kept from an earlier reduce
+  /// where one is large enough).
+  std::unique_ptr<float[]> takeScratch(int64_t elements) {
+    for (auto it = spare.begin(); it != spare.end(); ++it)
+      if (it->first >= elements) {
+        std::unique_ptr<float[]> p = std::move(it->second);
+        spare.erase(it);
+        return p;
+      }
+    return std::unique_ptr<float[]>(new float[elements]);
+  }
+  /// Keeps the two largest scratch buffers for the next reduces.
+  void giveScratch(std::unique_ptr<float[]> p, int64_t elements) {
+    if (!p)
+      return;
+    spare.emplace(elements, std::move(p));
+    while (spare.size() > 2)
+      spare.erase(spare.begin());
+  }
+
   /// `count` as an MPI count: non-negative and at most INT_MAX.
   static int blockCount(const char *what, int64_t count) {
     if (count < 0)
@@ -374,6 +634,7 @@ private:
   void exchange(const T *send, const int64_t *sendCounts,
                 const int64_t *sendDispls, T *recv, const int64_t *recvCounts,
                 const int64_t *recvDispls, int64_t rowWidth) {
+    settle();
     std::vector<int> counts;
     MPI_Datatype row = exchangeLayout<T>(sendCounts, sendDispls, recvCounts,
                                          recvDispls, rowWidth, counts);
@@ -412,6 +673,7 @@ private:
   void reduceAll(const T *send, T *recv, int64_t count, ReduceOp op) {
     if (count < 0)
       fatal("allReduce: negative count " + std::to_string(count));
+    settle();
     for (int64_t at = 0; at < count; at += piece) {
       const int n = static_cast<int>(std::min(piece, count - at));
       GNNRT_MPI_CHECK(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send + at,
@@ -426,6 +688,7 @@ private:
       fatal("broadcast: root " + std::to_string(root) +
             " outside the world of " + std::to_string(worldSize) +
             " processes");
+    settle();
     for (int64_t at = 0; at < count; at += piece) {
       const int n = static_cast<int>(std::min(piece, count - at));
       GNNRT_MPI_CHECK(MPI_Bcast(data + at, n, typeOf<T>(), root, comm));
@@ -441,6 +704,7 @@ private:
   template <typename T>
   void gatherAll(const T *send, T *recv, int64_t count) {
     const int n = blockCount("allGather", count);
+    settle();
     GNNRT_MPI_CHECK(MPI_Allgather(inPlaceGather(send, recv, count), n,
                                   typeOf<T>(), recv, n, typeOf<T>(), comm));
   }
@@ -477,6 +741,14 @@ private:
   int64_t piece = 0; // elements per piece (pieceElementsOfEnvironment)
   int64_t nextId = 1;
   std::unordered_map<int64_t, Pending> pending;
+  /// The own reduces (ownReduce): their number so far, those this rank is
+  /// the root of until waited for, the scratch kept for the next ones, and
+  /// advance's pointers.
+  bool ownReduce = true;
+  int64_t reduceCount = 0;
+  std::map<int64_t, Reduction> reductions;
+  std::multimap<int64_t, std::unique_ptr<float[]>> spare;
+  std::vector<const float *> operands;
 };
 
 } // namespace
