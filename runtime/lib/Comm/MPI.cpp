@@ -34,6 +34,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -175,7 +176,12 @@ class MPICommunicator final : public Communicator {
 public:
   MPICommunicator() {
     threads = initialiseMPI();
-    comm = MPI_COMM_WORLD;
+    // A communicator of its own over the world's processes: two of them
+    // (each numbering its reduces from 0) never match each other's
+    // messages.
+    GNNRT_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    GNNRT_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    enlist();
     GNNRT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &myRank));
     GNNRT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &worldSize));
     // An error on one rank ends them all (the others would wait in their
@@ -205,9 +211,12 @@ public:
     // released meanwhile. Every rank issued them, so the wait ends.
     int finalised = 0;
     MPI_Finalized(&finalised);
-    if (finalised)
+    if (finalised) {
+      delist();
       return;
+    }
     settle();
+    delist();
     for (auto &[id, p] : pending)
       MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(),
                   MPI_STATUSES_IGNORE);
@@ -220,6 +229,7 @@ public:
   MPICommunicator(const MPICommunicator &parent, MPI_Comm part)
       : comm(part), threads(parent.threads), piece(parent.piece),
         ownReduce(parent.ownReduce) {
+    enlist();
     GNNRT_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     GNNRT_MPI_CHECK(MPI_Comm_rank(comm, &myRank));
     GNNRT_MPI_CHECK(MPI_Comm_size(comm, &worldSize));
@@ -431,19 +441,26 @@ public:
     if (request.isNull())
       return;
     auto it = pending.find(request.id);
-    auto own = reductions.find(request.id);
-    if (it == pending.end() && own == reductions.end())
+    bool own = false, anyOwn = false;
+    {
+      std::lock_guard<std::recursive_mutex> lock(reduceMutex);
+      own = reductions.count(request.id) != 0;
+      for (MPICommunicator *c : everyCommunicator)
+        anyOwn = anyOwn || !c->reductions.empty();
+    }
+    if (it == pending.end() && !own)
       fatal("wait: request " + std::to_string(request.id) +
             " is not pending on this communicator");
-    if (reductions.empty()) {
+    if (!anyOwn) {
       GNNRT_MPI_CHECK(MPI_Waitall(static_cast<int>(it->second.requests.size()),
                                   it->second.requests.data(),
                                   MPI_STATUSES_IGNORE));
       pending.erase(it);
     } else {
       // While it waits, this rank also adds and receives the pieces of the
-      // reduces it is the root of: a rank waiting for its sends to reach
-      // one root may be the root another rank's sends wait for.
+      // reduces it is the root of, on every communicator: a rank waiting
+      // for its sends to reach one root may be the root another rank's
+      // sends wait for.
       waitAdvancing(request.id);
     }
     request = Request();
@@ -460,8 +477,8 @@ private:
     int64_t added = 0; // pieces added so far
     ReduceOp op = ReduceOp::Sum;
     int tag = 0;
-    std::unique_ptr<float[]> scratch; // 2 * (size - 1) pieces
-    int64_t scratchElements = 0;
+    std::unique_ptr<float[]> scratch;  // slots * (size - 1) pieces
+    int64_t scratchElements = 0;       // its capacity
     std::vector<MPI_Request> receives; // slot * (size - 1) + peer index
   };
 
@@ -491,6 +508,7 @@ private:
       pending[r.id] = {std::move(sends), {}};
       return r;
     }
+    std::lock_guard<std::recursive_mutex> lock(reduceMutex);
     Reduction &red = reductions[r.id];
     red.own = send;
     red.out = recv;
@@ -501,9 +519,11 @@ private:
     red.tag = tag;
     const int peers = worldSize - 1;
     if (peers > 0 && n > 0) {
-      red.scratchElements = 2 * peers * red.pieceElements;
-      red.scratch = takeScratch(red.scratchElements);
-      red.receives.assign(2 * peers, MPI_REQUEST_NULL);
+      // Two slots of pieces, one where there is one piece.
+      const int64_t slots = std::min<int64_t>(n, 2);
+      red.scratch =
+          takeScratch(slots * peers * red.pieceElements, red.scratchElements);
+      red.receives.assign(slots * peers, MPI_REQUEST_NULL);
       for (int64_t k = 0; k < std::min<int64_t>(n, 2); ++k)
         postPiece(red, k);
     } else if (send != recv) {
@@ -558,12 +578,27 @@ private:
     giveScratch(std::move(red.scratch), red.scratchElements);
     return true;
   }
-  /// advance of every own reduce this rank is the root of.
-  bool advanceReductions() {
+  /// advance of every own reduce this rank is the root of, on every
+  /// communicator of the process: a rank waiting on one communicator may be
+  /// the root that another communicator's sends wait for. Returns whether
+  /// all are complete.
+  static bool advanceReductions() {
+    std::lock_guard<std::recursive_mutex> lock(reduceMutex);
     bool all = true;
-    for (auto &[id, red] : reductions)
-      all = advance(red) && all;
+    for (MPICommunicator *c : everyCommunicator)
+      for (auto &[id, red] : c->reductions)
+        all = c->advance(red) && all;
     return all;
+  }
+  /// Adds this communicator to everyCommunicator, or takes it out.
+  void enlist() {
+    std::lock_guard<std::recursive_mutex> lock(reduceMutex);
+    everyCommunicator.push_back(this);
+  }
+  void delist() {
+    std::lock_guard<std::recursive_mutex> lock(reduceMutex);
+    everyCommunicator.erase(
+        std::find(everyCommunicator.begin(), everyCommunicator.end(), this));
   }
   /// Returns when request `id` (in `pending` or `reductions`) is complete,
   /// and forgets it; adds the other reduces' pieces meanwhile.
@@ -581,34 +616,39 @@ private:
           done = false;
       }
       advanceReductions();
-      if (auto it = reductions.find(id); it != reductions.end()) {
-        if (it->second.added == it->second.pieces)
-          reductions.erase(it);
-        else
-          done = false;
+      {
+        std::lock_guard<std::recursive_mutex> lock(reduceMutex);
+        if (auto it = reductions.find(id); it != reductions.end()) {
+          if (it->second.added == it->second.pieces)
+            reductions.erase(it);
+          else
+            done = false;
+        }
       }
       if (done)
         return;
     }
   }
-  /// Adds every piece of the own reduces this rank is the root of (their
-  /// requests stay, for wait): before a blocking collective, inside which
-  /// it could not, while another rank may wait for them before it joins.
-  /// (Its sends move on inside MPI.)
-  void settle() {
+  /// Adds every piece of the own reduces this rank is the root of, on every
+  /// communicator (their requests stay, for wait): before a blocking
+  /// collective, inside which it could not, while another rank may wait for
+  /// them before it joins. (Its sends move on inside MPI.)
+  static void settle() {
     while (!advanceReductions()) {
     }
   }
   /// Scratch of at least `elements` floats (kept from an earlier reduce
-  /// where one is large enough).
-  std::unique_ptr<float[]> takeScratch(int64_t elements) {
-    for (auto it = spare.begin(); it != spare.end(); ++it)
-      if (it->first >= elements) {
-        std::unique_ptr<float[]> p = std::move(it->second);
-        spare.erase(it);
-        return p;
-      }
-    return std::unique_ptr<float[]>(new float[elements]);
+  /// where one is large enough), its capacity in `capacity`.
+  std::unique_ptr<float[]> takeScratch(int64_t elements, int64_t &capacity) {
+    auto it = spare.lower_bound(elements);
+    if (it == spare.end()) {
+      capacity = elements;
+      return std::unique_ptr<float[]>(new float[elements]);
+    }
+    capacity = it->first;
+    std::unique_ptr<float[]> p = std::move(it->second);
+    spare.erase(it);
+    return p;
   }
   /// Keeps the two largest scratch buffers for the next reduces.
   void giveScratch(std::unique_ptr<float[]> p, int64_t elements) {
@@ -747,6 +787,11 @@ private:
   bool ownReduce = true;
   int64_t reduceCount = 0;
   std::map<int64_t, Reduction> reductions;
+  /// Every communicator of the process, and the lock of it and of each
+  /// one's reductions and spare scratch (threads with communicators of
+  /// their own, under MPI_THREAD_MULTIPLE, advance each other's).
+  static inline std::recursive_mutex reduceMutex;
+  static inline std::vector<MPICommunicator *> everyCommunicator;
   std::multimap<int64_t, std::unique_ptr<float[]>> spare;
   std::vector<const float *> operands;
 };

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -401,11 +402,15 @@ TEST(RuntimeMPICommunicator, NonBlockingReducesToEveryRoot) {
 }
 
 // Reduces in flight in any number, two to each root, waited for in reverse
-// order after a blocking collective: a root adds the pieces of every
-// reduce it is waiting or blocking for (the own reduce of Comm/MPI.cpp), so
-// no rank waits on one that a blocked root will not add. 600,000 elements
-// are three pieces of the own reduce; with GNNRT_MPI_PIECE_ELEMENTS, four
-// pieces of that size (every one a message of its own).
+// order around a blocking collective that rank 0 joins first and the others
+// after their waits, then a crossed pair (rank 0 waits first for the reduce
+// to the last rank, the last rank for the one to rank 0): a root adds the
+// pieces of every reduce whenever it waits, and completes them before a
+// blocking collective (the own reduce of Comm/MPI.cpp), so no rank waits on
+// one that a blocked root will not add. 600,000 floats are ten pieces of
+// the own reduce, sent by rendezvous: a root that stopped adding would
+// hang this test (mpi-communicator.test runs it under a timeout); with
+// GNNRT_MPI_PIECE_ELEMENTS, four pieces of that size.
 TEST(RuntimeMPICommunicator, ReducesInFlightCompleteInAnyOrder) {
   Communicator &comm = world();
   const int n = comm.size(), me = comm.rank();
@@ -413,29 +418,132 @@ TEST(RuntimeMPICommunicator, ReducesInFlightCompleteInAnyOrder) {
   const int64_t kCount =
       piece && *piece ? 3 * std::atoll(piece) + 1 : int64_t(600000);
   const ReduceOp ops[] = {ReduceOp::Sum, ReduceOp::Max};
-  std::vector<std::vector<float>> data(2 * n);
-  std::vector<Request> pending(2 * n);
-  for (int k = 0; k < 2 * n; ++k) {
-    const int root = k % n;
+  std::vector<std::vector<float>> data(2 * n + 2);
+  std::vector<Request> pending(2 * n + 2);
+  auto issue = [&](int k, int root, ReduceOp op) {
     data[k].resize(kCount);
     for (int64_t i = 0; i < kCount; ++i)
       data[k][i] = valueOf(me, i + k);
-    pending[k] =
-        comm.iReduce(data[k].data(), data[k].data(), kCount, root, ops[k / n]);
-  }
+    pending[k] = comm.iReduce(data[k].data(), data[k].data(), kCount, root, op);
+  };
+  for (int k = 0; k < 2 * n; ++k)
+    issue(k, k % n, ops[k / n]);
   int64_t r = me, sum = 0;
-  comm.allReduce(&r, &sum, 1, ReduceOp::Sum);
-  EXPECT_EQ(sum, int64_t(n) * (n - 1) / 2);
+  if (me == 0)
+    comm.allReduce(&r, &sum, 1, ReduceOp::Sum);
   for (int k = 2 * n - 1; k >= 0; --k)
     comm.wait(pending[k]);
-  for (int k = me; k < 2 * n; k += n)
+  if (me != 0)
+    comm.allReduce(&r, &sum, 1, ReduceOp::Sum);
+  EXPECT_EQ(sum, int64_t(n) * (n - 1) / 2);
+  // The others start late, so that rank 0's pieces of its reduce arrive
+  // only while it waits for the other one.
+  if (me != 0)
+    usleep(200000);
+  issue(2 * n, 0, ReduceOp::Sum);
+  issue(2 * n + 1, n - 1, ReduceOp::Sum);
+  if (me == 0)
+    comm.wait(pending[2 * n + 1]);
+  comm.wait(pending[2 * n]);
+  comm.wait(pending[2 * n + 1]);
+  auto check = [&](int k, ReduceOp op) {
     for (int64_t i = 0; i < kCount; ++i) {
       float want = valueOf(0, i + k);
       for (int q = 1; q < n; ++q)
-        want = k < n ? want + valueOf(q, i + k)
-                     : std::max(want, valueOf(q, i + k));
+        want = op == ReduceOp::Sum ? want + valueOf(q, i + k)
+                                   : std::max(want, valueOf(q, i + k));
       ASSERT_EQ(data[k][i], want) << "reduce " << k << " element " << i;
     }
+  };
+  for (int k = me; k < 2 * n; k += n)
+    check(k, ops[k / n]);
+  if (me == 0)
+    check(2 * n, ReduceOp::Sum);
+  if (me == n - 1)
+    check(2 * n + 1, ReduceOp::Sum);
+}
+
+// The crossed pair on two communicators of the same processes (a split):
+// rank 0 roots a reduce on the split and waits on the world first, the
+// last rank roots one on the world and waits on the split first. A root
+// adds the pieces of its reduces on every communicator while it waits on
+// any.
+TEST(RuntimeMPICommunicator, ReducesOnTwoCommunicatorsCompleteInAnyOrder) {
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank();
+  std::unique_ptr<Communicator> part = comm.split(0, me);
+  ASSERT_EQ(part->rank(), me);
+  const char *piece = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
+  const int64_t kCount =
+      piece && *piece ? 3 * std::atoll(piece) + 1 : int64_t(600000);
+  std::vector<float> x(kCount), y(kCount);
+  for (int64_t i = 0; i < kCount; ++i) {
+    x[i] = valueOf(me, i);
+    y[i] = valueOf(me, i + 1);
+  }
+  if (me != 0)
+    usleep(200000);
+  Request onPart = part->iReduce(x.data(), x.data(), kCount, 0, ReduceOp::Sum);
+  Request onWorld =
+      comm.iReduce(y.data(), y.data(), kCount, n - 1, ReduceOp::Sum);
+  if (me == 0)
+    comm.wait(onWorld);
+  part->wait(onPart);
+  comm.wait(onWorld);
+  for (int64_t i = 0; i < kCount; ++i) {
+    float sx = 0.0f, sy = 0.0f;
+    for (int q = 0; q < n; ++q) {
+      sx += valueOf(q, i);
+      sy += valueOf(q, i + 1);
+    }
+    if (me == 0) {
+      ASSERT_EQ(x[i], sx) << "element " << i;
+    }
+    if (me == n - 1) {
+      ASSERT_EQ(y[i], sy) << "element " << i;
+    }
+  }
+}
+
+/// Rank r's element i of values whose float sum depends on the order:
+/// +-1e8 beside small integers.
+float orderedValue(int r, int64_t i) {
+  switch ((r + i) % 3) {
+  case 0:
+    return 1e8f;
+  case 1:
+    return -1e8f;
+  default:
+    return static_cast<float>(r + 1);
+  }
+}
+
+// The own reduce adds in rank order, left to right, whatever arrives first
+// (the same sums on every run), at the root only: the others' buffers keep
+// their values. Sum and Min, to the last rank, from a separate buffer.
+TEST(RuntimeMPICommunicator, OwnReduceAddsInRankOrder) {
+  const char *how = std::getenv("GNNRT_MPI_IREDUCE");
+  if (how && !std::strcmp(how, "mpi"))
+    GTEST_SKIP() << "MPI_Ireduce's order is MPI's";
+  Communicator &comm = world();
+  const int n = comm.size(), me = comm.rank(), root = n - 1;
+  constexpr int64_t kCount = 70001;
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min}) {
+    std::vector<float> mine(kCount), out(kCount, -7.0f);
+    for (int64_t i = 0; i < kCount; ++i)
+      mine[i] = orderedValue(me, i);
+    const std::vector<float> before(mine);
+    Request r = comm.iReduce(mine.data(), out.data(), kCount, root, op);
+    comm.wait(r);
+    EXPECT_EQ(mine, before);
+    for (int64_t i = 0; i < kCount; ++i) {
+      float want = orderedValue(0, i);
+      for (int q = 1; q < n; ++q)
+        want = op == ReduceOp::Sum ? want + orderedValue(q, i)
+                                   : std::min(want, orderedValue(q, i));
+      ASSERT_EQ(out[i], me == root ? want : -7.0f) << "element " << i;
+    }
+  }
 }
 
 // A communicator destroyed with collectives in flight completes them first
