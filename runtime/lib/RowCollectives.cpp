@@ -557,12 +557,16 @@ void _mlir_ciface_gnnrtReduceStageSend(gnnrtContext *ctx, gnnrtMemRefF32 *own,
   if (part + 1 < parts)
     return;
   state.next = stage + 1 < size ? stage + 1 : 0;
-  if (stage + 1 == size)
+  if (stage + 1 == size) {
     for (auto &pending : state.reducing) {
       for (Request &r : pending)
         rowsComm(ctx).wait(r);
       pending.clear();
     }
+    // The loop is over: a later loop's gnnrtReduceStageSources never sizes
+    // its stages by these parts (it finds none before its own).
+    state.parts.clear();
+  }
 }
 
 void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
@@ -598,11 +602,21 @@ void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
           std::to_string(width) + " against " +
           std::to_string(state.sourcesWidth) + ")");
   }
+  // Stage j's sources that the kernel sums for: those of the reduce's
+  // parts' lowest level (gnnrtReduceStageRows gave the parts before this
+  // call, gnnrtStageLevelEnd ends the kernel's range there), a prefix of
+  // the owner's rows on a co-batch; the rest are never read.
+  auto sourceRows = [&](int64_t j) {
+    if (state.parts.empty())
+      return ctx->rowStarts[j + 1] - ctx->rowStarts[j];
+    int64_t rows = 0;
+    for (const auto &part : state.parts)
+      rows = std::max(rows, rowsOfLevel(ctx, static_cast<int>(j), part.level));
+    return rows;
+  };
   float *rows = broadcastStage(
       ctx, state.sourcesPending, stage, const_cast<float *>(state.sourcesOwn),
-      state.sourceBuffers, [&](int64_t j) {
-        return (ctx->rowStarts[j + 1] - ctx->rowStarts[j]) * width;
-      });
+      state.sourceBuffers, [&](int64_t j) { return sourceRows(j) * width; });
   state.sourcesNext = stage + 1 < size ? stage + 1 : 0;
   *result = stageMemRef(ctx, rows, stage, width);
 }

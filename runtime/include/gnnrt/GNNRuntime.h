@@ -737,10 +737,10 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,
 /// floats of all the outputs' rows) into the memref gnnrtReduceStageRows
 /// gives (row u at u * width, shifted as gnnrtStageRows's), the owner's
 /// into `own` (its rows of that output's result) in place, and
-/// gnnrtReduceStageSend reduces them to the owner (MPI_Ireduce) while stage
-/// j + 1 computes. Asking for stage j's first part waits for stage j - 2's
-/// reduces (their buffer); the last part's send of the last stage waits
-/// for all. In one process the one stage is `own`; closed shares sum every
+/// gnnrtReduceStageSend reduces them to the owner (a non-blocking reduce)
+/// while stage j + 1 computes. Asking for stage j's first part waits for
+/// stage j - 2's reduces (their buffer); the last part's send of the last
+/// stage waits for all (and ends the loop: its parts are forgotten). In one process the one stage is `own`; closed shares sum every
 /// source's rows and keep their own. `level` >= 0 (the program on blocks):
 /// the part's sums are zero beyond the sources of that level, so stage j
 /// reduces only its owner's rows of the level (gnnrtStageLevelEnd), and
@@ -758,7 +758,9 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSend(
 /// of the sources [p(j), p(j+1)) that the stage's kernel sums to, as
 /// gnnrtStageRows gives them (row u at u * width), from two receive buffers
 /// of their own, stage j + 1's broadcast issued while stage j computes;
-/// `own` and `width` are stage 0's at every stage. In one process the own
+/// `own` and `width` are stage 0's at every stage. On a co-batch only the
+/// owner's rows of the reduce parts' lowest level move (the sources whose
+/// sums the kernel computes, gnnrtStageLevelEnd). In one process the own
 /// rows; closed shares: the own rows among zeros.
 GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
                                                        gnnrtContext *ctx,
@@ -770,8 +772,8 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
 /// `in` (what an aggregation to the source and gnnrtReduceScatterRows
 /// compute). At stage j each process sums the sources [p(j), p(j+1)) into
 /// one of two alternating buffers (the owner into `out`) and reduces them
-/// to the owner (MPI_Ireduce) while stage j + 1 computes. In one process
-/// gnnrtSpmm to the sources.
+/// to the owner (a non-blocking reduce) while stage j + 1 computes. In one
+/// process gnnrtSpmm to the sources.
 GNNRT_EXPORT void _mlir_ciface_gnnrtSpmmReduce(gnnrtContext *ctx,
                                                gnnrtMemRefF32 *weights,
                                                gnnrtMemRefF32 *in,
