@@ -247,6 +247,15 @@ static int64_t rowsOfLevel(const gnnrtContext *ctx, int j, int64_t level) {
              : all;
 }
 
+/// The most rows of process j that any part of the reduce loop in progress
+/// sends (its level's, rowsOfLevel; 0 without parts).
+static int64_t partRows(const gnnrtContext *ctx, int j) {
+  int64_t rows = 0;
+  for (const auto &part : ctx->kernelStages.parts)
+    rows = std::max(rows, rowsOfLevel(ctx, j, part.level));
+  return rows;
+}
+
 /// gnnrtSpmmBroadcast over the own rows [0, end) (gnnrtSpmmBroadcastRows:
 /// a sampled batch's level), whose edges read sources of `sourceLevel` (-1:
 /// any); `entry` names the entry point.
@@ -341,11 +350,9 @@ int64_t gnnrtStageLevelEnd(gnnrtContext *ctx, int64_t stage, int64_t level) {
   checkRowStarts(ctx, "gnnrtStageLevelEnd");
   // At least the rows any of a reduce loop's parts sends (a level past
   // the batch's bands counts every row).
-  int64_t rows = rowsOfLevel(ctx, static_cast<int>(stage), level);
-  for (const auto &part : ctx->kernelStages.parts)
-    rows =
-        std::max(rows, rowsOfLevel(ctx, static_cast<int>(stage), part.level));
-  return ctx->rowStarts[stage] + rows;
+  const int j = static_cast<int>(stage);
+  return ctx->rowStarts[stage] +
+         std::max(rowsOfLevel(ctx, j, level), partRows(ctx, j));
 }
 
 /// The stage's rows of every vertex's rows at `data` as a memref that row u
@@ -607,12 +614,8 @@ void _mlir_ciface_gnnrtReduceStageSources(gnnrtMemRefF32 *result,
   // call, gnnrtStageLevelEnd ends the kernel's range there), a prefix of
   // the owner's rows on a co-batch; the rest are never read.
   auto sourceRows = [&](int64_t j) {
-    if (state.parts.empty())
-      return ctx->rowStarts[j + 1] - ctx->rowStarts[j];
-    int64_t rows = 0;
-    for (const auto &part : state.parts)
-      rows = std::max(rows, rowsOfLevel(ctx, static_cast<int>(j), part.level));
-    return rows;
+    return state.parts.empty() ? ctx->rowStarts[j + 1] - ctx->rowStarts[j]
+                               : partRows(ctx, static_cast<int>(j));
   };
   float *rows = broadcastStage(
       ctx, state.sourcesPending, stage, const_cast<float *>(state.sourcesOwn),

@@ -740,8 +740,9 @@ GNNRT_EXPORT void _mlir_ciface_gnnrtStageRows(gnnrtMemRefF32 *result,
 /// gnnrtReduceStageSend reduces them to the owner (a non-blocking reduce)
 /// while stage j + 1 computes. Asking for stage j's first part waits for
 /// stage j - 2's reduces (their buffer); the last part's send of the last
-/// stage waits for all (and ends the loop: its parts are forgotten). In one process the one stage is `own`; closed shares sum every
-/// source's rows and keep their own. `level` >= 0 (the program on blocks):
+/// stage waits for all (and ends the loop: its parts are forgotten). In one
+/// process the one stage is `own`; closed shares sum every source's rows
+/// and keep their own. `level` >= 0 (the program on blocks):
 /// the part's sums are zero beyond the sources of that level, so stage j
 /// reduces only its owner's rows of the level (gnnrtStageLevelEnd), and
 /// the owner's own rows beyond them are set to zero; -1: every row. The

@@ -524,7 +524,7 @@ private:
       red.scratch =
           takeScratch(slots * peers * red.pieceElements, red.scratchElements);
       red.receives.assign(slots * peers, MPI_REQUEST_NULL);
-      for (int64_t k = 0; k < std::min<int64_t>(n, 2); ++k)
+      for (int64_t k = 0; k < slots; ++k)
         postPiece(red, k);
     } else if (send != recv) {
       std::copy(send, send + count, recv);

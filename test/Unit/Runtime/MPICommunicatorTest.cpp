@@ -57,6 +57,14 @@ Communicator &world() {
   return *comm;
 }
 
+/// The elements of the reduces in flight: 600,000 floats, ten pieces of the
+/// own reduce sent by rendezvous; with GNNRT_MPI_PIECE_ELEMENTS, four
+/// pieces of that size.
+int64_t reduceCount() {
+  const char *piece = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
+  return piece && *piece ? 3 * std::atoll(piece) + 1 : int64_t(600000);
+}
+
 /// Rank r's element i: a small integer, distinct across ranks.
 float valueOf(int r, int64_t i) {
   return static_cast<float>((r + 1) * (i % 7) - 3 * r + (i % 5));
@@ -414,9 +422,7 @@ TEST(RuntimeMPICommunicator, NonBlockingReducesToEveryRoot) {
 TEST(RuntimeMPICommunicator, ReducesInFlightCompleteInAnyOrder) {
   Communicator &comm = world();
   const int n = comm.size(), me = comm.rank();
-  const char *piece = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
-  const int64_t kCount =
-      piece && *piece ? 3 * std::atoll(piece) + 1 : int64_t(600000);
+  const int64_t kCount = reduceCount();
   const ReduceOp ops[] = {ReduceOp::Sum, ReduceOp::Max};
   std::vector<std::vector<float>> data(2 * n + 2);
   std::vector<Request> pending(2 * n + 2);
@@ -473,9 +479,7 @@ TEST(RuntimeMPICommunicator, ReducesOnTwoCommunicatorsCompleteInAnyOrder) {
   const int n = comm.size(), me = comm.rank();
   std::unique_ptr<Communicator> part = comm.split(0, me);
   ASSERT_EQ(part->rank(), me);
-  const char *piece = std::getenv("GNNRT_MPI_PIECE_ELEMENTS");
-  const int64_t kCount =
-      piece && *piece ? 3 * std::atoll(piece) + 1 : int64_t(600000);
+  const int64_t kCount = reduceCount();
   std::vector<float> x(kCount), y(kCount);
   for (int64_t i = 0; i < kCount; ++i) {
     x[i] = valueOf(me, i);
