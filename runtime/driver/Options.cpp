@@ -97,6 +97,14 @@ static const char *kUsage =
     "  --repartition-gain G with --row-split roc: repartition when the model\n"
     "                       predicts the slowest part faster by more than\n"
     "                       the fraction G (0 to 1, default 0.1)\n"
+    "  --shared-rows HOW    split by rows, rows that several kernels read\n"
+    "                       (GAT's): 'gather' (one all-gather of every\n"
+    "                       vertex's rows), 'stage' (broadcast in stages\n"
+    "                       for each kernel: less memory, more bytes; where\n"
+    "                       gnn-compile --partition auto held that form) or\n"
+    "                       'auto' (the default: gather unless a process's\n"
+    "                       part does not fit its memory that way and does\n"
+    "                       staged)\n"
     "  --batch-size N       mini-batch training: N labelled train vertices\n"
     "                       per step, shuffled each epoch, on their sampled\n"
     "                       neighbourhood (docs/MiniBatch.md; under mpirun\n"
@@ -333,6 +341,12 @@ Options parseArgs(int argc, char **argv) {
                    "pull, "
                    "not '" +
                    o.partition + "'");
+    } else if (a == "--shared-rows") {
+      o.sharedRows = next();
+      if (o.sharedRows != "auto" && o.sharedRows != "gather" &&
+          o.sharedRows != "stage")
+        usageError("--shared-rows must be auto, gather or stage, not '" +
+                   o.sharedRows + "'");
     } else if (a == "--row-split") {
       o.rowSplit = next();
       o.rowSplitGiven = true;

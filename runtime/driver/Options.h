@@ -30,6 +30,7 @@ struct Options {
   std::string rowSplit = "vertices";
   double repartitionGain = 0.1;
   bool rowSplitGiven = false; // --row-split or --repartition-gain
+  std::string sharedRows = "auto"; // --shared-rows
   /// How a model compiled with --partition rows trains on several
   /// processes: rows (the default), preload or auto.
   std::string partition;

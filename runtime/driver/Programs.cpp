@@ -20,6 +20,12 @@ extern "C" __attribute__((weak)) float gnn_eval_level(gnnrtContext *,
 extern "C" __attribute__((weak)) const char gnnrt_model_info_rows[];
 extern "C" __attribute__((weak)) float gnn_train_step_rows(gnnrtContext *);
 extern "C" __attribute__((weak)) float gnn_eval_rows(gnnrtContext *);
+// The rows program with the rows several kernels read staged for each
+// (gnn-compile --stage-shared-rows), where --partition auto held it.
+extern "C" __attribute__((weak)) const char gnnrt_model_info_rows_shared[];
+extern "C" __attribute__((weak)) float
+gnn_train_step_rows_shared(gnnrtContext *);
+extern "C" __attribute__((weak)) float gnn_eval_rows_shared(gnnrtContext *);
 extern "C" __attribute__((weak)) const char gnnrt_model_info_features[];
 extern "C" __attribute__((weak)) float gnn_train_step_features(gnnrtContext *);
 extern "C" __attribute__((weak)) float gnn_eval_features(gnnrtContext *);
@@ -37,7 +43,7 @@ gnn_train_step_blocks_rows(gnnrtContext *);
 
 std::vector<Program> gnnrt::heldPrograms() {
   std::vector<Program> programs(1);
-  programs.reserve(3); // at most the partitioned two beside it
+  programs.reserve(4); // at most the partitioned three beside it
   programs[0].info = gnnrt_model_info;
   programs[0].train = gnn_train_step;
   programs[0].eval = gnn_eval;
@@ -53,6 +59,13 @@ std::vector<Program> gnnrt::heldPrograms() {
     add(gnnrt_model_info_rows, gnn_train_step_rows, gnn_eval_rows);
   if (gnnrt_model_info_features && gnn_train_step_features && gnn_eval_features)
     add(gnnrt_model_info_features, gnn_train_step_features, gnn_eval_features);
+  // After the others: findProgram's "rows" is the one that all-gathers.
+  if (gnnrt_model_info_rows_shared && gnn_train_step_rows_shared &&
+      gnn_eval_rows_shared) {
+    add(gnnrt_model_info_rows_shared, gnn_train_step_rows_shared,
+        gnn_eval_rows_shared);
+    programs.back().stagesSharedRows = true;
+  }
   std::string error;
   for (Program &p : programs)
     if (!parseModelInfo(p.info, p.model, error))
@@ -107,6 +120,49 @@ const Program *gnnrt::findProgram(const std::vector<Program> &programs,
     if (p.model.partition == partition)
       return &p;
   return nullptr;
+}
+
+const Program *gnnrt::chooseSharedRows(
+    gnnrtContext *ctx, const std::vector<Program> &programs,
+    const Program *rows, const std::string &request, const OptimizerConfig &opt,
+    const std::vector<int64_t> &starts, std::string &why, int &votes) {
+  const Program *staged = nullptr;
+  for (const Program &p : programs)
+    if (p.stagesSharedRows)
+      staged = &p;
+  if (!rows || rows->model.partition != "rows" || rows->stagesSharedRows)
+    return rows;
+  if (!staged) {
+    if (request == "stage" && ctx->comm->rank() == 0)
+      std::fprintf(stderr,
+                   "warning: --shared-rows stage: the executable holds one "
+                   "rows program, which stages the rows several kernels "
+                   "read where gnn-compile --stage-shared-rows compiled it "
+                   "so (gnn-compile --partition auto holds both forms where "
+                   "the model has such rows)\n");
+    return rows;
+  }
+  if (request == "gather")
+    return rows;
+  if (request == "stage") {
+    why = "shared rows staged (--shared-rows stage)";
+    return staged;
+  }
+  // auto: every process agrees (a collective each, on every process).
+  const ModelInfo saved = ctx->model;
+  std::string gathered, stagedShort;
+  ctx->model = rows->model;
+  const bool fits = partsFit(ctx, opt, starts, gathered);
+  ++votes;
+  ctx->model = staged->model;
+  const bool stagedFits =
+      fits || (++votes, partsFit(ctx, opt, starts, stagedShort));
+  ctx->model = saved;
+  if (fits)
+    return rows;
+  why = "shared rows staged (all-gathered, " + gathered +
+        (stagedFits ? "" : "; staged, " + stagedShort) + ")";
+  return staged;
 }
 
 double gnnrt::predictedEpochBytes(const ModelInfo &model, int64_t numVertices,

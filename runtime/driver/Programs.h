@@ -1,8 +1,9 @@
 //===- Programs.h - the programs an executable holds, and the choice -*- C++
 //-*-===//
 //
-// An executable of gnn-compile --partition auto holds up to three programs
-// of one model (preloading, split by rows, split by features); under mpirun
+// An executable of gnn-compile --partition auto holds up to four programs
+// of one model (preloading, split by rows, split by rows with the rows
+// several kernels read staged, split by features); under mpirun
 // the driver (gnnrt_main.cpp) trains with one of them: the one --partition
 // names, or --partition auto's choice by the bytes each moves and the
 // memory each needs (docs/Distributed.md, "One executable for any number
@@ -29,12 +30,17 @@ struct Program {
   /// Layer-wise evaluation's level l (gnn_eval_level; model.levels), where
   /// compiled.
   float (*evalLevel)(gnnrtContext *, int64_t) = nullptr;
+  /// The rows program's form that stages the rows several kernels read
+  /// (_rows_shared; chooseSharedRows).
+  bool stagesSharedRows = false;
 };
 
 /// The programs the executable holds: the one compiled (gnnrt_model_info,
 /// gnn_train_step, gnn_eval) first, then the row- and feature-partitioned
 /// ones gnn-compile --partition auto puts next to it (their symbols
-/// suffixed _rows and _features). Stops the run on a corrupt description.
+/// suffixed _rows and _features), then the rows one with shared rows
+/// staged (_rows_shared: stagesSharedRows). Stops the run on a corrupt
+/// description.
 std::vector<Program> heldPrograms();
 
 /// Mini-batch training's program: where the executable holds the step
@@ -57,6 +63,22 @@ bool heldRowsBlocksStep();
 /// "rows" or "features"), or null.
 const Program *findProgram(const std::vector<Program> &programs,
                            const std::string &partition);
+
+/// Split by rows (`rows`, the program whose part ctx->ds holds, split at
+/// `starts`): the form of it that trains, as --shared-rows says
+/// (`request`: auto, gather or stage). Where the executable holds the
+/// form that stages the rows several kernels read (gnn-compile --partition
+/// auto's _rows_shared, docs/Distributed.md), "stage" takes it, and "auto"
+/// only where a process's part does not fit its memory with those rows
+/// all-gathered (partsFit: an all-reduce on every process, counted in
+/// `votes`, so that the processes agree); `why` then says why. Else
+/// `rows`.
+const Program *chooseSharedRows(gnnrtContext *ctx,
+                                const std::vector<Program> &programs,
+                                const Program *rows, const std::string &request,
+                                const OptimizerConfig &opt,
+                                const std::vector<int64_t> &starts,
+                                std::string &why, int &votes);
 
 /// The bytes a row- or feature-partitioned program's collectives and
 /// gradient sum move per epoch (one training step and one evaluation) on a

@@ -105,7 +105,7 @@ std::string trainingText(const gnnrtContext *ctx, const Options &o,
   return numbers + (" " + o.fanouts) + (o.pipeline ? " pipeline" : "") +
          " structure " + o.structure + " copies " +
          std::to_string(o.featureCopies) + " servers " +
-         std::to_string(o.serverProcesses) +
+         std::to_string(o.serverProcesses) + " shared-rows " + o.sharedRows +
          (o.featuresOnStorage ? " stored " + std::to_string(o.evalBatchSize) +
                                     (o.predict.empty() ? "" : " predict")
                               : std::string());
@@ -196,6 +196,12 @@ int main(int argc, char **argv) {
   bool autoVoted = false;
   // Whether the processes voted on their partitioned parts' fit (partsFit).
   bool fitVoted = false;
+  // The rows program's form with the rows several kernels read staged
+  // (chooseSharedRows): why it was taken (empty: it was not), whether the
+  // choice was made and the all-reduces it voted with.
+  std::string sharedRows;
+  bool sharedChosen = false;
+  int sharedVotes = 0;
   const std::string &compiled = programs[0].model.partition;
   // A row-partitioned program preloads too (its collectives then stay
   // local copies); a feature-partitioned one does not.
@@ -372,6 +378,13 @@ int main(int argc, char **argv) {
       // closure instead: the budget, kept by moving buffers to storage.
       std::string shortage;
       fitVoted = planFallback;
+      // (Rows that several kernels read staged, before the fall-back to the
+      // plan, where that fits.)
+      if (planFallback && mode == "rows") {
+        use(chooseSharedRows(ctx, programs, program, o.sharedRows, o.opt,
+                             rowParts.starts, sharedRows, sharedVotes));
+        sharedChosen = true;
+      }
       if (planFallback && !partsFit(ctx, o.opt, rowParts.starts, shortage)) {
         ctx->ds = Dataset();
         whole = Dataset();
@@ -434,6 +447,9 @@ int main(int argc, char **argv) {
       }
     }
     checkEnoughVertices(o.data, worldSize, full.numVertices);
+    if (rows && !sharedChosen)
+      use(chooseSharedRows(ctx, programs, program, o.sharedRows, o.opt,
+                           rowParts.starts, sharedRows, sharedVotes));
     if (rows) {
       ctx->rowStarts = rowParts.starts;
       if (o.rowSplit == "roc")
@@ -669,6 +685,8 @@ int main(int argc, char **argv) {
         threads);
     if (!autoChoice.empty())
       std::printf("gnnc: --partition auto: %s\n", autoChoice.c_str());
+    if (!sharedRows.empty())
+      std::printf("gnnc: rows: %s\n", sharedRows.c_str());
     if (o.pipeline && !(p3 && worldSize > 1))
       std::printf("gnnc: --pipeline: no sync to overlap (P3 on several "
                   "processes has them), so one batch is in flight; each "
@@ -877,11 +895,15 @@ int main(int argc, char **argv) {
             static_cast<long long>(o.bucketBytes), ctx->comm->waitSeconds());
     // --partition auto's choice, and its votes (AutoVote: one all-reduce
     // of two int64; partsFit: one of an int64; counted above).
-    if (!autoChoice.empty())
-      appendf("  \"auto\": {\"mode\": \"%s\", \"allreduce_calls\": %d, "
-              "\"allreduce_bytes\": %d},\n",
-              autoMode.c_str(), (autoVoted ? 1 : 0) + (fitVoted ? 1 : 0),
-              (autoVoted ? 16 : 0) + (fitVoted ? 8 : 0));
+    // (chooseSharedRows's votes too: partsFit's.)
+    if (!autoChoice.empty() || sharedVotes > 0 || program->stagesSharedRows)
+      appendf("  \"auto\": {\"mode\": \"%s\", \"shared_rows\": \"%s\", "
+              "\"allreduce_calls\": %d, \"allreduce_bytes\": %d},\n",
+              autoMode.empty() ? ctx->model.partition.c_str()
+                               : autoMode.c_str(),
+              program->stagesSharedRows ? "staged" : "gathered",
+              (autoVoted ? 1 : 0) + (fitVoted ? 1 : 0) + sharedVotes,
+              (autoVoted ? 16 : 0) + (fitVoted ? 8 : 0) + 8 * sharedVotes);
     // How the vertices were shared (rank 0's part).
     if (worldSize > 1 && rows) {
       text += rowPartitionJson(ctx, rowParts, part, full, o.rowSplit);

@@ -465,6 +465,27 @@ bool mlir::gnn::addPartitionedPrograms(
     if (!emitSuffixed(*l.module, c.mode, llvmContext, objects, error))
       return false;
     held += ", " + name;
+    // The rows program again with the rows several kernels read staged for
+    // each (--stage-shared-rows), where that changes it (GAT, G-GCN): the
+    // executable takes it where a process's part does not fit with those
+    // rows all-gathered (docs/Distributed.md, "Rows that several kernels
+    // read").
+    if (c.mode == "rows" && !lowering.stageSharedRows) {
+      GNNToLLVMOptions staging;
+      staging.copyOptionValuesFrom(lowering);
+      staging.stageSharedRows = true;
+      Lowered shared =
+          lowerChoice(context, module, options, staging, optimize, c, meta);
+      if (shared && modelInfo(*shared.module) != modelInfo(*l.module)) {
+        if (!emitSuffixed(*shared.module, "rows_shared", llvmContext, objects,
+                          error))
+          return false;
+        held += ", " + name + " with shared rows staged";
+        if (meta)
+          said += ", " + name + " with shared rows staged " +
+                  megabytes(shared.bytes.total());
+      }
+    }
     if (rowsBlocks && c.mode == "rows")
       *rowsBlocks = c.replicate || c.replicateFrom ? RowsBlocks::Always
                                                    : RowsBlocks::WhereReordered;

@@ -297,12 +297,15 @@ static llvm::cl::opt<bool> levelRows(
 
 static llvm::cl::opt<bool> stageSharedRows(
     "stage-shared-rows",
-    llvm::cl::desc(
-        "Row partitioning: the rows several compiled kernels read "
-        "at edge sources (GAT's training step) arrive in broadcast "
-        "stages for each kernel instead of as one all-gather of "
-        "every vertex's rows: less memory per process, the rows "
-        "moved once per reader (default false). docs/Distributed.md"),
+    llvm::cl::desc("Row partitioning: the rows several compiled kernels read "
+                   "at edge sources (GAT's training step) arrive in broadcast "
+                   "stages for each kernel instead of as one all-gather of "
+                   "every vertex's rows: less memory per process, the rows "
+                   "moved once per reader (default false: --partition auto "
+                   "holds the rows program both ways where they differ, and "
+                   "the executable stages them where a process's part does not "
+                   "fit otherwise, or as its --shared-rows says). "
+                   "docs/Distributed.md"),
     llvm::cl::init(false), llvm::cl::cat(gnnCompileCategory));
 
 static llvm::cl::opt<bool> evalLevels(
