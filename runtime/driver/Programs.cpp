@@ -4,6 +4,7 @@
 #include "Context.h"
 #include "Memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -122,16 +123,24 @@ const Program *gnnrt::findProgram(const std::vector<Program> &programs,
   return nullptr;
 }
 
-const Program *gnnrt::chooseSharedRows(
-    gnnrtContext *ctx, const std::vector<Program> &programs,
-    const Program *rows, const std::string &request, const OptimizerConfig &opt,
-    const std::vector<int64_t> &starts, std::string &why, int &votes) {
-  const Program *staged = nullptr;
+const Program *gnnrt::stagedRowsForm(const std::vector<Program> &programs) {
   for (const Program &p : programs)
     if (p.stagesSharedRows)
-      staged = &p;
+      return &p;
+  return nullptr;
+}
+
+SharedRowsChoice gnnrt::chooseSharedRows(gnnrtContext *ctx,
+                                         const std::vector<Program> &programs,
+                                         const Program *rows,
+                                         const std::string &request,
+                                         const OptimizerConfig &opt,
+                                         const std::vector<int64_t> &starts) {
+  SharedRowsChoice choice;
+  choice.program = rows;
+  const Program *staged = stagedRowsForm(programs);
   if (!rows || rows->model.partition != "rows" || rows->stagesSharedRows)
-    return rows;
+    return choice;
   if (!staged) {
     if (request == "stage" && ctx->comm->rank() == 0)
       std::fprintf(stderr,
@@ -140,29 +149,33 @@ const Program *gnnrt::chooseSharedRows(
                    "read where gnn-compile --stage-shared-rows compiled it "
                    "so (gnn-compile --partition auto holds both forms where "
                    "the model has such rows)\n");
-    return rows;
+    return choice;
   }
   if (request == "gather")
-    return rows;
+    return choice;
   if (request == "stage") {
-    why = "shared rows staged (--shared-rows stage)";
-    return staged;
+    choice.program = staged;
+    choice.why = "shared rows staged (--shared-rows stage)";
+    return choice;
   }
   // auto: every process agrees (a collective each, on every process).
   const ModelInfo saved = ctx->model;
   std::string gathered, stagedShort;
   ctx->model = rows->model;
-  const bool fits = partsFit(ctx, opt, starts, gathered);
-  ++votes;
-  ctx->model = staged->model;
-  const bool stagedFits =
-      fits || (++votes, partsFit(ctx, opt, starts, stagedShort));
+  choice.voted = true;
+  choice.fits = partsFit(ctx, opt, starts, gathered);
+  ++choice.votes;
+  if (!choice.fits) {
+    ctx->model = staged->model;
+    choice.fits = partsFit(ctx, opt, starts, stagedShort);
+    ++choice.votes;
+    choice.program = staged;
+    choice.shortage = stagedShort;
+    choice.why = "shared rows staged (all-gathered, " + gathered +
+                 (choice.fits ? "" : "; staged, " + stagedShort) + ")";
+  }
   ctx->model = saved;
-  if (fits)
-    return rows;
-  why = "shared rows staged (all-gathered, " + gathered +
-        (stagedFits ? "" : "; staged, " + stagedShort) + ")";
-  return staged;
+  return choice;
 }
 
 double gnnrt::predictedEpochBytes(const ModelInfo &model, int64_t numVertices,
@@ -277,7 +290,8 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
                                        const std::string &data,
                                        const std::string &rowSplit, int size,
                                        bool describe,
-                                       const OptimizerConfig *opt) {
+                                       const OptimizerConfig *opt,
+                                       const std::string &sharedRows) {
   Dataset meta;
   int64_t counts[4];
   std::vector<std::string> edgeNames;
@@ -291,9 +305,14 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
       continue;
     const double b =
         predictedEpochBytes(p->model, counts[0], counts[2], counts[3]);
+    int64_t need = opt ? partBytes(p->model, counts, size, *opt) : -1;
+    // Rows: the part with shared rows staged where the executable may take
+    // that form (chooseSharedRows, once the part is loaded).
+    const Program *staged = stagedRowsForm(programs);
+    if (opt && m == "rows" && staged && sharedRows != "gather")
+      need = std::min(need, partBytes(staged->model, counts, size, *opt));
     split.candidates.push_back(
-        {p, b, wholeGraphExtraBytes(p->model, counts, size),
-         opt ? partBytes(p->model, counts, size, *opt) : -1});
+        {p, b, wholeGraphExtraBytes(p->model, counts, size), need});
     if (describe)
       split.bytes += (split.bytes.empty() ? "; per epoch each process moves "
                                             "(N-1)/N x: "

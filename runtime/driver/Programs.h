@@ -64,21 +64,37 @@ bool heldRowsBlocksStep();
 const Program *findProgram(const std::vector<Program> &programs,
                            const std::string &partition);
 
+/// The rows program's form with the rows several kernels read staged
+/// (_rows_shared), where the executable holds it; else null.
+const Program *stagedRowsForm(const std::vector<Program> &programs);
+
+/// chooseSharedRows's choice.
+struct SharedRowsChoice {
+  const Program *program = nullptr;
+  /// Why the staged form was taken (empty where it was not).
+  std::string why;
+  /// The all-reduces it voted with (partsFit's), and where it voted
+  /// (`voted`), whether the part fits with the program taken and if not
+  /// by how much it falls short.
+  int votes = 0;
+  bool voted = false, fits = false;
+  std::string shortage;
+};
+
 /// Split by rows (`rows`, the program whose part ctx->ds holds, split at
 /// `starts`): the form of it that trains, as --shared-rows says
 /// (`request`: auto, gather or stage). Where the executable holds the
 /// form that stages the rows several kernels read (gnn-compile --partition
 /// auto's _rows_shared, docs/Distributed.md), "stage" takes it, and "auto"
 /// only where a process's part does not fit its memory with those rows
-/// all-gathered (partsFit: an all-reduce on every process, counted in
-/// `votes`, so that the processes agree); `why` then says why. Else
-/// `rows`.
-const Program *chooseSharedRows(gnnrtContext *ctx,
-                                const std::vector<Program> &programs,
-                                const Program *rows, const std::string &request,
-                                const OptimizerConfig &opt,
-                                const std::vector<int64_t> &starts,
-                                std::string &why, int &votes);
+/// all-gathered (partsFit: an all-reduce on every process, so that the
+/// processes agree; a second for the staged form). Else `rows`.
+SharedRowsChoice chooseSharedRows(gnnrtContext *ctx,
+                                  const std::vector<Program> &programs,
+                                  const Program *rows,
+                                  const std::string &request,
+                                  const OptimizerConfig &opt,
+                                  const std::vector<int64_t> &starts);
 
 /// The bytes a row- or feature-partitioned program's collectives and
 /// gradient sum move per epoch (one training step and one evaluation) on a
@@ -145,12 +161,15 @@ struct SplitCandidates {
   const Program *choose(const AutoVote &vote, std::string &why,
                         bool partsMustFit = false) const;
 };
-/// With `opt`, each candidate's partBytes too.
+/// With `opt`, each candidate's partBytes too (the rows program's: the
+/// smaller of its two forms where the executable holds the staged one and
+/// `sharedRows`, --shared-rows, allows it).
 SplitCandidates splitCandidates(const std::vector<Program> &programs,
                                 const std::string &data,
                                 const std::string &rowSplit, int size,
                                 bool describe,
-                                const OptimizerConfig *opt = nullptr);
+                                const OptimizerConfig *opt = nullptr,
+                                const std::string &sharedRows = "auto");
 
 } // namespace gnnrt
 

@@ -215,6 +215,20 @@ int main(int argc, char **argv) {
     program = p;
     ctx->model = p->model;
   };
+  // Once, before the processes vote on anything their options decide
+  // (checkSameTraining): every program the executable holds, as an
+  // executable compiled for one mode and another holding more would choose
+  // differently.
+  bool checkedSame = false;
+  auto checkSame = [&]() {
+    if (checkedSame)
+      return;
+    checkedSame = true;
+    std::string training;
+    for (const Program &p : programs)
+      training += p.info;
+    checkSameTraining(ctx, training + trainingText(ctx, o, full), full);
+  };
   // Feature partitioning: the whole graph, bound next to the own rows'.
   Dataset whole;
   // Mini-batch training on several processes: each trains its share of
@@ -288,7 +302,7 @@ int main(int argc, char **argv) {
     bool planFallback = false;
     if (mode == "auto") {
       split = splitCandidates(programs, o.data, o.rowSplit, worldSize, choosing,
-                              &o.opt);
+                              &o.opt, o.sharedRows);
       // A preloading program planned under a budget moves buffers to
       // storage, the partitioned ones keep them resident: one of those
       // where it fits, else each process runs the plan on its part (no
@@ -377,15 +391,29 @@ int main(int argc, char **argv) {
       // vote's prediction counts no part), each runs the plan on its
       // closure instead: the budget, kept by moving buffers to storage.
       std::string shortage;
-      fitVoted = planFallback;
-      // (Rows that several kernels read staged, before the fall-back to the
-      // plan, where that fits.)
-      if (planFallback && mode == "rows") {
-        use(chooseSharedRows(ctx, programs, program, o.sharedRows, o.opt,
-                             rowParts.starts, sharedRows, sharedVotes));
-        sharedChosen = true;
+      bool fits = true;
+      if (planFallback) {
+        // The processes' options agree before they vote.
+        checkSame();
+        // Rows that several kernels read staged, before the fall-back to
+        // the plan, where that fits (its vote is the fall-back's).
+        SharedRowsChoice c;
+        if (mode == "rows") {
+          c = chooseSharedRows(ctx, programs, program, o.sharedRows, o.opt,
+                               rowParts.starts);
+          use(c.program);
+          sharedRows = c.why;
+          sharedVotes = c.votes;
+          sharedChosen = true;
+        }
+        fitVoted = !c.voted;
+        fits =
+            c.voted ? c.fits : partsFit(ctx, o.opt, rowParts.starts, shortage);
+        if (c.voted && !c.fits)
+          shortage = c.shortage;
       }
-      if (planFallback && !partsFit(ctx, o.opt, rowParts.starts, shortage)) {
+      if (!fits) {
+        sharedRows.clear();
         ctx->ds = Dataset();
         whole = Dataset();
         part = PreloadPart();
@@ -409,12 +437,7 @@ int main(int argc, char **argv) {
               "this one preloads");
       loadPreload();
     }
-    // Every program the executable holds: an executable compiled for one
-    // mode and another holding more would choose differently.
-    std::string training;
-    for (const Program &p : programs)
-      training += p.info;
-    checkSameTraining(ctx, training + trainingText(ctx, o, full), full);
+    checkSame();
     if (mode == "auto") {
       const AutoVote vote = autoVote(ctx, ctx->ds.numEdges);
       autoVoted = true;
@@ -447,9 +470,13 @@ int main(int argc, char **argv) {
       }
     }
     checkEnoughVertices(o.data, worldSize, full.numVertices);
-    if (rows && !sharedChosen)
-      use(chooseSharedRows(ctx, programs, program, o.sharedRows, o.opt,
-                           rowParts.starts, sharedRows, sharedVotes));
+    if (rows && !sharedChosen) {
+      const SharedRowsChoice c = chooseSharedRows(
+          ctx, programs, program, o.sharedRows, o.opt, rowParts.starts);
+      use(c.program);
+      sharedRows = c.why;
+      sharedVotes = c.votes;
+    }
     if (rows) {
       ctx->rowStarts = rowParts.starts;
       if (o.rowSplit == "roc")
@@ -895,13 +922,21 @@ int main(int argc, char **argv) {
             static_cast<long long>(o.bucketBytes), ctx->comm->waitSeconds());
     // --partition auto's choice, and its votes (AutoVote: one all-reduce
     // of two int64; partsFit: one of an int64; counted above).
-    // (chooseSharedRows's votes too: partsFit's.)
-    if (!autoChoice.empty() || sharedVotes > 0 || program->stagesSharedRows)
-      appendf("  \"auto\": {\"mode\": \"%s\", \"shared_rows\": \"%s\", "
-              "\"allreduce_calls\": %d, \"allreduce_bytes\": %d},\n",
+    // Where the rows program is held in two forms, which one trains, and
+    // chooseSharedRows's votes (partsFit's) with the others.
+    const bool twoForms = rows && ctx->model.partition == "rows" &&
+                          stagedRowsForm(programs) != nullptr;
+    const std::string shared =
+        twoForms
+            ? std::string(", \"shared_rows\": \"") +
+                  (program->stagesSharedRows ? "staged" : "gathered") + "\""
+            : std::string();
+    if (!autoChoice.empty() || sharedVotes > 0 || twoForms)
+      appendf("  \"auto\": {\"mode\": \"%s\"%s, \"allreduce_calls\": %d, "
+              "\"allreduce_bytes\": %d},\n",
               autoMode.empty() ? ctx->model.partition.c_str()
                                : autoMode.c_str(),
-              program->stagesSharedRows ? "staged" : "gathered",
+              shared.c_str(),
               (autoVoted ? 1 : 0) + (fitVoted ? 1 : 0) + sharedVotes,
               (autoVoted ? 16 : 0) + (fitVoted ? 8 : 0) + 8 * sharedVotes);
     // How the vertices were shared (rank 0's part).

@@ -359,9 +359,12 @@ def GNNPlaceTensors : Pass<"gnn-place-tensors", "::mlir::ModuleOp"> {
     the same accounting, LRU over program order and streaming (no caching).
     A budget below what the largest op needs is an error naming that
     minimum; a graph beyond the DP's limits is reported and the baselines
-    still are. Not yet: the copies the plan implies (the runtime's slow tier
-    and gnnrtEvict/gnnrtFetch are the next step), so the program is not
-    changed.
+    still are. The program is not changed: the copies are inserted by
+    `--convert-gnn-to-runtime`'s buffer placement (`buffer-budget`,
+    `mem-budget`), which runs the same planner over the buffers the lowered
+    program allocates, known only after the lowering (gnnrtEvict,
+    gnnrtFetch, gnnrtDrop; docs/MemoryBudget.md, "Placement of the
+    buffers").
   }];
   let options = [
     Option<"budget", "budget", "int64_t", /*default=*/"0",
