@@ -153,6 +153,16 @@ def main():
     started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     load = open("/proc/loadavg").read().split()[:3]
     cells = []
+    out = os.path.join(ROOT, "docs", "benchmarks", a.output)
+
+    def save():
+        # After every cell: a run cut short keeps the cells it measured.
+        with open(out + ".json", "w") as f:
+            json.dump({"graph": info, "started": started, "load": load, "epochs": a.epochs,
+                       "row_chunks": a.row_chunks, "uncached_reads": a.uncached_reads,
+                       "threads": a.threads, "command": " ".join(sys.argv[1:]),
+                       "cells": cells}, f, indent=1)
+
     for model in a.models.split(","):
         base_exe = os.path.join(work, f"{model}-{a.graph}-unbudgeted")
         c = compile_cell(model, data, base_exe, 0, "")
@@ -160,6 +170,7 @@ def main():
         base = run_exe(base_exe, data, 0, a.epochs, a.spill_root,
                        base_exe + ".log", a.threads, a.uncached_reads)
         cells.append({"model": model, "budget": 0, "strategy": "in memory", **c, **base})
+        save()
         for budget in [parse_bytes(b) for b in a.budgets.split(",")]:
             for strategy in a.strategies.split(","):
                 exe = os.path.join(work, f"{model}-{a.graph}-{budget}-{strategy}")
@@ -179,14 +190,8 @@ def main():
                     harness.log(f"{model}: {fmt_gib(budget)} GiB, {strategy}: "
                                 f"{c['error'][:120]}")
                 cells.append(cell)
+                save()
     shutil.rmtree(a.spill_root, ignore_errors=True)
-
-    out = os.path.join(ROOT, "docs", "benchmarks", a.output)
-    with open(out + ".json", "w") as f:
-        json.dump({"graph": info, "started": started, "load": load, "epochs": a.epochs,
-                   "row_chunks": a.row_chunks, "uncached_reads": a.uncached_reads,
-                   "threads": a.threads, "command": " ".join(sys.argv[1:]), "cells": cells},
-                  f, indent=1)
     write_report(out)
 
 
@@ -274,10 +279,15 @@ def write_report(out: str) -> None:
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     harness.log(f"wrote {os.path.relpath(out, ROOT)}.md")
+    # The peers' Python has matplotlib; else this one, where it does.
     peers_py = os.path.join(BENCH, ".venv-peers", "bin", "python")
-    if os.path.exists(peers_py):
-        subprocess.run([peers_py, os.path.join(BENCH, "plot_budget.py"), out + ".json",
+    plot_py = peers_py if os.path.exists(peers_py) else sys.executable
+    if subprocess.run([plot_py, "-c", "import matplotlib"],
+                      capture_output=True).returncode == 0:
+        subprocess.run([plot_py, os.path.join(BENCH, "plot_budget.py"), out + ".json",
                         out + ".png"])
+    else:
+        harness.log("no matplotlib: the plot is not drawn")
 
 
 if __name__ == "__main__":
