@@ -299,6 +299,7 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
   if (!readDatasetMeta(data, meta, counts, edgeNames, error))
     fatal(data + "/" + error);
   SplitCandidates split;
+  const Program *staged = stagedRowsForm(programs);
   for (const std::string m : {"rows", "features"}) {
     const Program *p = findProgram(programs, m);
     if (!p || ((m == "features" || p->model.replicated) && rowSplit == "roc"))
@@ -308,7 +309,6 @@ SplitCandidates gnnrt::splitCandidates(const std::vector<Program> &programs,
     int64_t need = opt ? partBytes(p->model, counts, size, *opt) : -1;
     // Rows: the part with shared rows staged where the executable may take
     // that form (chooseSharedRows, once the part is loaded).
-    const Program *staged = stagedRowsForm(programs);
     if (opt && m == "rows" && staged && sharedRows != "gather")
       need = std::min(need, partBytes(staged->model, counts, size, *opt));
     split.candidates.push_back(

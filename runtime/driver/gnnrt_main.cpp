@@ -229,6 +229,17 @@ int main(int argc, char **argv) {
       training += p.info;
     checkSameTraining(ctx, training + trainingText(ctx, o, full), full);
   };
+  // Split by rows: the form of the rows program that trains
+  // (chooseSharedRows), taken once.
+  auto takeRowsForm = [&]() {
+    const SharedRowsChoice c = chooseSharedRows(
+        ctx, programs, program, o.sharedRows, o.opt, rowParts.starts);
+    use(c.program);
+    sharedRows = c.why;
+    sharedVotes = c.votes;
+    sharedChosen = true;
+    return c;
+  };
   // Feature partitioning: the whole graph, bound next to the own rows'.
   Dataset whole;
   // Mini-batch training on several processes: each trains its share of
@@ -397,15 +408,8 @@ int main(int argc, char **argv) {
         checkSame();
         // Rows that several kernels read staged, before the fall-back to
         // the plan, where that fits (its vote is the fall-back's).
-        SharedRowsChoice c;
-        if (mode == "rows") {
-          c = chooseSharedRows(ctx, programs, program, o.sharedRows, o.opt,
-                               rowParts.starts);
-          use(c.program);
-          sharedRows = c.why;
-          sharedVotes = c.votes;
-          sharedChosen = true;
-        }
+        const SharedRowsChoice c =
+            mode == "rows" ? takeRowsForm() : SharedRowsChoice();
         fitVoted = !c.voted;
         fits =
             c.voted ? c.fits : partsFit(ctx, o.opt, rowParts.starts, shortage);
@@ -470,13 +474,8 @@ int main(int argc, char **argv) {
       }
     }
     checkEnoughVertices(o.data, worldSize, full.numVertices);
-    if (rows && !sharedChosen) {
-      const SharedRowsChoice c = chooseSharedRows(
-          ctx, programs, program, o.sharedRows, o.opt, rowParts.starts);
-      use(c.program);
-      sharedRows = c.why;
-      sharedVotes = c.votes;
-    }
+    if (rows && !sharedChosen)
+      takeRowsForm();
     if (rows) {
       ctx->rowStarts = rowParts.starts;
       if (o.rowSplit == "roc")
