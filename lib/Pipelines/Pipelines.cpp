@@ -82,6 +82,7 @@ loweringOptions(const GNNToLLVMOptions &options, StringRef target) {
   lowering.bufferBudget = options.bufferBudget;
   lowering.placement = options.placement;
   lowering.rowChunks = options.rowChunks;
+  lowering.tileOrder = options.tileOrder;
   lowering.levelRows = options.levelRows;
   lowering.stageSharedRows = options.stageSharedRows;
   lowering.longRowPieces = options.longRowPieces;

@@ -145,6 +145,13 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     Option<"rowChunks", "row-chunks", "int64_t", /*default=*/"1",
            "Runs each step over the vertices in this many row chunks, 1 to "
            "256 (1: whole)">,
+    Option<"tileOrder", "tile-order", "std::string",
+           /*default=*/"\"column-row\"",
+           "With row chunks: the order of an aggregation's tiles, "
+           "column-row (NeuGraph's: the output chunk stays while the input "
+           "chunks stream) or row-column (the input chunk stays while the "
+           "output chunks stream; a step whose only row work is its "
+           "aggregation; the baseline NeuGraph measures against)">,
     Option<"levelRows", "level-rows", "bool", /*default=*/"false",
            "The training step's steps compute the rows of their level "
            "only (gnnrtLevelRows: a sampled batch's per-layer blocks; every "

@@ -121,6 +121,11 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::desc("--convert-gnn-to-runtime: row chunks of each vertex "
                      "stage (1: whole)"),
       llvm::cl::init(1)};
+  Option<std::string> tileOrder{
+      *this, "tile-order",
+      llvm::cl::desc("--convert-gnn-to-runtime: with row chunks, column-row "
+                     "or row-column order of an aggregation's tiles"),
+      llvm::cl::init("column-row")};
   Option<bool> longRowPieces{
       *this, "long-row-pieces",
       llvm::cl::desc("--convert-gnn-to-runtime: on the CPU target too, fused "

@@ -68,6 +68,10 @@ public:
   /// The graph out of core: row chunks open windows of their edges
   /// (RowChunks.h).
   void setGraphOutOfCore(bool outOfCore) { lb.graphOutOfCore = outOfCore; }
+  /// Row chunks' aggregation tiles in row-column order (RowChunks.cpp).
+  void setRowColumnTiles(bool enable) { lb.rowColumnTiles = enable; }
+  /// After run(): the steps whose tiles ran in row-column order.
+  int64_t getRowColumnSteps() const { return lb.rowColumnSteps; }
   /// After planSlots(): the features' slot (one no buffer of any function
   /// uses), when they are read out of core.
   void setFeaturesSlot(int64_t slot) { placement.setFeaturesSlot(slot); }

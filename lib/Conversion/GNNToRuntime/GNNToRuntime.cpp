@@ -483,6 +483,21 @@ struct ConvertGNNToRuntime
                          << rowChunks.getValue();
       return signalPassFailure();
     }
+    if (tileOrder != "column-row" && tileOrder != "row-column") {
+      module.emitError() << "convert-gnn-to-runtime: option tile-order must "
+                            "be column-row or row-column, not '"
+                         << tileOrder.getValue() << "'";
+      return signalPassFailure();
+    }
+    if (tileOrder == "row-column" && (rowChunks < 2 || graphOutOfCore)) {
+      module.emitError()
+          << "convert-gnn-to-runtime: option tile-order=row-column "
+          << (rowChunks < 2 ? "needs row chunks (option row-chunks above 1)"
+                            : "is not supported with graph-out-of-core (a "
+                              "window holds a row chunk's edges: each tile "
+                              "would read them again)");
+      return signalPassFailure();
+    }
     if (target != "cpu" && target != "cuda") {
       module.emitError() << "convert-gnn-to-runtime: option target must be "
                             "cpu or cuda, not '"
@@ -609,6 +624,7 @@ struct ConvertGNNToRuntime
           lowerings.back()->setLevels(isLevel ? 1 : hops);
         lowerings.back()->setFeaturesOutOfCore(featuresOutOfCore);
         lowerings.back()->setGraphOutOfCore(graphOutOfCore);
+        lowerings.back()->setRowColumnTiles(tileOrder == "row-column");
         return lowerings.back()->run(training);
       };
       // A level function on its 1-hop block: the destinations' rows.
@@ -652,6 +668,11 @@ struct ConvertGNNToRuntime
             stages - chunked - static_cast<int64_t>(whole.size());
         if (idle > 0)
           remark << " (" << idle << " with no work per row)";
+        if (tileOrder == "row-column") {
+          const int64_t n = lowerings.back()->getRowColumnSteps();
+          remark << "; tiles in row-column order: " << n << " aggregation"
+                 << (n == 1 ? "" : "s");
+        }
         if (!whole.empty()) {
           remark << "; whole (an op over every row): ";
           llvm::interleave(whole.take_front(3), remark, "; ");

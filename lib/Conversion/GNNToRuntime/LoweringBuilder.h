@@ -82,6 +82,13 @@ public:
   /// step that reads edges opens a window of its rows' edges first
   /// (RowChunks.cpp).
   bool graphOutOfCore = false;
+  /// Row chunks' aggregation tiles in row-column order (option tile-order):
+  /// a step whose only work over the rows is its aggregation runs every
+  /// chunk's first tile, then the second tile of every chunk, and so on
+  /// (NeuGraph's row-major order, the baseline of its column-major one);
+  /// the steps so run are counted in `rowColumnSteps` (RowChunks.cpp).
+  bool rowColumnTiles = false;
+  int64_t rowColumnSteps = 0;
   /// A row- or feature-partitioned function: its dropouts draw the
   /// single-process masks (element indices of every vertex's tensor).
   bool partitioned = false;

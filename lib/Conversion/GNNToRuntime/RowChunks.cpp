@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::gnn;
 
@@ -344,6 +346,27 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
   }
   if (!rowWork)
     return {};
+  // Row-column order (lb.rowColumnTiles): where the step's only work over
+  // the rows is one aggregation, each chunk runs its first tile in place
+  // and the others follow the last chunk, input chunk by input chunk (tile
+  // 1 of every chunk, then tile 2, ...), so that the input chunk stays
+  // while the output chunks stream. A row still adds its tiles in input
+  // order, so the floats are the same. Not with a range (one tile), nor
+  // with the graph out of core (its windows hold a chunk's edges: each
+  // tile would read them again).
+  bool rowColumn = false;
+  if (lb.rowColumnTiles && !range && !lb.graphOutOfCore) {
+    int64_t rowOps = 0, aggregations = 0;
+    for (auto [op, role] : llvm::zip(code, roles)) {
+      if (role == Role::Shared || role == Role::Repeated)
+        continue;
+      ++rowOps;
+      if (role == Role::RowSpmm ||
+          (role == Role::RowKernel && op->hasAttr(kTileIntsAttr)))
+        ++aggregations;
+    }
+    rowColumn = rowOps == 1 && aggregations == 1;
+  }
 
   // The boundaries (gnnrtChunkRowBound in IR), before the code: b_k =
   // floor(floor(k V / K) / chunk) * chunk, b_0 = 0, b_K = V.
@@ -392,6 +415,21 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
   // The sub-steps the chunks' tiles start (after each chunk's first).
   SmallVector<SmallVector<RowChunkStart>> tiles(chunks);
   auto lastCreated = [&] { return &*std::prev(b.getInsertionPoint()); };
+  // What the next op created starts: the op after the insertion point's.
+  auto nextCreated = [&](Operation *before) {
+    return before ? before->getNextNode() : &block.front();
+  };
+  auto beforeInsertion = [&]() -> Operation * {
+    return b.getInsertionPoint() == b.getInsertionBlock()->begin()
+               ? nullptr
+               : &*std::prev(b.getInsertionPoint());
+  };
+  // In row-column order, the tiles after each chunk's first, by input
+  // chunk, in chunk order: each emits its tile at the insertion point and
+  // returns its first op. They go after the step's last op.
+  Operation *afterStep = end->getNextNode();
+  SmallVector<SmallVector<std::pair<int64_t, std::function<Operation *()>>>>
+      later(chunks);
   // Each copy restricted to its rows; the loss's shares, to add up.
   // The j-th loss of each copy: the original call and every share.
   SmallVector<std::pair<Operation *, SmallVector<Value>>> shares;
@@ -464,14 +502,30 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
         if (lb.graphOutOfCore)
           lb.call(rt::Call::gnnrtGraphWindow,
                   {op->getOperand(0), op->getOperand(1), begin, stop});
-        for (int64_t i = 0; i < chunks; ++i) {
-          lb.call(rt::Call::gnnrtSpmmRows,
-                  {op->getOperand(0), op->getOperand(1), op->getOperand(2),
-                   op->getOperand(4), op->getOperand(5), op->getOperand(6),
-                   op->getOperand(7), begin, stop, inBounds[i],
-                   inBounds[i + 1]});
+        SmallVector<Value> args{op->getOperand(0),
+                                op->getOperand(1),
+                                op->getOperand(2),
+                                op->getOperand(4),
+                                op->getOperand(5),
+                                op->getOperand(6),
+                                op->getOperand(7),
+                                begin,
+                                stop};
+        auto emitTile = [&, args](int64_t i) {
+          SmallVector<Value> tileArgs = args;
+          tileArgs.push_back(inBounds[i]);
+          tileArgs.push_back(inBounds[i + 1]);
+          lb.call(rt::Call::gnnrtSpmmRows, tileArgs);
           Operation *tile = lastCreated();
           setTile(tile, i);
+          return tile;
+        };
+        for (int64_t i = 0; i < chunks; ++i) {
+          if (i > 0 && rowColumn) {
+            later[i].push_back({k, [emitTile, i] { return emitTile(i); }});
+            continue;
+          }
+          Operation *tile = emitTile(i);
           if (i > 0)
             tiles[k].push_back({tile, k, i});
         }
@@ -488,9 +542,11 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
         if (lb.graphOutOfCore)
           lb.call(rt::Call::gnnrtGraphWindow,
                   {op->getOperand(0), lb.cI64(ints[2]), begin, stop});
-        for (int64_t i = 0; i < chunks; ++i) {
-          Operation *prev = op->getPrevNode();
-          for (Operation *arg : kernelArgs) {
+        Value kernel = op->getOperand(0), count = op->getOperand(1);
+        auto emitTile = [&, args = kernelArgs, kernel, count, begin, stop,
+                         ints = SmallVector<int64_t, 4>(ints)](int64_t i) {
+          Operation *prev = beforeInsertion();
+          for (Operation *arg : args) {
             Operation *use = i == 0 ? arg : b.clone(*arg);
             if (i > 0)
               use->setAttr(kTileResetAttr, b.getUnitAttr());
@@ -500,15 +556,22 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
             }
           }
           lb.call(rt::Call::gnnrtKernelInt,
-                  {op->getOperand(0), lb.cI64(ints[0]), inBounds[i]});
+                  {kernel, lb.cI64(ints[0]), inBounds[i]});
           lb.call(rt::Call::gnnrtKernelInt,
-                  {op->getOperand(0), lb.cI64(ints[1]), inBounds[i + 1]});
+                  {kernel, lb.cI64(ints[1]), inBounds[i + 1]});
           lb.call(rt::Call::gnnrtParallelForRange,
-                  {op->getOperand(0), op->getOperand(1), begin, stop});
+                  {kernel, count, begin, stop});
           lastCreated()->setAttr(kTileLaunchAttr, b.getDenseI64ArrayAttr(ints));
+          return nextCreated(prev);
+        };
+        for (int64_t i = 0; i < chunks; ++i) {
+          if (i > 0 && rowColumn) {
+            later[i].push_back({k, [emitTile, i] { return emitTile(i); }});
+            continue;
+          }
+          Operation *start = emitTile(i);
           if (i > 0)
-            tiles[k].push_back(
-                {prev ? prev->getNextNode() : &block.front(), k, i});
+            tiles[k].push_back({start, k, i});
         }
         op->erase();
         return;
@@ -596,6 +659,16 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
   for (int64_t k = 0; k < chunks; ++k) {
     result.push_back({starts[k], k, 0});
     llvm::append_range(result, tiles[k]);
+  }
+  if (rowColumn) {
+    if (afterStep)
+      b.setInsertionPoint(afterStep);
+    else
+      b.setInsertionPointToEnd(&block);
+    for (int64_t i = 1; i < chunks; ++i)
+      for (auto &[k, emit] : later[i])
+        result.push_back({emit(), k, i});
+    ++lb.rowColumnSteps;
   }
   return result;
 }

@@ -117,7 +117,11 @@ struct RowRange {
 /// fused gather's kernel marked with markTiledLaunch) runs in each chunk
 /// as `chunks` tiles, one per input chunk in order (NeuGraph's chunks,
 /// column-major: the output chunk stays while the input chunks stream);
-/// each tile after the first starts a sub-step.
+/// each tile after the first starts a sub-step. With lb.rowColumnTiles, a
+/// step whose only row work is its aggregation runs its tiles in
+/// row-column order instead (each chunk's first, then the second of every
+/// chunk, ...: the input chunk stays while the output chunks stream), the
+/// sub-steps returned in that order.
 /// Returns where the sub-steps start (chunk 0's first, ...), or nothing
 /// when the code cannot be chunked (or is empty, or `chunks` < 2).
 /// A value the code defined that the chunks replaced (the loss: the sum of

@@ -1,5 +1,28 @@
 // RUN: gnn-opt %S/fused-gather.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="row-chunks=2" | FileCheck %s
 // RUN: gnn-opt %S/fused-gather.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="row-chunks=1" | FileCheck %s --check-prefix=WHOLE
+// RUN: gnn-opt %S/fused-gather.mlir --gnn-autodiff --gnn-fuse-sag --convert-gnn-to-runtime="row-chunks=2 tile-order=row-column" | FileCheck %s --check-prefix=RC
+
+// In row-column order (tile-order=row-column) the second tile of each
+// chunk follows the last chunk's first: input chunk 0 for the rows of
+// chunks 0 and 1, then input chunk 1 for both.
+// RC-LABEL: func.func @gnn_eval(%arg0: !llvm.ptr) -> f32
+// RC:         constant @__gnn_kernel_{{[0-9]+}}
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[B0:c0_i64[_0-9]*]])
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[B1:[0-9]+]])
+// RC-NEXT:    call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B0]], %[[B1]])
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[B0]])
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[B1]])
+// RC-NEXT:    call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B1]], %[[V64:[0-9]+]])
+// RC-NOT:     call @gnnrtParallelForRange(
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[B1]])
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[V64]])
+// RC-NEXT:    call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B0]], %[[B1]])
+// RC-NOT:     call @gnnrtParallelForRange(
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[B1]])
+// RC:         call @gnnrtKernelInt(%arg0, %{{.*}}, %[[V64]])
+// RC-NEXT:    call @gnnrtParallelForRange(%arg0, %{{.*}}, %[[B1]], %[[V64]])
+// RC-NOT:     call @gnnrtParallelForRange(
+// RC:         call @gnnrtSetOutput
 
 // Row chunks of a fused gather's kernel (issue 18; RowChunks.h): in each
 // row chunk the kernel runs as K tiles, tile i over the edges from input

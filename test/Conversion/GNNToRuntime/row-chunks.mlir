@@ -113,6 +113,38 @@
 // WHOLE-NOT: gnnrtParallelForRange
 // WHOLE-NOT: gnnrtView
 //
+// Row-column order (tile-order=row-column, the baseline of NeuGraph's
+// column-row one): an aggregation's step has no other work over the rows,
+// so each chunk runs its first tile in place and the other tiles follow
+// the last chunk input chunk by input chunk: the input chunk stays while
+// the output chunks stream. Each row still adds its tiles in input order.
+// The other steps keep their code.
+// RUN: gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3 tile-order=row-column" 2>&1 | FileCheck %s --check-prefix=RC
+// RC: remark: row chunks: 12 of 12 steps over the vertices run in 3 chunks; tiles in row-column order: 2 aggregations{{$}}
+// RC: remark: row chunks: 5 of 5 steps over the vertices run in 3 chunks; tiles in row-column order: 1 aggregation{{$}}
+// RC-LABEL: func.func @gnn_eval(%arg0: !llvm.ptr)
+// RC:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN:[0-9]+]], %[[OUT:[0-9]+]], %{{.*}}, %[[S0:c0_i64[_0-9]*]], %[[SB1:[0-9]+]], %[[S0]], %[[SB1]])
+// RC:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2:[0-9]+]], %[[S0]], %[[SB1]])
+// RC:         call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV:[0-9]+]], %[[S0]], %[[SB1]])
+// RC-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[S0]], %[[SB1]], %[[SB1]], %[[SB2]])
+// RC-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2]], %[[SB1]], %[[SB2]])
+// RC-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV]], %[[SB1]], %[[SB2]])
+// RC-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[S0]], %[[SB1]], %[[SB2]], %[[SV]])
+// RC-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB1]], %[[SB2]], %[[SB2]], %[[SV]])
+// RC-NEXT:    call @gnnrtSpmmRows(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %[[OUT]], %{{.*}}, %[[SB2]], %[[SV]], %[[SB2]], %[[SV]])
+// RC-NOT:     call @gnnrtSpmmRows(
+// The gate's step (a row_dot loop and a kernel) keeps its chunks.
+// RC:         scf.for
+// RC:         call @gnnrtParallelForRange(
+// RC:         scf.for
+// RC:         call @gnnrtParallelForRange(
+// RC-LABEL: func.func @gnn_train_step(%arg0: !llvm.ptr)
+//
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=3 tile-order=rows" 2>&1 | FileCheck %s --check-prefix=ORDER
+// ORDER: error: convert-gnn-to-runtime: option tile-order must be column-row or row-column, not 'rows'
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="tile-order=row-column" 2>&1 | FileCheck %s --check-prefix=ORDER-K
+// ORDER-K: error: convert-gnn-to-runtime: option tile-order=row-column needs row chunks (option row-chunks above 1)
+//
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: convert-gnn-to-runtime: option row-chunks must be in [1, 256] but is 0
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="row-chunks=257" 2>&1 | FileCheck %s --check-prefix=BIG
