@@ -43,16 +43,9 @@ sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import run as harness  # noqa: E402  (bench/run.py: graphs, programs, cells)
+from budget import parse_bytes  # noqa: E402
 
 ORDERS = ("column-row", "row-column")
-
-
-def parse_bytes(text: str) -> int:
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGT]?)", text.strip())
-    if not m:
-        raise SystemExit(f"bad byte count '{text}'")
-    return int(float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20,
-                                     "G": 1 << 30, "T": 1 << 40}[m.group(2)])
 
 
 def program(model: str):
