@@ -624,7 +624,9 @@ int main(int argc, char **argv) {
     return fail("--tile-order must be column-row or row-column, not '" +
                 tileOrder + "'");
   if (tileOrder == "row-column" && rowChunks < 2)
-    return fail("--tile-order=row-column needs --row-chunks above 1");
+    return fail("--tile-order=row-column needs --row-chunks above 1 (a "
+                "budget's search for the row chunks does not choose them "
+                "for it)");
   if (tileOrder == "row-column" && graphOutOfCore)
     return fail("--tile-order=row-column is not supported with the graph out "
                 "of core (a window holds a row chunk's edges: each tile "
@@ -860,6 +862,7 @@ int main(int argc, char **argv) {
     resident.memBudget = 0;
     resident.bufferBudget = 0;
     resident.rowChunks = 1;
+    resident.tileOrder = "column-row"; // no tiles without row chunks
     resident.featuresOutOfCore = false;
     resident.graphOutOfCore = false;
     resident.graphWindowEdges = 0;

@@ -357,15 +357,20 @@ SmallVector<RowChunkStart> mlir::gnn::chunkStageRows(
   bool rowColumn = false;
   if (lb.rowColumnTiles && !range && !lb.graphOutOfCore) {
     int64_t rowOps = 0, aggregations = 0;
+    // A runtime call after the aggregation (a kernel's settings, which are
+    // the context's, not the kernel's) would run before the deferred tiles.
+    bool callsAfter = false;
     for (auto [op, role] : llvm::zip(code, roles)) {
-      if (role == Role::Shared || role == Role::Repeated)
+      if (role == Role::Shared || role == Role::Repeated) {
+        callsAfter |= aggregations > 0 && calleeOf(op).has_value();
         continue;
+      }
       ++rowOps;
       if (role == Role::RowSpmm ||
           (role == Role::RowKernel && op->hasAttr(kTileIntsAttr)))
         ++aggregations;
     }
-    rowColumn = rowOps == 1 && aggregations == 1;
+    rowColumn = rowOps == 1 && aggregations == 1 && !callsAfter;
   }
 
   // The boundaries (gnnrtChunkRowBound in IR), before the code: b_k =
