@@ -295,6 +295,8 @@ StringRef mlir::gnn::stringifyPlacementStrategy(PlacementStrategy strategy) {
     return "optimal";
   case PlacementStrategy::LRU:
     return "lru";
+  case PlacementStrategy::Belady:
+    return "belady";
   case PlacementStrategy::Streaming:
     return "streaming";
   }
@@ -452,14 +454,16 @@ mlir::gnn::planStreamingPlacement(const PlacementGraph &graph,
                             keep);
 }
 
-llvm::Expected<PlacementPlan>
-mlir::gnn::planLRUPlacement(const PlacementGraph &graph, uint64_t capacity,
-                            ArrayRef<unsigned> order) {
+/// LRU or Belady's MIN (`strategy`): the same eviction loop with another
+/// victim.
+static llvm::Expected<PlacementPlan>
+planEvictingPlacement(const PlacementGraph &graph, uint64_t capacity,
+                      ArrayRef<unsigned> order, PlacementStrategy strategy) {
   if (llvm::Error error = graph.verify())
     return std::move(error);
   uint64_t minCapacity = getMinimumCapacity(graph);
   if (capacity < minCapacity)
-    return infeasiblePlan(PlacementStrategy::LRU, capacity, minCapacity);
+    return infeasiblePlan(strategy, capacity, minCapacity);
   GraphFacts facts(graph);
   SmallVector<unsigned> ops = defaultOrder(graph, facts, order);
   unsigned numOps = graph.getNumOps(), numTensors = graph.getNumTensors();
@@ -468,10 +472,25 @@ mlir::gnn::planLRUPlacement(const PlacementGraph &graph, uint64_t capacity,
   // Positions in `ops` of each tensor's last reader (-1 for none); an order
   // that is not a permutation is reported by buildPlacementPlan.
   std::vector<int> lastRead(numTensors, -1);
+  // Belady: each tensor's reading positions, in order, and the next one
+  // not yet passed.
+  std::vector<SmallVector<unsigned, 2>> reads(numTensors);
+  std::vector<unsigned> nextRead(numTensors, 0);
   for (unsigned i = 0; i < numOps; ++i)
     if (ops[i] < numOps)
-      for (unsigned t : graph.getInputs(ops[i]))
+      for (unsigned t : graph.getInputs(ops[i])) {
         lastRead[t] = i;
+        if (reads[t].empty() || reads[t].back() != i)
+          reads[t].push_back(i);
+      }
+  // The position of t's next read after position i (numOps: none).
+  auto readAfter = [&](unsigned t, unsigned i) -> unsigned {
+    unsigned &at = nextRead[t];
+    while (at < reads[t].size() && reads[t][at] <= i)
+      ++at;
+    return at < reads[t].size() ? reads[t][at] : numOps;
+  };
+  const bool belady = strategy == PlacementStrategy::Belady;
 
   std::vector<SmallVector<unsigned, 4>> keep(numOps);
   BitVector resident(numTensors);
@@ -490,10 +509,23 @@ mlir::gnn::planLRUPlacement(const PlacementGraph &graph, uint64_t capacity,
         bytes += graph.getBytes(t);
     while (bytes > capacity) {
       int victim = -1;
-      for (unsigned t : resident.set_bits())
-        if (!llvm::is_contained(touched, t) &&
-            (victim < 0 || lastUse[t] < lastUse[victim]))
+      unsigned victimNext = 0;
+      for (unsigned t : resident.set_bits()) {
+        if (llvm::is_contained(touched, t))
+          continue;
+        if (!belady) {
+          if (victim < 0 || lastUse[t] < lastUse[victim])
+            victim = t;
+          continue;
+        }
+        unsigned next = readAfter(t, i);
+        if (victim < 0 || next > victimNext ||
+            (next == victimNext &&
+             graph.getBytes(t) > graph.getBytes(victim))) {
           victim = t;
+          victimNext = next;
+        }
+      }
       assert(victim >= 0 && "capacity >= minimum capacity");
       resident.reset(victim);
       bytes -= graph.getBytes(victim);
@@ -509,7 +541,20 @@ mlir::gnn::planLRUPlacement(const PlacementGraph &graph, uint64_t capacity,
       if (lastRead[t] <= static_cast<int>(i))
         resident.reset(t);
   }
-  return buildPlacementPlan(graph, capacity, PlacementStrategy::LRU, ops, keep);
+  return buildPlacementPlan(graph, capacity, strategy, ops, keep);
+}
+
+llvm::Expected<PlacementPlan>
+mlir::gnn::planLRUPlacement(const PlacementGraph &graph, uint64_t capacity,
+                            ArrayRef<unsigned> order) {
+  return planEvictingPlacement(graph, capacity, order, PlacementStrategy::LRU);
+}
+
+llvm::Expected<PlacementPlan>
+mlir::gnn::planBeladyPlacement(const PlacementGraph &graph, uint64_t capacity,
+                               ArrayRef<unsigned> order) {
+  return planEvictingPlacement(graph, capacity, order,
+                               PlacementStrategy::Belady);
 }
 
 //===----------------------------------------------------------------------===//

@@ -246,8 +246,10 @@ static llvm::cl::opt<std::string> bufferBudget(
 static llvm::cl::opt<std::string> placementStrategy(
     "placement",
     llvm::cl::desc("How buffers are placed under a budget: optimal (ROC's DP "
-                   "over the lowering's order; LRU beyond its limits), lru or "
-                   "streaming (default optimal)"),
+                   "over the lowering's order; a bounded search beyond its "
+                   "limits), lru, belady (Belady's MIN: the tensor read "
+                   "again last is evicted first) or streaming (default "
+                   "optimal)"),
     llvm::cl::value_desc("strategy"), llvm::cl::init("optimal"),
     llvm::cl::cat(gnnCompileCategory));
 
@@ -613,8 +615,8 @@ int main(int argc, char **argv) {
   }
   gnn::GNNToLLVMOptions lowering;
   if (placementStrategy != "optimal" && placementStrategy != "lru" &&
-      placementStrategy != "streaming")
-    return fail("--placement must be optimal, lru or streaming, not '" +
+      placementStrategy != "belady" && placementStrategy != "streaming")
+    return fail("--placement must be optimal, lru, belady or streaming, not '" +
                 placementStrategy + "'");
   if (rowChunks < 1 || rowChunks > 256)
     return fail("--row-chunks must be in [1, 256], not " +

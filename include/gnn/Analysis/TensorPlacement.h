@@ -137,7 +137,7 @@ unsigned getLargestOp(const PlacementGraph &graph);
 /// what getLargestOp uses (0 without ops).
 uint64_t getMinimumCapacity(const PlacementGraph &graph);
 
-enum class PlacementStrategy { Optimal, LRU, Streaming };
+enum class PlacementStrategy { Optimal, LRU, Belady, Streaming };
 llvm::StringRef stringifyPlacementStrategy(PlacementStrategy strategy);
 
 /// One op of a plan and the copies around it. Before the op, `load` is copied
@@ -209,6 +209,15 @@ planBoundedPlacement(const PlacementGraph &graph, uint64_t capacity,
 llvm::Expected<PlacementPlan>
 planLRUPlacement(const PlacementGraph &graph, uint64_t capacity,
                  llvm::ArrayRef<unsigned> order = {});
+
+/// Belady's MIN over a fixed op order (`order` as for LRU): as LRU, but
+/// the victim is the resident tensor whose next read comes last (ties: the
+/// larger). The classical offline optimum for tensors of one size whose
+/// copies cost the same both ways; here a baseline between LRU and the DP
+/// (it ignores sizes, write-backs and filtered loads in its choice).
+llvm::Expected<PlacementPlan>
+planBeladyPlacement(const PlacementGraph &graph, uint64_t capacity,
+                    llvm::ArrayRef<unsigned> order = {});
 
 /// Streaming (NeuGraph, no caching): every op loads all its inputs and
 /// nothing stays in the fast tier between ops. `order` as for LRU.

@@ -63,7 +63,7 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
     buffers"): each lowered op is a step using the buffers its code names,
     and a placement over the lowering's order (`placement`: ROC's DP
     `optimal`, falling back to `lru` beyond the DP's limits with a remark;
-    `lru`; `streaming`) decides what stays resident between steps. Its
+    `lru`; `belady`, Belady's MIN; `streaming`) decides what stays resident between steps. Its
     copies become `gnnrtFetch` (and `gnnrtBuffer` again: later code uses
     the new memref), `gnnrtEvict` for a buffer written since its last copy,
     and `gnnrtDrop` (no I/O) for a dead buffer or one whose copy is
@@ -135,7 +135,7 @@ def ConvertGNNToRuntime : Pass<"convert-gnn-to-runtime", "::mlir::ModuleOp"> {
            "graph, features and parameters (needs meta)">,
     Option<"placement", "placement", "std::string", /*default=*/"\"optimal\"",
            "How buffers are placed under buffer-budget: optimal (ROC's "
-           "DP), lru or streaming">,
+           "DP), lru, belady (Belady's MIN) or streaming">,
     Option<"selectiveCosts", "selective-costs", "bool", /*default=*/"true",
            "With row chunks and a dataset's meta: a tile input fetched for "
            "its tile alone costs the placement the rows the tile reads "

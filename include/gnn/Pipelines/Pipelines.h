@@ -114,7 +114,8 @@ struct GNNToLLVMOptions : public PassPipelineOptions<GNNToLLVMOptions> {
       llvm::cl::init(0)};
   Option<std::string> placement{
       *this, "placement",
-      llvm::cl::desc("--convert-gnn-to-runtime: optimal, lru or streaming"),
+      llvm::cl::desc("--convert-gnn-to-runtime: optimal, lru, belady or "
+                     "streaming"),
       llvm::cl::init("optimal")};
   Option<int64_t> rowChunks{
       *this, "row-chunks",

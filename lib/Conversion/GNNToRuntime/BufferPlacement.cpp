@@ -524,6 +524,8 @@ LogicalResult BufferPlacement::place(
     }
     case PlacementStrategy::LRU:
       return planLRUPlacement(graph, capacity, order);
+    case PlacementStrategy::Belady:
+      return planBeladyPlacement(graph, capacity, order);
     case PlacementStrategy::Streaming:
       return planStreamingPlacement(graph, capacity, order);
     }

@@ -460,11 +460,13 @@ struct ConvertGNNToRuntime
     PlacementStrategy strategy = PlacementStrategy::Optimal;
     if (placement == "lru")
       strategy = PlacementStrategy::LRU;
+    else if (placement == "belady")
+      strategy = PlacementStrategy::Belady;
     else if (placement == "streaming")
       strategy = PlacementStrategy::Streaming;
     else if (placement != "optimal") {
       module.emitError() << "convert-gnn-to-runtime: option placement must "
-                            "be optimal, lru or streaming, not '"
+                            "be optimal, lru, belady or streaming, not '"
                          << placement.getValue() << "'";
       return signalPassFailure();
     }

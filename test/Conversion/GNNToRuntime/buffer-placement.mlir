@@ -48,8 +48,8 @@
 // NOMETA: error: convert-gnn-to-runtime: option buffer-budget needs the dataset's sizes (option meta)
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: convert-gnn-to-runtime: option buffer-budget must be 0 or more
-// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 placement=belady" 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: error: convert-gnn-to-runtime: option placement must be optimal, lru or streaming, not 'belady'
+// RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 placement=fifo" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: error: convert-gnn-to-runtime: option placement must be optimal, lru, belady or streaming, not 'fifo'
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json buffer-budget=70000 mem-budget=1000000" 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: error: convert-gnn-to-runtime: options buffer-budget and mem-budget exclude each other
 // RUN: not gnn-opt %s --gnn-autodiff --convert-gnn-to-runtime="meta=%t.meta.json mem-budget=1000" 2>&1 | FileCheck %s --check-prefix=STATE

@@ -96,10 +96,15 @@ def main():
         args = args[2:]
     out_of_core = graph_out_of_core = False
     midpoint = True
+    strategies = ["optimal", "lru", "streaming"]
     while args[0] in ("--features-out-of-core", "--graph-out-of-core",
-                      "--no-midpoint"):
+                      "--no-midpoint", "--belady"):
         if args[0] == "--no-midpoint":
             midpoint = False
+            args = args[1:]
+            continue
+        if args[0] == "--belady":  # Belady's MIN too
+            strategies.insert(2, "belady")
             args = args[1:]
             continue
         chunk_flags.append(args[0])
@@ -135,7 +140,7 @@ def main():
     runs = 0
     for budget in sorted(budgets):
         fetched = {}
-        for strategy in ("optimal", "lru", "streaming"):
+        for strategy in strategies:
             exe = os.path.join(workdir, f"{name}-{budget}-{strategy}")
             r = compile_model(compiler, model, dataset, exe, "--buffer-budget",
                               str(budget), "--placement", strategy,
@@ -202,8 +207,16 @@ def main():
             sys.exit(f"{name} at {budget}: fetched bytes DP "
                      f"{fetched['optimal']}, LRU {fetched['lru']}, streaming "
                      f"{fetched['streaming']}: not DP <= LRU <= streaming")
+        if "belady" in fetched and not (fetched["optimal"] <= fetched["belady"]
+                                        <= fetched["streaming"]):
+            sys.exit(f"{name} at {budget}: fetched bytes DP "
+                     f"{fetched['optimal']}, Belady {fetched['belady']}, "
+                     f"streaming {fetched['streaming']}: not DP <= Belady <= "
+                     "streaming")
     print(f"{name}: {runs} placed runs agree with the unbudgeted one, "
-          f"DP <= LRU <= streaming at every budget")
+          f"DP <= LRU <= streaming"
+          + (" and DP <= Belady <= streaming" if "belady" in strategies else "")
+          + " at every budget")
 
 
 if __name__ == "__main__":

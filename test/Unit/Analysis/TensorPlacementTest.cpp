@@ -586,6 +586,34 @@ TEST(TensorPlacement, OptimalAtMostLRUAtMostStreaming) {
   EXPECT_GT(lruWorse, 0) << "LRU was optimal everywhere: a weak test";
 }
 
+// Belady's MIN (the tensor read again last leaves first) is a valid plan
+// between the DP's optimum and streaming; it differs from LRU (better on
+// some graphs) since only its victims differ.
+TEST(TensorPlacement, BeladyBetweenOptimalAndStreaming) {
+  std::mt19937 rng(17);
+  std::vector<PlacementGraph> graphs;
+  graphs.push_back(ToyGIN().graph);
+  for (int trial = 0; trial < 300; ++trial)
+    graphs.push_back(randomGraph(rng, 8));
+  int beladyBetter = 0;
+  for (const PlacementGraph &graph : graphs) {
+    for (uint64_t cap = getMinimumCapacity(graph); cap <= graph.getTotalBytes();
+         cap += 1 + cap / 16) {
+      PlacementPlan dp = take(planOptimalPlacement(graph, cap));
+      PlacementPlan belady = take(planBeladyPlacement(graph, cap));
+      PlacementPlan lru = take(planLRUPlacement(graph, cap));
+      PlacementPlan streaming = take(planStreamingPlacement(graph, cap));
+      ASSERT_TRUE(belady.feasible);
+      EXPECT_EQ(belady.strategy, PlacementStrategy::Belady);
+      EXPECT_LE(dp.loadBytes, belady.loadBytes) << "cap " << cap;
+      EXPECT_LE(belady.loadBytes, streaming.loadBytes) << "cap " << cap;
+      EXPECT_TRUE(replay(graph, belady, cap));
+      beladyBetter += belady.loadBytes < lru.loadBytes;
+    }
+  }
+  EXPECT_GT(beladyBetter, 0) << "Belady never beat LRU: its victims are LRU's";
+}
+
 TEST(TensorPlacement, CostIsNonIncreasingInCapacity) {
   std::mt19937 rng(5);
   std::vector<PlacementGraph> graphs;
